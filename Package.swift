@@ -1,0 +1,69 @@
+// swift-tools-version:6.0
+// AudioGraph: a pull-model node-graph audio engine for Linux, in the spirit of AUGraph.
+import PackageDescription
+
+let package = Package(
+    name: "AudioGraph",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "AudioGraphKit", targets: ["AudioGraphKit"]),
+        .library(name: "AudioGraphCore", targets: ["AudioGraphCore"]),
+        .library(name: "AudioGraphTesting", targets: ["AudioGraphTesting"]),
+        .executable(name: "audiograph", targets: ["audiograph"]),
+    ],
+    dependencies: [
+        // The command line's argument parsing (the only Swift package we depend on).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // MARK: C wrappers (one per system library, Debian's -dev packages)
+        // libsndfile: reading and writing sound files (players, taps, render output).
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // libsamplerate: sample-rate conversion (converter node, implicit mixer/environment input conversion).
+        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        // libpulse: PulseAudio playback and capture. Its headers are on the default path and its
+        // pkg-config flags make SwiftPM warn about -pthread, so no pkgConfig here.
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
+        // libmysofa: reading SOFA HRTF sets (the environment node's binaural rendering).
+        .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
+        // FFTW (single precision): fast convolution of HRTF impulse responses.
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        // C macros of libpulse that do not import into Swift (PA_VOLUME_NORM, ...).
+        .target(name: "CPulseShim", dependencies: ["CPulse"]),
+        // A malloc/pthread_mutex_lock interposer counting calls made on marked threads (tests only).
+        .target(name: "CAllocationCounter"),
+
+        // MARK: Swift modules
+        // Engine core: formats, buffers, parameters, nodes, graph, pending changes, render plan,
+        // graph descriptions. No C imports.
+        .target(name: "AudioGraphCore"),
+        // Stock nodes: oscillator, player, mixer, eq, delay, converter, environment, generic output.
+        .target(name: "AudioGraphNodes",
+                dependencies: ["AudioGraphCore", "CSndFile", "CSampleRate", "CMySofa", "CFFTW"]),
+        // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
+        .target(name: "AudioGraphPulse",
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "CPulse", "CPulseShim"]),
+        // The embedding API: load graph files, render offline, play live.
+        .target(name: "AudioGraphKit",
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "CSndFile"]),
+        // Deterministic offline driver, signal measurements and assertions for tests.
+        .target(name: "AudioGraphTesting",
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphKit"]),
+        // The command line, a thin layer over AudioGraphKit.
+        .executableTarget(name: "audiograph",
+                          dependencies: ["AudioGraphKit",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+        // MARK: Tests (mirror the sources)
+        .testTarget(name: "AudioGraphCoreTests",
+                    dependencies: ["AudioGraphCore", "AudioGraphTesting"]),
+        .testTarget(name: "AudioGraphNodesTests",
+                    dependencies: ["AudioGraphNodes", "AudioGraphTesting", "CAllocationCounter"]),
+        .testTarget(name: "AudioGraphPulseTests",
+                    dependencies: ["AudioGraphPulse", "AudioGraphKit", "AudioGraphTesting"]),
+        .testTarget(name: "AudioGraphKitTests",
+                    dependencies: ["AudioGraphKit", "AudioGraphTesting"],
+                    resources: [.copy("Fixtures")]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+// AudioGraphKit module.
+@_exported import AudioGraphCore

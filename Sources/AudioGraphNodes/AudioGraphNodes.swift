@@ -1,0 +1,2 @@
+// AudioGraphNodes module.
+@_exported import AudioGraphCore

@@ -1,0 +1,2 @@
+// AudioGraphPulse module.
+@_exported import AudioGraphCore

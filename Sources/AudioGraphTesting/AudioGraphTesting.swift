@@ -1,0 +1,2 @@
+// AudioGraphTesting module.
+@_exported import AudioGraphCore

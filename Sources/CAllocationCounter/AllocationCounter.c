@@ -1,0 +1,2 @@
+// Placeholder: the interposer is written in its own step.
+#include "CAllocationCounter.h"

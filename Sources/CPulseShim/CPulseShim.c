@@ -1,0 +1,2 @@
+// Shim translation unit: the helpers are static inline in the header.
+#include "CPulseShim.h"
