@@ -33,11 +33,11 @@ final class RingBufferTests: XCTestCase {
         XCTAssertTrue((0..<4).allSatisfy { output[$0] == 0 })
     }
 
-    /// A producer and a consumer thread move 2 million consecutive values with odd chunk sizes;
+    /// A producer and a consumer thread move half a million consecutive values with odd chunk sizes;
     /// the consumer must see every value once, in order.
     func testConcurrentProducerAndConsumerSeeEveryValueInOrder() {
         let ring = RingBuffer(capacity: 1000)
-        let total = 2_000_000
+        let total = 500_000
         let producer = Thread {
             let chunk = UnsafeMutablePointer<Float>.allocate(capacity: 97)
             defer { chunk.deallocate() }
