@@ -24,7 +24,9 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#ifdef __linux__
 #include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -40,8 +42,12 @@
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #  define AG_COUNTER_SANITIZED 1
 #endif
-#if !defined(__linux__) || !defined(__GLIBC__)
-#  define AG_COUNTER_SANITIZED 1 /* not glibc: no __libc_* entry points, count nothing */
+#if AG_COUNTER_SANITIZED || !defined(__linux__) || !defined(__GLIBC__)
+/* Sanitized, or not glibc (no __libc_* entry points): interpose nothing, count nothing. */
+#  define AG_COUNTER_DISABLED 1
+#endif
+#ifndef AG_COUNTER_SANITIZED
+#  define AG_COUNTER_SANITIZED 0
 #endif
 
 // MARK: Shared (atomic)
@@ -69,7 +75,9 @@ void ag_counter_reset(void) {
     atomic_store_explicit(&lockCount, 0, memory_order_relaxed);
 }
 
-#if AG_COUNTER_SANITIZED
+int ag_counter_is_sanitized(void) { return AG_COUNTER_SANITIZED; }
+
+#if AG_COUNTER_DISABLED
 
 int ag_counter_is_active(void) { return 0; }
 
