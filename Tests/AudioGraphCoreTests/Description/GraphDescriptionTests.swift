@@ -235,4 +235,27 @@ final class GraphDescriptionTests: XCTestCase {
             XCTAssertEqual((error as? GraphDescriptionErrors)?.lines, ["\(folder)/missing.json: no such file"])
         }
     }
+
+    func testLargeGraphsLoad() throws {
+        // 1024 oscillators into a 1024-input mixer, then a chain of 2000 delays.
+        var nodes = (0..<1024).map { #"{ "id": "o\#($0)", "type": "oscillator" }"# }
+        var connections = (0..<1024).map { #"{ "from": "o\#($0)", "to": "m:\#($0)" }"# }
+        nodes.append(#"{ "id": "m", "type": "mixer", "inputBusCount": 1024, "parameters": { "input.1023.pan": 1 } }"#)
+        var previous = "m"
+        for index in 0..<2000 {
+            nodes.append(#"{ "id": "d\#(index)", "type": "delay" }"#)
+            connections.append(#"{ "from": "\#(previous)", "to": "d\#(index)" }"#)
+            previous = "d\(index)"
+        }
+        nodes.append(#"{ "id": "out", "type": "genericOutput" }"#)
+        connections.append(#"{ "from": "\#(previous)", "to": "out" }"#)
+        let text = graphText(nodes: nodes.joined(separator: ","), connections: connections.joined(separator: ","))
+        let start = ContinuousClock.now
+        let graph = try loadGraph(text)
+        let elapsed = ContinuousClock.now - start
+        XCTAssertEqual(graph.description.nodes.count, 1024 + 1 + 2000 + 1)
+        XCTAssertEqual(graph.formats["out"]?.inputs, [BusFormat(sampleRate: 48000, channels: 2)])
+        XCTAssertLessThan(elapsed, .seconds(10), "loading took \(elapsed)")
+        print("large graph (3026 nodes, 3025 connections) loaded in \(elapsed)")
+    }
 }
