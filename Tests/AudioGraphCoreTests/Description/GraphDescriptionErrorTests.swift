@@ -25,4 +25,16 @@ final class GraphDescriptionErrorTests: XCTestCase {
         XCTAssertEqual(GraphDescriptionProblem.syntax(JSONSyntaxError(line: 2, column: 5, message: "boom")).message,
                        "invalid JSON at line 2, column 5: boom")
     }
+
+    func testLinesStayOneLine() {
+        let lines = errorLines(#"{ "version": 1, "nodes": [], "connections": [], "a\nb\u2028c": 1 }"#)
+        XCTAssertEqual(lines, [
+            #"graph.json: a\nb\u{2028}c: unknown key "a\nb\u{2028}c" (allowed: version, sampleRate, maximumFramesPerSlice, duration, nodes, connections, updates, taps)"#,
+            #"graph.json: nodes: the graph has no output node (it needs exactly one "output" or "genericOutput")"#,
+        ])
+        let long = String(repeating: "k", count: 5000)
+        let cut = errorLines(#"{ "version": 1, "nodes": [], "connections": [], "\#(long)": 1 }"#)[0]
+        XCTAssertEqual(cut.count, GraphDescriptionError.maximumLineLength + 1)
+        XCTAssertTrue(cut.hasSuffix("k…"))
+    }
 }
