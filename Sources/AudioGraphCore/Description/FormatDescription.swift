@@ -1,21 +1,5 @@
 // A partial stream format as written in a graph file (missing fields are filled by propagation).
 
-/// The sample type of a format. Inside the graph everything is 32-bit float; the other types
-/// exist at the edges (files, the generic output's client format, a converter's output).
-public enum SampleType: String, Sendable, Hashable, CaseIterable {
-    case float32, float64, int16, int24, int32
-
-    /// Bytes one sample takes when packed.
-    public var bytesPerSample: Int {
-        switch self {
-        case .int16: return 2
-        case .int24: return 3
-        case .float32, .int32: return 4
-        case .float64: return 8
-        }
-    }
-}
-
 /// A format with every field optional: `{ "sampleRate": 44100, "channels": 2, "sampleType":
 /// "float32", "interleaved": false }`.
 ///
