@@ -311,7 +311,7 @@ extension DescriptionReader {
             report(location, .invalidValue("give either \"bands\" or \"preset\", not both"))
         }
         if let value = properties["preset"], let preset = choice(value, at: at("preset"), as: EQPreset.self) {
-            return EQProperties(preset: preset)
+            return EQProperties(preset: preset, sampleRate: sampleRate)
         }
         guard let value = properties["bands"], let array = array(value, at: at("bands")) else { return EQProperties() }
         if array.count > EQProperties.maximumBandCount {

@@ -276,20 +276,36 @@ final class DescriptionValidatorTests: XCTestCase {
             }
         }
         func mutate(_ value: JSONValue) -> JSONValue {
-            if generator.next() % 12 == 0 { return randomValue(depth: 0) }
+            if generator.next() % 80 == 0 { return randomValue(depth: 0) }
             switch value {
             case .array(let elements): return .array(elements.map(mutate))
             case .object(let object): return .object(JSONObject(object.members.map { JSONMember(key: $0.key, value: mutate($0.value)) }))
             default: return value
             }
         }
+        var loaded = 0
+        var reported = 0
         for _ in 0..<1000 {
             let mutated = mutate(base)
             let bytes = Array(JSONWriter.text(of: mutated).utf8)
-            _ = try? GraphDescription.parse(data: bytes, fileName: "fuzz.json", baseDirectory: ".", fileInfo: { _ in
-                AudioFileInfo(sampleRate: 44100, channels: 2, frames: 1000)
-            })
+            do {
+                _ = try GraphDescription.parse(data: bytes, fileName: "fuzz.json", baseDirectory: ".", fileInfo: { _ in
+                    AudioFileInfo(sampleRate: 44100, channels: 2, frames: 441_000)
+                })
+                loaded += 1
+            } catch {
+                XCTAssertFalse(error.errors.isEmpty)
+                XCTAssertFalse(error.lines.contains { $0.contains("invalid JSON") }, "the writer produced invalid JSON: \(error.lines)")
+                reported += error.errors.count
+                for line in error.lines {
+                    XCTAssertTrue(line.hasPrefix("fuzz.json: ") && !line.contains("\n"), line)
+                }
+            }
         }
+        // The mutations reach the validator (not the JSON parser) and are reported.
+        XCTAssertGreaterThan(reported, 500)
+        XCTAssertGreaterThan(loaded, 0)
+        print("structure fuzz: \(loaded) of 1000 mutated graphs loaded, \(reported) problems reported")
     }
 }
 
