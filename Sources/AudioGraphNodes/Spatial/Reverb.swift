@@ -21,12 +21,20 @@ import Darwin
 ///
 /// Presets (decay time `T60` at low frequencies, high-frequency ratio `α`, line lengths):
 ///
-/// | preset | T60 | α | lines (ms at any rate) |
+/// | preset | T60 | α | lines (ms) |
 /// |---|---|---|---|
 /// | `smallRoom` | 0.4 s | 0.5 | 10.7 ... 28.6 |
-/// | `mediumRoom` | 0.9 s | 0.5 | 16.1 ... 42.9 |
-/// | `largeHall` | 1.8 s | 0.45 | 21.5 ... 57.3 |
-/// | `cathedral` | 4.0 s | 0.4 | 30.1 ... 80.2 |
+/// | `mediumRoom` | 0.8 s | 0.5 | 14.0 ... 37.2 |
+/// | `largeRoom` | 1.2 s | 0.5 | 17.2 ... 45.8 |
+/// | `largeRoom2` | 1.5 s | 0.6 | 18.3 ... 48.7 |
+/// | `mediumChamber` | 1.0 s | 0.6 | 12.9 ... 34.4 |
+/// | `largeChamber` | 1.5 s | 0.6 | 16.1 ... 43.0 |
+/// | `mediumHall` | 1.5 s | 0.45 | 19.3 ... 51.5 |
+/// | `mediumHall2` | 1.7 s | 0.5 | 19.3 ... 51.5 |
+/// | `mediumHall3` | 2.0 s | 0.55 | 20.4 ... 54.4 |
+/// | `largeHall` | 2.4 s | 0.45 | 21.5 ... 57.3 |
+/// | `largeHall2` | 3.0 s | 0.5 | 23.6 ... 63.0 |
+/// | `cathedral` | 4.5 s | 0.4 | 30.1 ... 80.2 |
 /// | `plate` | 1.3 s | 0.8 | 7.5 ... 20.0 |
 ///
 /// Thread safety: `init`/`deinit` on a control thread (they allocate the lines, sized for the
@@ -34,41 +42,37 @@ import Darwin
 /// and are real-time safe; the output depends only on the input samples (per-sample state), not
 /// on how the frames are sliced.
 public final class Reverb {
-    /// A named room.
+    /// A named room: the names of AVAudioUnitReverbPreset (and of the graph format's
+    /// `reverb.preset`), with the project's own decay times.
     public enum Preset: String, Sendable, Hashable, CaseIterable {
-        case smallRoom, mediumRoom, largeHall, cathedral, plate
+        case smallRoom, mediumRoom, largeRoom, largeRoom2, mediumHall, mediumHall2, mediumHall3, largeHall,
+             largeHall2, plate, mediumChamber, largeChamber, cathedral
+
+        /// (decay time to -60 dB at low frequencies in s, high-frequency ratio α, line scale).
+        private var design: (decayTime: Double, highFrequencyRatio: Double, size: Double) {
+            switch self {
+            case .smallRoom: return (0.4, 0.5, 0.5)
+            case .mediumRoom: return (0.8, 0.5, 0.65)
+            case .largeRoom: return (1.2, 0.5, 0.8)
+            case .largeRoom2: return (1.5, 0.6, 0.85)
+            case .mediumChamber: return (1.0, 0.6, 0.6)
+            case .largeChamber: return (1.5, 0.6, 0.75)
+            case .mediumHall: return (1.5, 0.45, 0.9)
+            case .mediumHall2: return (1.7, 0.5, 0.9)
+            case .mediumHall3: return (2.0, 0.55, 0.95)
+            case .largeHall: return (2.4, 0.45, 1.0)
+            case .largeHall2: return (3.0, 0.5, 1.1)
+            case .cathedral: return (4.5, 0.4, 1.4)
+            case .plate: return (1.3, 0.8, 0.35)
+            }
+        }
 
         /// The decay time (s) to -60 dB at low frequencies.
-        public var decayTime: Double {
-            switch self {
-            case .smallRoom: return 0.4
-            case .mediumRoom: return 0.9
-            case .largeHall: return 1.8
-            case .cathedral: return 4.0
-            case .plate: return 1.3
-            }
-        }
-
+        public var decayTime: Double { design.decayTime }
         /// The decay time at Nyquist as a fraction of `decayTime`.
-        public var highFrequencyRatio: Double {
-            switch self {
-            case .smallRoom, .mediumRoom: return 0.5
-            case .largeHall: return 0.45
-            case .cathedral: return 0.4
-            case .plate: return 0.8
-            }
-        }
-
+        public var highFrequencyRatio: Double { design.highFrequencyRatio }
         /// Line lengths scale (1 = the base lengths of 21.5...57.3 ms).
-        var size: Double {
-            switch self {
-            case .smallRoom: return 0.5
-            case .mediumRoom: return 0.75
-            case .largeHall: return 1.0
-            case .cathedral: return 1.4
-            case .plate: return 0.35
-            }
-        }
+        var size: Double { design.size }
     }
 
     /// Base line lengths in frames at 48 kHz (mutually prime), scaled by the preset's size.

@@ -6,7 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A distance model with its parameters, as the Web Audio API's PannerNode defines them
+/// A distance model with its parameters, evaluated as the Web Audio API's PannerNode defines it
+/// (the render-side twin of the graph description's `DistanceModel` value)
 /// (https://www.w3.org/TR/webaudio/#dom-distancemodeltype).
 ///
 /// With `d` the source-listener distance, `ref` the reference distance, `max` the maximum
@@ -19,7 +20,7 @@ import Darwin
 /// - `none`: 1
 ///
 /// Thread safety: a value type; `gain(distance:)` is pure and real-time safe.
-public struct DistanceModel: Hashable, Sendable {
+public struct DistanceAttenuation: Hashable, Sendable {
     /// Which formula applies.
     public enum Kind: String, Hashable, Sendable, CaseIterable {
         case inverse, linear, exponential, none
