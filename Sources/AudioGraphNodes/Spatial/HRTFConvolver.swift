@@ -59,6 +59,13 @@ public final class HRTFConvolver {
     public private(set) var currentMeasurement = -1
     private var lastDirection = Vector3(.nan, .nan, .nan)
     private var lastNearest = 0
+    /// Frames since the last non-zero input sample (saturating).
+    private var quietFrames = Int.max / 2
+
+    /// Whether every buffer is exactly zero, so that zero input gives zero output and
+    /// ``skip(frameCount:direction:)`` is exactly equivalent to processing zeros: true once
+    /// `(partitionCount + 3) · blockSize` zero frames have gone through.
+    public var isQuiet: Bool { quietFrames >= (partitions + 3) * blockSize }
 
     /// Prepares a convolver for `set`. Call on a control thread.
     public init(set: HRTFSet) {
@@ -102,6 +109,29 @@ public final class HRTFConvolver {
         head = 0
         currentMeasurement = -1
         lastDirection = Vector3(.nan, .nan, .nan)
+        quietFrames = Int.max / 2
+    }
+
+    /// Advances a quiet convolver by `frameCount` frames of silence without computing them
+    /// (the filter choice still follows the direction at each block boundary crossed, as
+    /// processing zeros would). Only valid when ``isQuiet`` (the output would be zeros).
+    /// Real-time safe.
+    public func skip(frameCount: Int, direction directionAt: (Int) -> Vector3) {
+        assert(isQuiet, "skip needs a quiet convolver")
+        let total = fill + frameCount
+        let blocks = total / blockSize
+        if blocks > 0 {
+            // The last boundary crossed is at frame blocks·blockSize - fill - 1 of this call.
+            let d = directionAt(blocks * blockSize - fill - 1)
+            if d != lastDirection {
+                lastDirection = d
+                lastNearest = hrtfSet.nearestMeasurement(to: d)
+            }
+            currentMeasurement = lastNearest
+            head = (head + blocks) % partitions
+        }
+        fill = total % blockSize
+        quietFrames += frameCount
     }
 
     /// Renders `frameCount` frames of the mono `input`, with the source's direction for each
@@ -140,6 +170,9 @@ public final class HRTFConvolver {
                 (right + done).update(from: outR, count: n)
             }
             (inputFIFO + fill).update(from: input + done, count: n)
+            var lastNonZero = -1
+            for i in 0..<n where input[done + i] != 0 { lastNonZero = i }
+            quietFrames = lastNonZero < 0 ? min(quietFrames + n, Int.max / 2) : n - 1 - lastNonZero
             fill += n
             done += n
             if fill == blockSize {

@@ -86,8 +86,14 @@ public struct OcclusionFilter: Sendable {
             return u
         }
         state += coefficient * (u - state)
+        // A decayed tail is flushed to exact zero (far below audibility, above denormals), so a
+        // silent source comes to rest and can be skipped.
+        if abs(state) < 1e-30 { state = 0 }
         return state
     }
+
+    /// Whether the filter's memory is exactly zero (zero in gives zero out).
+    public var isAtRest: Bool { state == 0 }
 
     /// Forgets the filter's memory.
     public mutating func reset() { state = 0 }
