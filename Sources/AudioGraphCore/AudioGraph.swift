@@ -1,0 +1,494 @@
+// The graph: nodes, connections, lifecycle, pending changes and the render entry point.
+import Synchronization
+
+/// A connection from an output bus to an input bus.
+public struct Connection: Hashable, Sendable, CustomStringConvertible {
+    public var source: String
+    public var sourceBus: Int
+    public var destination: String
+    public var destinationBus: Int
+
+    public init(source: String, sourceBus: Int = 0, destination: String, destinationBus: Int = 0) {
+        self.source = source
+        self.sourceBus = sourceBus
+        self.destination = destination
+        self.destinationBus = destinationBus
+    }
+
+    public var description: String { "\(source):\(sourceBus) -> \(destination):\(destinationBus)" }
+}
+
+/// A pull-model render graph (cf. AUGraph): nodes joined by connections, pulled by one output node.
+///
+/// Life cycle: open (add nodes, connect: applied at once) → ``initialize()`` (formats propagate
+/// from the sources to the output, every kernel and buffer is allocated, the first render plan
+/// is compiled) → ``start()`` → render → ``stop()`` → ``uninitialize()``. Once initialized,
+/// structural changes (add/remove/connect/disconnect, and parameter or property changes that
+/// must land together with them) are queued on ``pendingChanges`` and applied by ``update(waitUntilApplied:)``:
+/// validated as a whole, compiled into a new immutable ``RenderPlan`` off the render thread, and
+/// handed over lock-free at the next slice boundary. A render never sees half a list.
+///
+/// Thread safety:
+///
+/// | call | thread | blocks? |
+/// |---|---|---|
+/// | `addNode`, `connect`, `disconnect`, `removeNode`, `enqueue` | any control thread | short mutex (never held by the render thread) |
+/// | `initialize`, `uninitialize`, `start`, `stop` | one control thread | allocates; `stop` returns at once |
+/// | `update(waitUntilApplied: true)` | control thread | up to 1 s waiting for the render thread to adopt |
+/// | `update(waitUntilApplied: false)` | control thread | no waiting |
+/// | `render(frameCount:)` | the render thread (one at a time) | never: real-time safe |
+/// | `AudioParameter.setValue` | any thread | never blocks the render thread |
+public final class AudioGraph: @unchecked Sendable {
+    /// The graph's rate: sources without a file, mixers and outputs run at it.
+    public let sampleRate: Double
+    /// The largest slice a render call asks for; buffers are sized from it.
+    public let maximumFramesPerSlice: Int
+    /// Changes queued while initialized, applied by ``update(waitUntilApplied:)``.
+    public let pendingChanges = PendingChangeList()
+
+    /// Where the graph is in its life cycle.
+    public enum State: Int, Sendable { case open, initialized, running }
+
+    // MARK: Control threads only (guarded by `control`)
+    private let control = Mutex<Void>(())
+    private var nodesByID: [String: AudioNode] = [:]
+    private var nodeOrder: [String] = []
+    private var connectionsByInput: [BusKey: BusKey] = [:]
+    private var livePlans: [RenderPlan] = []
+    private var adapters: [Connection: InputAdapter] = [:]
+    private var nextGeneration: UInt64 = 1
+
+    // MARK: Shared (atomic)
+    private let stateValue = Atomic<Int>(State.open.rawValue)
+    /// The newest compiled plan not yet adopted by the render thread (opaque pointer bits, 0: none).
+    private let pendingPlan = Atomic<UInt>(0)
+    /// The generation of the plan the render thread uses.
+    private let adoptedGeneration = Atomic<UInt64>(0)
+
+    // MARK: Render thread only
+    private unowned(unsafe) var activePlan: RenderPlan?
+    /// The graph frame of the next slice (render thread; read it from the render thread only).
+    public private(set) var renderSampleTime: Int64 = 0
+
+    struct BusKey: Hashable {
+        var node: String
+        var bus: Int
+    }
+
+    public init(sampleRate: Double = 48000, maximumFramesPerSlice: Int = 512) {
+        precondition(sampleRate > 0 && maximumFramesPerSlice > 0)
+        self.sampleRate = sampleRate
+        self.maximumFramesPerSlice = maximumFramesPerSlice
+    }
+
+    deinit {
+        let bits = pendingPlan.exchange(0, ordering: .acquiring)
+        if bits != 0 { Unmanaged<RenderPlan>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+    }
+
+    // MARK: State
+
+    /// The current life-cycle state.
+    public var state: State { State(rawValue: stateValue.load(ordering: .acquiring))! }
+    /// Whether ``initialize()`` has run (changes are queued from then on).
+    public var isInitialized: Bool { state != .open }
+    /// Whether ``start()`` has run and ``stop()`` has not.
+    public var isRunning: Bool { state == .running }
+
+    // MARK: Inspection (control threads)
+
+    /// The node with this id, or nil.
+    public func node(_ id: String) -> AudioNode? { control.withLock { _ in nodesByID[id] } }
+    /// Every node, in the order added.
+    public var nodes: [AudioNode] { control.withLock { _ in nodeOrder.compactMap { nodesByID[$0] } } }
+    /// Every connection, sorted by destination.
+    public var connections: [Connection] {
+        control.withLock { _ in
+            connectionsByInput.map { Connection(source: $0.value.node, sourceBus: $0.value.bus,
+                                                destination: $0.key.node, destinationBus: $0.key.bus) }
+                .sorted { ($0.destination, $0.destinationBus) < ($1.destination, $1.destinationBus) }
+        }
+    }
+    /// The output node, if there is exactly one.
+    public var outputNode: AudioNode? {
+        let outs = nodes.filter(\.isOutputNode)
+        return outs.count == 1 ? outs[0] : nil
+    }
+
+    // MARK: Editing
+
+    /// Adds a node: at once while open, queued (applied by `update()`) once initialized.
+    public func addNode(_ node: AudioNode) throws(AudioGraphError) {
+        try edit(.addNode(node))
+    }
+
+    /// Removes a node and its connections: at once while open, queued once initialized.
+    public func removeNode(_ id: String) throws(AudioGraphError) {
+        try edit(.removeNode(id))
+    }
+
+    /// Connects `source`'s output bus to `destination`'s input bus: at once while open (cycles
+    /// and taken inputs rejected), queued once initialized.
+    public func connect(_ source: String, outputBus sourceBus: Int = 0, to destination: String,
+                        inputBus destinationBus: Int = 0) throws(AudioGraphError) {
+        try edit(.connect(source: source, sourceBus: sourceBus, destination: destination, destinationBus: destinationBus))
+    }
+
+    /// Removes the connection into `destination`'s input bus: at once while open, queued once initialized.
+    public func disconnect(_ destination: String, inputBus: Int = 0) throws(AudioGraphError) {
+        try edit(.disconnect(destination: destination, destinationBus: inputBus))
+    }
+
+    /// Queues changes to apply together at the next `update()`.
+    public func enqueue(_ change: PendingChange) { pendingChanges.append(contentsOf: [change]) }
+
+    /// Queues a list of changes to apply together at the next `update()`.
+    public func enqueue(contentsOf changes: [PendingChange]) { pendingChanges.append(contentsOf: changes) }
+
+    private func edit(_ change: PendingChange) throws(AudioGraphError) {
+        if isInitialized {
+            enqueue(change)
+            return
+        }
+        try control.withLock { _ throws(AudioGraphError) in
+            var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
+            switch change {
+            case .setParameter(let node, let address, let value, _):
+                guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
+                try n.setParameter(address, value)
+            case .setProperty(let node, let name, let value):
+                guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
+                try n.setProperty(name, value)
+            default:
+                try t.apply(change)
+            }
+            if case .addNode(let n) = change { n.graph = self }
+            if case .removeNode(let id) = change { nodesByID[id]?.graph = nil }
+            nodesByID = t.nodes
+            nodeOrder = t.order
+            connectionsByInput = t.connections
+        }
+    }
+
+    // MARK: Life cycle
+
+    /// Propagates formats from the sources to the output, allocates every kernel and buffer, and
+    /// compiles the first render plan. Control thread.
+    public func initialize() throws(AudioGraphError) {
+        try control.withLock { _ throws(AudioGraphError) in
+            guard state == .open else { throw .invalidState("the graph is already initialized") }
+            let t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
+            try t.checkOutputCount()
+            var newAdapters: [Connection: InputAdapter] = [:]
+            let resolved = try resolveFormats(t, newAdapters: &newAdapters)
+            for id in t.order {
+                let n = t.nodes[id]!
+                n.inputFormats = resolved.inputs[id]!
+                n.outputFormats = resolved.outputs[id]!
+                n.kernel = try n.makeKernel(maximumFramesPerSlice: maximumFramesPerSlice)
+            }
+            adapters = newAdapters
+            var commands: [PlanCommand] = t.order.map { .start(t.nodes[$0]!.kernel!) }
+            commands += newAdapters.map { .startAdapter($0.value, sourceRate: t.nodes[$0.key.source]!.outputFormats[$0.key.sourceBus].sampleRate) }
+            let plan = compile(t, commands: commands)
+            renderSampleTime = 0
+            livePlans = [plan]
+            adopt(plan)
+            stateValue.store(State.initialized.rawValue, ordering: .releasing)
+        }
+    }
+
+    /// Starts rendering: from now on one render thread may call ``render(frameCount:)``.
+    public func start() throws(AudioGraphError) {
+        guard state != .open else { throw .invalidState("initialize the graph before starting it") }
+        stateValue.store(State.running.rawValue, ordering: .releasing)
+    }
+
+    /// Stops rendering. The caller (an output driver) must have stopped calling `render` first.
+    public func stop() {
+        guard state == .running else { return }
+        stateValue.store(State.initialized.rawValue, ordering: .releasing)
+        control.withLock { _ in
+            adoptPendingPlan()
+            retirePlans()
+        }
+    }
+
+    /// Releases every kernel and plan; the graph is open again (its nodes and connections stay).
+    public func uninitialize() {
+        stop()
+        control.withLock { _ in
+            guard state != .open else { return }
+            let bits = pendingPlan.exchange(0, ordering: .acquiring)
+            if bits != 0 { Unmanaged<RenderPlan>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+            activePlan = nil
+            livePlans = []
+            adapters = [:]
+            for n in nodesByID.values { n.kernel = nil }
+            stateValue.store(State.open.rawValue, ordering: .releasing)
+        }
+    }
+
+    // MARK: Pending changes
+
+    /// Applies every queued change as one list: validates all of it first (nothing is applied
+    /// if any change is invalid; the list is then discarded and the error thrown), sets up added
+    /// nodes, compiles a new render plan off the render thread and hands it over lock-free at the
+    /// next slice boundary. Retired plans are released here, on the calling thread.
+    ///
+    /// - Parameter waitUntilApplied: when the graph is running, wait (up to 1 s) until the render
+    ///   thread has adopted the plan; otherwise return at once (cf. AUGraphUpdate's outIsUpdated).
+    /// - Returns: whether the new plan is in use when the call returns.
+    @discardableResult
+    public func update(waitUntilApplied: Bool = true) throws(AudioGraphError) -> Bool {
+        let changes = pendingChanges.take()
+        let generation: UInt64 = try control.withLock { _ throws(AudioGraphError) -> UInt64 in
+            guard state != .open else {
+                // Nothing is queued while open (edits apply at once); apply any stray ones.
+                var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
+                for c in changes { try t.apply(c) }
+                nodesByID = t.nodes; nodeOrder = t.order; connectionsByInput = t.connections
+                return 0
+            }
+            retirePlans()
+            return try applyChanges(changes)
+        }
+        if generation == 0 { return true }
+        if adoptedGeneration.load(ordering: .acquiring) >= generation { return true }
+        guard waitUntilApplied, isRunning else { return false }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(1))
+        while adoptedGeneration.load(ordering: .acquiring) < generation {
+            if clock.now >= deadline { return false }
+            try? await_sleep()
+        }
+        control.withLock { _ in retirePlans() }
+        return true
+    }
+
+    /// Releases plans the render thread no longer uses. Control thread.
+    public func collectRetiredPlans() { control.withLock { _ in retirePlans() } }
+
+    /// Number of compiled plans still held (the active one, pending ones, not yet retired ones).
+    var testOnly_livePlanCount: Int { control.withLock { _ in livePlans.count } }
+
+    // Called with `control` held.
+    private func applyChanges(_ changes: [PendingChange]) throws(AudioGraphError) -> UInt64 {
+        var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
+        var added: [AudioNode] = []
+        var parameterSets: [(AudioNode, Int, Double, Double)] = []
+        var propertySets: [(AudioNode, String, any Sendable)] = []
+        for change in changes {
+            switch change {
+            case .addNode(let n):
+                try t.apply(change)
+                added.append(n)
+            case let .setParameter(node, address, value, ramp):
+                guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
+                guard let p = n.parameter(address), let index = n.parameters.firstIndex(where: { $0 === p }) else {
+                    throw .parameterNotFound(node: node, address: address)
+                }
+                guard p.info.contains(value) else {
+                    throw .parameterOutOfRange(node: node, address: address, value: value, range: p.info.rangeDescription)
+                }
+                guard ramp >= 0, ramp.isFinite else {
+                    throw .parameterOutOfRange(node: node, address: address + " rampDuration", value: ramp, range: "0...")
+                }
+                parameterSets.append((n, index, value, ramp))
+            case let .setProperty(node, name, value):
+                guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
+                try n.validateProperty(name, value)
+                propertySets.append((n, name, value))
+            default:
+                try t.apply(change)
+            }
+        }
+        // Nodes removed later in the same list take their parameter changes with them.
+        added = added.filter { t.nodes[$0.id] === $0 }
+        parameterSets = parameterSets.filter { t.nodes[$0.0.id] === $0.0 }
+        propertySets = propertySets.filter { t.nodes[$0.0.id] === $0.0 }
+        try t.checkOutputCount()
+        var newAdapters: [Connection: InputAdapter] = [:]
+        let resolved = try resolveFormats(t, newAdapters: &newAdapters)
+        for id in t.order {
+            let n = t.nodes[id]!
+            if n.kernel != nil && !added.contains(where: { $0 === n }) && resolved.outputs[id]! != n.outputFormats {
+                throw .formatNotSupported(node: id, reason: "its output format would change from "
+                    + "\(n.outputFormats.map(\.description)) to \(resolved.outputs[id]!.map(\.description)) while initialized")
+            }
+        }
+        var newKernels: [NodeKernel] = []
+        for n in added {
+            n.inputFormats = resolved.inputs[n.id]!
+            n.outputFormats = resolved.outputs[n.id]!
+            let k = try n.makeKernel(maximumFramesPerSlice: maximumFramesPerSlice)
+            newKernels.append(k)
+        }
+
+        // Everything is valid: commit.
+        for (n, k) in zip(added, newKernels) { n.kernel = k; n.graph = self }
+        for id in nodeOrder where t.nodes[id] == nil { nodesByID[id]?.graph = nil }
+        for id in t.order { t.nodes[id]!.inputFormats = resolved.inputs[id]! }
+        nodesByID = t.nodes
+        nodeOrder = t.order
+        connectionsByInput = t.connections
+
+        var commands: [PlanCommand] = []
+        // A plan published but not adopted yet is taken back: its commands run with this one.
+        let old = pendingPlan.load(ordering: .acquiring)
+        if old != 0, pendingPlan.compareExchange(expected: old, desired: 0, ordering: .acquiringAndReleasing).exchanged {
+            let unadopted = Unmanaged<RenderPlan>.fromOpaque(UnsafeRawPointer(bitPattern: old)!)
+            commands += unadopted.takeUnretainedValue().commands
+            unadopted.release()
+        }
+        commands += newKernels.map { .start($0) }
+        for (key, a) in newAdapters where adapters[key] == nil {
+            commands.append(.startAdapter(a, sourceRate: t.nodes[key.source]!.outputFormats[key.sourceBus].sampleRate))
+        }
+        adapters = newAdapters
+        for (n, index, value, ramp) in parameterSets {
+            let rate = n.outputFormats.first?.sampleRate ?? n.inputFormats.compactMap { $0 }.first?.sampleRate ?? sampleRate
+            n.parameters[index].recordListValue(value)
+            commands.append(.setParameter(n.kernel!, index: index, value: value, rampFrames: Int((ramp * rate).rounded())))
+        }
+        for (n, name, value) in propertySets {
+            if let m = n.applyProperty(name, value), let k = n.kernel { commands.append(.message(k, m)) }
+        }
+        let plan = compile(t, commands: commands)
+        livePlans.append(plan)
+        if isRunning {
+            pendingPlan.store(UInt(bitPattern: Unmanaged.passRetained(plan).toOpaque()), ordering: .releasing)
+        } else {
+            adopt(plan)
+            retirePlans()
+        }
+        for (n, name, _) in propertySets { n.notifyPropertyChanged(name) }
+        return plan.generation
+    }
+
+    // MARK: Rendering (render thread)
+
+    /// Renders one slice of `frameCount` frames (at most ``maximumFramesPerSlice``) and returns
+    /// what reaches the output node's input, or nil when nothing is connected to it. Adopts a
+    /// newly published plan first (the slice boundary is where change lists take effect), then
+    /// advances ``renderSampleTime``.
+    ///
+    /// Real-time safe: allocates nothing, takes no lock, never waits. One render thread at a time.
+    public func render(frameCount: Int) -> InputBuffer? {
+        adoptPendingPlan()
+        guard let plan = activePlan, frameCount > 0 else { return nil }
+        let n = min(frameCount, maximumFramesPerSlice)
+        let context = RenderContext(sampleTime: renderSampleTime, frameCount: n, sampleRate: sampleRate)
+        let e = plan.entries[plan.outputEntry]
+        let result = e.inputCount > 0 ? plan.pullInput(e.firstInput, context) : nil
+        renderSampleTime += Int64(n)
+        return result
+    }
+
+    @inline(__always)
+    private func adoptPendingPlan() {
+        let bits = pendingPlan.exchange(0, ordering: .acquiring)
+        if bits != 0 {
+            // The control side keeps its own reference in `livePlans`; drop the hand-off's one
+            // without releasing memory here (the +1 taken at publication balances this release,
+            // and livePlans still holds the plan).
+            let u = Unmanaged<RenderPlan>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+            adopt(u.takeUnretainedValue())
+            u.release()
+        }
+    }
+
+    private func adopt(_ plan: RenderPlan) {
+        activePlan = plan
+        plan.runCommands(atSampleTime: renderSampleTime, graphRate: sampleRate)
+        adoptedGeneration.store(plan.generation, ordering: .releasing)
+    }
+
+    // Called with `control` held.
+    private func retirePlans() {
+        let adopted = adoptedGeneration.load(ordering: .acquiring)
+        livePlans.removeAll { $0.generation < adopted }
+    }
+
+    // MARK: Compilation (control thread, `control` held)
+
+    private func compile(_ t: Topology, commands: [PlanCommand]) -> RenderPlan {
+        var index: [String: Int] = [:]
+        for (i, id) in t.order.enumerated() { index[id] = i }
+        let kernels = t.order.map { t.nodes[$0]!.kernel! }
+        var inputs: [[(source: Int, bus: Int, adapter: InputAdapter?)]] = []
+        for id in t.order {
+            let n = t.nodes[id]!
+            inputs.append((0..<n.inputBusCount).map { bus in
+                guard let src = t.connections[BusKey(node: id, bus: bus)] else { return (-1, 0, nil) }
+                let key = Connection(source: src.node, sourceBus: src.bus, destination: id, destinationBus: bus)
+                return (index[src.node]!, src.bus, adapters[key])
+            })
+        }
+        let output = t.order.firstIndex { t.nodes[$0]!.isOutputNode } ?? 0
+        defer { nextGeneration += 1 }
+        return RenderPlan(generation: nextGeneration, kernels: kernels, inputs: inputs, outputEntry: output,
+                          commands: commands)
+    }
+
+    struct ResolvedFormats {
+        var inputs: [String: [StreamFormat?]] = [:]
+        var outputs: [String: [StreamFormat]] = [:]
+    }
+
+    /// Formats of every bus, from the sources towards the output, with the adapters that
+    /// converting inputs need (existing ones reused). Throws on a rate mismatch.
+    private func resolveFormats(_ t: Topology, newAdapters: inout [Connection: InputAdapter]) throws(AudioGraphError) -> ResolvedFormats {
+        var r = ResolvedFormats()
+        for id in try t.topologicalOrder() {
+            let n = t.nodes[id]!
+            var raw: [StreamFormat?] = []
+            var sources: [BusKey?] = []
+            for bus in 0..<n.inputBusCount {
+                if let src = t.connections[BusKey(node: id, bus: bus)] {
+                    raw.append(r.outputs[src.node]![src.bus])
+                    sources.append(src)
+                } else {
+                    raw.append(nil)
+                    sources.append(nil)
+                }
+            }
+            let rate = n.processingSampleRate(inputFormats: raw, graphSampleRate: sampleRate)
+            var seen = raw
+            for bus in 0..<n.inputBusCount {
+                guard let f = raw[bus], let src = sources[bus], f.sampleRate != rate else { continue }
+                guard n.convertsInputSampleRates else {
+                    throw .sampleRateMismatch(source: src.node, sourceRate: f.sampleRate, destination: id, destinationRate: rate)
+                }
+                let key = Connection(source: src.node, sourceBus: src.bus, destination: id, destinationBus: bus)
+                if let existing = adapters[key] {
+                    newAdapters[key] = existing
+                    seen[bus] = StreamFormat.canonical(sampleRate: rate, channelCount: f.channelCount)
+                } else if let a = try n.makeInputAdapter(bus: bus, sourceFormat: f, targetSampleRate: rate,
+                                                         maximumFramesPerSlice: maximumFramesPerSlice) {
+                    newAdapters[key] = a
+                    seen[bus] = StreamFormat.canonical(sampleRate: rate, channelCount: f.channelCount)
+                }
+            }
+            r.inputs[id] = seen
+            let outs = try n.resolveOutputFormats(inputFormats: seen, graphSampleRate: sampleRate)
+            guard outs.count == n.outputBusCount else {
+                throw .formatNotSupported(node: id, reason: "resolved \(outs.count) output formats for \(n.outputBusCount) buses")
+            }
+            r.outputs[id] = outs
+        }
+        return r
+    }
+}
+
+private func await_sleep() throws {
+    // A short sleep between polls of the adoption counter (control thread only).
+    var ts = timespec(tv_sec: 0, tv_nsec: 500_000)
+    nanosleep(&ts, nil)
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

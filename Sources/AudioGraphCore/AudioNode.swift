@@ -1,0 +1,161 @@
+// The control-side half of a node: identity, buses, formats, parameters and properties.
+import Synchronization
+
+/// A node of an ``AudioGraph`` (cf. an Audio Unit inside an AUGraph): the control-side object
+/// an application holds. It describes buses, formats, parameters and properties, and at
+/// initialize creates its render-side ``NodeKernel``.
+///
+/// Subclasses (the stock nodes) override the `open` hooks: ``resolveOutputFormats(inputFormats:graphSampleRate:)``,
+/// ``makeKernel(maximumFramesPerSlice:)``, and optionally ``makeInputAdapter(bus:sourceFormat:maximumFramesPerSlice:)``
+/// and the property hooks.
+///
+/// Thread safety: configure a node on one control thread. Parameters may be set from any thread
+/// (see ``AudioParameter``). The graph calls the hooks on control threads only.
+open class AudioNode: @unchecked Sendable, CustomStringConvertible {
+    /// Unique id within the graph (`[A-Za-z0-9_-]+`).
+    public let id: String
+    /// The node type as graph files name it (`oscillator`, `mixer`, ...).
+    public let typeName: String
+    /// Number of input buses (elements of the input scope).
+    public let inputBusCount: Int
+    /// Number of output buses (elements of the output scope).
+    public let outputBusCount: Int
+    /// Parameters in a fixed order (the kernel's parameter indices follow it).
+    public let parameters: [AudioParameter]
+    /// The declared format of output bus 0 (fields left nil are filled by propagation).
+    public var declaredFormat: PartialStreamFormat
+
+    // MARK: Control thread only (set by the graph at initialize / update)
+    /// Formats of the input buses after propagation (nil: unconnected).
+    public internal(set) var inputFormats: [StreamFormat?]
+    /// Formats of the output buses after propagation.
+    public internal(set) var outputFormats: [StreamFormat] = []
+    /// The render-side kernel, once initialized.
+    public internal(set) var kernel: NodeKernel?
+
+    private let parameterIndex: [ParameterAddress: Int]
+    private let listeners = Mutex<[(name: String, callback: @Sendable (AudioNode, String) -> Void)]>([])
+
+    public init(id: String, typeName: String, inputBusCount: Int, outputBusCount: Int,
+                parameters: [ParameterInfo], declaredFormat: PartialStreamFormat = PartialStreamFormat()) {
+        self.id = id
+        self.typeName = typeName
+        self.inputBusCount = inputBusCount
+        self.outputBusCount = outputBusCount
+        self.declaredFormat = declaredFormat
+        self.parameters = parameters.map { AudioParameter(info: $0, nodeID: id) }
+        var index: [ParameterAddress: Int] = [:]
+        for (i, p) in parameters.enumerated() { index[p.address] = i }
+        parameterIndex = index
+        inputFormats = Array(repeating: nil, count: inputBusCount)
+    }
+
+    public var description: String { "\(typeName) \"\(id)\"" }
+
+    // MARK: Parameters
+
+    /// The parameter at an address in the spec's string form (`input.1.pan`), or nil.
+    public func parameter(_ address: String) -> AudioParameter? {
+        ParameterAddress(address).flatMap(parameter(at:))
+    }
+
+    /// The parameter at a structured address, or nil.
+    public func parameter(at address: ParameterAddress) -> AudioParameter? {
+        parameterIndex[address].map { parameters[$0] }
+    }
+
+    /// The parameter addressed by scope, element and name (`.input, 1, "pan"`), or nil.
+    public func parameter(scope: Scope, element: Int, name: String) -> AudioParameter? {
+        parameter(at: ParameterAddress(scope: scope, element: element, name: name))
+    }
+
+    /// Index of a parameter in ``parameters`` (and the kernel's states).
+    public func parameterIndex(of address: ParameterAddress) -> Int? { parameterIndex[address] }
+
+    /// Sets a parameter now (from any thread; lock-free for the render thread).
+    public func setParameter(_ address: String, _ value: Double, rampFrames: Int = 0) throws(AudioGraphError) {
+        guard let p = parameter(address) else { throw .parameterNotFound(node: id, address: address) }
+        try p.setValue(value, rampFrames: rampFrames)
+    }
+
+    /// Sets scheduled values for a parameter. Control thread, before the graph starts.
+    public func setAutomation(_ automation: (any ParameterAutomation)?, for address: String) throws(AudioGraphError) {
+        guard let p = parameter(address) else { throw .parameterNotFound(node: id, address: address) }
+        p.automation = automation
+    }
+
+    // MARK: Properties
+
+    /// Adds a callback run (on the thread that changed it) after a property changes.
+    public func addPropertyListener(_ name: String, _ callback: @escaping @Sendable (AudioNode, String) -> Void) {
+        listeners.withLock { $0.append((name, callback)) }
+    }
+
+    /// Checks a property change without applying it. Override for each property the node has.
+    open func validateProperty(_ name: String, _ value: any Sendable) throws(AudioGraphError) {
+        throw .invalidProperty(node: id, name: name, reason: "no such property")
+    }
+
+    /// Applies a validated property change to the control side and returns the message that
+    /// brings it to a running kernel (nil when the kernel needs nothing). Override with
+    /// ``validateProperty(_:_:)``.
+    open func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? { nil }
+
+    /// Validates and applies a property before initialize, or queues it on a running graph's
+    /// pending-change list (it takes effect at `update()`).
+    public func setProperty(_ name: String, _ value: any Sendable) throws(AudioGraphError) {
+        try validateProperty(name, value)
+        if let graph, graph.isInitialized {
+            graph.enqueue(.setProperty(node: id, name: name, value: value))
+        } else {
+            _ = applyProperty(name, value)
+            notifyPropertyChanged(name)
+        }
+    }
+
+    func notifyPropertyChanged(_ name: String) {
+        let callbacks = listeners.withLock { $0.filter { $0.name == name }.map(\.callback) }
+        for c in callbacks { c(self, name) }
+    }
+
+    // MARK: Hooks for subclasses
+
+    /// Whether this is the graph's output node (`output`, `genericOutput`).
+    open var isOutputNode: Bool { false }
+
+    /// Whether inputs at another sample rate are accepted (mixer, environment, converter,
+    /// generic output). A node that converts but returns no adapter converts by itself.
+    open var convertsInputSampleRates: Bool { false }
+
+    /// The rate the node processes at: its declared rate, else (if it does not convert) the rate
+    /// of its first connected input, else the graph's.
+    open func processingSampleRate(inputFormats: [StreamFormat?], graphSampleRate: Double) -> Double {
+        if let r = declaredFormat.sampleRate { return r }
+        if !convertsInputSampleRates, let first = inputFormats.compactMap({ $0 }).first { return first.sampleRate }
+        return graphSampleRate
+    }
+
+    /// The output formats given the input formats (inputs at another rate already converted to
+    /// ``processingSampleRate(inputFormats:graphSampleRate:)`` where the node converts). Default:
+    /// an effect — bus 0 input's format (or the declared one), for every output bus.
+    open func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        let rate = processingSampleRate(inputFormats: inputFormats, graphSampleRate: graphSampleRate)
+        let base = inputFormats.compactMap { $0 }.first ?? .canonical(sampleRate: rate, channelCount: 2)
+        let f = declaredFormat.filled(from: StreamFormat.canonical(sampleRate: rate, channelCount: base.channelCount))
+        return Array(repeating: f.canonical, count: outputBusCount)
+    }
+
+    /// Creates the render-side kernel with all its buffers (control thread, may allocate).
+    open func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        NodeKernel(nodeID: id, outputFormats: outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
+                   parameters: parameters)
+    }
+
+    /// For nodes that convert rates: an adapter that converts input `bus` from `sourceFormat` to
+    /// this node's processing rate. Nil: the node takes the input as it is.
+    open func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
+                               maximumFramesPerSlice: Int) throws(AudioGraphError) -> InputAdapter? { nil }
+
+    // MARK: Graph membership (control thread)
+    weak var graph: AudioGraph?
+}

@@ -1,0 +1,35 @@
+// One scheduled AudioParam automation event (the Web Audio API's AudioParam methods as values).
+
+/// One automation event of a parameter, with the meaning of the Web Audio API's AudioParam
+/// method of the same name (https://www.w3.org/TR/webaudio/#AudioParam).
+///
+/// Times are seconds on the graph timeline (frame / sampleRate).
+public enum AutomationEvent: Sendable, Hashable {
+    /// `setValueAtTime(value, time)`: the value jumps to `value` at `time` and holds.
+    case setValue(value: Double, time: Double)
+    /// `linearRampToValueAtTime(value, time)`: a straight line from the previous event's value
+    /// and time to `value` at `time`.
+    case linearRamp(value: Double, time: Double)
+    /// `exponentialRampToValueAtTime(value, time)`: `V0 * (V1/V0)^((t-T0)/(T1-T0))` from the
+    /// previous event's value and time. `value` must not be 0, and the ramp must not start from 0
+    /// or cross 0 (an error here, see ``AutomationError``).
+    case exponentialRamp(value: Double, time: Double)
+    /// `setTargetAtTime(target, startTime, timeConstant)`:
+    /// `V1 + (V0 - V1) * exp(-(t - T0) / timeConstant)` from `startTime`; `timeConstant` 0 jumps.
+    case setTarget(target: Double, startTime: Double, timeConstant: Double)
+    /// `setValueCurveAtTime(values, startTime, duration)`: linear interpolation over `values`
+    /// (at least 2) spread evenly over `duration` (> 0) seconds; the last value holds afterwards.
+    case setValueCurve(values: [Double], startTime: Double, duration: Double)
+    /// `cancelScheduledValues(cancelTime)`: removes every event scheduled so far whose time is at
+    /// or after `cancelTime`.
+    case cancelScheduledValues(cancelTime: Double)
+
+    /// The time the event is sorted by: the ramp's end time, the start time otherwise.
+    public var time: Double {
+        switch self {
+        case .setValue(_, let t), .linearRamp(_, let t), .exponentialRamp(_, let t): return t
+        case .setTarget(_, let t, _), .setValueCurve(_, let t, _): return t
+        case .cancelScheduledValues(let t): return t
+        }
+    }
+}

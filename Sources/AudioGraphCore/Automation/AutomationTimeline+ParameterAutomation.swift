@@ -1,0 +1,2 @@
+// AutomationTimeline drives parameters: the conformance that plugs it into AudioParameter.
+extension AutomationTimeline: ParameterAutomation {}

@@ -1,0 +1,176 @@
+// Decoding automation events and checking them against the Web Audio AudioParam rules.
+
+extension DescriptionReader {
+    /// Decodes one parameter's event list and checks it as Web Audio would when the calls are made
+    /// in file order: times >= 0, values in range, exponential ramps never reach or cross 0,
+    /// setTarget time constants > 0, curves of >= 2 values over a duration > 0 that overlap no
+    /// other event.
+    func decodeAutomation(_ elements: [JSONValue], info: ParameterInfo, initialValue: Double,
+                          at location: String) -> [AutomationEventDescription] {
+        var decoded: [AutomationEventDescription] = []
+        /// The timeline as Web Audio keeps it: sorted by time, equal times in insertion order.
+        var timeline: [AutomationEventDescription] = []
+        for (index, element) in elements.enumerated() {
+            let base = Self.join(location, index: index)
+            guard case .object(let wrapper) = element, wrapper.members.count == 1, let member = wrapper.members.first else {
+                if case .object(let wrapper) = element, wrapper.members.count > 1 {
+                    report(base, .invalidAutomation("an event object has exactly one key (one of \(AutomationEventDescription.names.joined(separator: ", "))), found \(wrapper.members.count)"))
+                } else if case .object = element {
+                    report(base, .invalidAutomation("an empty event (write one of \(AutomationEventDescription.names.joined(separator: ", ")))"))
+                } else {
+                    report(base, .wrongType(expected: "an event object", found: element.typeDescription))
+                }
+                continue
+            }
+            let name = member.key
+            let path = Self.join(base, name)
+            guard AutomationEventDescription.names.contains(name) else {
+                report(path, .unknownKey(name, allowed: AutomationEventDescription.names))
+                continue
+            }
+            guard let event = decodeEvent(name, member.value, info: info, at: path) else { continue }
+            guard checkEvent(event, against: timeline, info: info, initialValue: initialValue, at: path) else { continue }
+            decoded.append(event)
+            if case .cancelScheduledValues(let cancelTime) = event {
+                timeline.removeAll { $0.time >= cancelTime }
+            } else {
+                let position = timeline.firstIndex { $0.time > event.time } ?? timeline.endIndex
+                timeline.insert(event, at: position)
+            }
+        }
+        return decoded
+    }
+
+    private func decodeEvent(_ name: String, _ body: JSONValue, info: ParameterInfo, at path: String) -> AutomationEventDescription? {
+        let keys: [String]
+        switch name {
+        case "setTargetAtTime": keys = ["target", "startTime", "timeConstant"]
+        case "setValueCurveAtTime": keys = ["values", "startTime", "duration"]
+        case "cancelScheduledValues": keys = ["cancelTime"]
+        default: keys = ["value", "time"]
+        }
+        guard let object = object(body, at: path, allowed: keys, required: keys) else { return nil }
+        guard keys.allSatisfy({ object[$0] != nil }) else { return nil }
+        func at(_ key: String) -> String { Self.join(path, key) }
+        func time(_ key: String) -> Double? {
+            guard let number = number(object[key]!, at: at(key)) else { return nil }
+            guard number >= 0 else {
+                report(at(key), .invalidAutomation("\(key) \(ParameterInfo.format(number)) must not be negative"))
+                return nil
+            }
+            return number
+        }
+        func valueField(_ key: String) -> Double? {
+            guard let number = number(object[key]!, at: at(key)) else { return nil }
+            return checkParameterValue(number, info, at: at(key)) ? number : nil
+        }
+        if info.unit == .boolean, name != "setValueAtTime", name != "cancelScheduledValues" {
+            report(path, .invalidAutomation("\(info.address) is 0 or 1: only setValueAtTime and cancelScheduledValues apply to it"))
+            return nil
+        }
+        switch name {
+        case "setValueAtTime", "linearRampToValueAtTime", "exponentialRampToValueAtTime":
+            let v = valueField("value")
+            let t = time("time")
+            guard let v, let t else { return nil }
+            if name == "setValueAtTime" { return .setValueAtTime(value: v, time: t) }
+            if name == "linearRampToValueAtTime" { return .linearRampToValueAtTime(value: v, time: t) }
+            if v == 0 {
+                report(at("value"), .invalidAutomation("an exponential ramp cannot reach 0"))
+                return nil
+            }
+            return .exponentialRampToValueAtTime(value: v, time: t)
+        case "setTargetAtTime":
+            let target = valueField("target")
+            let start = time("startTime")
+            var constant: Double?
+            if let number = number(object["timeConstant"]!, at: at("timeConstant")) {
+                if number > 0 { constant = number } else {
+                    report(at("timeConstant"), .invalidAutomation("timeConstant \(ParameterInfo.format(number)) must be greater than 0"))
+                }
+            }
+            guard let target, let start, let constant else { return nil }
+            return .setTargetAtTime(target: target, startTime: start, timeConstant: constant)
+        case "setValueCurveAtTime":
+            let start = time("startTime")
+            var duration: Double?
+            if let number = number(object["duration"]!, at: at("duration")) {
+                if number > 0 { duration = number } else {
+                    report(at("duration"), .invalidAutomation("duration \(ParameterInfo.format(number)) must be greater than 0"))
+                }
+            }
+            var values: [Double]?
+            if let array = array(object["values"]!, at: at("values")) {
+                if array.count < 2 {
+                    report(at("values"), .invalidAutomation("a value curve needs at least 2 values, found \(array.count)"))
+                } else {
+                    var collected: [Double] = []
+                    for (index, element) in array.enumerated() {
+                        let elementPath = Self.join(at("values"), index: index)
+                        if let number = number(element, at: elementPath), checkParameterValue(number, info, at: elementPath) {
+                            collected.append(number)
+                        }
+                    }
+                    if collected.count == array.count { values = collected }
+                }
+            }
+            guard let start, let duration, let values else { return nil }
+            return .setValueCurveAtTime(values: values, startTime: start, duration: duration)
+        default:
+            guard let t = time("cancelTime") else { return nil }
+            return .cancelScheduledValues(cancelTime: t)
+        }
+    }
+
+    /// Checks an event against the events already scheduled (Web Audio's overlap and
+    /// exponential-ramp rules).
+    private func checkEvent(_ event: AutomationEventDescription, against timeline: [AutomationEventDescription],
+                            info: ParameterInfo, initialValue: Double, at path: String) -> Bool {
+        if case .cancelScheduledValues = event { return true }
+        let t = event.time
+        // No event may fall inside an existing curve [T, T + D).
+        for existing in timeline {
+            if case .setValueCurveAtTime(_, let start, let duration) = existing, t >= start, t < start + duration {
+                report(path, .invalidAutomation("\(event.name) at \(ParameterInfo.format(t)) s falls inside the setValueCurveAtTime from \(ParameterInfo.format(start)) s to \(ParameterInfo.format(start + duration)) s"))
+                return false
+            }
+        }
+        // A curve may not contain another event strictly inside (T, T + D).
+        if case .setValueCurveAtTime(_, let start, let duration) = event {
+            for existing in timeline where existing.time > start && existing.time < start + duration {
+                report(path, .invalidAutomation("setValueCurveAtTime from \(ParameterInfo.format(start)) s to \(ParameterInfo.format(start + duration)) s overlaps the \(existing.name) at \(ParameterInfo.format(existing.time)) s"))
+                return false
+            }
+        }
+        if case .exponentialRampToValueAtTime(let value, _) = event {
+            // The value the ramp starts from: the last event at or before its time, or the initial value.
+            var previous: Double? = initialValue
+            var from = "the initial value"
+            for existing in timeline where existing.time <= t {
+                switch existing {
+                case .setValueAtTime(let v, _), .linearRampToValueAtTime(let v, _), .exponentialRampToValueAtTime(let v, _):
+                    previous = v
+                    from = "the \(existing.name) value"
+                case .setValueCurveAtTime(let values, _, _):
+                    previous = values.last
+                    from = "the end of the setValueCurveAtTime"
+                case .setTargetAtTime:
+                    previous = nil
+                case .cancelScheduledValues:
+                    break
+                }
+            }
+            if let previous {
+                if previous == 0 {
+                    report(path, .invalidAutomation("an exponential ramp cannot start from 0 (\(from))"))
+                    return false
+                }
+                if (previous < 0) != (value < 0) {
+                    report(path, .invalidAutomation("an exponential ramp from \(ParameterInfo.format(previous)) (\(from)) to \(ParameterInfo.format(value)) changes sign"))
+                    return false
+                }
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,88 @@
+// Applying the updates to a simulated topology: each entry's actions must leave a valid graph.
+
+extension GraphChecker {
+    /// Applies the updates in time order (file order for equal frames), reporting every action
+    /// that cannot apply and every entry that leaves an invalid graph. Fills in the resulting
+    /// configuration of `setProperty` actions.
+    func simulateUpdates(_ initial: Topology) {
+        var topology = initial
+        let rate = graph.sampleRate
+        let order = graph.updates.indices.sorted {
+            (graph.updates[$0].when.frame(sampleRate: rate), $0) < (graph.updates[$1].when.frame(sampleRate: rate), $1)
+        }
+        for index in order {
+            let location = reader.updateLocations[index]
+            let actionLocations = reader.actionLocations[location] ?? []
+            for (actionIndex, action) in graph.updates[index].actions.enumerated() {
+                let at = actionIndex < actionLocations.count ? actionLocations[actionIndex] : location
+                if let configuration = apply(action, at: at, to: &topology),
+                   case .setProperty(let node, let name, let value, _) = action {
+                    graph.updates[index].actions[actionIndex] = .setProperty(node: node, name: name, value: value,
+                                                                              configuration: configuration)
+                }
+            }
+            checkNodeCounts(topology, at: location)
+            if !reportCycles(topology, at: location) {
+                _ = resolveFormats(topology)
+            }
+        }
+    }
+
+    /// Applies one action; returns the new configuration for a `setProperty`.
+    private func apply(_ action: UpdateAction, at location: String, to topology: inout Topology) -> NodeConfiguration? {
+        func join(_ key: String) -> String { DescriptionReader.join(location, key) }
+        func existing(_ id: String, at key: String) -> NodeDescription? {
+            if let node = topology.nodes[id] { return node }
+            if !reader.brokenNodeIDs.contains(id) { report(key, .missingNode(id)) }
+            return nil
+        }
+        switch action {
+        case .setParameter(let id, let address, let value, _):
+            guard let node = existing(id, at: join("node")),
+                  let (_, info) = reader.parameter(address.description, of: node, at: join("address")) else { return nil }
+            _ = reader.checkParameterValue(value, info, at: join("value"))
+        case .connect(let connection):
+            connect(connection, at: location, in: &topology)
+        case .disconnect(let to):
+            guard let node = existing(to.node, at: join("to")) else { return nil }
+            if to.bus >= node.inputBusCount {
+                report(join("to"), .busOutOfRange(node: node.id, bus: to.bus, count: node.inputBusCount, isInput: true))
+            } else if topology.inputs.removeValue(forKey: BusKey(node: to.node, bus: to.bus)) == nil {
+                report(join("to"), .invalidUpdate("nothing is connected to \"\(to)\" at this point"))
+            }
+        case .addNode(let node):
+            if let first = topology.locations[node.id] {
+                report(join("id"), .duplicateIdentifier(node.id, firstUsedAt: first))
+                return nil
+            }
+            checkFiles(of: node, at: location)
+            topology.add(node, at: location)
+        case .removeNode(let id):
+            guard existing(id, at: location) != nil else { return nil }
+            topology.remove(id)
+        case .setProperty(let id, let name, let value, _):
+            guard var node = existing(id, at: join("node")) else { return nil }
+            let schema = node.schema
+            guard schema.runtimePropertyKeys.contains(name) else {
+                let changeable = schema.runtimePropertyKeys.isEmpty ? "none"
+                    : schema.runtimePropertyKeys.joined(separator: ", ")
+                let what = schema.propertyKeys.contains(name) ? "cannot change while the graph runs" : "is not a property of this node type"
+                report(join("name"), .invalidUpdate("\"\(name)\" of a \(node.type.rawValue) node \(what) (changeable: \(changeable))"))
+                return nil
+            }
+            let before = reader.errors.count
+            _ = reader.decodeConfiguration(node.type, JSONObject([JSONMember(key: name, value: value)]), at: location,
+                                         partial: true)
+            guard reader.errors.count == before else { return nil }
+            var properties = node.properties
+            properties[name] = value
+            let configuration = reader.decodeConfiguration(node.type, properties, at: location)
+            reader.errors.removeSubrange(before...)
+            node.properties = properties
+            node.configuration = configuration
+            topology.nodes[id] = node
+            return configuration
+        }
+        return nil
+    }
+}

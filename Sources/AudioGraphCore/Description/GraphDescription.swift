@@ -1,0 +1,116 @@
+// A whole graph file, decoded: settings, nodes, connections, updates and taps.
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A graph file (format version 1), decoded and validated. Load one with
+/// ``GraphDescription/load(contentsOf:fileInfo:)`` or ``GraphDescription/parse(data:fileName:baseDirectory:fileInfo:)``.
+///
+/// Thread safety: a value type; safe to share between threads. Loading runs on the caller's
+/// thread, reads files (the graph, and sound files through `fileInfo`) and may block on I/O:
+/// never call it on a render thread.
+public struct GraphDescription: Sendable, Hashable {
+    /// The format version (1).
+    public var version: Int
+    /// The graph's rate: sources without a file, mixers and outputs run at it (default 48000).
+    public var sampleRate: Double
+    /// The largest slice any render call asks for (default 512).
+    public var maximumFramesPerSlice: Int
+    /// Default length of an offline render, seconds (nil: not given).
+    public var duration: Double?
+    /// The nodes, in file order.
+    public var nodes: [NodeDescription]
+    /// The connections, in file order.
+    public var connections: [ConnectionDescription]
+    /// The timed updates, in file order.
+    public var updates: [UpdateDescription]
+    /// The taps, in file order.
+    public var taps: [TapDescription]
+    /// The file's name as errors print it (e.g. `graph.json`).
+    public var fileName: String
+    /// The folder relative paths are resolved against.
+    public var baseDirectory: String
+
+    /// The default graph rate.
+    public static let defaultSampleRate = 48000.0
+    /// The default maximum slice.
+    public static let defaultMaximumFramesPerSlice = 512
+    /// The largest `maximumFramesPerSlice` accepted.
+    public static let maximumFramesPerSliceLimit = 65536
+
+    /// Creates a description (the loader fills every field; tests may build one directly).
+    public init(version: Int = 1, sampleRate: Double = GraphDescription.defaultSampleRate,
+                maximumFramesPerSlice: Int = GraphDescription.defaultMaximumFramesPerSlice, duration: Double? = nil,
+                nodes: [NodeDescription] = [], connections: [ConnectionDescription] = [],
+                updates: [UpdateDescription] = [], taps: [TapDescription] = [],
+                fileName: String = "graph.json", baseDirectory: String = ".") {
+        self.version = version
+        self.sampleRate = sampleRate
+        self.maximumFramesPerSlice = maximumFramesPerSlice
+        self.duration = duration
+        self.nodes = nodes
+        self.connections = connections
+        self.updates = updates
+        self.taps = taps
+        self.fileName = fileName
+        self.baseDirectory = baseDirectory
+    }
+
+    /// The node with `id`, nil when there is none.
+    public func node(_ id: String) -> NodeDescription? { nodes.first { $0.id == id } }
+
+    /// The graph's output node (`output` or `genericOutput`); validated graphs have exactly one.
+    public var outputNode: NodeDescription? { nodes.first { $0.schema.kind == .output } }
+
+    // MARK: Loading
+
+    /// Reads, decodes and validates the graph file at `path`. Relative paths inside it are
+    /// resolved against its folder; errors name the file as `path` was given.
+    ///
+    /// - Parameter fileInfo: returns a sound file's rate, channels and length, or throws when it
+    ///   cannot be read (called once per distinct player file, with the resolved path).
+    /// - Throws: every problem found, each one line (see ``GraphDescriptionError/line``).
+    public static func load(contentsOf path: String,
+                            fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
+        let directory = Self.directory(of: path)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
+            throw GraphDescriptionErrors([GraphDescriptionError(fileName: path, location: "", problem: .cannotReadFile(reason: reason))])
+        }
+        return try parse(data: data, fileName: path, baseDirectory: directory, fileInfo: fileInfo)
+    }
+
+    /// Decodes and validates a graph file's bytes.
+    ///
+    /// - Parameters:
+    ///   - data: the file's bytes (any bytes: malformed input is reported, never a crash).
+    ///   - fileName: how error lines name the file.
+    ///   - baseDirectory: the folder relative paths are resolved against.
+    ///   - fileInfo: see ``load(contentsOf:fileInfo:)``.
+    public static func parse<Bytes: Collection<UInt8>>(data: Bytes, fileName: String, baseDirectory: String,
+                                                       fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
+        try DescriptionValidator.validate(data: Array(data), fileName: fileName, baseDirectory: baseDirectory, fileInfo: fileInfo)
+    }
+
+    /// Decodes and validates a graph given as text (convenient for tests and embedding).
+    public static func parse(text: String, fileName: String = "graph.json", baseDirectory: String = ".",
+                             fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
+        try parse(data: Array(text.utf8), fileName: fileName, baseDirectory: baseDirectory, fileInfo: fileInfo)
+    }
+
+    /// `path`'s folder (`.` when it has none).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// `path` resolved against `base` when relative.
+    static func resolve(_ path: String, against base: String) -> String {
+        if path.hasPrefix("/") || base.isEmpty || base == "." { return path }
+        return base.hasSuffix("/") ? base + path : base + "/" + path
+    }
+}

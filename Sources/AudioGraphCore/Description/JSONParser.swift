@@ -1,0 +1,311 @@
+// A strict, non-recursive-on-untrusted-depth JSON parser that never crashes on any input.
+
+/// Parses RFC 8259 JSON from bytes.
+///
+/// Strict: no comments, no trailing commas, no NaN/Infinity, no leading zeros, no control
+/// characters in strings, valid UTF-8 and surrogate pairs only, no duplicate object keys, numbers
+/// within `Double`'s range, nesting at most `maximumDepth` deep (the parser recurses, so the cap
+/// keeps the stack bounded). A leading UTF-8 byte order mark is skipped.
+///
+/// Thread safety: a value used by one thread at a time.
+struct JSONParser {
+    /// The deepest nesting of arrays and objects accepted.
+    static let maximumDepth = 256
+
+    private let bytes: [UInt8]
+    private var index = 0
+    private var depth = 0
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+    }
+
+    mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+        skipWhitespace()
+        guard index < bytes.count else { throw error("the document is empty") }
+        let value = try parseValue()
+        skipWhitespace()
+        guard index == bytes.count else { throw error("unexpected \(describeCurrent()) after the end of the document") }
+        return value
+    }
+
+    // MARK: Values
+
+    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+        guard index < bytes.count else { throw error("unexpected end of the document, expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error("unexpected \(describeCurrent()), expected a value")
+        }
+    }
+
+    private mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > Self.maximumDepth { throw error("nesting deeper than \(Self.maximumDepth) levels") }
+    }
+
+    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        index += 1
+        var members: [JSONMember] = []
+        var seen = Set<String>()
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(JSONObject(members))
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw error("unexpected \(describeCurrent()), expected a string key")
+            }
+            let keyStart = index
+            let key = try parseString()
+            guard seen.insert(key).inserted else {
+                index = keyStart
+                throw error("duplicate key \"\(key)\"")
+            }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw error("unexpected \(describeCurrent()), expected ':' after key \"\(key)\"")
+            }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue()
+            members.append(JSONMember(key: key, value: value))
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+            throw error("unexpected \(describeCurrent()), expected ',' or '}' after an object member")
+        }
+        depth -= 1
+        return .object(JSONObject(members))
+    }
+
+    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of the document inside an array") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; break }
+            throw error("unexpected \(describeCurrent()), expected ',' or ']' after an array element")
+        }
+        depth -= 1
+        return .array(elements)
+    }
+
+    private mutating func expectLiteral(_ literal: String) throws(JSONSyntaxError) {
+        let expected = Array(literal.utf8)
+        guard bytes.count - index >= expected.count, Array(bytes[index..<(index + expected.count)]) == expected else {
+            throw error("unexpected \(describeCurrent()), expected a value")
+        }
+        index += expected.count
+        if index < bytes.count, isIdentifierByte(bytes[index]) {
+            throw error("unexpected \(describeCurrent()) after \(literal)")
+        }
+    }
+
+    private func isIdentifierByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+    }
+
+    // MARK: Numbers
+
+    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONNumber {
+        let start = index
+        var isInteger = true
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else {
+            throw error("unexpected \(describeCurrent()), expected a digit")
+        }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw error("numbers must not have leading zeros") }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw error("unexpected \(describeCurrent()), expected a digit after '.'")
+            }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw error("unexpected \(describeCurrent()), expected a digit in the exponent")
+            }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, isIdentifierByte(bytes[index]) || bytes[index] == UInt8(ascii: ".") {
+            throw error("unexpected \(describeCurrent()) in a number")
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+            index = start
+            throw error("the number \(shown) is too large")
+        }
+        return JSONNumber(value, isInteger: isInteger, text: text)
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    // MARK: Strings
+
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
+        let start = index
+        index += 1
+        var utf8: [UInt8] = []
+        while true {
+            guard index < bytes.count else {
+                index = start
+                throw error("unterminated string")
+            }
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                guard let string = String(validating: utf8, as: UTF8.self) else {
+                    index = start
+                    throw error("the string is not valid UTF-8")
+                }
+                return string
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { continue }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): utf8.append(0x22)
+                case UInt8(ascii: "\\"): utf8.append(0x5C)
+                case UInt8(ascii: "/"): utf8.append(0x2F)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"):
+                    let scalar = try parseUnicodeEscape()
+                    utf8.append(contentsOf: Array(String(Character(scalar)).utf8))
+                default:
+                    index -= 1
+                    throw error("invalid escape \\\(describeByte(escape)) in a string")
+                }
+            case 0x00..<0x20:
+                throw error("control character U+\(hex4(UInt16(byte))) in a string (escape it)")
+            default:
+                utf8.append(byte)
+                index += 1
+            }
+        }
+    }
+
+    /// Reads `XXXX` after `\u` (and a following `\uXXXX` low surrogate when needed).
+    private mutating func parseUnicodeEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
+        let high = try readHex4()
+        if (0xD800...0xDBFF).contains(high) {
+            guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                throw error("lone surrogate \\u\(hex4(high)) in a string")
+            }
+            index += 2
+            let low = try readHex4()
+            guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid surrogate pair in a string") }
+            let value = 0x10000 + ((UInt32(high) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+            guard let scalar = Unicode.Scalar(value) else { throw error("invalid surrogate pair in a string") }
+            return scalar
+        }
+        guard let scalar = Unicode.Scalar(UInt32(high)) else { throw error("lone surrogate \\u\(hex4(high)) in a string") }
+        return scalar
+    }
+
+    private mutating func readHex4() throws(JSONSyntaxError) -> UInt16 {
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            guard index < bytes.count else { throw error("unterminated \\u escape") }
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid hexadecimal digit \(describeByte(byte)) in a \\u escape")
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    // MARK: Errors
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func hex4(_ value: UInt16) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    private func describeByte(_ byte: UInt8) -> String {
+        if byte >= 0x21 && byte < 0x7F { return String(UnicodeScalar(byte)) }
+        return "byte 0x" + String(byte, radix: 16, uppercase: true)
+    }
+
+    private func describeCurrent() -> String {
+        guard index < bytes.count else { return "end of the document" }
+        let byte = bytes[index]
+        if byte >= 0x21 && byte < 0x7F { return "'\(String(UnicodeScalar(byte)))'" }
+        return describeByte(byte)
+    }
+
+    /// An error at the current position, with line and column computed from the bytes before it.
+    private func error(_ message: String) -> JSONSyntaxError {
+        var line = 1
+        var column = 1
+        let end = min(index, bytes.count)
+        var position = 0
+        while position < end {
+            let byte = bytes[position]
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+            position += 1
+        }
+        return JSONSyntaxError(line: line, column: column, message: message)
+    }
+}

@@ -1,0 +1,20 @@
+// The stock node types a graph file may name, and what kind of node each is.
+
+/// A node type of the graph format (`"type"` of a node object).
+public enum NodeType: String, Sendable, Hashable, CaseIterable {
+    case oscillator, player, input, mixer, environment, eq, delay, converter, output, genericOutput
+}
+
+/// What role a node type plays in a graph.
+public enum NodeKind: String, Sendable, Hashable {
+    /// No input bus, one output bus (oscillator, player, input).
+    case source
+    /// Many input buses mixed into one output bus (mixer, environment).
+    case mixer
+    /// One input bus processed into one output bus of the same format (eq, delay).
+    case effect
+    /// One input bus converted to another format (converter).
+    case converter
+    /// One input bus and no output bus: the end of the graph (output, genericOutput).
+    case output
+}

@@ -1,0 +1,166 @@
+// The render-side half of a node: its output buffers, parameter states and DSP.
+
+/// The render-side processor of a node (cf. a web-audio-api-rs `AudioProcessor`).
+///
+/// A kernel is created by its ``AudioNode`` on a control thread at initialize (or in `update()`
+/// for a node added while running), with every buffer it will need: one output buffer per output
+/// bus sized from `maximumFramesPerSlice`, and a scratch buffer per parameter. From then on only
+/// the render thread calls it. Subclasses override ``render(context:inputs:)``.
+///
+/// Thread safety: after creation, render thread only — except `deinit`, which runs on the
+/// control thread that retires the last render plan referring to the kernel.
+open class NodeKernel: @unchecked Sendable {
+    /// The node's id (for diagnostics; never formatted on the render thread).
+    public let nodeID: String
+    /// Output buses (each a view of storage this kernel owns).
+    public let outputs: UnsafeMutableBufferPointer<AudioBufferList>
+    /// Formats of the output buses.
+    public let outputFormats: [StreamFormat]
+    /// The largest slice the kernel is asked for.
+    public let maximumFramesPerSlice: Int
+    /// The node's parameters, in the node's order (indices match ``parameterStates``).
+    public let parameters: [AudioParameter]
+
+    // MARK: Render thread only
+    /// Render state of each parameter.
+    public let parameterStates: UnsafeMutablePointer<ParameterRenderState>
+    /// Whether each output bus is silent for the last slice rendered.
+    public let outputIsSilent: UnsafeMutablePointer<Bool>
+    /// The graph frame at which this node started (sources count their own time from it).
+    public internal(set) var startSampleTime: Int64 = 0
+    var lastRenderedSampleTime: Int64 = .min
+    var lastRenderedFrameCount: Int = -1
+
+    // MARK: Control thread only (ownership of memory)
+    private let outputStorage: [AudioBufferStorage]
+    private let parameterScratch: UnsafeMutablePointer<Float>
+
+    public init(nodeID: String, outputFormats: [StreamFormat], maximumFramesPerSlice: Int,
+                parameters: [AudioParameter]) {
+        self.nodeID = nodeID
+        self.outputFormats = outputFormats
+        self.maximumFramesPerSlice = maximumFramesPerSlice
+        self.parameters = parameters
+        outputStorage = outputFormats.map {
+            AudioBufferStorage(channelCount: $0.channelCount, capacity: maximumFramesPerSlice)
+        }
+        outputs = .allocate(capacity: max(1, outputFormats.count))
+        for (i, s) in outputStorage.enumerated() { (outputs.baseAddress! + i).initialize(to: s.list) }
+        outputIsSilent = .allocate(capacity: max(1, outputFormats.count))
+        outputIsSilent.initialize(repeating: true, count: max(1, outputFormats.count))
+        parameterScratch = .allocate(capacity: max(1, parameters.count * maximumFramesPerSlice))
+        parameterScratch.initialize(repeating: 0, count: max(1, parameters.count * maximumFramesPerSlice))
+        parameterStates = .allocate(capacity: max(1, parameters.count))
+        for (i, p) in parameters.enumerated() {
+            (parameterStates + i).initialize(to: ParameterRenderState(
+                initialValue: p.value, scratch: parameterScratch + i * maximumFramesPerSlice))
+        }
+    }
+
+    deinit {
+        outputs.deallocate()
+        outputIsSilent.deallocate()
+        parameterStates.deinitialize(count: parameters.count)
+        parameterStates.deallocate()
+        parameterScratch.deallocate()
+    }
+
+    /// Renders one slice into ``outputs`` and sets ``outputIsSilent`` for each bus.
+    ///
+    /// Real-time: must not allocate, lock, wait, throw, log or do I/O. Pull inputs with
+    /// `inputs.pull(bus)`; read parameters with ``parameterValues(_:_:)``.
+    open func render(context: RenderContext, inputs: RenderInputs) {
+        for b in 0..<outputs.count {
+            outputs[b].clear(frameCount: context.frameCount)
+            outputIsSilent[b] = true
+        }
+    }
+
+    /// Called on the render thread when the kernel joins a running graph (or the graph starts),
+    /// with the graph frame it starts at. Real-time safe. Override to reset state; call super.
+    open func start(atSampleTime sampleTime: Int64) {
+        startSampleTime = sampleTime
+    }
+
+    /// Called on the render thread with a message prepared by the control side (a property
+    /// change). Real-time safe: swap in what the message carries, keep what it replaces in the
+    /// message so that it is released later on a control thread.
+    open func receive(_ message: KernelMessage) {}
+
+    /// The values of parameter `index` for this slice (polls the control side first). Real-time safe.
+    @inline(__always)
+    public final func parameterValues(_ index: Int, _ context: RenderContext) -> ParameterValues {
+        let p = parameters[index]
+        parameterStates[index].poll(p)
+        return parameterStates[index].values(p, context)
+    }
+
+    /// Marks every output silent and zeroes it. Real-time safe.
+    public final func outputSilence(frameCount: Int) {
+        for b in 0..<outputs.count {
+            outputs[b].clear(frameCount: frameCount)
+            outputIsSilent[b] = true
+        }
+    }
+
+    /// Applies a change-list `setParameter` on the render thread (sample-exact with the list).
+    final func applyParameter(_ index: Int, value: Double, rampFrames: Int) {
+        parameterStates[index].poll(parameters[index])
+        parameterStates[index].ramp(to: value, frames: rampFrames)
+    }
+}
+
+/// A message from a node's control side to its kernel, carried by a render plan and delivered on
+/// the render thread (cf. web-audio-api-rs's control messages). Whatever the kernel replaces, it
+/// stores back into the message, so it is released with the plan on a control thread.
+open class KernelMessage: @unchecked Sendable {
+    public init() {}
+    /// What the kernel handed back (released off the render thread with the plan).
+    public var retired: AnyObject?
+}
+
+/// The inputs of one node during one render call: pulling a bus renders its source first (once
+/// per slice: fan-out is cached by sample time).
+///
+/// Thread safety: render thread only; valid only during the render call it was passed to.
+public struct RenderInputs {
+    unowned(unsafe) let plan: RenderPlan
+    let first: Int
+    /// The node's input bus count.
+    public let count: Int
+    let context: RenderContext
+
+    /// Renders the source of input `bus` if needed and returns its buffer, or nil when nothing is
+    /// connected. Real-time safe.
+    @inline(__always)
+    public func pull(_ bus: Int) -> InputBuffer? {
+        guard bus >= 0 && bus < count else { return nil }
+        return plan.pullInput(first + bus, context)
+    }
+}
+
+/// One pulled input bus: its buffer (at least the slice's frame count) and whether it is silent.
+public struct InputBuffer {
+    /// The samples (owned by the source node or the input's rate converter).
+    public let buffer: AudioBufferList
+    /// Whether every sample of this slice is zero.
+    public let isSilent: Bool
+
+    public init(buffer: AudioBufferList, isSilent: Bool) {
+        self.buffer = buffer
+        self.isSilent = isSilent
+    }
+
+    /// Channel count of the input.
+    public var channelCount: Int { buffer.channelCount }
+}
+
+extension NodeKernel {
+    /// Output bus `bus` as rendered for the slice at `sampleTime` of `frameCount` frames, or nil
+    /// when the kernel did not render that slice (it was not pulled). Render thread (or the
+    /// thread driving an offline render, between render calls).
+    public final func renderedOutput(bus: Int, sampleTime: Int64, frameCount: Int) -> InputBuffer? {
+        guard bus < outputs.count, lastRenderedSampleTime == sampleTime, lastRenderedFrameCount == frameCount else { return nil }
+        return InputBuffer(buffer: outputs[bus], isSilent: outputIsSilent[bus])
+    }
+}

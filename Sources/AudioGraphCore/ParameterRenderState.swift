@@ -1,0 +1,88 @@
+// The render thread's view of one parameter: current value, linear ramp, automation.
+
+/// Per-sample values of one parameter for one slice: a constant or a buffer of `frameCount` values.
+public struct ParameterValues {
+    /// The value when ``values`` is nil.
+    public let constant: Float
+    /// Per-frame values, or nil when the value is constant over the slice.
+    public let values: UnsafeMutablePointer<Float>?
+
+    /// The value at frame `i` of the slice. Real-time safe.
+    @inline(__always)
+    public subscript(i: Int) -> Float { values.map { $0[i] } ?? constant }
+
+    /// Whether the value is the same for every frame of the slice.
+    @inline(__always)
+    public var isConstant: Bool { values == nil }
+}
+
+/// Render-thread state of a parameter: it follows the control side's published value, ramps
+/// linearly per sample and evaluates automation. Owned by a ``NodeKernel``.
+///
+/// Thread safety: render thread only (after the kernel is set up).
+public struct ParameterRenderState {
+    // MARK: Render thread only
+    private var lastSequence: UInt64 = 0
+    /// The value at the next frame to render.
+    public private(set) var current: Double
+    private var rampStart: Double
+    private var target: Double
+    private var rampLength: Int = 0
+    private var rampPosition: Int = 0
+    private let scratch: UnsafeMutablePointer<Float>
+
+    init(initialValue: Double, scratch: UnsafeMutablePointer<Float>) {
+        current = initialValue
+        rampStart = initialValue
+        target = initialValue
+        self.scratch = scratch
+    }
+
+    /// Starts a linear ramp from the current value to `value` over `frames` frames (0: a step).
+    /// As Web Audio's linear ramp: frame `i` of the ramp has `start + (value - start) * i / frames`,
+    /// and `value` from frame `frames` on.
+    public mutating func ramp(to value: Double, frames: Int) {
+        target = value
+        rampStart = current
+        rampLength = max(0, frames)
+        rampPosition = 0
+        if rampLength == 0 { current = value }
+    }
+
+    /// Whether a ramp is in progress.
+    public var isRamping: Bool { rampPosition < rampLength }
+
+    /// Reads a newly published value of `parameter`, if any. Real-time safe.
+    @inline(__always)
+    mutating func poll(_ parameter: AudioParameter) {
+        if let p = parameter.poll(after: lastSequence) {
+            lastSequence = p.sequence
+            ramp(to: p.value, frames: p.rampFrames)
+        }
+    }
+
+    /// The values for a slice, advancing the ramp by `context.frameCount` frames. Real-time safe.
+    @inline(__always)
+    mutating func values(_ parameter: AudioParameter, _ context: RenderContext) -> ParameterValues {
+        let n = context.frameCount
+        if let automation = parameter.automation {
+            automation.fill(scratch, startFrame: context.sampleTime, count: n, sampleRate: context.sampleRate)
+            if n > 0 { current = Double(scratch[n - 1]) }
+            return ParameterValues(constant: Float(current), values: scratch)
+        }
+        if rampPosition >= rampLength { return ParameterValues(constant: Float(current), values: nil) }
+        let delta = target - rampStart
+        let length = Double(rampLength)
+        for i in 0..<n {
+            if rampPosition < rampLength {
+                current = rampStart + delta * (Double(rampPosition) / length)
+                rampPosition += 1
+            } else {
+                current = target
+            }
+            scratch[i] = Float(current)
+        }
+        if rampPosition >= rampLength { current = target }
+        return ParameterValues(constant: Float(current), values: scratch)
+    }
+}

@@ -1,0 +1,42 @@
+// Structural and parameter changes queued while a graph is initialized, applied by update().
+import Synchronization
+
+/// One queued change (cf. AUGraph's pending changes). A list of them is applied by
+/// `AudioGraph.update()` all together or not at all.
+public enum PendingChange: @unchecked Sendable {
+    /// Adds a node (not yet initialized; update() sets it up off the render thread).
+    case addNode(AudioNode)
+    /// Removes a node and every connection to or from it.
+    case removeNode(String)
+    /// Connects an output bus to an input bus.
+    case connect(source: String, sourceBus: Int, destination: String, destinationBus: Int)
+    /// Removes the connection into an input bus.
+    case disconnect(destination: String, destinationBus: Int)
+    /// Sets a parameter, sample-exactly with the rest of the list, ramping over `rampDuration` s.
+    case setParameter(node: String, address: String, value: Double, rampDuration: Double)
+    /// Sets a property (validated by the node; delivered to its kernel with the list).
+    case setProperty(node: String, name: String, value: any Sendable)
+}
+
+/// A thread-safe queue of ``PendingChange``s.
+///
+/// Thread safety: any control thread may append; `update()` takes the whole list. The render
+/// thread never touches it (a mutex is fine here).
+public final class PendingChangeList: Sendable {
+    private let changes = Mutex<[PendingChange]>([])
+
+    public init() {}
+
+    /// Appends changes (all of them, atomically with respect to `take`).
+    public func append(contentsOf list: [PendingChange]) {
+        changes.withLock { $0.append(contentsOf: list) }
+    }
+
+    /// Removes and returns everything queued.
+    public func take() -> [PendingChange] {
+        changes.withLock { c in defer { c.removeAll() }; return c }
+    }
+
+    /// Number of queued changes.
+    public var count: Int { changes.withLock { $0.count } }
+}

@@ -1,0 +1,139 @@
+// An immutable, compiled render graph that the render thread pulls through.
+
+/// What the render thread runs once when it adopts a plan, before rendering with it.
+///
+/// A closed set of messages (cf. web-audio-api-rs's control messages): everything a change list
+/// does besides rewiring.
+enum PlanCommand {
+    /// A node joins: its kernel starts counting its own time at the current graph frame.
+    case start(NodeKernel)
+    /// A change-list `setParameter`: sample-exact with the rest of the list.
+    case setParameter(NodeKernel, index: Int, value: Double, rampFrames: Int)
+    /// A property change prepared by the node's control side.
+    case message(NodeKernel, KernelMessage)
+    /// A rate-converting input starts carrying audio.
+    case startAdapter(InputAdapter, sourceRate: Double)
+}
+
+/// An immutable snapshot of the graph compiled for rendering (cf. JUCE's RenderSequence): the
+/// nodes, each input bus's source, the output node, and the commands to run on adoption.
+///
+/// Compiled on a control thread by `AudioGraph.update()` / `initialize()`, handed to the render
+/// thread through an atomic pointer, and released on a control thread once the render thread
+/// has moved on to a newer plan. It holds strong references to every kernel and adapter it uses,
+/// so nothing it touches is freed while it may render.
+///
+/// Thread safety: immutable after creation (kernels it points to are render-thread-owned).
+final class RenderPlan: @unchecked Sendable {
+    struct Entry {
+        unowned(unsafe) let kernel: NodeKernel
+        let firstInput: Int
+        let inputCount: Int
+    }
+
+    struct InputSlot {
+        /// Entry index of the source, or -1 when the bus is unconnected.
+        let source: Int
+        let bus: Int
+        unowned(unsafe) let adapter: InputAdapter?
+    }
+
+    let generation: UInt64
+    let entries: UnsafeMutablePointer<Entry>
+    let entryCount: Int
+    let inputSlots: UnsafeMutablePointer<InputSlot>
+    let inputSlotCount: Int
+    /// Entry index of the output node.
+    let outputEntry: Int
+    let commands: [PlanCommand]
+    /// The commands again, in memory the render thread can walk without generic iteration
+    /// (an unspecialised `IndexingIterator` boxes a four-word enum on the heap).
+    private let commandStorage: UnsafeMutablePointer<PlanCommand>
+
+    // MARK: Ownership (released with the plan, on a control thread)
+    private let kernels: [NodeKernel]
+    private let adapters: [InputAdapter]
+
+    /// `inputs[i]` lists, for kernel i, each input bus's (source kernel index, bus, adapter).
+    init(generation: UInt64, kernels: [NodeKernel], inputs: [[(source: Int, bus: Int, adapter: InputAdapter?)]],
+         outputEntry: Int, commands: [PlanCommand]) {
+        self.generation = generation
+        self.kernels = kernels
+        self.outputEntry = outputEntry
+        self.commands = commands
+        commandStorage = .allocate(capacity: max(1, commands.count))
+        commandStorage.initialize(from: commands, count: commands.count)
+        entryCount = kernels.count
+        inputSlotCount = inputs.reduce(0) { $0 + $1.count }
+        entries = .allocate(capacity: max(1, entryCount))
+        inputSlots = .allocate(capacity: max(1, inputSlotCount))
+        var slot = 0
+        var adapters: [InputAdapter] = []
+        for (i, k) in kernels.enumerated() {
+            (entries + i).initialize(to: Entry(kernel: k, firstInput: slot, inputCount: inputs[i].count))
+            for input in inputs[i] {
+                (inputSlots + slot).initialize(to: InputSlot(source: input.source, bus: input.bus, adapter: input.adapter))
+                if let a = input.adapter { adapters.append(a) }
+                slot += 1
+            }
+        }
+        self.adapters = adapters
+    }
+
+    deinit {
+        commandStorage.deinitialize(count: commands.count)
+        commandStorage.deallocate()
+        entries.deallocate()
+        inputSlots.deallocate()
+    }
+
+    /// Renders entry `index` for `context` unless it already rendered that slice. Real-time safe.
+    @inline(__always)
+    func renderEntry(_ index: Int, _ context: RenderContext) {
+        let e = entries[index]
+        let k = e.kernel
+        if k.lastRenderedSampleTime == context.sampleTime && k.lastRenderedFrameCount == context.frameCount { return }
+        k.lastRenderedSampleTime = context.sampleTime
+        k.lastRenderedFrameCount = context.frameCount
+        k.render(context: context, inputs: RenderInputs(plan: self, first: e.firstInput, count: e.inputCount,
+                                                        context: context))
+    }
+
+    /// The buffer of input slot `slot`, rendering its source first. Real-time safe.
+    @inline(__always)
+    func pullInput(_ slot: Int, _ context: RenderContext) -> InputBuffer? {
+        let s = inputSlots[slot]
+        if s.source < 0 { return nil }
+        if let adapter = s.adapter {
+            let src = entries[s.source].kernel
+            return adapter.pull(context: context, upstream: UpstreamSource(
+                plan: self, entry: s.source, bus: s.bus, sampleRate: src.outputFormats[s.bus].sampleRate))
+        }
+        renderEntry(s.source, context)
+        let k = entries[s.source].kernel
+        return InputBuffer(buffer: k.outputs[s.bus], isSilent: k.outputIsSilent[s.bus])
+    }
+
+    /// Runs the plan's commands at graph frame `sampleTime`, at a graph rate of `graphRate`.
+    /// Render thread (or the control thread before the graph runs). Real-time safe.
+    func runCommands(atSampleTime sampleTime: Int64, graphRate: Double) {
+        var i = 0
+        let count = commands.count
+        while i < count {
+            defer { i += 1 }
+            switch commandStorage[i] {
+            case .start(let k):
+                let rate = k.outputFormats.first?.sampleRate ?? graphRate
+                let t = rate == graphRate ? sampleTime : Int64((Double(sampleTime) * rate / graphRate).rounded())
+                k.start(atSampleTime: t)
+            case let .setParameter(k, index, value, ramp):
+                k.applyParameter(index, value: value, rampFrames: ramp)
+            case let .message(k, m):
+                k.receive(m)
+            case let .startAdapter(a, sourceRate):
+                let t = sourceRate == graphRate ? sampleTime : Int64((Double(sampleTime) * sourceRate / graphRate).rounded())
+                a.start(atUpstreamSampleTime: t)
+            }
+        }
+    }
+}

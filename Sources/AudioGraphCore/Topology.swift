@@ -1,0 +1,96 @@
+// The graph's nodes and connections as a value: edited on a copy, validated, then committed.
+
+/// Nodes and connections of a graph, as a value that a change list is applied to on a copy.
+/// Thread safety: a value; the graph keeps its own under its control mutex.
+struct Topology {
+    var nodes: [String: AudioNode]
+    var order: [String]
+    /// Destination input bus → source output bus.
+    var connections: [AudioGraph.BusKey: AudioGraph.BusKey]
+
+    /// Applies one structural change, validating it against the topology so far.
+    mutating func apply(_ change: PendingChange) throws(AudioGraphError) {
+        switch change {
+        case .addNode(let n):
+            guard nodes[n.id] == nil else { throw .duplicateNode(n.id) }
+            nodes[n.id] = n
+            order.append(n.id)
+        case .removeNode(let id):
+            guard nodes[id] != nil else { throw .nodeNotFound(id) }
+            nodes[id] = nil
+            order.removeAll { $0 == id }
+            connections = connections.filter { $0.key.node != id && $0.value.node != id }
+        case let .connect(source, sourceBus, destination, destinationBus):
+            guard let s = nodes[source] else { throw .nodeNotFound(source) }
+            guard let d = nodes[destination] else { throw .nodeNotFound(destination) }
+            guard sourceBus >= 0 && sourceBus < s.outputBusCount else {
+                throw .busOutOfRange(node: source, scope: .output, bus: sourceBus, count: s.outputBusCount)
+            }
+            guard destinationBus >= 0 && destinationBus < d.inputBusCount else {
+                throw .busOutOfRange(node: destination, scope: .input, bus: destinationBus, count: d.inputBusCount)
+            }
+            let key = AudioGraph.BusKey(node: destination, bus: destinationBus)
+            guard connections[key] == nil else { throw .inputAlreadyConnected(node: destination, bus: destinationBus) }
+            if source == destination || reaches(from: destination, to: source) { throw .cycle(node: destination) }
+            connections[key] = AudioGraph.BusKey(node: source, bus: sourceBus)
+        case let .disconnect(destination, destinationBus):
+            guard let d = nodes[destination] else { throw .nodeNotFound(destination) }
+            guard destinationBus >= 0 && destinationBus < d.inputBusCount else {
+                throw .busOutOfRange(node: destination, scope: .input, bus: destinationBus, count: d.inputBusCount)
+            }
+            let key = AudioGraph.BusKey(node: destination, bus: destinationBus)
+            guard connections[key] != nil else { throw .inputNotConnected(node: destination, bus: destinationBus) }
+            connections[key] = nil
+        case .setParameter, .setProperty:
+            break
+        }
+    }
+
+    /// Whether audio flows from `a` to `b` (b is downstream of a).
+    func reaches(from a: String, to b: String) -> Bool {
+        var stack = [a]
+        var seen: Set<String> = [a]
+        while let n = stack.popLast() {
+            if n == b { return true }
+            for (dst, src) in connections where src.node == n && !seen.contains(dst.node) {
+                seen.insert(dst.node)
+                stack.append(dst.node)
+            }
+        }
+        return false
+    }
+
+    /// Exactly one output node.
+    func checkOutputCount() throws(AudioGraphError) {
+        let count = nodes.values.filter(\.isOutputNode).count
+        guard count == 1 else { throw .outputNodeCount(count) }
+    }
+
+    /// Node ids with every source before the nodes it feeds (Kahn's algorithm, stable by
+    /// insertion order). Throws on a cycle, naming a node in it.
+    func topologicalOrder() throws(AudioGraphError) -> [String] {
+        var indegree: [String: Int] = [:]
+        var downstream: [String: [String]] = [:]
+        for id in order { indegree[id] = 0 }
+        for (dst, src) in connections {
+            indegree[dst.node, default: 0] += 1
+            downstream[src.node, default: []].append(dst.node)
+        }
+        var ready = order.filter { indegree[$0] == 0 }
+        var result: [String] = []
+        var i = 0
+        while i < ready.count {
+            let n = ready[i]
+            i += 1
+            result.append(n)
+            for d in downstream[n] ?? [] {
+                indegree[d]! -= 1
+                if indegree[d] == 0 { ready.append(d) }
+            }
+        }
+        if result.count < order.count, let stuck = order.first(where: { indegree[$0]! > 0 }) {
+            throw .cycle(node: stuck)
+        }
+        return result
+    }
+}

@@ -1,2 +1,0 @@
-// AudioGraphKit module.
-@_exported import AudioGraphCore

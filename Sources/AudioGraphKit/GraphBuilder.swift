@@ -1,0 +1,80 @@
+// Building a running engine graph from a validated graph description.
+import AudioGraphNodes
+
+/// A graph built from a description, initialized and ready to render.
+public struct BuiltGraph: @unchecked Sendable {
+    /// The engine graph (initialized).
+    public let graph: AudioGraph
+    /// What it was built from.
+    public let validated: ValidatedGraph
+    /// The graph's output node.
+    public let outputNode: AudioNode
+}
+
+/// Turns graph descriptions into engine graphs, and their updates into pending-change lists.
+///
+/// Thread safety: control threads only.
+public enum GraphBuilder {
+    /// Creates every node, connects them and initializes the graph.
+    ///
+    /// - Parameters:
+    ///   - maximumFramesPerSlice: overrides the description's (the CLI's `--slice`).
+    ///   - replaceOutput: render offline a graph whose output is a PulseAudio `output` node.
+    public static func build(_ validated: ValidatedGraph, maximumFramesPerSlice: Int? = nil,
+                             replaceOutput: Bool = false) throws(AudioGraphError) -> BuiltGraph {
+        let d = validated.description
+        let graph = AudioGraph(sampleRate: d.sampleRate,
+                               maximumFramesPerSlice: maximumFramesPerSlice ?? d.maximumFramesPerSlice)
+        for n in d.nodes {
+            try graph.addNode(NodeFactory.makeNode(n, sampleRate: d.sampleRate, replaceOutput: replaceOutput))
+        }
+        for c in d.connections {
+            try graph.connect(c.from.node, outputBus: c.from.bus, to: c.to.node, inputBus: c.to.bus)
+        }
+        try graph.initialize()
+        guard let output = graph.outputNode else { throw .outputNodeCount(0) }
+        return BuiltGraph(graph: graph, validated: validated, outputNode: output)
+    }
+
+    /// The pending-change list for one update's actions (nodes it adds are created here, off the
+    /// render thread).
+    public static func changes(for update: UpdateDescription, sampleRate: Double,
+                               replaceOutput: Bool = false) throws(AudioGraphError) -> [PendingChange] {
+        var list: [PendingChange] = []
+        for action in update.actions {
+            switch action {
+            case let .setParameter(node, address, value, ramp):
+                list.append(.setParameter(node: node, address: address.description, value: value, rampDuration: ramp))
+            case .connect(let c):
+                list.append(.connect(source: c.from.node, sourceBus: c.from.bus, destination: c.to.node, destinationBus: c.to.bus))
+            case .disconnect(let to):
+                list.append(.disconnect(destination: to.node, destinationBus: to.bus))
+            case .addNode(let n):
+                list.append(.addNode(try NodeFactory.makeNode(n, sampleRate: sampleRate, replaceOutput: replaceOutput)))
+            case .removeNode(let id):
+                list.append(.removeNode(id))
+            case let .setProperty(node, name, value, _):
+                list.append(.setProperty(node: node, name: name, value: value.propertyValue))
+            }
+        }
+        return list
+    }
+}
+
+extension JSONValue {
+    /// The value as a node property receives it: Bool, Double, String, [any Sendable],
+    /// [String: any Sendable], or nil for JSON null.
+    public var propertyValue: any Sendable {
+        switch self {
+        case .null: return Optional<Double>.none as any Sendable
+        case .bool(let b): return b
+        case .number(let n): return n.value
+        case .string(let s): return s
+        case .array(let a): return a.map(\.propertyValue)
+        case .object(let o):
+            var d: [String: any Sendable] = [:]
+            for m in o { d[m.key] = m.value.propertyValue }
+            return d
+        }
+    }
+}

@@ -1,0 +1,265 @@
+// Offline rendering: pulls a graph as fast as possible into a sound file, with updates and taps.
+import AudioGraphNodes
+import Foundation
+
+/// Errors of an offline render (besides the graph's own).
+public enum RenderError: Error, Sendable, CustomStringConvertible {
+    /// The graph has no generic output to pull (and no `output` to replace).
+    case noGenericOutput
+    /// Writing a file failed (exit status 3 in the CLI).
+    case file(AudioFileError)
+    /// The graph could not be built or updated (exit status 1 in the CLI).
+    case graph(AudioGraphError)
+
+    public var description: String {
+        switch self {
+        case .noGenericOutput: return "the graph has no genericOutput or output node to render through"
+        case .file(let e): return e.description
+        case .graph(let e): return e.description
+        }
+    }
+}
+
+/// Renders a described graph offline through its generic output into a sound file
+/// (cf. AVAudioEngine's manual rendering mode).
+///
+/// Updates apply sample-exactly: the renderer stops the slice at an update's frame, queues its
+/// actions as one pending-change list, calls `update()`, and continues — so the output is
+/// bit-identical for every slice size. Taps record what a node's output bus produced for every
+/// rendered frame (silence when the node did not render, e.g. while disconnected).
+/// The output file is written next to its final path and renamed when complete.
+///
+/// Thread safety: one control thread drives the render; it is the graph's render thread too.
+public final class OfflineRenderer {
+    /// What to render.
+    public let built: BuiltGraph
+    /// Frames of the output timeline to render.
+    public let frameCount: Int64
+    /// The rate of the file (the generic output's client format).
+    public let outputRate: Double
+    /// The file format written.
+    public let fileFormat: StreamFormat
+
+    private let sliceSize: Int
+    /// The largest absolute sample written to the output file.
+    public private(set) var peak: Float = 0
+    private var sumOfSquares: Double = 0
+    private var samplesMeasured: Int64 = 0
+    /// RMS of everything written to the output file (all channels).
+    public var rms: Double { samplesMeasured > 0 ? (sumOfSquares / Double(samplesMeasured)).squareRoot() : 0 }
+
+    /// - Parameters:
+    ///   - frames: the length in frames of the output file; nil: `duration` seconds, else the
+    ///     description's default length.
+    ///   - sampleType: the file's sample type (nil: the client format's, or the file type's default).
+    public init(_ validated: ValidatedGraph, outputPath: String, duration: Double? = nil, frames: Int64? = nil,
+                sampleType: SampleType? = nil, sliceSize: Int? = nil) throws(RenderError) {
+        do {
+            built = try GraphBuilder.build(validated, maximumFramesPerSlice: sliceSize, replaceOutput: true)
+        } catch {
+            throw .graph(error)
+        }
+        guard let out = built.outputNode as? GenericOutputNode, let client = out.clientFormat else {
+            throw .noGenericOutput
+        }
+        self.sliceSize = built.graph.maximumFramesPerSlice
+        graphTimelineRate = out.inputFormat?.sampleRate ?? built.graph.sampleRate
+        outputRate = client.sampleRate
+        let seconds = duration ?? validated.defaultRenderDuration
+        frameCount = frames ?? Int64((seconds * outputRate).rounded())
+        var format = client
+        format.sampleType = sampleType ?? (out.clientFormatRequest.sampleType ?? AudioFileWriter.defaultSampleType(forPath: outputPath))
+        format.isInterleaved = false
+        fileFormat = format
+    }
+
+    /// The rate of the graph's output timeline (what reaches the generic output): update frames
+    /// and taps count on it. The file's rate is ``outputRate`` (the client format's).
+    public let graphTimelineRate: Double
+
+    /// Renders everything into `outputPath` (written aside, then renamed). `progress` is called
+    /// with the fraction done, at most about 100 times.
+    public func render(to outputPath: String, progress: ((Double) -> Void)? = nil) throws(RenderError) {
+        let graph = built.graph
+        let d = built.validated.description
+        let temporary = Self.temporaryPath(for: outputPath)
+        var tapWriters: [(tap: TapDescription, writer: AudioFileWriter, temporary: String)] = []
+        var finished = false
+        defer {
+            if !finished {
+                unlink(temporary)
+                for t in tapWriters { unlink(t.temporary) }
+            }
+        }
+        let writer: AudioFileWriter
+        do {
+            writer = try AudioFileWriter(path: temporary, format: fileFormat)
+            for tap in d.taps {
+                let node = graph.node(tap.node)
+                var tf = node?.outputFormats[safe: tap.bus] ?? .canonical(sampleRate: graphTimelineRate, channelCount: 1)
+                tf.sampleType = AudioFileWriter.defaultSampleType(forPath: tap.path)
+                let path = Self.temporaryPath(for: tap.path)
+                tapWriters.append((tap, try AudioFileWriter(path: path, format: tf), path))
+            }
+        } catch {
+            throw .file(error)
+        }
+
+        // Updates, in frame order (stable for equal frames: file order).
+        let updates = d.updates.enumerated()
+            .map { (frame: $0.element.when.frame(sampleRate: graphTimelineRate), index: $0.offset, update: $0.element) }
+            .sorted { ($0.frame, $0.index) < ($1.frame, $1.index) }
+        var nextUpdate = 0
+        let silence = AudioBufferStorage(channelCount: 64, capacity: sliceSize)
+        let mapped = AudioBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)
+        var graphFrames: Int64 = 0
+        var failure: RenderError?
+
+        /// Renders `count` graph frames (splitting slices at update frames, applying updates,
+        /// writing taps) into `destination`, remixed to the file's channel count.
+        func pullGraph(into destination: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, count: Int) -> Int {
+            var done = 0
+            while done < count && failure == nil {
+                while nextUpdate < updates.count && updates[nextUpdate].frame <= graphFrames {
+                    do {
+                        let list = try GraphBuilder.changes(for: updates[nextUpdate].update, sampleRate: d.sampleRate, replaceOutput: true)
+                        graph.enqueue(contentsOf: list)
+                        try graph.update(waitUntilApplied: false)
+                    } catch {
+                        failure = .graph(error)
+                        return done
+                    }
+                    nextUpdate += 1
+                }
+                var n = min(sliceSize, count - done)
+                if nextUpdate < updates.count { n = Int(min(Int64(n), updates[nextUpdate].frame - graphFrames)) }
+                let sampleTime = graph.renderSampleTime
+                let result = graph.render(frameCount: n)
+                let source = result?.buffer ?? silence.list
+                var written = source
+                if source.channelCount != fileFormat.channelCount {
+                    Self.remix(source, into: mapped.list, frameCount: n)
+                    written = mapped.list
+                }
+                for c in 0..<destination.count { (destination[c] + done).update(from: written.channel(c), count: n) }
+                do {
+                    for t in tapWriters {
+                        if let k = graph.node(t.tap.node)?.kernel,
+                           let b = k.renderedOutput(bus: t.tap.bus, sampleTime: sampleTime, frameCount: n) {
+                            try t.writer.write(b.buffer, frameCount: n)
+                        } else {
+                            try t.writer.write(silence.list, frameCount: n)
+                        }
+                    }
+                } catch {
+                    failure = .file(error)
+                    return done
+                }
+                graph.collectRetiredPlans()
+                graphFrames += Int64(n)
+                done += n
+            }
+            return done
+        }
+
+        do {
+            try graph.start()
+        } catch {
+            throw .graph(error)
+        }
+        defer { graph.stop() }
+        let chunk = AudioBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)
+        var chunkPointers = (0..<fileFormat.channelCount).map { chunk.list.channel($0) }
+        var resampler: Resampler?
+        if outputRate != graphTimelineRate {
+            do {
+                resampler = try Resampler(channelCount: fileFormat.channelCount, inputSampleRate: graphTimelineRate,
+                                          outputSampleRate: outputRate, quality: .best) { buffers, count in
+                    pullGraph(into: buffers, count: count)
+                }
+            } catch {
+                throw .graph(.formatNotSupported(node: built.outputNode.id, reason: "\(error)"))
+            }
+        }
+        var done: Int64 = 0
+        var lastReported = -1
+        while done < frameCount {
+            let n = Int(min(Int64(sliceSize), frameCount - done))
+            let got = chunkPointers.withUnsafeMutableBufferPointer { p in
+                let pointers = UnsafeBufferPointer(p)
+                if let resampler { return resampler.read(into: pointers, frameCount: n) }
+                return pullGraph(into: pointers, count: n)
+            }
+            if let failure { throw failure }
+            if got < n { chunk.list.clear(frameCount: n) }
+            do {
+                try writer.write(chunk.list, frameCount: n)
+            } catch {
+                throw .file(error)
+            }
+            measure(chunk.list, frameCount: n)
+            done += Int64(n)
+            if let progress {
+                let percent = Int(Double(done) * 100 / Double(max(1, frameCount)))
+                if percent != lastReported {
+                    lastReported = percent
+                    progress(Double(done) / Double(max(1, frameCount)))
+                }
+            }
+        }
+        do {
+            try writer.close()
+            for t in tapWriters { try t.writer.close() }
+        } catch {
+            throw .file(error)
+        }
+        guard rename(temporary, outputPath) == 0 else {
+            throw .file(.ioFailed(path: outputPath, reason: "cannot rename the finished file into place: " + String(cString: strerror(errno))))
+        }
+        for t in tapWriters where rename(t.temporary, t.tap.path) != 0 {
+            throw .file(.ioFailed(path: t.tap.path, reason: "cannot rename the finished tap file into place"))
+        }
+        finished = true
+    }
+
+    private func measure(_ b: AudioBufferList, frameCount n: Int) {
+        for c in 0..<min(b.channelCount, fileFormat.channelCount) {
+            let x = b.channel(c)
+            var sum = 0.0
+            for i in 0..<n {
+                let v = x[i]
+                peak = max(peak, abs(v))
+                sum += Double(v) * Double(v)
+            }
+            sumOfSquares += sum
+            samplesMeasured += Int64(n)
+        }
+    }
+
+    /// Up/down-mixes to the file's channel count ("speakers" rules for 1/2/4/6, discrete otherwise).
+    static func remix(_ source: AudioBufferList, into target: AudioBufferList, frameCount: Int) {
+        var ins = (0..<source.channelCount).map { UnsafePointer(source.channel($0)) }
+        var outs = (0..<target.channelCount).map { target.channel($0) }
+        ins.withUnsafeMutableBufferPointer { i in
+            outs.withUnsafeMutableBufferPointer { o in
+                ChannelMixing.mix(input: UnsafeBufferPointer(i), output: UnsafeBufferPointer(o), frameCount: frameCount)
+            }
+        }
+    }
+
+    /// `dir/.name.partial-PID.ext`: same folder (so rename is atomic), same extension (so the
+    /// file type is the same).
+    static func temporaryPath(for path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let dot = name.lastIndex(of: ".")
+        let stem = dot.map { String(name[..<$0]) } ?? name
+        let ext = dot.map { String(name[$0...]) } ?? ""
+        return "\(dir).\(stem).partial-\(getpid())\(ext)"
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

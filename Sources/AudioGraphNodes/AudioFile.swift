@@ -1,0 +1,195 @@
+// Sound files through libsndfile: reading whole files or parts, writing slices as they render.
+import CSndFile
+
+/// Errors reading or writing sound files. Thrown on control threads only.
+public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// libsndfile could not open the file (missing, unreadable, not a sound file).
+    case cannotOpen(path: String, reason: String)
+    /// The file's extension names no type we write.
+    case unsupportedFileType(path: String)
+    /// The file type cannot store this sample type (FLAC and floats, for example).
+    case unsupportedSampleType(path: String, sampleType: SampleType)
+    /// Reading or writing failed midway (disk full, I/O error).
+    case ioFailed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, reason): return "\(path): cannot open: \(reason)"
+        case .unsupportedFileType(let path):
+            return "\(path): unknown file type (use .wav, .aiff, .aif, .flac, .ogg, .caf, .au, .w64 or .rf64)"
+        case let .unsupportedSampleType(path, type):
+            return "\(path): this file type cannot store \(type) samples"
+        case let .ioFailed(path, reason): return "\(path): \(reason)"
+        }
+    }
+}
+
+/// Reading sound files with libsndfile (WAV, AIFF, FLAC, Ogg, ... whatever it reads).
+///
+/// Thread safety: every call does I/O: control threads only, never on the render thread.
+public enum AudioFileReader {
+    /// Rate, channel count and length of a file.
+    public static func info(path: String) throws(AudioFileError) -> AudioFileInfo {
+        var sfinfo = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &sfinfo) else {
+            throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
+        }
+        sf_close(file)
+        return AudioFileInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels), frames: sfinfo.frames)
+    }
+
+    /// Reads `frameCount` frames (nil: to the end) from `startFrame` into one array per channel.
+    public static func read(path: String, startFrame: Int64 = 0, frameCount: Int64? = nil) throws(AudioFileError)
+        -> (info: AudioFileInfo, channels: [[Float]]) {
+        var sfinfo = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &sfinfo) else {
+            throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
+        }
+        defer { sf_close(file) }
+        let info = AudioFileInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels), frames: sfinfo.frames)
+        let start = max(0, min(startFrame, sfinfo.frames))
+        let wanted = max(0, min(frameCount ?? (sfinfo.frames - start), sfinfo.frames - start))
+        if start > 0 && sf_seek(file, start, SEEK_SET) < 0 {
+            throw .ioFailed(path: path, reason: "cannot seek to frame \(start)")
+        }
+        let ch = Int(sfinfo.channels)
+        var interleaved = [Float](repeating: 0, count: Int(wanted) * ch)
+        let got = interleaved.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, wanted) }
+        if got < 0 { throw .ioFailed(path: path, reason: String(cString: sf_strerror(file))) }
+        var channels = [[Float]](repeating: [Float](repeating: 0, count: Int(got)), count: ch)
+        for c in 0..<ch {
+            channels[c].withUnsafeMutableBufferPointer { dst in
+                for i in 0..<Int(got) { dst[i] = interleaved[i * ch + c] }
+            }
+        }
+        return (info, channels)
+    }
+}
+
+/// Writes a sound file slice by slice (WAV, AIFF, FLAC, Ogg Vorbis, CAF, AU, W64, RF64 by the
+/// file's extension), converting from the graph's non-interleaved floats to the file's sample type.
+///
+/// Thread safety: I/O — a control or worker thread, never the render thread. Not shared.
+public final class AudioFileWriter {
+    /// Where the file is written.
+    public let path: String
+    /// The format written: rate, channels, sample type.
+    public let format: StreamFormat
+    private var file: OpaquePointer?
+    private var scratch: [Float] = []
+    private var scratchDouble: [Double] = []
+    /// Frames written so far.
+    public private(set) var framesWritten: Int64 = 0
+
+    /// The libsndfile major format for a path's extension, or nil.
+    public static func majorFormat(forPath path: String) -> Int32? {
+        let ext = path.split(separator: "/").last.flatMap { name -> Substring? in
+            guard let dot = name.lastIndex(of: ".") else { return nil }
+            return name[name.index(after: dot)...]
+        }?.lowercased()
+        switch ext {
+        case "wav", "wave": return Int32(SF_FORMAT_WAV)
+        case "aiff", "aif", "aifc": return Int32(SF_FORMAT_AIFF)
+        case "flac": return Int32(SF_FORMAT_FLAC)
+        case "ogg", "oga": return Int32(SF_FORMAT_OGG)
+        case "caf": return Int32(SF_FORMAT_CAF)
+        case "au", "snd": return Int32(SF_FORMAT_AU)
+        case "w64": return Int32(SF_FORMAT_W64)
+        case "rf64": return Int32(SF_FORMAT_RF64)
+        default: return nil
+        }
+    }
+
+    /// The sample type a file type stores when none is asked for: float32, or int24 for FLAC.
+    public static func defaultSampleType(forPath path: String) -> SampleType {
+        majorFormat(forPath: path) == Int32(SF_FORMAT_FLAC) ? .int24 : .float32
+    }
+
+    /// Checks that `path`'s type can store `sampleType`, without creating anything.
+    public static func validate(path: String, sampleType: SampleType, channels: Int, sampleRate: Double) throws(AudioFileError) {
+        guard let major = majorFormat(forPath: path) else { throw .unsupportedFileType(path: path) }
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channels)
+        info.format = major | subtype(sampleType, major: major)
+        guard sf_format_check(&info) != 0 else { throw .unsupportedSampleType(path: path, sampleType: sampleType) }
+    }
+
+    private static func subtype(_ type: SampleType, major: Int32) -> Int32 {
+        if major == Int32(SF_FORMAT_OGG) { return Int32(SF_FORMAT_VORBIS) }
+        switch type {
+        case .float32: return Int32(SF_FORMAT_FLOAT)
+        case .float64: return Int32(SF_FORMAT_DOUBLE)
+        case .int16: return Int32(SF_FORMAT_PCM_16)
+        case .int24: return Int32(SF_FORMAT_PCM_24)
+        case .int32: return Int32(SF_FORMAT_PCM_32)
+        }
+    }
+
+    /// Creates (truncates) the file at `path`.
+    public init(path: String, format: StreamFormat) throws(AudioFileError) {
+        guard let major = Self.majorFormat(forPath: path) else { throw .unsupportedFileType(path: path) }
+        self.path = path
+        self.format = format
+        var info = SF_INFO()
+        info.samplerate = Int32(format.sampleRate.rounded())
+        info.channels = Int32(format.channelCount)
+        info.format = major | Self.subtype(format.sampleType, major: major)
+        guard sf_format_check(&info) != 0 else { throw .unsupportedSampleType(path: path, sampleType: format.sampleType) }
+        guard let f = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
+        }
+        file = f
+        // Floats beyond ±1 are clipped when written as integers, not wrapped.
+        sf_command(f, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+    }
+
+    deinit { if let file { sf_close(file) } }
+
+    /// Appends `frameCount` frames of `buffer` (its first `format.channelCount` channels; missing
+    /// channels are written as silence).
+    public func write(_ buffer: AudioBufferList, frameCount: Int) throws(AudioFileError) {
+        guard let file, frameCount > 0 else { return }
+        let ch = format.channelCount
+        let written: Int64
+        if format.sampleType == .float64 {
+            if scratchDouble.count < frameCount * ch { scratchDouble = [Double](repeating: 0, count: frameCount * ch) }
+            scratchDouble.withUnsafeMutableBufferPointer { s in
+                for c in 0..<ch {
+                    if c < buffer.channelCount {
+                        let src = buffer.channel(c)
+                        for i in 0..<frameCount { s[i * ch + c] = Double(src[i]) }
+                    } else {
+                        for i in 0..<frameCount { s[i * ch + c] = 0 }
+                    }
+                }
+            }
+            written = scratchDouble.withUnsafeBufferPointer { sf_writef_double(file, $0.baseAddress, Int64(frameCount)) }
+        } else {
+            if scratch.count < frameCount * ch { scratch = [Float](repeating: 0, count: frameCount * ch) }
+            scratch.withUnsafeMutableBufferPointer { s in
+                for c in 0..<ch {
+                    if c < buffer.channelCount {
+                        let src = buffer.channel(c)
+                        for i in 0..<frameCount { s[i * ch + c] = src[i] }
+                    } else {
+                        for i in 0..<frameCount { s[i * ch + c] = 0 }
+                    }
+                }
+            }
+            written = scratch.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, Int64(frameCount)) }
+        }
+        guard written == Int64(frameCount) else {
+            throw .ioFailed(path: path, reason: "write failed: " + String(cString: sf_strerror(file)))
+        }
+        framesWritten += written
+    }
+
+    /// Flushes and closes the file; reports a failure to finish it (disk full).
+    public func close() throws(AudioFileError) {
+        guard let f = file else { return }
+        file = nil
+        sf_write_sync(f)
+        if sf_close(f) != 0 { throw .ioFailed(path: path, reason: "cannot finish the file") }
+    }
+}

@@ -1,2 +1,0 @@
-// AudioGraphNodes module.
-@_exported import AudioGraphCore

@@ -1,0 +1,39 @@
+// The offline output: the end of a graph that an application (or the CLI) pulls.
+
+/// The graph's output for offline rendering (cf. the GenericOutput Audio Unit): it has one input
+/// bus and no output bus, and is pulled by whoever calls `AudioGraph.render(frameCount:)` — an
+/// application, `OfflineRenderer`, or a test.
+///
+/// Its `format` property is the client format (what the application or file receives); missing
+/// fields default to the input's. It accepts its input at any rate: conversion to the client
+/// format (rate, channels, sample type) happens where the audio leaves the graph.
+///
+/// Thread safety: configure on a control thread.
+public final class GenericOutputNode: AudioNode, @unchecked Sendable {
+    /// The client format's declared fields.
+    public let clientFormatRequest: PartialStreamFormat
+
+    public init(id: String, clientFormat: PartialStreamFormat = PartialStreamFormat()) {
+        clientFormatRequest = clientFormat
+        super.init(id: id, typeName: "genericOutput", inputBusCount: 1, outputBusCount: 0, parameters: [])
+    }
+
+    public override var isOutputNode: Bool { true }
+    public override var convertsInputSampleRates: Bool { true }
+
+    public override func processingSampleRate(inputFormats: [StreamFormat?], graphSampleRate: Double) -> Double {
+        inputFormats.first??.sampleRate ?? graphSampleRate
+    }
+
+    public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        []
+    }
+
+    /// The format of what reaches the node (after initialize), or nil when nothing is connected.
+    public var inputFormat: StreamFormat? { inputFormats.first ?? nil }
+
+    /// The client format after initialize: the declared fields over the input's format.
+    public var clientFormat: StreamFormat? {
+        inputFormat.map { clientFormatRequest.filled(from: $0) }
+    }
+}

@@ -1,0 +1,155 @@
+// The mixer: N inputs panned, scaled and summed into one output (cf. AUMultiChannelMixer).
+
+/// Mixes `inputBusCount` inputs into one output bus of `channels` channels (default 2).
+///
+/// Stereo output: each input is brought to mono or stereo (more channels are down-mixed by the
+/// Web Audio "speakers" rules), panned exactly as the Web Audio StereoPannerNode (a mono input at
+/// pan 0 gives 0.70710678 on each side; a stereo input at pan 0 passes unchanged), scaled by its
+/// volume, summed, and scaled by the output volume. Other output channel counts: each input is
+/// up/down-mixed to the output layout ("speakers" for 1/2/4/6 channels, "discrete" otherwise)
+/// and pan is ignored. Inputs at another sample rate are converted to the mixer's rate
+/// (libsamplerate, best quality); any channel count is accepted.
+///
+/// Parameters (all a-rate, per sample): `volume` 0...4 (output), `input.N.volume` 0...4,
+/// `input.N.pan` -1...1, `input.N.enable` 0 or 1. A disabled or silent input is skipped.
+///
+/// Thread safety: configure on a control thread; parameters may be set from any thread.
+public final class MixerNode: AudioNode, @unchecked Sendable {
+    /// Output channel count.
+    public let channels: Int
+
+    public init(id: String, sampleRate: Double, inputBusCount: Int = 1, properties: MixerProperties = MixerProperties()) {
+        channels = properties.channels
+        super.init(id: id, typeName: "mixer", inputBusCount: inputBusCount, outputBusCount: 1,
+                   parameters: NodeSchema.for(.mixer).parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount, bandCount: 0),
+                   declaredFormat: PartialStreamFormat(channelCount: properties.channels))
+    }
+
+    public override var convertsInputSampleRates: Bool { true }
+
+    public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        [.canonical(sampleRate: processingSampleRate(inputFormats: inputFormats, graphSampleRate: graphSampleRate),
+                    channelCount: channels)]
+    }
+
+    public override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
+                                          maximumFramesPerSlice: Int) throws(AudioGraphError) -> InputAdapter? {
+        try ResamplingInputAdapter(nodeID: id, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate,
+                                   maximumFramesPerSlice: maximumFramesPerSlice)
+    }
+
+    public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        MixerKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
+    }
+}
+
+/// Render side of ``MixerNode``.
+final class MixerKernel: NodeKernel, @unchecked Sendable {
+    private let inputCount: Int
+    private let outputVolumeIndex: Int
+    /// Per input: indices of volume, pan, enable.
+    private let inputParameterIndices: UnsafeMutablePointer<(volume: Int, pan: Int, enable: Int)>
+    /// Two scratch channels (a down-mix to stereo) and pointer tables for ChannelMixing.
+    private let scratch: AudioBufferStorage
+    private let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
+    private let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let gainScratch: UnsafeMutablePointer<Float>
+
+    init(node: MixerNode, maximumFramesPerSlice: Int) {
+        inputCount = node.inputBusCount
+        outputVolumeIndex = node.parameterIndex(of: ParameterAddress(name: "volume"))!
+        inputParameterIndices = .allocate(capacity: max(1, node.inputBusCount))
+        for i in 0..<node.inputBusCount {
+            (inputParameterIndices + i).initialize(to: (
+                node.parameterIndex(of: ParameterAddress(scope: .input, element: i, name: "volume"))!,
+                node.parameterIndex(of: ParameterAddress(scope: .input, element: i, name: "pan"))!,
+                node.parameterIndex(of: ParameterAddress(scope: .input, element: i, name: "enable"))!))
+        }
+        scratch = AudioBufferStorage(channelCount: 2, capacity: maximumFramesPerSlice)
+        inputPointers = .allocate(capacity: 1024)
+        outputPointers = .allocate(capacity: 1024)
+        gainScratch = .allocate(capacity: maximumFramesPerSlice)
+        gainScratch.initialize(repeating: 0, count: maximumFramesPerSlice)
+        super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
+                   parameters: node.parameters)
+    }
+
+    deinit {
+        inputParameterIndices.deallocate()
+        inputPointers.deallocate()
+        outputPointers.deallocate()
+        gainScratch.deallocate()
+    }
+
+    override func render(context: RenderContext, inputs: RenderInputs) {
+        let n = context.frameCount
+        let out = outputs[0]
+        out.clear(frameCount: n)
+        let outputVolume = parameterValues(outputVolumeIndex, context)
+        var audible = false
+        for i in 0..<inputCount {
+            let indices = inputParameterIndices[i]
+            // Parameters advance every slice, pulled or not, so ramps do not depend on silence.
+            let volume = parameterValues(indices.volume, context)
+            let pan = parameterValues(indices.pan, context)
+            let enable = parameterValues(indices.enable, context)
+            if enable.isConstant && enable.constant < 0.5 { continue }
+            guard let input = inputs.pull(i), !input.isSilent else { continue }
+            audible = true
+            var gain = Self.values(volume)
+            if !enable.isConstant {
+                for f in 0..<n { gainScratch[f] = enable[f] >= 0.5 ? volume[f] : 0 }
+                gain = .perSample(gainScratch)
+            }
+            mix(input.buffer, into: out, frameCount: n, pan: Self.values(pan), gain: gain)
+        }
+        if !audible {
+            outputIsSilent[0] = true
+            return
+        }
+        if !(outputVolume.isConstant && outputVolume.constant == 1) {
+            for c in 0..<out.channelCount {
+                let y = out.channel(c)
+                for f in 0..<n { y[f] *= outputVolume[f] }
+            }
+        }
+        outputIsSilent[0] = false
+    }
+
+    @inline(__always)
+    private static func values(_ v: ParameterValues) -> ChannelMixing.Values {
+        if let p = v.values { return .perSample(UnsafePointer(p)) }
+        return .constant(v.constant)
+    }
+
+    /// Adds one input into the output. Real-time safe.
+    private func mix(_ input: AudioBufferList, into out: AudioBufferList, frameCount n: Int,
+                     pan: ChannelMixing.Values, gain: ChannelMixing.Values) {
+        if out.channelCount == 2 {
+            var source = input
+            if input.channelCount > 2 {
+                // Down-mix to stereo first (speakers rules, or discrete).
+                for c in 0..<input.channelCount { inputPointers[c] = UnsafePointer(input.channel(c)) }
+                outputPointers[0] = scratch.list.channel(0)
+                outputPointers[1] = scratch.list.channel(1)
+                ChannelMixing.mix(input: UnsafeBufferPointer(start: inputPointers, count: input.channelCount),
+                                  output: UnsafeBufferPointer(start: outputPointers, count: 2), frameCount: n)
+                source = scratch.list
+            }
+            if source.channelCount == 1 {
+                ChannelMixing.panMono(input: source.channel(0), left: out.channel(0), right: out.channel(1),
+                                      frameCount: n, pan: pan, gain: gain, accumulate: true)
+            } else {
+                ChannelMixing.panStereo(left: source.channel(0), right: source.channel(1),
+                                        outLeft: out.channel(0), outRight: out.channel(1),
+                                        frameCount: n, pan: pan, gain: gain, accumulate: true)
+            }
+        } else {
+            for c in 0..<input.channelCount { inputPointers[c] = UnsafePointer(input.channel(c)) }
+            for c in 0..<out.channelCount { outputPointers[c] = out.channel(c) }
+            ChannelMixing.mix(input: UnsafeBufferPointer(start: inputPointers, count: input.channelCount),
+                              output: UnsafeBufferPointer(start: outputPointers, count: out.channelCount),
+                              frameCount: n, gain: gain, accumulate: true)
+        }
+    }
+}

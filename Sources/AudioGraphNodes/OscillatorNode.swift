@@ -1,0 +1,176 @@
+// A signal generator source: sine, band-limited square/sawtooth/triangle, seeded white noise.
+import Foundation
+
+/// A source node generating a waveform (cf. Web Audio's OscillatorNode, plus noise).
+///
+/// Parameters: `frequency` (Hz, 0...sampleRate/2, 440) and `amplitude` (0...1, 1), both a-rate.
+/// Sine is `amplitude * sin(2*pi*phase)` with the phase accumulated in Double from the node's
+/// start frame (so a constant frequency gives `sin(2*pi*f*n/sampleRate)`). Square, sawtooth and
+/// triangle are band-limited: sums of their Fourier series up to the Nyquist frequency (at most
+/// 512 harmonics), so nothing aliases. Noise is uniform white in [-amplitude, amplitude] from a
+/// seeded generator (the same `seed` gives the same samples). Every channel carries the same value.
+/// The node is silent before `startTime` and from `stopTime` on (seconds on the graph timeline,
+/// counted from the frame the node was added).
+///
+/// Thread safety: configure on a control thread; parameters may be set from any thread.
+public final class OscillatorNode: AudioNode, @unchecked Sendable {
+    /// The configuration it was created with.
+    public let properties: OscillatorProperties
+    private let sampleRate: Double
+
+    public init(id: String, sampleRate: Double, properties: OscillatorProperties = OscillatorProperties()) {
+        self.properties = properties
+        self.sampleRate = sampleRate
+        super.init(id: id, typeName: "oscillator", inputBusCount: 0, outputBusCount: 1,
+                   parameters: NodeSchema.for(.oscillator).parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0),
+                   declaredFormat: PartialStreamFormat(sampleRate: sampleRate, channelCount: properties.channels))
+    }
+
+    public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        [.canonical(sampleRate: declaredFormat.sampleRate ?? graphSampleRate, channelCount: properties.channels)]
+    }
+
+    public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        OscillatorKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
+    }
+}
+
+/// Render side of ``OscillatorNode``. Render thread only after creation.
+final class OscillatorKernel: NodeKernel, @unchecked Sendable {
+    private let waveform: Waveform
+    private let rate: Double
+    private let startOffset: Int64
+    private let stopOffset: Int64?
+    private let seed: UInt64
+    private let frequencyIndex: Int
+    private let amplitudeIndex: Int
+
+    // MARK: Render thread only
+    private var phase: Double = 0
+    private var framesRendered: Int64 = 0
+    private var rng: SplitMix64
+
+    init(node: OscillatorNode, maximumFramesPerSlice: Int) {
+        let p = node.properties
+        waveform = p.waveform
+        let rate = node.outputFormats[0].sampleRate
+        self.rate = rate
+        startOffset = Int64((p.startTime * rate).rounded())
+        stopOffset = p.stopTime.map { Int64(($0 * rate).rounded()) }
+        seed = p.seed
+        rng = SplitMix64(seed: p.seed)
+        frequencyIndex = node.parameterIndex(of: ParameterAddress(name: "frequency"))!
+        amplitudeIndex = node.parameterIndex(of: ParameterAddress(name: "amplitude"))!
+        super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
+                   parameters: node.parameters)
+    }
+
+    override func start(atSampleTime sampleTime: Int64) {
+        super.start(atSampleTime: sampleTime)
+        phase = 0
+        framesRendered = 0
+        rng = SplitMix64(seed: seed)
+    }
+
+    override func render(context: RenderContext, inputs: RenderInputs) {
+        let n = context.frameCount
+        let frequency = parameterValues(frequencyIndex, context)
+        let amplitude = parameterValues(amplitudeIndex, context)
+        let out = outputs[0]
+        let first = out.channel(0)
+        let begin = startSampleTime + startOffset
+        let end = stopOffset.map { startSampleTime + $0 } ?? Int64.max
+        let t0 = context.sampleTime
+        if t0 + Int64(n) <= begin || t0 >= end {
+            outputSilence(frameCount: n)
+            return
+        }
+        let inverseRate = 1.0 / rate
+        for i in 0..<n {
+            let t = t0 + Int64(i)
+            if t < begin || t >= end {
+                first[i] = 0
+                continue
+            }
+            let a = Double(amplitude[i])
+            let f = frequency.isConstant ? parameterStates[frequencyIndex].current : Double(frequency[i])  // a constant frequency keeps its Double value
+            let value: Double
+            switch waveform {
+            case .sine:
+                value = a * sin(2 * Double.pi * phase)
+            case .noise:
+                value = a * rng.nextSignedUnit()
+            case .square, .sawtooth, .triangle:
+                value = a * Self.bandLimited(waveform, phase: phase, frequency: f, sampleRate: rate)
+            }
+            first[i] = Float(value)
+            if waveform != .noise {
+                phase += f * inverseRate
+                if phase >= 1 { phase -= phase.rounded(.down) }
+            }
+            framesRendered += 1
+        }
+        for c in 1..<max(1, out.channelCount) { out.channel(c).update(from: first, count: n) }
+        outputIsSilent[0] = false
+    }
+
+    /// The Fourier series of a unit square/sawtooth/triangle wave at `phase` (cycles), summed up
+    /// to the Nyquist frequency (at most 512 harmonics). Real-time safe.
+    @inline(__always)
+    static func bandLimited(_ waveform: Waveform, phase: Double, frequency: Double, sampleRate: Double) -> Double {
+        guard frequency > 0 else { return 0 }
+        let harmonics = min(512, Int((sampleRate / 2) / frequency))
+        if harmonics < 1 { return 0 }
+        let theta = 2 * Double.pi * phase
+        // sin(k*theta) and cos(k*theta) by the angle-addition recurrence.
+        let s1 = sin(theta), c1 = cos(theta)
+        var sk = s1, ck = c1
+        var sum = 0.0
+        var k = 1
+        while k <= harmonics {
+            switch waveform {
+            case .square:
+                if k & 1 == 1 { sum += sk / Double(k) }
+            case .sawtooth:
+                sum += (k & 1 == 1 ? sk : -sk) / Double(k)
+            case .triangle:
+                if k & 1 == 1 {
+                    let sign: Double = (k & 3) == 1 ? 1 : -1
+                    sum += sign * sk / Double(k * k)
+                }
+            default: break
+            }
+            let s = sk * c1 + ck * s1
+            ck = ck * c1 - sk * s1
+            sk = s
+            k += 1
+        }
+        switch waveform {
+        case .square: return 4 / Double.pi * sum
+        case .sawtooth: return 2 / Double.pi * sum
+        case .triangle: return 8 / (Double.pi * Double.pi) * sum
+        default: return 0
+        }
+    }
+}
+
+/// A small, fast, seedable generator (SplitMix64); real-time safe.
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    @inline(__always)
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in [-1, 1].
+    @inline(__always)
+    mutating func nextSignedUnit() -> Double {
+        Double(next() >> 11) * (2.0 / Double(1 << 53)) - 1.0
+    }
+}

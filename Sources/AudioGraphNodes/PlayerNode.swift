@@ -1,0 +1,152 @@
+// A file player source: plays a sound file (or a segment of it) from a point on the timeline.
+
+/// Plays a sound file that libsndfile reads (cf. AVAudioPlayerNode scheduling a file segment).
+///
+/// Output format: the file's channel count and sample rate. Playback starts at `startTime`
+/// (seconds on the graph timeline, counted from the frame the node was added), plays `segment`
+/// (or the whole file), then is silent — or starts the segment again when `loop` is set.
+/// Parameter `volume` (0...1, 1) scales the output, per sample.
+///
+/// The played part is decoded into memory when the node is initialized (no disk I/O ever happens
+/// on the render thread); a known compromise for very long files, noted in Docs/Architecture.md.
+/// `loop` and `startTime` can be changed while running (through a change list).
+///
+/// Thread safety: configure on a control thread; parameters may be set from any thread.
+public final class PlayerNode: AudioNode, @unchecked Sendable {
+    /// The configuration (its `path` is the resolved file path).
+    public private(set) var properties: PlayerProperties
+    /// Rate, channels and length of the file.
+    public let fileInfo: AudioFileInfo
+
+    public init(id: String, sampleRate: Double, properties: PlayerProperties) throws(AudioGraphError) {
+        self.properties = properties
+        do {
+            fileInfo = try AudioFileReader.info(path: properties.path)
+        } catch {
+            throw .nodeSetupFailed(node: id, reason: error.description)
+        }
+        super.init(id: id, typeName: "player", inputBusCount: 0, outputBusCount: 1,
+                   parameters: NodeSchema.for(.player).parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0),
+                   declaredFormat: PartialStreamFormat(sampleRate: fileInfo.sampleRate, channelCount: fileInfo.channels))
+    }
+
+    /// The frames of the file that play: the segment, clipped to the file.
+    public var playedFrameRange: Range<Int64> {
+        let rate = fileInfo.sampleRate
+        let start = min(fileInfo.frames, max(0, Int64(((properties.segment?.start ?? 0) * rate).rounded())))
+        var end = fileInfo.frames
+        if let d = properties.segment?.duration { end = min(end, start + max(0, Int64((d * rate).rounded()))) }
+        return start..<max(start, end)
+    }
+
+    /// Seconds of graph time this player needs, from 0 to the end of its played part (nil: loops forever).
+    public var playedDuration: Double? {
+        properties.loop ? nil : properties.startTime + Double(playedFrameRange.count) / fileInfo.sampleRate
+    }
+
+    public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        [.canonical(sampleRate: fileInfo.sampleRate, channelCount: fileInfo.channels)]
+    }
+
+    public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        let range = playedFrameRange
+        let data: [[Float]]
+        do {
+            data = try AudioFileReader.read(path: properties.path, startFrame: range.lowerBound, frameCount: Int64(range.count)).channels
+        } catch {
+            throw .nodeSetupFailed(node: id, reason: error.description)
+        }
+        return PlayerKernel(node: self, samples: data, maximumFramesPerSlice: maximumFramesPerSlice)
+    }
+
+    public override func validateProperty(_ name: String, _ value: any Sendable) throws(AudioGraphError) {
+        switch name {
+        case "loop":
+            guard value is Bool else { throw .invalidProperty(node: id, name: name, reason: "expected true or false") }
+        case "startTime":
+            guard let v = value as? Double, v >= 0, v.isFinite else {
+                throw .invalidProperty(node: id, name: name, reason: "expected a time in seconds >= 0")
+            }
+        default:
+            throw .invalidProperty(node: id, name: name, reason: "cannot be changed once the node is set up (only loop and startTime can)")
+        }
+    }
+
+    public override func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? {
+        switch name {
+        case "loop": properties.loop = value as! Bool
+        case "startTime": properties.startTime = value as! Double
+        default: return nil
+        }
+        return PlayerKernel.Settings(loop: properties.loop,
+                                     startOffset: Int64((properties.startTime * fileInfo.sampleRate).rounded()))
+    }
+}
+
+/// Render side of ``PlayerNode``.
+final class PlayerKernel: NodeKernel, @unchecked Sendable {
+    /// A property change for a running player.
+    final class Settings: KernelMessage, @unchecked Sendable {
+        let loop: Bool
+        let startOffset: Int64
+        init(loop: Bool, startOffset: Int64) {
+            self.loop = loop
+            self.startOffset = startOffset
+        }
+    }
+
+    private let samples: AudioBufferStorage
+    private let length: Int64
+    private let volumeIndex: Int
+
+    // MARK: Render thread only
+    private var loop: Bool
+    private var startOffset: Int64
+
+    init(node: PlayerNode, samples data: [[Float]], maximumFramesPerSlice: Int) {
+        let frames = data.first?.count ?? 0
+        let storage = AudioBufferStorage(channelCount: data.count, capacity: frames)
+        for (c, channel) in data.enumerated() where frames > 0 {
+            channel.withUnsafeBufferPointer { storage.list.channel(c).update(from: $0.baseAddress!, count: frames) }
+        }
+        samples = storage
+        length = Int64(frames)
+        volumeIndex = node.parameterIndex(of: ParameterAddress(name: "volume"))!
+        loop = node.properties.loop
+        startOffset = Int64((node.properties.startTime * node.fileInfo.sampleRate).rounded())
+        super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
+                   parameters: node.parameters)
+    }
+
+    override func receive(_ message: KernelMessage) {
+        guard let s = message as? Settings else { return }
+        loop = s.loop
+        startOffset = s.startOffset
+    }
+
+    override func render(context: RenderContext, inputs: RenderInputs) {
+        let n = context.frameCount
+        let volume = parameterValues(volumeIndex, context)
+        let begin = startSampleTime + startOffset
+        let first = context.sampleTime - begin
+        if length == 0 || first + Int64(n) <= 0 || (!loop && first >= length) {
+            outputSilence(frameCount: n)
+            return
+        }
+        let out = outputs[0]
+        for c in 0..<out.channelCount {
+            let src = samples.list.channel(c)
+            let dst = out.channel(c)
+            for i in 0..<n {
+                var pos = first + Int64(i)
+                if pos < 0 { dst[i] = 0; continue }
+                if pos >= length {
+                    if !loop { dst[i] = 0; continue }
+                    pos %= length
+                }
+                dst[i] = src[Int(pos)] * volume[i]
+            }
+        }
+        outputIsSilent[0] = false
+    }
+}

@@ -1,0 +1,26 @@
+// `audiograph inspect GRAPH [--dot]`: nodes, buses and formats after propagation.
+import ArgumentParser
+import AudioGraphKit
+
+struct InspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Print the nodes, buses and formats after propagation (or Graphviz with --dot).")
+
+    @Argument(help: "The graph file.")
+    var graph: String
+
+    @Flag(help: "Print the graph in Graphviz dot format.")
+    var dot = false
+
+    func run() throws {
+        let validated: ValidatedGraph
+        do {
+            validated = try GraphLoader.load(graph)
+        } catch {
+            Diagnostics.report(error)
+            throw ExitCode(ExitStatus.invalidInput)
+        }
+        print(dot ? GraphInspection.dot(validated) : GraphInspection.text(validated), terminator: "")
+    }
+}

@@ -1,0 +1,5 @@
+// The PulseAudio subcommands (play, devices, meter), listed apart so the live I/O module can add them.
+import ArgumentParser
+
+/// Subcommands that need a PulseAudio server.
+let liveCommands: [ParsableCommand.Type] = []

@@ -1,0 +1,112 @@
+// `audiograph render GRAPH`: offline, as fast as possible, through the graph's generic output.
+import ArgumentParser
+import AudioGraphKit
+import Foundation
+
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Render a graph offline to a sound file (the extension picks the file type).")
+
+    @Argument(help: "The graph file.")
+    var graph: String
+
+    @Option(name: .shortAndLong, help: "Output file (default: the graph's name with .wav, in the current folder).")
+    var output: String?
+
+    @Option(help: "Length in seconds.")
+    var duration: Double?
+
+    @Option(help: "Length in frames of the output.")
+    var frames: Int64?
+
+    @Option(name: .customLong("sample-type"), help: "float32, float64, int16, int24 or int32.")
+    var sampleType: SampleTypeArgument?
+
+    @Option(help: "Frames per render call (maximumFramesPerSlice), 1...65536.")
+    var slice: Int?
+
+    @Flag(help: "No progress bar.")
+    var quiet = false
+
+    func validate() throws {
+        if duration != nil && frames != nil { throw ValidationError("give --duration or --frames, not both") }
+        if let d = duration, !(d >= 0 && d.isFinite && d < 1e7) { throw ValidationError("--duration must be a number of seconds >= 0") }
+        if let f = frames, f < 0 { throw ValidationError("--frames must be >= 0") }
+        if let s = slice, !(1...65536).contains(s) { throw ValidationError("--slice must be between 1 and 65536") }
+        let out = outputPath
+        guard AudioFileWriter.majorFormat(forPath: out) != nil else {
+            throw ValidationError("\(out): unknown file type (use .wav, .aiff, .aif, .flac, .ogg, .caf, .au, .w64 or .rf64)")
+        }
+        if let t = sampleType?.value {
+            do { try AudioFileWriter.validate(path: out, sampleType: t, channels: 2, sampleRate: 48000) } catch {
+                throw ValidationError(error.description)
+            }
+        }
+    }
+
+    var outputPath: String {
+        if let output { return output }
+        let name = graph.split(separator: "/").last.map(String.init) ?? graph
+        let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
+        return stem + ".wav"
+    }
+
+    func run() throws {
+        let validated: ValidatedGraph
+        do {
+            validated = try GraphLoader.load(graph)
+        } catch {
+            Diagnostics.report(error)
+            throw ExitCode(ExitStatus.invalidInput)
+        }
+        let out = outputPath
+        let renderer: OfflineRenderer
+        do {
+            renderer = try OfflineRenderer(validated, outputPath: out, duration: duration, frames: frames,
+                                           sampleType: sampleType?.value, sliceSize: slice)
+        } catch {
+            Diagnostics.error("\(graph): \(error)")
+            throw ExitCode(ExitStatus.invalidInput)
+        }
+        let bar = (!quiet && Diagnostics.stderrIsTerminal) ? ProgressBar() : nil
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            try renderer.render(to: out, progress: bar.map { b in { b.update($0) } })
+        } catch {
+            bar?.finish()
+            switch error {
+            case .graph(let e):
+                Diagnostics.error("\(graph): \(e)")
+                throw ExitCode(ExitStatus.invalidInput)
+            default:
+                Diagnostics.error("\(out): \(error)")
+                throw ExitCode(ExitStatus.runtime)
+            }
+        }
+        bar?.finish()
+        let elapsed = clock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let length = Double(renderer.frameCount) / renderer.outputRate
+        if !quiet {
+            let peak = renderer.peak > 0 ? 20 * log10(Double(renderer.peak)) : -Double.infinity
+            let rms = renderer.rms > 0 ? 20 * log10(renderer.rms) : -Double.infinity
+            let speed = seconds > 0 ? length / seconds : 0
+            let f = { (x: Double) in String(format: "%.2f", x) }
+            print("wrote \(out): \(f(length)) s (\(renderer.frameCount) frames, \(renderer.fileFormat.channelCount) ch, "
+                  + "\(ParameterInfo.format(renderer.outputRate)) Hz, \(renderer.fileFormat.sampleType)), "
+                  + "peak \(f(peak)) dBFS, RMS \(f(rms)) dBFS, rendered in \(f(seconds)) s (\(f(speed))x real time)")
+        }
+    }
+}
+
+/// `--sample-type` values.
+struct SampleTypeArgument: ExpressibleByArgument {
+    let value: SampleType
+    init?(argument: String) {
+        guard let v = SampleType(rawValue: argument) else { return nil }
+        value = v
+    }
+    static var allValueStrings: [String] { SampleType.allCases.map(\.rawValue) }
+}

@@ -1,0 +1,257 @@
+// Tests of AutomationTimeline against the Web Audio AudioParam formulas written out here.
+
+import Foundation
+import XCTest
+@testable import AudioGraphCore
+
+final class AutomationTimelineTests: XCTestCase {
+
+    func timeline(_ events: [AutomationEvent], _ defaultValue: Double = 0.5) throws -> AutomationTimeline {
+        try AutomationTimeline(events: events, defaultValue: defaultValue)
+    }
+
+    func assertError(_ events: [AutomationEvent], _ expected: AutomationError,
+                     file: StaticString = #filePath, line: UInt = #line) {
+        do {
+            _ = try AutomationTimeline(events: events, defaultValue: 1)
+            XCTFail("expected \(expected)", file: file, line: line)
+        } catch {
+            XCTAssertEqual(error, expected, file: file, line: line)
+        }
+    }
+
+    /// Sample times covering [0, end] including the event times themselves.
+    func times(upTo end: Double, step: Double = 0.01) -> [Double] {
+        stride(from: 0.0, through: end, by: step).map { $0 }
+    }
+
+    func testNoEventsGivesDefault() throws {
+        let tl = try timeline([], 0.25)
+        XCTAssertEqual(tl.value(atTime: 0), 0.25)
+        XCTAssertEqual(tl.value(atTime: 100), 0.25)
+    }
+
+    func testSetValue() throws {
+        let tl = try timeline([.setValue(value: 2, time: 1), .setValue(value: -3, time: 2)])
+        for t in times(upTo: 3) {
+            let exp: Double = t < 1 ? 0.5 : (t < 2 ? 2 : -3)
+            XCTAssertEqual(tl.value(atTime: t), exp, "t=\(t)")
+        }
+        XCTAssertEqual(tl.value(atTime: 1), 2)  // an event applies at its own time
+    }
+
+    func testLinearRampFromPreviousEvent() throws {
+        let tl = try timeline([.setValue(value: 1, time: 0.5), .linearRamp(value: 3, time: 1.5)])
+        for t in times(upTo: 2.5) {
+            let exp: Double
+            if t < 0.5 { exp = 0.5 } else if t < 1.5 { exp = 1 + (3 - 1) * (t - 0.5) / (1.5 - 0.5) } else { exp = 3 }
+            XCTAssertEqual(tl.value(atTime: t), exp, accuracy: 1e-12, "t=\(t)")
+        }
+    }
+
+    func testRampWithoutPreviousStartsFromDefaultAtZero() throws {
+        let tl = try timeline([.linearRamp(value: 4, time: 2)], 1)
+        for t in times(upTo: 3) {
+            let exp = t < 2 ? 1 + (4 - 1) * t / 2 : 4
+            XCTAssertEqual(tl.value(atTime: t), exp, accuracy: 1e-12, "t=\(t)")
+        }
+        let ex = try timeline([.exponentialRamp(value: 8, time: 3)], 1)
+        XCTAssertEqual(ex.value(atTime: 1), 1 * pow(8.0, 1.0 / 3.0), accuracy: 1e-12)
+    }
+
+    func testExponentialRamp() throws {
+        let tl = try timeline([.setValue(value: 100, time: 0.25), .exponentialRamp(value: 1000, time: 2.25)])
+        for t in times(upTo: 3) {
+            let exp: Double
+            if t < 0.25 { exp = 0.5 } else if t < 2.25 { exp = 100 * pow(1000.0 / 100.0, (t - 0.25) / 2) } else { exp = 1000 }
+            XCTAssertEqual(tl.value(atTime: t), exp, accuracy: 1e-9, "t=\(t)")
+        }
+        // Negative values on both ends are fine.
+        let neg = try timeline([.setValue(value: -1, time: 0), .exponentialRamp(value: -4, time: 1)])
+        XCTAssertEqual(neg.value(atTime: 0.5), -1 * pow(4.0, 0.5), accuracy: 1e-12)
+    }
+
+    func testSetTarget() throws {
+        let tl = try timeline([.setValue(value: 1, time: 0), .setTarget(target: 0.2, startTime: 1, timeConstant: 0.3)])
+        for t in times(upTo: 3) {
+            let exp = t < 1 ? 1 : 0.2 + (1 - 0.2) * exp(-(t - 1) / 0.3)
+            XCTAssertEqual(tl.value(atTime: t), exp, accuracy: 1e-12, "t=\(t)")
+        }
+        // Time constant 0 jumps to the target.
+        let jump = try timeline([.setTarget(target: 7, startTime: 1, timeConstant: 0)])
+        XCTAssertEqual(jump.value(atTime: 0.99), 0.5)
+        XCTAssertEqual(jump.value(atTime: 1), 7)
+    }
+
+    func testSetTargetStartsFromValueReachedByPreviousEvents() throws {
+        // A linear ramp 0 -> 1 over [0, 2], then setTarget at 3 (the ramp has ended: V0 = 1),
+        // then a second setTarget at 4 that starts from the value the first one reached.
+        let tl = try timeline([
+            .setValue(value: 0, time: 0), .linearRamp(value: 1, time: 2),
+            .setTarget(target: 5, startTime: 3, timeConstant: 0.5),
+            .setTarget(target: -1, startTime: 4, timeConstant: 0.25),
+        ])
+        let reachedAt4 = 5 + (1 - 5) * exp(-(4 - 3) / 0.5)
+        for t in times(upTo: 5) {
+            let exp: Double
+            if t < 2 { exp = t / 2 } else if t < 3 { exp = 1 } else if t < 4 { exp = 5 + (1 - 5) * Foundation.exp(-(t - 3) / 0.5) } else {
+                exp = -1 + (reachedAt4 - -1) * Foundation.exp(-(t - 4) / 0.25)
+            }
+            XCTAssertEqual(tl.value(atTime: t), exp, accuracy: 1e-12, "t=\(t)")
+        }
+    }
+
+    func testSetValueCurve() throws {
+        let v: [Double] = [0, 1, 0.5, 2]
+        let t0 = 1.0, td = 3.0
+        let tl = try timeline([.setValueCurve(values: v, startTime: t0, duration: td)])
+        for t in times(upTo: 5, step: 0.007) {
+            let exp: Double
+            if t < t0 { exp = 0.5 } else if t >= t0 + td { exp = 2 } else {
+                let n = Double(v.count)
+                let k = Int(((n - 1) / td * (t - t0)).rounded(.down))
+                let frac = (n - 1) / td * (t - t0) - Double(k)
+                exp = v[k] + (v[k + 1] - v[k]) * frac
+            }
+            XCTAssertEqual(tl.value(atTime: t), exp, accuracy: 1e-12, "t=\(t)")
+        }
+        XCTAssertEqual(tl.value(atTime: 2), 1, accuracy: 1e-12)   // a curve point is hit exactly
+        XCTAssertEqual(tl.value(atTime: 100), 2)                  // holds the last value
+    }
+
+    func testRampAfterCurveStartsAtCurveEnd() throws {
+        let tl = try timeline([.setValueCurve(values: [1, 3], startTime: 0, duration: 1),
+                               .linearRamp(value: 7, time: 3)])
+        XCTAssertEqual(tl.value(atTime: 0.5), 2, accuracy: 1e-12)
+        for t in [1.0, 1.5, 2.0, 2.9] {
+            XCTAssertEqual(tl.value(atTime: t), 3 + (7 - 3) * (t - 1) / 2, accuracy: 1e-12, "t=\(t)")
+        }
+        XCTAssertEqual(tl.value(atTime: 3), 7)
+    }
+
+    func testRampAfterSetTargetStartsFromTheValueItReachedAtItsStart() throws {
+        // The ramp's previous event is the setTarget at 1: the ramp runs from (1, value there) to (3, 0).
+        let tl = try timeline([.setValue(value: 2, time: 0),
+                               .setTarget(target: 10, startTime: 1, timeConstant: 0.5),
+                               .linearRamp(value: 0, time: 3)])
+        XCTAssertEqual(tl.value(atTime: 0.5), 2)
+        for t in [1.0, 1.5, 2.0, 2.5] {
+            XCTAssertEqual(tl.value(atTime: t), 2 + (0 - 2) * (t - 1) / 2, accuracy: 1e-12, "t=\(t)")
+        }
+        XCTAssertEqual(tl.value(atTime: 3.5), 0)
+    }
+
+    func testEqualTimesKeepInsertionOrder() throws {
+        let tl = try timeline([.setValue(value: 1, time: 1), .setValue(value: 2, time: 1)])
+        XCTAssertEqual(tl.value(atTime: 1), 2)
+        let tl2 = try timeline([.setValue(value: 2, time: 1), .setValue(value: 1, time: 1)])
+        XCTAssertEqual(tl2.value(atTime: 1), 1)
+        // Events given out of order are sorted by time.
+        let tl3 = try timeline([.setValue(value: 3, time: 2), .setValue(value: 1, time: 1)])
+        XCTAssertEqual(tl3.value(atTime: 1.5), 1)
+        XCTAssertEqual(tl3.value(atTime: 2.5), 3)
+    }
+
+    func testCancelScheduledValues() throws {
+        let tl = try timeline([.setValue(value: 1, time: 1), .setValue(value: 2, time: 2),
+                               .linearRamp(value: 9, time: 3),
+                               .cancelScheduledValues(cancelTime: 2)])
+        XCTAssertEqual(tl.eventCount, 1)
+        XCTAssertEqual(tl.value(atTime: 2.5), 1)  // at-or-after 2 removed (the ramp ends at 3)
+        // Cancelling exactly at an event time removes it; events after the cancel are kept.
+        let tl2 = try timeline([.setValue(value: 1, time: 1), .cancelScheduledValues(cancelTime: 1),
+                                .setValue(value: 4, time: 1.5)])
+        XCTAssertEqual(tl2.value(atTime: 1.2), 0.5)
+        XCTAssertEqual(tl2.value(atTime: 1.6), 4)
+        // Cancelling a curve frees its range for new events.
+        let tl3 = try timeline([.setValueCurve(values: [0, 1], startTime: 1, duration: 2),
+                                .cancelScheduledValues(cancelTime: 0.5),
+                                .setValue(value: 3, time: 2)])
+        XCTAssertEqual(tl3.value(atTime: 2), 3)
+    }
+
+    func testCurveOverlapRules() throws {
+        let curve = AutomationEvent.setValueCurve(values: [0, 1], startTime: 1, duration: 2)
+        assertError([curve, .setValue(value: 1, time: 2)], .overlapsValueCurve(index: 1))
+        assertError([curve, .setValue(value: 1, time: 1)], .overlapsValueCurve(index: 1))   // [T, T+D) includes T
+        assertError([curve, .linearRamp(value: 1, time: 2.5)], .overlapsValueCurve(index: 1))
+        assertError([curve, .setTarget(target: 1, startTime: 1.5, timeConstant: 1)], .overlapsValueCurve(index: 1))
+        XCTAssertNoThrow(try timeline([curve, .setValue(value: 1, time: 3)]))               // T+D is outside
+        XCTAssertNoThrow(try timeline([curve, .setValue(value: 1, time: 0.5)]))
+        // A curve may not contain an existing event's time strictly inside (T, T+D)...
+        assertError([.setValue(value: 1, time: 2), curve], .overlapsValueCurve(index: 1))
+        // ...but an event exactly at T is allowed.
+        XCTAssertNoThrow(try timeline([.setValue(value: 1, time: 1), curve]))
+        // Two curves may not overlap.
+        assertError([curve, .setValueCurve(values: [0, 1], startTime: 2.5, duration: 1)], .overlapsValueCurve(index: 1))
+        assertError([curve, .setValueCurve(values: [0, 1], startTime: 0.5, duration: 1)], .overlapsValueCurve(index: 1))
+        XCTAssertNoThrow(try timeline([curve, .setValueCurve(values: [0, 1], startTime: 3, duration: 1)]))
+    }
+
+    func testInvalidArguments() {
+        assertError([.exponentialRamp(value: 0, time: 1)], .exponentialRampToZero(index: 0))
+        assertError([.setValue(value: 1, time: 0), .exponentialRamp(value: -1, time: 1)],
+                    .exponentialRampThroughZero(index: 1))
+        assertError([.setValue(value: 0, time: 0), .exponentialRamp(value: 1, time: 1)],
+                    .exponentialRampThroughZero(index: 1))
+        assertError([.setValue(value: 1, time: -1)], .invalidTime(index: 0))
+        assertError([.setValue(value: .nan, time: 1)], .nonFiniteValue(index: 0))
+        assertError([.setTarget(target: 1, startTime: 0, timeConstant: -1)], .invalidTimeConstant(index: 0))
+        assertError([.setValueCurve(values: [1], startTime: 0, duration: 1)], .curveTooShort(index: 0))
+        assertError([.setValueCurve(values: [1, 2], startTime: 0, duration: 0)], .invalidDuration(index: 0))
+    }
+
+    /// A timeline using every event type, for the fill tests.
+    func richTimeline() throws -> AutomationTimeline {
+        try timeline([
+            .setValue(value: 220, time: 0.01),
+            .exponentialRamp(value: 880, time: 0.05),
+            .linearRamp(value: 100, time: 0.08),
+            .setTarget(target: 300, startTime: 0.09, timeConstant: 0.01),
+            .setValueCurve(values: [10, 500, 20, 40, 1000], startTime: 0.12, duration: 0.031),
+            .setValue(value: 5, time: 0.17),
+            .linearRamp(value: 6, time: 0.19),
+        ], 440)
+    }
+
+    func testFillMatchesValueAtFrameTimes() throws {
+        let tl = try richTimeline()
+        let sr = 48000.0, n = 12000
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: n)
+        defer { out.deallocate() }
+        tl.fill(out, startFrame: 0, count: n, sampleRate: sr)
+        for i in 0..<n {
+            XCTAssertEqual(out[i], Float(tl.value(atTime: Double(i) / sr)), "frame \(i)")
+        }
+        XCTAssertEqual(out[0], 440)
+        XCTAssertEqual(out[n - 1], 6)
+    }
+
+    func testFillIsBitIdenticalForAnySplit() throws {
+        let tl = try richTimeline()
+        let sr = 44100.0, n = 10000, start: Int64 = 17
+        var results: [[Float]] = []
+        for slice in [1, 128, 4096, 333] {
+            var buffer = [Float](repeating: .nan, count: n)
+            buffer.withUnsafeMutableBufferPointer { p in
+                var done = 0
+                while done < n {
+                    let c = min(slice, n - done)
+                    tl.fill(p.baseAddress! + done, startFrame: start + Int64(done), count: c, sampleRate: sr)
+                    done += c
+                }
+            }
+            results.append(buffer)
+        }
+        for r in results.dropFirst() {
+            XCTAssertTrue(zip(results[0], r).allSatisfy { $0.bitPattern == $1.bitPattern })
+        }
+        XCTAssertFalse(results[0].contains { $0.isNaN })
+    }
+
+    func testSteadyFrame() throws {
+        XCTAssertEqual(try richTimeline().steadyFrame(sampleRate: 1000), 190)
+        XCTAssertNil(try timeline([.setTarget(target: 1, startTime: 0, timeConstant: 1)]).steadyFrame(sampleRate: 1000))
+        XCTAssertEqual(try timeline([]).steadyFrame(sampleRate: 1000), 0)
+    }
+}
