@@ -51,9 +51,8 @@ public final class PulseContext: @unchecked Sendable {
         pa_context_set_state_callback(ctx, pulseContextStateCallback, Unmanaged.passUnretained(self).toOpaque())
         if pa_threaded_mainloop_start(loop) < 0 {
             pa_context_set_state_callback(ctx, nil, nil)
-            pa_context_unref(ctx)
-            pa_threaded_mainloop_free(loop)
-            throw .noServer(server: server ?? "default", reason: "cannot start the mainloop thread")
+            closed.store(true, ordering: .releasing)
+            throw .noServer(server: server ?? "default", reason: "cannot start the mainloop thread") // deinit frees
         }
         pa_threaded_mainloop_lock(loop)
         var error: PulseError?
@@ -79,12 +78,14 @@ public final class PulseContext: @unchecked Sendable {
         pa_threaded_mainloop_unlock(loop)
         if let error {
             close()
-            throw error
+            throw error  // deinit frees the context and the mainloop
         }
     }
 
     deinit {
         close()
+        pa_context_unref(context)
+        pa_threaded_mainloop_free(mainloop)
     }
 
     /// True while the context is connected and healthy.
@@ -99,8 +100,8 @@ public final class PulseContext: @unchecked Sendable {
         state.withLock { $0.handler = handler }
     }
 
-    /// Disconnects and stops the mainloop thread. Idempotent. Streams on this context must be
-    /// stopped first.
+    /// Disconnects and stops (joins) the mainloop thread. Idempotent. Stop the streams on this
+    /// context first; a stream stopped afterwards still tears down cleanly.
     public func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         connected.store(false, ordering: .releasing)
@@ -109,8 +110,8 @@ public final class PulseContext: @unchecked Sendable {
         pa_context_disconnect(context)
         pa_threaded_mainloop_unlock(mainloop)
         pa_threaded_mainloop_stop(mainloop)
-        pa_context_unref(context)
-        pa_threaded_mainloop_free(mainloop)
+        // The context and the mainloop are freed in deinit: streams may still take the (now
+        // idle) mainloop lock to tear themselves down after a close.
     }
 
     // MARK: Internal helpers for streams and device queries

@@ -79,6 +79,8 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     private let running = Atomic<Bool>(false)
     private let underruns = Atomic<Int>(0)
     private let framesRendered = Atomic<Int>(0)
+    /// The render thread starts no slice at or beyond this frame (Int64.max: no limit).
+    private let renderLimit = Atomic<Int64>(.max)
     private let faultState = Mutex<(fault: PulseError?, handler: (@Sendable (PulseError) -> Void)?)>((nil, nil))
 
     /// Creates a stopped stream. `render` is called on the render thread once started.
@@ -129,6 +131,16 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         faultState.withLock { $0.handler = handler }
     }
 
+    /// Holds the render thread before it starts a slice at or beyond `frame` (nil: no hold), so
+    /// that a control thread can apply a change exactly at the first slice boundary at or after
+    /// `frame` (see `LivePlayer`). The render thread waits between slices, never inside one; while
+    /// held, the ring and the server's buffer keep playing (hold only briefly, well under the
+    /// latency, or the server underruns). Any thread; lock-free.
+    public func setRenderLimit(_ frame: Int64?) {
+        renderLimit.store(frame ?? .max, ordering: .releasing)
+        wake.post()
+    }
+
     /// True when the render thread obtained real-time scheduling.
     public var hasRealtimePriority: Bool { thread?.isRealtime ?? false }
 
@@ -147,6 +159,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         wake.drain()
         sampleTime = 0
         running.store(true, ordering: .releasing)
+        // (renderLimit is left as the caller set it, so a hold can be in place before start.)
         thread = RealtimeThread(name: "ag-render") { [unowned self] in self.renderLoop() }
 
         // Give the render thread a moment to fill the ring so the first request is met.
@@ -208,7 +221,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         let channels = configuration.channels
         let sliceSamples = frames * channels
         while running.load(ordering: .acquiring) {
-            while ring.writableCount >= sliceSamples {
+            while ring.writableCount >= sliceSamples && sampleTime < renderLimit.load(ordering: .acquiring) {
                 render(sampleTime, frames, channelBuffers)
                 for c in 0..<channels {
                     let src = channelBuffers[c]
