@@ -24,7 +24,7 @@ final class InputNodeTests: XCTestCase {
         let context = try PulseContext(server: server.serverString)
         defer { context.close() }
         let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 480)
-        let input = InputNode(id: "mic", properties: InputProperties(device: server.monitorSourceName, channels: 2, latency: 20))
+        let input = InputNode(id: "mic", properties: InputProperties(device: server.monitorSourceName, channels: 2, latency: 50))
         input.pulseContext = context
         try graph.addNode(input)
         try graph.addNode(GenericOutputNode(id: "out"))

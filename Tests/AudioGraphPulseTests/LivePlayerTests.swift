@@ -23,7 +23,7 @@ final class LivePlayerTests: XCTestCase {
           "nodes": [
             { "id": "osc", "type": "oscillator", "parameters": { "frequency": 1000, "amplitude": 0.5 },
               "properties": { "channels": 2 } },
-            { "id": "out", "type": "\(output)" \(output == "output" ? ", \"properties\": { \"latency\": 30 }" : "") } ],
+            { "id": "out", "type": "\(output)" \(output == "output" ? ", \"properties\": { \"latency\": 100 }" : "") } ],
           "connections": [ { "from": "osc", "to": "out" } ],
           "updates": [ { "frame": \(updateFrame), "actions": [
             { "setParameter": { "node": "osc", "address": "amplitude", "value": 0.25 } } ] } ] }
