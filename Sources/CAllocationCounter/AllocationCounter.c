@@ -20,6 +20,8 @@
 // counting API only and ag_counter_is_active() returns 0.
 
 #define _GNU_SOURCE
+#include <execinfo.h>
+#include <unistd.h>
 #include "CAllocationCounter.h"
 
 #include <dlfcn.h>
@@ -83,9 +85,33 @@ int ag_counter_is_active(void) { return 0; }
 
 #else
 
+/// With AG_COUNTER_BACKTRACE set, the first few tracked allocations print a backtrace (to find
+/// the culprit when a real-time test fails).
+static _Atomic int backtracesLeft = -1;
+
+static void printBacktrace(void) {
+    int left = atomic_load_explicit(&backtracesLeft, memory_order_relaxed);
+    if (left < 0) {
+        left = getenv("AG_COUNTER_BACKTRACE") ? 3 : 0;
+        atomic_store_explicit(&backtracesLeft, left, memory_order_relaxed);
+    }
+    if (left == 0) return;
+    atomic_fetch_sub_explicit(&backtracesLeft, 1, memory_order_relaxed);
+    tracked = 0;
+    void *frames[32];
+    int n = backtrace(frames, 32);
+    static const char header[] = "CAllocationCounter: allocation on a tracked thread:\n";
+    write(2, header, sizeof header - 1);
+    backtrace_symbols_fd(frames, n, 2);
+    tracked = 1;
+}
+
 static inline void countAllocation(void) {
     atomic_store_explicit(&interposerSeen, 1, memory_order_relaxed);
-    if (__builtin_expect(tracked, 0)) atomic_fetch_add_explicit(&allocationCount, 1, memory_order_relaxed);
+    if (__builtin_expect(tracked, 0)) {
+        atomic_fetch_add_explicit(&allocationCount, 1, memory_order_relaxed);
+        printBacktrace();
+    }
 }
 
 static inline void countFree(void *pointer) {
