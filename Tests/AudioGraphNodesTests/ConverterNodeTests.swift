@@ -82,7 +82,7 @@ final class ConverterNodeTests: XCTestCase {
         let g = try startedGraph([sine44k(), conv], "src -> conv -> out")
         _ = renderFrames(g, frames: 4800, channels: 1)
         try conv.setProperty("quality", "linear")
-        XCTAssertTrue(try g.update())
+        try g.update(waitUntilApplied: false)   // adopted at the next render call
         XCTAssertEqual(conv.properties.quality, .linear)
         let y = renderFrames(g, frames: 9600, channels: 1)[0]
         let fit = toneFit(Array(y[2000...]), frequency: 1000, sampleRate: 48000)

@@ -36,7 +36,7 @@ final class EQNodeTests: XCTestCase {
     }
 
     /// Two tones per channel (channel 1 different), as a source.
-    func input(_ c: Int, _ n: Int64) -> Double {
+    static func input(_ c: Int, _ n: Int64) -> Double {
         let t = Double(n) / 48000
         return c == 0 ? 0.3 * sin(2 * Double.pi * 440 * t) + 0.2 * sin(2 * Double.pi * 3000 * t)
                       : 0.25 * sin(2 * Double.pi * 1000 * t + 0.3) + 0.1 * sin(2 * Double.pi * 9000 * t)
@@ -49,7 +49,7 @@ final class EQNodeTests: XCTestCase {
     func makeGraph(slice: Int = 512, globalGain: Double = -3) throws -> (AudioGraph, EQNode) {
         let eq = EQNode(id: "eq", sampleRate: sr, properties: EQProperties(bands: bands))
         try eq.setParameter("globalGain", globalGain)
-        let src = formulaSource("src", channels: 2) { c, n in Float(self.input(c, n)) }
+        let src = formulaSource("src", channels: 2) { c, n in Float(EQNodeTests.input(c, n)) }
         return (try startedGraph([src, eq], "src -> eq -> out", slice: slice), eq)
     }
 
@@ -58,7 +58,7 @@ final class EQNodeTests: XCTestCase {
         let n = 9600
         let y = renderFrames(g, frames: n, channels: 2)
         for c in 0..<2 {
-            var ref = (0..<n).map { Double(Float(input(c, Int64($0)))) }
+            var ref = (0..<n).map { Double(Float(EQNodeTests.input(c, Int64($0)))) }
             for b in bands { ref = filter(ref, coefficients(b.type, b.frequency, b.gain, b.q)) }
             let gain = pow(10, -3.0 / 20)
             let e = maxError(y[c]) { ref[$0] * gain }
@@ -91,7 +91,7 @@ final class EQNodeTests: XCTestCase {
         // with a filter set to the new values from the start (after its own transient has gone).
         let k = [coefficients(.peak, 1000, -12, 1.5), coefficients(.lowPass, 2000, 0, 0.70710678),
                  coefficients(.highShelf, 2500, -4, 0.8)]
-        var ref = (0..<9600).map { Double(Float(input(0, Int64($0)))) }
+        var ref = (0..<9600).map { Double(Float(EQNodeTests.input(0, Int64($0)))) }
         for kk in k { ref = filter(ref, kk) }
         let e = maxError(a[0], 8000..<9600) { ref[$0] }
         XCTAssertLessThan(e.error, 1e-4, "at \(e.at)")
@@ -107,7 +107,7 @@ final class EQNodeTests: XCTestCase {
             try eq.setAutomation(try AutomationTimeline(events: [
                 .setValue(value: 500, time: 0.01), .exponentialRamp(value: 8000, time: 0.08)], defaultValue: 500),
                 for: "band.0.frequency")
-            let src = formulaSource("src", channels: 1) { _, n in Float(self.input(0, n)) }
+            let src = formulaSource("src", channels: 1) { _, n in Float(EQNodeTests.input(0, n)) }
             return renderFrames(try startedGraph([src, eq], "src -> eq -> out", slice: slice), frames: 6000, channels: 1,
                                 slices: pattern)[0]
         }
