@@ -52,6 +52,18 @@ final class AudioFileTests: XCTestCase {
         XCTAssertEqual(size, 44 + 2, "a canonical WAV header and one 16-bit sample")
     }
 
+    func testFloatFilesCarryNoTimestampedPeakChunk() throws {
+        // libsndfile adds a PEAK chunk with the time of writing to float WAV/AIFF files unless told
+        // not to; renders of the same graph must be byte-identical.
+        let dir = try temporaryDirectory(self)
+        for ext in ["wav", "aiff"] {
+            let path = dir.appendingPathComponent("f.\(ext)").path
+            try writeSoundFile(path, data, sampleRate: 48000, sampleType: .float32)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            XCTAssertNil(bytes.range(of: Data("PEAK".utf8)), ext)
+        }
+    }
+
     func testClippingInsteadOfWrapping() throws {
         let dir = try temporaryDirectory(self)
         let path = dir.appendingPathComponent("clip.wav").path
