@@ -129,14 +129,14 @@ public final class AudioGraph: @unchecked Sendable {
 
     /// Connects `source`'s output bus to `destination`'s input bus: at once while open (cycles
     /// and taken inputs rejected), queued once initialized.
-    public func connect(_ source: String, bus sourceBus: Int = 0, to destination: String,
-                        bus destinationBus: Int = 0) throws(AudioGraphError) {
+    public func connect(_ source: String, outputBus sourceBus: Int = 0, to destination: String,
+                        inputBus destinationBus: Int = 0) throws(AudioGraphError) {
         try edit(.connect(source: source, sourceBus: sourceBus, destination: destination, destinationBus: destinationBus))
     }
 
     /// Removes the connection into `destination`'s input bus: at once while open, queued once initialized.
-    public func disconnect(_ destination: String, bus: Int = 0) throws(AudioGraphError) {
-        try edit(.disconnect(destination: destination, destinationBus: bus))
+    public func disconnect(_ destination: String, inputBus: Int = 0) throws(AudioGraphError) {
+        try edit(.disconnect(destination: destination, destinationBus: inputBus))
     }
 
     /// Queues changes to apply together at the next `update()`.

@@ -46,6 +46,9 @@ final class RenderPlan: @unchecked Sendable {
     /// Entry index of the output node.
     let outputEntry: Int
     let commands: [PlanCommand]
+    /// The commands again, in memory the render thread can walk without generic iteration
+    /// (an unspecialised `IndexingIterator` boxes a four-word enum on the heap).
+    private let commandStorage: UnsafeMutablePointer<PlanCommand>
 
     // MARK: Ownership (released with the plan, on a control thread)
     private let kernels: [NodeKernel]
@@ -58,6 +61,8 @@ final class RenderPlan: @unchecked Sendable {
         self.kernels = kernels
         self.outputEntry = outputEntry
         self.commands = commands
+        commandStorage = .allocate(capacity: max(1, commands.count))
+        commandStorage.initialize(from: commands, count: commands.count)
         entryCount = kernels.count
         inputSlotCount = inputs.reduce(0) { $0 + $1.count }
         entries = .allocate(capacity: max(1, entryCount))
@@ -76,6 +81,8 @@ final class RenderPlan: @unchecked Sendable {
     }
 
     deinit {
+        commandStorage.deinitialize(count: commands.count)
+        commandStorage.deallocate()
         entries.deallocate()
         inputSlots.deallocate()
     }
@@ -110,8 +117,11 @@ final class RenderPlan: @unchecked Sendable {
     /// Runs the plan's commands at graph frame `sampleTime`, at a graph rate of `graphRate`.
     /// Render thread (or the control thread before the graph runs). Real-time safe.
     func runCommands(atSampleTime sampleTime: Int64, graphRate: Double) {
-        for c in commands {
-            switch c {
+        var i = 0
+        let count = commands.count
+        while i < count {
+            defer { i += 1 }
+            switch commandStorage[i] {
             case .start(let k):
                 let rate = k.outputFormats.first?.sampleRate ?? graphRate
                 let t = rate == graphRate ? sampleTime : Int64((Double(sampleTime) * rate / graphRate).rounded())

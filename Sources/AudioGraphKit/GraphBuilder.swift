@@ -29,7 +29,7 @@ public enum GraphBuilder {
             try graph.addNode(NodeFactory.makeNode(n, sampleRate: d.sampleRate, replaceOutput: replaceOutput))
         }
         for c in d.connections {
-            try graph.connect(c.from.node, bus: c.from.bus, to: c.to.node, bus: c.to.bus)
+            try graph.connect(c.from.node, outputBus: c.from.bus, to: c.to.node, inputBus: c.to.bus)
         }
         try graph.initialize()
         guard let output = graph.outputNode else { throw .outputNodeCount(0) }

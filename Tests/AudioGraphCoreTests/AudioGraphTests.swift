@@ -44,20 +44,20 @@ final class AudioGraphTests: XCTestCase {
 
     func testBusOutOfRangeIsRejected() throws {
         let g = try makeGraph([CountingSourceNode("a"), SumNode("s"), TestOutputNode()], "")
-        XCTAssertThrowsError(try g.connect("a", bus: 1, to: "s")) {
+        XCTAssertThrowsError(try g.connect("a", outputBus: 1, to: "s")) {
             XCTAssertEqual($0 as? AudioGraphError, .busOutOfRange(node: "a", scope: .output, bus: 1, count: 1))
         }
-        XCTAssertThrowsError(try g.connect("a", bus: 0, to: "s", bus: 2)) {
+        XCTAssertThrowsError(try g.connect("a", outputBus: 0, to: "s", inputBus: 2)) {
             XCTAssertEqual($0 as? AudioGraphError, .busOutOfRange(node: "s", scope: .input, bus: 2, count: 2))
         }
-        XCTAssertThrowsError(try g.connect("a", bus: 0, to: "s", bus: -1)) {
+        XCTAssertThrowsError(try g.connect("a", outputBus: 0, to: "s", inputBus: -1)) {
             XCTAssertEqual($0 as? AudioGraphError, .busOutOfRange(node: "s", scope: .input, bus: -1, count: 2))
         }
         // The output node has no output bus at all.
         XCTAssertThrowsError(try g.connect("out", to: "s")) {
             XCTAssertEqual($0 as? AudioGraphError, .busOutOfRange(node: "out", scope: .output, bus: 0, count: 0))
         }
-        XCTAssertThrowsError(try g.disconnect("s", bus: 5)) {
+        XCTAssertThrowsError(try g.disconnect("s", inputBus: 5)) {
             XCTAssertEqual($0 as? AudioGraphError, .busOutOfRange(node: "s", scope: .input, bus: 5, count: 2))
         }
         XCTAssertEqual(g.connections, [])
@@ -81,14 +81,14 @@ final class AudioGraphTests: XCTestCase {
             guard case .cycle = $0 as? AudioGraphError else { return XCTFail("\($0)") }
         }
         // Self-loop.
-        XCTAssertThrowsError(try g.connect("s", bus: 0, to: "s", bus: 1)) {
+        XCTAssertThrowsError(try g.connect("s", outputBus: 0, to: "s", inputBus: 1)) {
             XCTAssertEqual($0 as? AudioGraphError, .cycle(node: "s"))
         }
         XCTAssertThrowsError(try g.connect("g1", to: "g1")) { XCTAssertEqual($0 as? AudioGraphError, .cycle(node: "g1")) }
         XCTAssertEqual(topologyText(g), "g1:0 -> g2:0\ng2:0 -> g3:0")
         // Not a cycle: a diamond.
         try g.connect("g3", to: "s")
-        try g.connect("g1", bus: 0, to: "s", bus: 1)
+        try g.connect("g1", outputBus: 0, to: "s", inputBus: 1)
     }
 
     func testOutputNodeCountMustBeOne() throws {

@@ -86,7 +86,7 @@ final class PendingChangeListTests: XCTestCase {
         XCTAssertEqual(topologyText(g), "b:0 -> s:1\ns:0 -> out:0")
         XCTAssertEqual(renderSlice(g, frames: 4), [10, 10, 10, 10])
         // The input it fed is free again.
-        try g.connect("a", bus: 0, to: "s", bus: 0)
+        try g.connect("a", outputBus: 0, to: "s", inputBus: 0)
         try g.update(waitUntilApplied: false)
         XCTAssertEqual(renderSlice(g, frames: 4), [11, 11, 11, 11])
     }

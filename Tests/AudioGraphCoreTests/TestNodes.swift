@@ -170,7 +170,7 @@ func makeGraph(_ nodes: [AudioNode], _ topology: String, sampleRate: Double = 48
     let g = AudioGraph(sampleRate: sampleRate, maximumFramesPerSlice: maximumFramesPerSlice)
     for n in nodes { try g.addNode(n) }
     for c in parseConnections(topology) {
-        try g.connect(c.source, bus: c.sourceBus, to: c.destination, bus: c.destinationBus)
+        try g.connect(c.source, outputBus: c.sourceBus, to: c.destination, inputBus: c.destinationBus)
     }
     return g
 }

@@ -15,7 +15,7 @@ func startedGraph(_ nodes: [AudioNode], _ connections: String, sampleRate: Doubl
         let hops = line.components(separatedBy: "->").map { $0.trimmingCharacters(in: .whitespaces) }
         for i in 0..<(hops.count - 1) {
             let s = hops[i].split(separator: ":"), d = hops[i + 1].split(separator: ":")
-            try g.connect(String(s[0]), bus: s.count > 1 ? Int(s[1])! : 0, to: String(d[0]), bus: d.count > 1 ? Int(d[1])! : 0)
+            try g.connect(String(s[0]), outputBus: s.count > 1 ? Int(s[1])! : 0, to: String(d[0]), inputBus: d.count > 1 ? Int(d[1])! : 0)
         }
     }
     try g.initialize()

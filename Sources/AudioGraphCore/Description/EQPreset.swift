@@ -6,7 +6,17 @@ public enum EQPreset: String, Sendable, Hashable, CaseIterable {
     case flat, bassBooster, bassReducer, trebleBooster, trebleReducer, vocalBooster, loudness, acoustic,
          dance, electronic, hipHop, jazz, piano, pop, rock, smallSpeakers, spokenWord
 
-    /// The preset's bands, in processing order.
+    /// The preset's bands at `sampleRate`: a band frequency above 0.45 × sampleRate is lowered
+    /// to it, so every preset is valid at low rates.
+    public func bands(sampleRate: Double) -> [EQBand] {
+        bands.map { band in
+            var band = band
+            band.frequency = min(band.frequency, max(10, 0.45 * sampleRate))
+            return band
+        }
+    }
+
+    /// The preset's bands as designed (at 44.1 kHz and above), in processing order.
     public var bands: [EQBand] {
         switch self {
         case .flat: return []

@@ -53,9 +53,9 @@ public struct EQProperties: Sendable, Hashable {
         self.preset = nil
     }
 
-    /// Creates properties from a preset (its bands).
-    public init(preset: EQPreset) {
-        self.bands = preset.bands
+    /// Creates properties from a preset (its bands at `sampleRate`, see ``EQPreset/bands(sampleRate:)``).
+    public init(preset: EQPreset, sampleRate: Double = 48000) {
+        self.bands = preset.bands(sampleRate: sampleRate)
         self.preset = preset
     }
 }

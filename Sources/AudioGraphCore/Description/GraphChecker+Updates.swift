@@ -71,7 +71,8 @@ extension GraphChecker {
                 return nil
             }
             let before = reader.errors.count
-            _ = reader.decodeConfiguration(node.type, JSONObject([JSONMember(key: name, value: value)]), at: location)
+            _ = reader.decodeConfiguration(node.type, JSONObject([JSONMember(key: name, value: value)]), at: location,
+                                         partial: true)
             guard reader.errors.count == before else { return nil }
             var properties = node.properties
             properties[name] = value

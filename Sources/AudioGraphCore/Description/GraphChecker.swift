@@ -61,7 +61,7 @@ final class GraphChecker {
             checkFiles(of: node, at: location)
             topology.add(node, at: location)
         }
-        checkNodeCounts(topology, at: "nodes")
+        if reader.hasNodeList { checkNodeCounts(topology, at: "nodes") }
         for (index, connection) in graph.connections.enumerated() {
             connect(connection, at: reader.connectionLocations[index], in: &topology)
         }

@@ -126,8 +126,34 @@ public struct GraphDescriptionError: Error, Sendable, Hashable, CustomStringConv
     }
 
     /// The one-line message: `FILE: LOCATION: message` (or `FILE: message` without a location).
+    /// Control characters from the file (a key with a newline in it) are escaped so the message
+    /// stays on one line, and a line longer than ``maximumLineLength`` is cut.
     public var line: String {
-        location.isEmpty ? "\(fileName): \(problem.message)" : "\(fileName): \(location): \(problem.message)"
+        let text = location.isEmpty ? "\(fileName): \(problem.message)" : "\(fileName): \(location): \(problem.message)"
+        return Self.oneLine(text)
+    }
+
+    /// The longest line ``line`` returns (in characters).
+    public static let maximumLineLength = 2000
+
+    static func oneLine(_ text: String) -> String {
+        var result = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count >= maximumLineLength {
+                result += "…"
+                break
+            }
+            switch scalar.value {
+            case 0x0A: result += "\\n"
+            case 0x0D: result += "\\r"
+            case 0x09: result += "\\t"
+            case 0x00..<0x20, 0x7F, 0x85, 0x2028, 0x2029: result += "\\u{\(String(scalar.value, radix: 16))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+            count += 1
+        }
+        return result
     }
 
     public var description: String { line }

@@ -1,0 +1,113 @@
+# A thin layer over SwiftPM: the targets a user runs are the targets CI runs.
+#
+#   make run          install what is missing, build, render Graphs/demo.json to demo.wav
+#   make test         the whole XCTest suite (debug build)
+#   make conformance  the black-box cases in ../shared/conformance against the release CLI
+#   make tsan         the concurrency tests under ThreadSanitizer
+#   make bench        offline render speed against a peer renderer (sox)
+#
+# Works from a fresh clone as root on Debian 12 (`deps` uses apt-get and pip).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+
+# Swift lives in /opt/swift on the project's machines; use it when it is not on PATH yet.
+export PATH := $(PATH):/opt/swift/usr/bin
+
+SWIFT ?= swift
+PYTHON ?= python3
+CLI := .build/release/audiograph
+DEMO_GRAPH ?= Graphs/demo.json
+DEMO_OUT ?= demo.wav
+CONFORMANCE_DIR ?= ../shared/conformance
+# Extra flags for `swift test` (for example SWIFT_TEST_FLAGS=--parallel); serial by default
+# because the PulseAudio tests start a real server each.
+SWIFT_TEST_FLAGS ?=
+# The tests that exercise threads; `make tsan` runs them under ThreadSanitizer.
+CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency
+
+# Debian packages: headers and libraries of the C wrappers, and a PulseAudio server and its
+# tools for the live-I/O tests. libmysofa1 is named too because it ships the default HRTF set.
+DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libpulse-dev pulseaudio pulseaudio-utils \
+                libmysofa-dev libmysofa1 libfftw3-dev
+# Only `make bench` needs the peer renderer.
+BENCH_DEB_PACKAGES := sox
+# The conformance runner's Python modules (import names equal the pip names).
+PY_MODULES := numpy scipy soundfile
+PY_IMPORTS := numpy, scipy, soundfile
+
+.PHONY: all deps deps-debian deps-python deps-bench build run test tsan conformance bench clean
+
+all: build
+
+# ---------------------------------------------------------------------------------------- deps
+
+deps: deps-debian deps-python
+
+# Installs only what is missing; apt-get update runs once, and only when something is missing.
+define apt_install_missing
+	@missing=""; \
+	for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq; \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	else \
+	  echo "deps: Debian packages present ($(strip $(1)))"; \
+	fi
+endef
+
+deps-debian:
+	$(call apt_install_missing,$(DEB_PACKAGES))
+
+deps-python:
+	@if $(PYTHON) -c 'import $(PY_IMPORTS)' 2>/dev/null; then \
+	  echo "deps: Python modules present ($(PY_MODULES))"; \
+	else \
+	  echo "deps: installing Python modules: $(PY_MODULES)"; \
+	  $(PYTHON) -m pip install --quiet --disable-pip-version-check $(PY_MODULES); \
+	fi
+
+deps-bench:
+	$(call apt_install_missing,$(BENCH_DEB_PACKAGES))
+
+# --------------------------------------------------------------------------------------- build
+
+build:
+	$(SWIFT) build -c release --product audiograph
+
+run: deps build
+	@test -f $(DEMO_GRAPH) || { echo "run: $(DEMO_GRAPH) does not exist" >&2; exit 1; }
+	rm -f $(DEMO_OUT)
+	$(CLI) render $(DEMO_GRAPH) -o $(DEMO_OUT)
+	@test -s $(DEMO_OUT) || { echo "run: $(CLI) exited 0 but wrote no $(DEMO_OUT)" >&2; exit 1; }
+	@echo "run: wrote $(DEMO_OUT) ($$(stat -c %s $(DEMO_OUT)) bytes)"
+
+# ---------------------------------------------------------------------------------------- test
+
+test: deps
+	$(SWIFT) test $(SWIFT_TEST_FLAGS)
+
+# A separate scratch path keeps the sanitized build from invalidating the normal one.
+tsan: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(CONCURRENCY_TESTS)'
+
+conformance: deps build
+	@if [ -d "$(CONFORMANCE_DIR)" ]; then \
+	  echo "conformance: $(CONFORMANCE_DIR) with $(CLI)"; \
+	  $(PYTHON) $(CONFORMANCE_DIR)/run.py --cli $(CLI); \
+	else \
+	  echo "conformance: skipped ($(CONFORMANCE_DIR) does not exist)"; \
+	fi
+
+bench: deps deps-bench build
+	bash scripts/bench.sh
+
+# --------------------------------------------------------------------------------------- clean
+
+clean:
+	rm -rf .build .build-tsan $(DEMO_OUT)

@@ -1,0 +1,57 @@
+// Tests of EQPreset: every named curve exists, is stable and has the documented character.
+
+import Foundation
+import XCTest
+@testable import AudioGraphNodes
+
+final class EQPresetsTests: XCTestCase {
+    /// The spec's preset names all resolve.
+    func testSpecNamesResolve() {
+        let names = ["flat", "bassBooster", "bassReducer", "trebleBooster", "trebleReducer", "vocalBooster",
+                     "loudness", "acoustic", "dance", "electronic", "hipHop", "jazz", "piano", "pop", "rock",
+                     "smallSpeakers", "spokenWord"]
+        for name in names { XCTAssertNotNil(EQPreset(rawValue: name), name) }
+        XCTAssertEqual(EQPreset.flat.bands, [])
+    }
+
+    /// Cascade magnitude in dB at f (44.1 and 48 kHz), from the cookbook coefficients.
+    func responseDB(_ preset: EQPreset, _ f: Double, sr: Double = 48000) -> Double {
+        preset.bands.reduce(0.0) { $0 + db(BiquadCoefficients.cookbook($1, sampleRate: sr).magnitude(atFrequency: f, sampleRate: sr)) }
+    }
+
+    func testEveryBandIsValidAndStable() {
+        for preset in EQPreset.allCases {
+            for band in preset.bands {
+                XCTAssertGreaterThanOrEqual(band.frequency, 10)
+                XCTAssertLessThan(band.frequency, 22050)
+                XCTAssertTrue((0.05...100).contains(band.q))
+                XCTAssertTrue((-96...24).contains(band.gain))
+                for sr in [44100.0, 48000.0] {
+                    let c = BiquadCoefficients.cookbook(band, sampleRate: sr)
+                    // Stability triangle of a second-order denominator 1 + a1 z^-1 + a2 z^-2.
+                    XCTAssertLessThan(abs(c.a2), 1, "\(preset)")
+                    XCTAssertLessThan(abs(c.a1), 1 + c.a2, "\(preset)")
+                }
+            }
+        }
+    }
+
+    func testCharacterOfTheCurves() {
+        XCTAssertGreaterThan(responseDB(.bassBooster, 60), 6)
+        XCTAssertLessThan(responseDB(.bassReducer, 60), -6)
+        XCTAssertEqual(responseDB(.bassBooster, 5000), 0, accuracy: 0.5)
+        XCTAssertGreaterThan(responseDB(.trebleBooster, 12000), 5)
+        XCTAssertLessThan(responseDB(.trebleReducer, 12000), -5)
+        XCTAssertGreaterThan(responseDB(.vocalBooster, 3000), 3)
+        XCTAssertLessThan(responseDB(.vocalBooster, 40), -6)
+        XCTAssertLessThan(responseDB(.spokenWord, 40), -6)
+        XCTAssertLessThan(responseDB(.smallSpeakers, 30), -6)
+        XCTAssertGreaterThan(responseDB(.loudness, 50), 4)
+        XCTAssertGreaterThan(responseDB(.loudness, 14000), 3)
+        for preset in EQPreset.allCases {
+            for f in stride(from: 20.0, through: 20000, by: 37) {
+                XCTAssertLessThanOrEqual(responseDB(preset, f), 12, "\(preset) at \(f)")
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+// Proves the render path allocates nothing and takes no lock while updates and parameter changes fly.
+import AudioGraphNodes
+import CAllocationCounter
+import Foundation
+import Synchronization
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs `body` on a new pthread that counts its own allocations and locks (after `warmUp`).
+private func runTrackedRenderThread(warmUp: @escaping @Sendable () -> Void,
+                                    body: @escaping @Sendable () -> Void) -> pthread_t {
+    final class Context: @unchecked Sendable {
+        let warmUp: @Sendable () -> Void
+        let body: @Sendable () -> Void
+        init(_ w: @escaping @Sendable () -> Void, _ b: @escaping @Sendable () -> Void) { warmUp = w; body = b }
+    }
+    let context = Unmanaged.passRetained(Context(warmUp, body)).toOpaque()
+    var thread = pthread_t()
+    let created = pthread_create(&thread, nil, { raw in
+        let c = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
+        c.warmUp()
+        ag_counter_track_this_thread(1)
+        c.body()
+        ag_counter_track_this_thread(0)
+        return nil
+    }, context)
+    precondition(created == 0)
+    return thread
+}
+
+final class RealTimeSafetyTests: XCTestCase {
+    override func setUpWithError() throws {
+        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
+        XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
+    }
+
+    /// Writes a 1 s stereo 44.1 kHz file (so the mixer's implicit rate conversion runs too).
+    private func makeFile() throws -> String {
+        let path = NSTemporaryDirectory() + "rt-safety-\(getpid()).wav"
+        let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 44100, channelCount: 2))
+        let s = AudioBufferStorage(channelCount: 2, capacity: 44100)
+        for i in 0..<44100 {
+            s.list.channel(0)[i] = Float(sin(2 * Double.pi * 440 * Double(i) / 44100)) * 0.5
+            s.list.channel(1)[i] = Float(sin(2 * Double.pi * 660 * Double(i) / 44100)) * 0.5
+        }
+        try w.write(s.list, frameCount: 44100)
+        try w.close()
+        return path
+    }
+
+    /// 10 000 slices of a graph with a mixer, a looping player and oscillators, rendered on a
+    /// tracked thread while this thread sets parameters and applies connect/disconnect change
+    /// lists with update(): the render thread must allocate nothing and lock nothing.
+    func testRenderPathAllocatesNothingAndTakesNoLockWithUpdatesInFlight() throws {
+        let path = try makeFile()
+        defer { unlink(path) }
+        let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
+        let osc1 = OscillatorNode(id: "osc1", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine))
+        let osc2 = OscillatorNode(id: "osc2", sampleRate: 48000, properties: OscillatorProperties(waveform: .sawtooth, channels: 2))
+        let noise = OscillatorNode(id: "noise", sampleRate: 48000, properties: OscillatorProperties(waveform: .noise, seed: 7))
+        let player = try PlayerNode(id: "player", sampleRate: 48000,
+                                    properties: PlayerProperties(file: path, path: path, loop: true))
+        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 4)
+        let out = GenericOutputNode(id: "out")
+        for n in [osc1, osc2, noise, player, mixer, out] as [AudioNode] { try graph.addNode(n) }
+        try graph.connect("osc1", to: "mix", inputBus: 0)
+        try graph.connect("osc2", to: "mix", inputBus: 1)
+        try graph.connect("player", to: "mix", inputBus: 2)
+        try graph.connect("noise", to: "mix", inputBus: 3)
+        try graph.connect("mix", to: "out")
+        try graph.initialize()
+        try graph.start()
+
+        let slices = 10_000
+        let finished = Atomic<Bool>(false)
+        let nonSilent = Atomic<Int>(0)
+        ag_counter_reset()
+        let thread = runTrackedRenderThread(warmUp: {
+            for _ in 0..<64 { _ = graph.render(frameCount: 256) }
+        }, body: {
+            var audible = 0
+            for _ in 0..<slices {
+                if let r = graph.render(frameCount: 256), !r.isSilent { audible += 1 }
+            }
+            nonSilent.store(audible, ordering: .relaxed)
+            finished.store(true, ordering: .releasing)
+        })
+
+        var updates = 0
+        var connected = true
+        var step = 0
+        while !finished.load(ordering: .acquiring) {
+            step += 1
+            try osc1.setParameter("frequency", 200 + Double(step % 400), rampFrames: step % 3 == 0 ? 480 : 0)
+            try mixer.setParameter("input.2.pan", Double(step % 21) / 10 - 1)
+            try mixer.setParameter("input.1.volume", Double(step % 5) / 4, rampFrames: 128)
+            if step % 4 == 0 {
+                if connected {
+                    graph.enqueue(contentsOf: [.disconnect(destination: "mix", destinationBus: 1),
+                                               .setParameter(node: "mix", address: "input.0.volume", value: 0.5, rampDuration: 0.01)])
+                } else {
+                    graph.enqueue(contentsOf: [.connect(source: "osc2", sourceBus: 0, destination: "mix", destinationBus: 1),
+                                               .setParameter(node: "mix", address: "input.0.volume", value: 1, rampDuration: 0)])
+                }
+                connected.toggle()
+                if try graph.update(waitUntilApplied: false) || true { updates += 1 }
+            }
+            usleep(200)
+        }
+        pthread_join(thread, nil)
+        let allocations = ag_counter_allocations()
+        let frees = ag_counter_frees()
+        let locks = ag_counter_locks()
+        graph.stop()
+        print("real-time safety: \(slices) slices, \(updates) change lists, \(step) parameter rounds; "
+              + "render thread: \(allocations) allocations, \(frees) frees, \(locks) mutex locks")
+        XCTAssertGreaterThan(updates, 20, "too few change lists were applied during the render")
+        XCTAssertGreaterThan(nonSilent.load(ordering: .relaxed), slices / 2)
+        XCTAssertEqual(allocations, 0, "the render thread allocated")
+        XCTAssertEqual(frees, 0, "the render thread freed memory (a plan or kernel released on it?)")
+        XCTAssertEqual(locks, 0, "the render thread took a mutex")
+    }
+}

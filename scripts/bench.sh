@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Offline render speed of `audiograph` against a peer renderer (sox) synthesising the same tones.
+#
+#   scripts/bench.sh [GRAPH] [RUNS]     (defaults: Graphs/demo.json, 5)
+#
+# Renders GRAPH with the release CLI and asks sox to synthesise the graph's sine oscillators
+# (same rate, duration, frequencies, channel count) mixed to one file, both as 32-bit float WAV.
+# Prints the best wall time of RUNS runs of each and the ratio; ratio > 1 means audiograph is
+# faster. The lead refines the graph and the comparison; `make bench` installs sox first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+graph=${1:-Graphs/demo.json}
+runs=${2:-5}
+cli=.build/release/audiograph
+[ -x "$cli" ] || { echo "bench: $cli is missing; run 'make build' first" >&2; exit 1; }
+command -v sox >/dev/null || { echo "bench: sox is missing; 'make bench' installs it" >&2; exit 1; }
+[ -f "$graph" ] || { echo "bench: $graph does not exist" >&2; exit 1; }
+
+# What sox must synthesise: rate, duration, output channels and the sine oscillators' frequencies.
+read -r rate duration channels freqs < <(python3 - "$graph" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+rate = g.get("sampleRate", 48000)
+duration = g.get("duration", 10.0)
+channels = 2
+freqs = []
+for n in g["nodes"]:
+    p, q = n.get("parameters", {}), n.get("properties", {})
+    if n["type"] == "oscillator" and q.get("waveform", "sine") == "sine":
+        freqs.append(p.get("frequency", 440))
+    if n["type"] in ("genericOutput", "output"):
+        channels = n.get("format", {}).get("channels", channels)
+if not freqs:
+    freqs = [440]
+print(rate, duration, channels, ",".join(str(f) for f in freqs))
+PY
+)
+IFS=, read -r -a tones <<<"$freqs"
+
+tmp=$(mktemp -d /tmp/ag-bench-XXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+calc() { awk "BEGIN { print ($1) }"; }
+
+# Best wall time of $runs runs of the command, in seconds.
+best_time() {
+  local best="" t0 t1 dt
+  for _ in $(seq "$runs"); do
+    t0=$(date +%s.%N)
+    "$@" >/dev/null 2>&1
+    t1=$(date +%s.%N)
+    dt=$(calc "$t1 - $t0")
+    if [ -z "$best" ] || [ "$(calc "$dt < $best")" = 1 ]; then best=$dt; fi
+  done
+  echo "$best"
+}
+
+synth=()
+for f in "${tones[@]}"; do synth+=(sine "$f"); done
+k=${#tones[@]}
+
+echo "bench: $graph: ${duration} s at ${rate} Hz, ${channels} channel(s), ${k} sine tone(s): ${tones[*]} Hz; best of $runs"
+ours=$(best_time "$cli" render "$graph" -o "$tmp/ours.wav" --sample-type float32 --quiet)
+# sox: one tone per channel, then all channels mixed and spread to the output channel count.
+peer=$(best_time sox -q -n -r "$rate" -c "$k" -b 32 -e floating-point "$tmp/peer.wav" \
+  synth "$duration" "${synth[@]}" remix - channels "$channels")
+
+# Both must have written the same amount of audio, or the times compare nothing.
+python3 - "$tmp/ours.wav" "$tmp/peer.wav" <<'PY' || exit 1
+import sys
+import soundfile as sf
+for label, path in (("audiograph", sys.argv[1]), ("sox", sys.argv[2])):
+    try:
+        info = sf.info(path)
+    except Exception as e:
+        sys.exit(f"bench: {label} wrote no readable file ({e})")
+    print(f"{label + ':':11} {info.frames} frames x {info.channels} channel(s) at {info.samplerate} Hz, {info.subtype}")
+PY
+
+printf 'audiograph: %.3f s (%.0fx real time)\n' "$ours" "$(calc "$duration / $ours")"
+printf 'sox:        %.3f s (%.0fx real time)\n' "$peer" "$(calc "$duration / $peer")"
+printf 'ratio sox/audiograph: %.2f (above 1: audiograph is faster)\n' "$(calc "$peer / $ours")"
