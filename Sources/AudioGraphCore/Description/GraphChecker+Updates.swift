@@ -74,12 +74,6 @@ extension GraphChecker {
             _ = reader.decodeConfiguration(node.type, JSONObject([JSONMember(key: name, value: value)]), at: location,
                                          partial: true)
             guard reader.errors.count == before else { return nil }
-            if case .player(let player) = configuration, let segment = player.segment, let info = audioFiles[player.path],
-               segment.start >= info.duration {
-                report(DescriptionReader.join(join("value"), "start"),
-                       .invalidValue("\(ParameterInfo.format(segment.start)) s is not before the end of \"\(player.file)\" (\(ParameterInfo.format(info.duration)) s)"))
-                return nil
-            }
             var properties = node.properties
             properties[name] = value
             // Decoded whole again: rules between keys (stopTime after startTime) apply too.
