@@ -21,7 +21,7 @@ final class DescriptionValidatorTests: XCTestCase {
 
     func testDocumentKeys() {
         XCTAssertEqual(errorLines(#"{ "version": 2, "nodez": [], "connections": [] }"#), [
-            #"graph.json: nodez: unknown key "nodez" (allowed: version, sampleRate, maximumFramesPerSlice, duration, nodes, connections, updates, taps)"#,
+            #"graph.json: nodez: unknown key "nodez" (did you mean "nodes"?)"#,
             #"graph.json: missing required key "nodes""#,
             "graph.json: version: version 2 is not supported (only 1)",
         ])
@@ -170,7 +170,7 @@ final class DescriptionValidatorTests: XCTestCase {
 
     func testReferencesToBrokenNodesAreNotReportedTwice() {
         XCTAssertEqual(lines(#"{ "id": "x", "type": "oscilator" }, \#(out)"#, #"{ "from": "x", "to": "out" }"#),
-                       [#"graph.json: nodes[0] (id "x").type: "oscilator" is not one of oscillator, player, input, mixer, environment, eq, delay, converter, output, genericOutput"#])
+                       [#"graph.json: nodes[0] (id "x").type: "oscilator" is not one of oscillator, player, input, mixer, environment, eq, delay, converter, output, genericOutput (did you mean "oscillator"?)"#])
     }
 
     // MARK: Many problems at once
