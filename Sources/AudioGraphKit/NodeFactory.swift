@@ -24,7 +24,10 @@ public enum NodeFactory {
         case .output:
             guard replaceOutput else { throw .notSupportedYet(type: "output") }
             node = GenericOutputNode(id: description.id)
-        case .input, .environment, .eq, .delay, .converter:
+        case .environment(let p):
+            node = EnvironmentNode(id: description.id, sampleRate: sampleRate, inputBusCount: description.inputBusCount,
+                                       properties: p)
+        case .input, .eq, .delay, .converter:
             throw .notSupportedYet(type: description.type.rawValue)
         }
         if let f = description.format {

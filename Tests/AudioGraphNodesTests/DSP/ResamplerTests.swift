@@ -60,6 +60,7 @@ final class ResamplerTests: XCTestCase {
     func testBestUpsample44100To48000() throws {
         let r = try convert(from: 44100, to: 48000, total: 48000, requests: [512])
         let (level, thdn) = checkTone(r.out[0], rate: 48000)
+        print("Resampler best 44.1k->48k: level error \(level) dB, THD+N \(thdn) dB")
         XCTAssertLessThan(thdn, -90, "THD+N \(thdn) dB, level error \(level) dB")
         XCTAssertEqual(r.real, 48000)
     }
@@ -67,6 +68,7 @@ final class ResamplerTests: XCTestCase {
     func testBestDownsample48000To44100() throws {
         let r = try convert(from: 48000, to: 44100, total: 44100, requests: [441])
         let (level, thdn) = checkTone(r.out[0], rate: 44100)
+        print("Resampler best 48k->44.1k: level error \(level) dB, THD+N \(thdn) dB")
         XCTAssertLessThan(thdn, -90, "THD+N \(thdn) dB, level error \(level) dB")
     }
 
