@@ -29,7 +29,7 @@ public struct BiquadCoefficients: Sendable, Hashable {
     /// `frequency` is clamped to `[0.001 Hz, 0.4999*sampleRate]` and `q` to at least 1e-6 so that the
     /// result is always a stable filter. Real-time safe.
     @inline(__always)
-    public static func cookbook(type: EQBand.FilterType, frequency: Double, gain: Double, q: Double,
+    public static func cookbook(type: EQFilterType, frequency: Double, gain: Double, q: Double,
                                 sampleRate: Double) -> BiquadCoefficients {
         let f = min(max(frequency, 1e-3), 0.4999 * sampleRate)
         let w0 = 2 * Double.pi * f / sampleRate

@@ -20,30 +20,10 @@ import CSampleRate
 /// provider is called on.
 public final class Resampler {
 
-    /// The libsamplerate converters, by the graph format's names.
-    public enum Quality: String, Sendable, Hashable, CaseIterable {
-        /// SRC_SINC_BEST_QUALITY (the default).
-        case best
-        /// SRC_SINC_MEDIUM_QUALITY.
-        case medium
-        /// SRC_SINC_FASTEST.
-        case fastest
-        /// SRC_LINEAR.
-        case linear
-        /// SRC_ZERO_ORDER_HOLD.
-        case zeroOrderHold
-
-        /// libsamplerate's converter type.
-        var converterType: Int32 {
-            switch self {
-            case .best: return Int32(SRC_SINC_BEST_QUALITY)
-            case .medium: return Int32(SRC_SINC_MEDIUM_QUALITY)
-            case .fastest: return Int32(SRC_SINC_FASTEST)
-            case .linear: return Int32(SRC_LINEAR)
-            case .zeroOrderHold: return Int32(SRC_ZERO_ORDER_HOLD)
-            }
-        }
-    }
+    /// The libsamplerate converters, by the graph format's names (`best` = SRC_SINC_BEST_QUALITY,
+    /// `medium` = SRC_SINC_MEDIUM_QUALITY, `fastest` = SRC_SINC_FASTEST, `linear` = SRC_LINEAR,
+    /// `zeroOrderHold` = SRC_ZERO_ORDER_HOLD).
+    public typealias Quality = ConverterQuality
 
     /// Supplies input: fill up to `frameCount` frames of each channel buffer and return how many
     /// frames were written; fewer than asked means the input has ended after them (0: ended).
@@ -187,5 +167,18 @@ public final class Resampler {
         fifoCount = 0
         inputEnded = false
         outputEnded = false
+    }
+}
+
+extension ConverterQuality {
+    /// libsamplerate's converter type of this quality.
+    var converterType: Int32 {
+        switch self {
+        case .best: return Int32(SRC_SINC_BEST_QUALITY)
+        case .medium: return Int32(SRC_SINC_MEDIUM_QUALITY)
+        case .fastest: return Int32(SRC_SINC_FASTEST)
+        case .linear: return Int32(SRC_LINEAR)
+        case .zeroOrderHold: return Int32(SRC_ZERO_ORDER_HOLD)
+        }
     }
 }

@@ -145,4 +145,22 @@ public enum SampleConversion {
             for i in 0..<frameCount { dst[i] = source[i * n + c] }
         }
     }
+
+    /// Rounds `count` floats in place to what `type` can carry (the value a float -> `type` ->
+    /// float round trip gives): integers are quantized and clipped, float64 and float32 leave the
+    /// samples unchanged. What a converter node with an integer output format does inside the
+    /// (float) graph. Real-time safe.
+    public static func quantize(_ samples: UnsafeMutablePointer<Float>, count: Int, to type: SampleType) {
+        let scale: Double
+        switch type {
+        case .float32, .float64: return
+        case .int16: scale = 32768
+        case .int24: scale = 8_388_608
+        case .int32: scale = 2_147_483_648
+        }
+        let inverse = 1 / scale
+        for i in 0..<count {
+            samples[i] = Float(quantize(samples[i], scale: scale, min: -scale, max: scale - 1) * inverse)
+        }
+    }
 }

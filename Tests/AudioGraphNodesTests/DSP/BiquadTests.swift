@@ -8,7 +8,7 @@ final class BiquadTests: XCTestCase {
     let sr = 48000.0
 
     /// The cookbook (RBJ) written out independently: (b0, b1, b2, a0, a1, a2), not normalised.
-    func cookbook(_ type: EQBand.FilterType, f0: Double, gainDB: Double, q: Double) -> [Double] {
+    func cookbook(_ type: EQFilterType, f0: Double, gainDB: Double, q: Double) -> [Double] {
         let w0 = 2 * Double.pi * f0 / sr
         let alpha = sin(w0) / (2 * q)
         let A = pow(10, gainDB / 40)
@@ -68,7 +68,7 @@ final class BiquadTests: XCTestCase {
         return outs.map { Array(UnsafeBufferPointer(start: $0, count: n)) }
     }
 
-    let settings: [(EQBand.FilterType, Double, Double, Double)] = [
+    let settings: [(EQFilterType, Double, Double, Double)] = [
         (.peak, 1000, 9, 1.4), (.lowShelf, 300, -7.5, 0.8), (.highShelf, 4000, 6, 0.70710678),
         (.lowPass, 2000, 0, 0.70710678), (.highPass, 500, 0, 2), (.bandPass, 1500, 0, 3),
         (.notch, 3000, 0, 5), (.allPass, 800, 0, 0.9),

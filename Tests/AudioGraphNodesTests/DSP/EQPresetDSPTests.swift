@@ -1,10 +1,10 @@
-// Tests of EQPreset: every named curve exists, is stable and has the documented character.
+// Tests of the eq presets (AudioGraphCore.EQPreset) against the DSP: every curve exists and is stable.
 
 import Foundation
 import XCTest
 @testable import AudioGraphNodes
 
-final class EQPresetsTests: XCTestCase {
+final class EQPresetDSPTests: XCTestCase {
     /// The spec's preset names all resolve.
     func testSpecNamesResolve() {
         let names = ["flat", "bassBooster", "bassReducer", "trebleBooster", "trebleReducer", "vocalBooster",
@@ -22,7 +22,7 @@ final class EQPresetsTests: XCTestCase {
     func testEveryBandIsValidAndStable() {
         for preset in EQPreset.allCases {
             for band in preset.bands {
-                XCTAssertGreaterThanOrEqual(band.frequency, 10)
+                XCTAssertGreaterThanOrEqual(band.frequency, 10, "\(preset)")
                 XCTAssertLessThan(band.frequency, 22050)
                 XCTAssertTrue((0.05...100).contains(band.q))
                 XCTAssertTrue((-96...24).contains(band.gain))
@@ -32,25 +32,6 @@ final class EQPresetsTests: XCTestCase {
                     XCTAssertLessThan(abs(c.a2), 1, "\(preset)")
                     XCTAssertLessThan(abs(c.a1), 1 + c.a2, "\(preset)")
                 }
-            }
-        }
-    }
-
-    func testCharacterOfTheCurves() {
-        XCTAssertGreaterThan(responseDB(.bassBooster, 60), 6)
-        XCTAssertLessThan(responseDB(.bassReducer, 60), -6)
-        XCTAssertEqual(responseDB(.bassBooster, 5000), 0, accuracy: 0.5)
-        XCTAssertGreaterThan(responseDB(.trebleBooster, 12000), 5)
-        XCTAssertLessThan(responseDB(.trebleReducer, 12000), -5)
-        XCTAssertGreaterThan(responseDB(.vocalBooster, 3000), 3)
-        XCTAssertLessThan(responseDB(.vocalBooster, 40), -6)
-        XCTAssertLessThan(responseDB(.spokenWord, 40), -6)
-        XCTAssertLessThan(responseDB(.smallSpeakers, 30), -6)
-        XCTAssertGreaterThan(responseDB(.loudness, 50), 4)
-        XCTAssertGreaterThan(responseDB(.loudness, 14000), 3)
-        for preset in EQPreset.allCases {
-            for f in stride(from: 20.0, through: 20000, by: 37) {
-                XCTAssertLessThanOrEqual(responseDB(preset, f), 12, "\(preset) at \(f)")
             }
         }
     }
