@@ -149,7 +149,14 @@ public final class LivePlayer {
     public func start() throws(LivePlayerError) {
         guard !started else { return }
         do {
-            try input?.startCapture()
+            if let input {
+                // Full duplex: the output fills its buffer (latency + ring) from captured audio at
+                // once, and captured audio arrives in fragments of the input's latency: capture
+                // that much first, so the input ring never runs dry.
+                let preRoll = Int((output.properties.latency + 2 * input.properties.latency) * sampleRate / 1000)
+                    + 2 * graph.maximumFramesPerSlice
+                try input.startCapture(preRoll: preRoll)
+            }
             try output.start(graph: graph, context: context, renderLimit: updates.first?.frame)
         } catch {
             input?.stopCapture()

@@ -1,5 +1,6 @@
 // The graph's PulseAudio input: a source node reading what a capture stream recorded.
 import AudioGraphCore
+import Glibc
 
 /// The `input` node: a source (no input bus, one output bus) that outputs audio captured from a
 /// PulseAudio source (cf. the input element of the RemoteIO / HALInput Audio Unit).
@@ -55,9 +56,20 @@ public final class InputNode: AudioNode, @unchecked Sendable {
 
     /// Connects the capture stream (after initialize). No-op without a context.
     ///
+    /// - Parameter preRoll: frames to accumulate before returning (at most `timeout` seconds),
+    ///   so that an output starting next can fill its buffer from captured audio instead of
+    ///   running the capture ring dry; the backlog limit is raised to match.
     /// - Throws: `PulseError` (unknown source, no server, ...).
-    public func startCapture() throws(PulseError) {
-        try capture?.start()
+    public func startCapture(preRoll: Int = 0, timeout: Double = 2) throws(PulseError) {
+        guard let capture else { return }
+        try capture.start()
+        guard preRoll > 0 else { return }
+        capture.setBacklogLimit(frames: preRoll + 4 * capture.configuration.maximumFramesPerSlice)
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(timeout * 1000)))
+        while capture.readableFrames < min(preRoll, capture.capacityFrames / 2), ContinuousClock.now < deadline {
+            if let fault = capture.fault { throw fault }
+            usleep(1000)
+        }
     }
 
     /// Disconnects the capture stream. Idempotent.

@@ -13,9 +13,10 @@ import Synchronization
 ///  (ring full: the chunk's rest is dropped,         (ring short: silence for the rest,
 ///   overrunCount += 1)                               underrunCount += 1)
 /// ```
-/// The ring holds four times the target latency (at least four slices). So that the delay does
-/// not creep up when the two clocks drift, `read` drops the oldest frames when more than
-/// latency + two slices are waiting (counted in `droppedFrames`).
+/// The ring holds four times the target latency (at least eight slices and half a second). So
+/// that the delay does not creep up when the two clocks drift, `read` drops the oldest frames when
+/// more than the backlog limit are waiting (default: latency + two slices; `setBacklogLimit`;
+/// counted in `droppedFrames`).
 ///
 /// Thread safety: `start()`, `stop()`, `latency()`, `setFaultHandler` are control-thread calls
 /// (one thread at a time, not from libpulse callbacks). `read(frameCount:into:)` and
@@ -43,6 +44,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     private let overruns = Atomic<Int>(0)
     private let underruns = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
+    private let backlogLimit = Atomic<Int>(0)
     private let faultState = Mutex<(fault: PulseError?, handler: (@Sendable (PulseError) -> Void)?)>((nil, nil))
 
     /// Creates a stopped capture stream.
@@ -54,7 +56,8 @@ public final class PulseCaptureStream: @unchecked Sendable {
         self.configuration = configuration
         let slice = configuration.maximumFramesPerSlice
         latencyFrames = max(1, Int(configuration.latencyMilliseconds * Double(configuration.sampleRate) / 1000))
-        ring = RingBuffer(capacity: max(4 * latencyFrames, 4 * slice) * configuration.channels)
+        ring = RingBuffer(capacity: max(4 * latencyFrames, 8 * slice, configuration.sampleRate / 2) * configuration.channels)
+        backlogLimit.store(latencyFrames + 2 * slice, ordering: .relaxed)
         scratch = .allocate(capacity: slice * configuration.channels)
         scratch.initialize(repeating: 0, count: slice * configuration.channels)
     }
@@ -74,6 +77,17 @@ public final class PulseCaptureStream: @unchecked Sendable {
     public var droppedFrames: Int { dropped.load(ordering: .relaxed) }
     /// Why the stream stopped working while running, if it did.
     public var fault: PulseError? { faultState.withLock { $0.fault } }
+
+    /// The most frames `read` lets wait in the ring before dropping the oldest (clamped to what
+    /// the ring can hold). A full-duplex driver raises it to its pre-roll. Any thread; lock-free.
+    public func setBacklogLimit(frames: Int) {
+        let capacityFrames = ring.capacity / configuration.channels
+        backlogLimit.store(max(configuration.maximumFramesPerSlice, min(frames, capacityFrames - configuration.maximumFramesPerSlice)),
+                           ordering: .relaxed)
+    }
+
+    /// Frames the ring can hold.
+    public var capacityFrames: Int { ring.capacity / configuration.channels }
 
     /// Sets a handler called once on libpulse's mainloop thread when the running stream fails.
     public func setFaultHandler(_ handler: (@Sendable (PulseError) -> Void)?) {
@@ -143,7 +157,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
         let channelCount = configuration.channels
         let frames = min(frameCount, configuration.maximumFramesPerSlice)
         let waiting = ring.readableCount / channelCount
-        let limit = latencyFrames + 2 * configuration.maximumFramesPerSlice
+        let limit = backlogLimit.load(ordering: .relaxed)
         if waiting > limit {
             let excess = waiting - limit
             ring.discard(count: excess * channelCount)

@@ -150,6 +150,51 @@ final class CommandLineLiveTests: XCTestCase {
         XCTAssertEqual(err, ["audiograph: PulseAudio device \"extra\" disappeared"])
     }
 
+    /// Full duplex: pacat plays a tone into `agtest`; `play` runs input(agtest.monitor) → output
+    /// to a second sink `duplex`, whose monitor we record: the tone comes through at its level.
+    func testPlayRoutesInputNodeToOutputNode() throws {
+        XCTAssertEqual(try server.run("pactl", ["load-module", "module-null-sink", "sink_name=duplex", "format=float32le",
+                                                "rate=48000", "channels=2", "norewinds=1"]).status, 0)
+        let graph = server.directory.appendingPathComponent("duplex.json").path
+        try """
+        { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 256,
+          "nodes": [
+            { "id": "mic", "type": "input", "properties": { "device": "agtest.monitor", "latency": 50 } },
+            { "id": "out", "type": "output", "properties": { "device": "duplex", "latency": 100 } } ],
+          "connections": [ { "from": "mic", "to": "out" } ] }
+        """.write(toFile: graph, atomically: true, encoding: .utf8)
+        let count = 48000 * 4
+        var interleaved = [Float](repeating: 0, count: 2 * count)
+        for n in 0..<count {
+            let v = sin(2 * Double.pi * 300 * Double(n) / 48000)
+            interleaved[2 * n] = Float(0.3 * v)
+            interleaved[2 * n + 1] = Float(0.15 * v)
+        }
+        let tone = server.directory.appendingPathComponent("tone.raw")
+        try interleaved.withUnsafeBytes { try Data($0).write(to: tone) }
+        let file = server.directory.appendingPathComponent("duplex.raw")
+        let recorder = try server.startRecording(source: "duplex.monitor", to: file)
+        let player = try server.startPlaying(file: tone)
+        usleep(300_000)
+        let run = try launch(["play", graph, "--duration", "2"])
+        XCTAssertEqual(run.process.wait(timeout: 10), 0)
+        server.stopChild(player)
+        server.stopChild(recorder)
+        let (out, err) = run.output()
+        print("duplex: \(out)\(err)")
+        XCTAssertTrue(out.contains("capture underruns"), out)
+        let samples = try PulseTestServer.readRawFloat32(file)
+        let first = try XCTUnwrap((0..<(samples.count / 2)).first { samples[2 * $0] != 0 }, "nothing came through")
+        let left = SineFit.fit((0..<48000).map { samples[2 * (first + 12000 + $0)] }, sampleRate: 48000)
+        let right = SineFit.fit((0..<48000).map { samples[2 * (first + 12000 + $0) + 1] }, sampleRate: 48000)
+        print(String(format: "duplex fit: L %.4f Hz %.6f, R %.4f Hz %.6f, residual %.2e", left.frequency, left.amplitude,
+                     right.frequency, right.amplitude, left.residualRMS))
+        XCTAssertEqual(left.frequency, 300, accuracy: 0.01)
+        XCTAssertEqual(left.amplitude, 0.3, accuracy: 1e-4)
+        XCTAssertEqual(right.amplitude, 0.15, accuracy: 1e-4)
+        XCTAssertLessThan(left.residualRMS, 1e-6, "a glitch-free second")
+    }
+
     func testDevicesListsSinkAndMonitorWithFormats() throws {
         let run = try launch(["devices"])
         XCTAssertEqual(run.process.wait(timeout: 10), 0)

@@ -56,6 +56,7 @@ final class PulseCaptureStreamTests: XCTestCase {
         let stream = try PulseCaptureStream(context: context, configuration: PulseStreamConfiguration(
             device: server.monitorSourceName, latencyMilliseconds: 40, maximumFramesPerSlice: 512))
         try stream.start()
+        stream.setBacklogLimit(frames: 19_200)  // a stalled (non-real-time) test reader must not look like drift
         let attributes = stream.bufferAttributes
         let player = try server.startPlaying(file: file)
         let captured = capture(stream, seconds: seconds + 0.8)
@@ -111,10 +112,17 @@ final class PulseCaptureStreamTests: XCTestCase {
         XCTAssertLessThan(got, 128)
         XCTAssertTrue((got..<128).allSatisfy { buffers[0][$0] == 0 && buffers[1][$0] == 0 }, "the missing part is silence")
         XCTAssertGreaterThanOrEqual(stream.underrunCount, 1)
-        // Not reading for 0.5 s overflows a ring of 4 × 10 ms.
-        usleep(500_000)
+        // Not reading for longer than the ring holds overflows it.
+        let holds = Double(stream.capacityFrames) / 48000
+        usleep(UInt32((holds + 0.4) * 1e6))
         print("capture counters: underruns \(stream.underrunCount), overruns \(stream.overrunCount)")
         XCTAssertGreaterThanOrEqual(stream.overrunCount, 1)
+        // The next read drops the backlog beyond latency + two slices (480 + 256 frames) first.
+        let before = stream.readableFrames
+        buffers.withUnsafeBufferPointer { _ = stream.read(frameCount: 128, into: $0.baseAddress!) }
+        print("capture backlog: \(before) frames waiting, dropped \(stream.droppedFrames), \(stream.readableFrames) left")
+        XCTAssertGreaterThanOrEqual(stream.droppedFrames, before - 736 - 1024)
+        XCTAssertLessThanOrEqual(stream.readableFrames, 736 - 128 + 1024)
         stream.stop()
         stream.stop()
     }
