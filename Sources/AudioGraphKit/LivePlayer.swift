@@ -74,6 +74,7 @@ public final class LivePlayer {
     private var applied: [(scheduled: Int64, applied: Int64)] = []
     private var lastLatency: PulseLatency?
     private var started = false
+    private var polls = 0
 
     /// Builds and initializes the graph and connects to PulseAudio.
     ///
@@ -175,21 +176,29 @@ public final class LivePlayer {
     ///   is rejected by the graph.
     public func poll() throws(LivePlayerError) {
         if let fault = output.fault ?? input?.fault { throw .pulse(fault) }
-        while nextUpdate < updates.count, Int64(output.renderedFrames) >= updates[nextUpdate].frame {
-            // The render thread is held at the first slice boundary at or after the frame.
-            let boundary = Int64(output.renderedFrames)
-            graph.enqueue(contentsOf: updates[nextUpdate].changes)
+        // The render thread is held at the first slice boundary at or after the next update's
+        // frame; every update due by that boundary goes into one list (published once, so the
+        // render thread adopts it at that boundary — two plans published back to back could
+        // replace each other before the render thread saw the first).
+        let boundary = Int64(output.renderedFrames)
+        var due = 0
+        while nextUpdate + due < updates.count, boundary >= updates[nextUpdate + due].frame {
+            graph.enqueue(contentsOf: updates[nextUpdate + due].changes)
+            due += 1
+        }
+        if due > 0 {
             do {
                 try graph.update(waitUntilApplied: false)
             } catch {
                 throw .graph(error)
             }
-            applied.append((updates[nextUpdate].frame, boundary))
-            nextUpdate += 1
+            for i in nextUpdate..<(nextUpdate + due) { applied.append((updates[i].frame, boundary)) }
+            nextUpdate += due
             output.setRenderLimit(nextUpdate < updates.count ? updates[nextUpdate].frame : nil)
         }
         graph.collectRetiredPlans()
-        if let l = output.playbackStream?.latency() { lastLatency = l }
+        polls += 1
+        if polls % 50 == 0, let l = output.playbackStream?.latency() { lastLatency = l }
     }
 
     /// Runs one text command; returns nil on success or a one-line error.

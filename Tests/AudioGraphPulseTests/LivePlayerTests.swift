@@ -17,7 +17,7 @@ final class LivePlayerTests: XCTestCase {
         server = nil
     }
 
-    private func graphText(output: String, updateFrame: Int) -> String {
+    private func graphText(output: String, updateFrame: Int, secondFrame: Int? = nil) -> String {
         """
         { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 256,
           "nodes": [
@@ -26,16 +26,18 @@ final class LivePlayerTests: XCTestCase {
             { "id": "out", "type": "\(output)" \(output == "output" ? ", \"properties\": { \"latency\": 100 }" : "") } ],
           "connections": [ { "from": "osc", "to": "out" } ],
           "updates": [ { "frame": \(updateFrame), "actions": [
-            { "setParameter": { "node": "osc", "address": "amplitude", "value": 0.25 } } ] } ] }
+            { "setParameter": { "node": "osc", "address": "amplitude", "value": 0.25 } } ] },
+            { "frame": \(secondFrame ?? updateFrame), "actions": [
+            { "setParameter": { "node": "osc", "address": "frequency", "value": 500 } } ] } ] }
         """
     }
 
-    /// Plays oscillator → output live with an update at frame 24007, records the null sink's
-    /// monitor, and compares every recorded frame with the offline render of the same graph whose
-    /// update is at 24064 — the first 256-frame slice boundary at or after 24007, where the spec
-    /// says a live update takes effect.
+    /// Plays oscillator → output live with updates at frames 24007 and 24010, records the null
+    /// sink's monitor, and compares every recorded frame with the offline render of the same graph
+    /// whose updates are at 24064 — the first 256-frame slice boundary at or after them, where the
+    /// spec says a live update takes effect.
     func testLivePlaybackEqualsOfflineRenderWithUpdateAtSliceBoundary() throws {
-        let live = try GraphLoader.parse(text: graphText(output: "output", updateFrame: 24007))
+        let live = try GraphLoader.parse(text: graphText(output: "output", updateFrame: 24007, secondFrame: 24010))
         let offline = try GraphLoader.parse(text: graphText(output: "genericOutput", updateFrame: 24064))
         let offlinePath = server.directory.appendingPathComponent("offline.wav").path
         let renderer = try OfflineRenderer(offline, outputPath: offlinePath, frames: 120_000, sampleType: .float32)
@@ -74,8 +76,8 @@ final class LivePlayerTests: XCTestCase {
                        (summary.latency?.total ?? -1) * 1000, (summary.latency?.server ?? -1) * 1000,
                        (summary.latency?.ring ?? -1) * 1000, summary.requestedLatency, summary.underruns,
                        summary.realtime ? "yes" : "no"))
-        XCTAssertEqual(summary.appliedUpdates.map(\.scheduled), [24007])
-        XCTAssertEqual(summary.appliedUpdates.map(\.applied), [24064])
+        XCTAssertEqual(summary.appliedUpdates.map(\.scheduled), [24007, 24010])
+        XCTAssertEqual(summary.appliedUpdates.map(\.applied), [24064, 24064])
         XCTAssertGreaterThan(matching, 90_000, "the live recording departs from the offline render at frame \(matching + 1)")
         XCTAssertEqual(rest, 0)
         XCTAssertEqual(summary.underruns, 0)
