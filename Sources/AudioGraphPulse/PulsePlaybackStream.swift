@@ -164,7 +164,10 @@ public final class PulsePlaybackStream: @unchecked Sendable {
 
         // Give the render thread a moment to fill the ring so the first request is met.
         let sliceSamples = configuration.maximumFramesPerSlice * configuration.channels
-        for _ in 0..<500 where ring.writableCount >= sliceSamples { usleep(1000) }
+        // (Not when held at frame 0: a control thread applies a change before the first slice.)
+        for _ in 0..<500 where ring.writableCount >= sliceSamples && renderLimit.load(ordering: .acquiring) > 0 {
+            usleep(1000)
+        }
 
         let error: PulseError? = context.withLock { () -> PulseError? in
             do throws(PulseError) { try connectLocked(timeout: timeout); return nil } catch { return error }
