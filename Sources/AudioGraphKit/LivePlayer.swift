@@ -13,6 +13,7 @@ public enum LivePlayerError: Error, Sendable, CustomStringConvertible {
     /// The graph's output node is not a PulseAudio `output` node.
     case notLive(String)
 
+    /// One line for users.
     public var description: String {
         switch self {
         case .graph(let e): return e.description
@@ -34,6 +35,7 @@ public struct LivePlayerSummary: Sendable {
     public var underruns: Int
     /// Capture underruns/overruns of the input node, if any.
     public var captureUnderruns: Int
+    /// Capture overruns of the input node, if any.
     public var captureOverruns: Int
     /// Updates applied, and the graph frame each took effect at.
     public var appliedUpdates: [(scheduled: Int64, applied: Int64)]

@@ -22,6 +22,7 @@ public final class InputNode: AudioNode, @unchecked Sendable {
     public var pulseContext: PulseContext?
     private var capture: PulseCaptureStream?
 
+    /// A capture node named `id`; attach `pulseContext` before the graph initializes to capture.
     public init(id: String, properties: InputProperties = InputProperties()) {
         self.properties = properties
         super.init(id: id, typeName: "input", inputBusCount: 0, outputBusCount: 1, parameters: [])

@@ -26,6 +26,7 @@ public final class OutputNode: AudioNode, @unchecked Sendable {
     private var stream: PulsePlaybackStream?
     private weak var drivenGraph: AudioGraph?
 
+    /// A playback node named `id` (sink, latency and stream name from `properties`).
     public init(id: String, properties: OutputProperties = OutputProperties()) {
         self.properties = properties
         super.init(id: id, typeName: "output", inputBusCount: 1, outputBusCount: 0, parameters: [])

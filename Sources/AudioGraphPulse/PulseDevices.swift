@@ -7,6 +7,7 @@ public struct PulseDevice: Sendable, Equatable {
     /// Whether the device plays (sink) or records (source).
     public enum Kind: String, Sendable { case sink, source }
 
+    /// Sink or source.
     public var kind: Kind
     /// The name streams and the CLI use (`--device NAME`).
     public var name: String
@@ -16,7 +17,9 @@ public struct PulseDevice: Sendable, Equatable {
     public var index: UInt32
     /// Its sample spec: rate, channels and sample format as libpulse prints it (`float32le`, `s16le`, ...).
     public var sampleRate: Int
+    /// Channel count of its sample spec.
     public var channels: Int
+    /// Sample format of its sample spec.
     public var sampleFormat: String
     /// True for the server's default sink (for sinks) or default source (for sources).
     public var isDefault: Bool

@@ -24,6 +24,7 @@ public enum PulseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A sample rate or channel count PulseAudio cannot carry (rate 1...384000 Hz, 1...32 channels).
     case unsupportedFormat(sampleRate: Double, channels: Int)
 
+    /// One line for users.
     public var description: String {
         switch self {
         case let .noServer(server, reason):

@@ -19,6 +19,7 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
     /// The stream's name as shown by `pactl list sink-inputs` / `source-outputs`.
     public var streamName: String
 
+    /// Settings with the spec's defaults (48 kHz stereo, default device, 20 ms, 512-frame slices).
     public init(sampleRate: Int = 48000, channels: Int = 2, device: String? = nil,
                 latencyMilliseconds: Double = 20, maximumFramesPerSlice: Int = 512,
                 streamName: String = "AudioGraph") {

@@ -100,6 +100,7 @@ public enum ChildProcessError: Error, CustomStringConvertible {
     /// posix_spawn failed with this error number.
     case spawnFailed(String, Int32)
 
+    /// One line for test failures.
     public var description: String {
         switch self {
         case let .spawnFailed(path, code): return "cannot start \(path): \(String(cString: strerror(code)))"

@@ -25,6 +25,7 @@ public final class PulseTestServer: @unchecked Sendable {
     public let sinkName: String
     /// Its format.
     public let sampleRate: Int
+    /// The null sink's channel count.
     public let channels: Int
 
     private var daemon: ChildProcess?
@@ -215,6 +216,7 @@ public enum PulseTestServerError: Error, CustomStringConvertible {
     /// A PulseAudio tool did not finish within 10 s.
     case toolHung(String)
 
+    /// One line for test failures.
     public var description: String {
         switch self {
         case let .daemonExited(log): return "pulseaudio exited during startup: \(log)"
