@@ -158,7 +158,7 @@ final class PulsePlaybackStreamTests: XCTestCase {
         stream.stop()
         print("underrun test: \(underruns) underrun(s) after one 150 ms stall")
         XCTAssertGreaterThanOrEqual(underruns, 1)
-        XCTAssertLessThanOrEqual(underruns, 3)
+        XCTAssertLessThanOrEqual(underruns, 10, "one stall, not a stream of underruns")
     }
 
     /// Killing the daemon while playing is reported within a second, and stop() still returns promptly.
