@@ -11,6 +11,11 @@ public enum EQFilterType: String, Sendable, Hashable, CaseIterable {
     public var defaultQ: Double { self == .peak ? 1 : 0.70710678 }
 }
 
+extension EQBand {
+    /// The filter type under the name the DSP module uses (`EQBand.FilterType`).
+    public typealias FilterType = EQFilterType
+}
+
 /// One eq band: `{ "type", "frequency", "gain", "q", "bypass" }`. Its fields are the initial
 /// values of the parameters `band.N.frequency`, `band.N.gain`, `band.N.q`, `band.N.bypass`.
 public struct EQBand: Sendable, Hashable {

@@ -76,8 +76,15 @@ extension GraphChecker {
             guard reader.errors.count == before else { return nil }
             var properties = node.properties
             properties[name] = value
+            // Decoded whole again: rules between keys (stopTime after startTime) apply too.
             let configuration = reader.decodeConfiguration(node.type, properties, at: location)
-            reader.errors.removeSubrange(before...)
+            guard reader.errors.count == before else { return nil }
+            if case .player(let player) = configuration, let segment = player.segment, let info = audioFiles[player.path],
+               segment.start >= info.duration {
+                report(DescriptionReader.join(join("value"), "start"),
+                       .invalidValue("\(ParameterInfo.format(segment.start)) s is not before the end of \"\(player.file)\" (\(ParameterInfo.format(info.duration)) s)"))
+                return nil
+            }
             node.properties = properties
             node.configuration = configuration
             topology.nodes[id] = node

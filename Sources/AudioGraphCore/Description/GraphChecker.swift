@@ -7,6 +7,8 @@ import Foundation
 #endif
 
 /// The whole-graph checks, over a simulated topology that updates change.
+///
+/// Thread safety: one instance per validation, used by the loading thread only.
 final class GraphChecker {
     /// One input bus of one node.
     struct BusKey: Hashable {

@@ -123,4 +123,14 @@ final class AutomationEventDescriptionTests: XCTestCase {
             #"graph.json: nodes[1] (id "m").automation.input.0.enable[2].linearRampToValueAtTime: input.0.enable is 0 or 1: only setValueAtTime and cancelScheduledValues apply to it"#,
         ])
     }
+
+    func testRampAfterATargetStartingAtZeroIsRejectedLikeTheEngineDoes() {
+        // setTarget starts from the value at its start time (0 here), and the exponential ramp
+        // after it would start there: the engine's timeline rejects it, so the loader does too.
+        XCTAssertEqual(errorLines(graph("""
+        { "setValueAtTime": { "value": 0, "time": 0 } },
+        { "setTargetAtTime": { "target": 100, "startTime": 1, "timeConstant": 0.5 } },
+        { "exponentialRampToValueAtTime": { "value": 200, "time": 2 } }
+        """)), ["\(prefix)[2].exponentialRampToValueAtTime: an exponential ramp cannot start from 0 or cross 0 (it starts from the value the earlier events leave)"])
+    }
 }

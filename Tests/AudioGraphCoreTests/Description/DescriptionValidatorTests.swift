@@ -21,7 +21,7 @@ final class DescriptionValidatorTests: XCTestCase {
 
     func testDocumentKeys() {
         XCTAssertEqual(errorLines(#"{ "version": 2, "nodez": [], "connections": [] }"#), [
-            #"graph.json: nodez: unknown key "nodez" (allowed: version, sampleRate, maximumFramesPerSlice, duration, nodes, connections, updates, taps)"#,
+            #"graph.json: nodez: unknown key "nodez" (did you mean "nodes"?)"#,
             #"graph.json: missing required key "nodes""#,
             "graph.json: version: version 2 is not supported (only 1)",
         ])
@@ -123,6 +123,29 @@ final class DescriptionValidatorTests: XCTestCase {
         ])
     }
 
+    func testIOAndEnvironmentProperties() {
+        XCTAssertEqual(lines("""
+        { "id": "in", "type": "input", "properties": { "device": 3, "channels": 300, "latency": 0 } },
+        { "id": "env", "type": "environment", "properties": { "renderingAlgorithm": "hrtf", "hrtf": "no-such-set.sofa",
+            "reverb": { "enabled": "yes", "preset": "hall", "level": 50, "size": 1 },
+            "distanceModel": { "model": "linear", "referenceDistance": 5, "maxDistance": 2, "rolloffFactor": -1 } } },
+        { "id": "o", "type": "output", "properties": { "latency": -5, "streamName": "AudioGraph", "sink": "x" } }
+        """, #"{ "from": "in", "to": "env" }, { "from": "env", "to": "o" }"#), [
+            "graph.json: nodes[0] (id \"in\").properties.device: expected a string, found a number",
+            "graph.json: nodes[0] (id \"in\").properties.channels: 300 is outside 1...256",
+            "graph.json: nodes[0] (id \"in\").properties.latency: 0 must be greater than 0",
+            "graph.json: nodes[1] (id \"env\").properties.distanceModel.rolloffFactor: -1 must not be negative",
+            "graph.json: nodes[1] (id \"env\").properties.distanceModel: maxDistance 2 must not be less than referenceDistance 5 for the linear model",
+            #"graph.json: nodes[1] (id "env").properties.reverb.size: unknown key "size" (allowed: enabled, preset, level)"#,
+            "graph.json: nodes[1] (id \"env\").properties.reverb.enabled: expected true or false, found a string",
+            #"graph.json: nodes[1] (id "env").properties.reverb.preset: "hall" is not one of smallRoom, mediumRoom, largeRoom, largeRoom2, mediumHall, mediumHall2, mediumHall3, largeHall, largeHall2, plate, mediumChamber, largeChamber, cathedral"#,
+            "graph.json: nodes[1] (id \"env\").properties.reverb.level: 50 is outside -40...40",
+            #"graph.json: nodes[2] (id "o").properties.sink: unknown key "sink" (allowed: device, latency, streamName)"#,
+            "graph.json: nodes[2] (id \"o\").properties.latency: -5 must be greater than 0",
+            #"graph.json: nodes[1] (id "env").properties.hrtf: cannot read "no-such-set.sofa" for node "env": no such file"#,
+        ])
+    }
+
     func testEQBandsAreCheckedWhenNotPreset() {
         XCTAssertEqual(lines(#"{ "id": "e", "type": "eq", "properties": { "bands": [ { "type": "peak", "gain": 30, "slope": 2 }, { "frequency": 5 } ] } }, \#(out)"#), [
             #"graph.json: nodes[0] (id "e").properties.bands[0].slope: unknown key "slope" (allowed: type, frequency, gain, q, bypass)"#,
@@ -170,7 +193,7 @@ final class DescriptionValidatorTests: XCTestCase {
 
     func testReferencesToBrokenNodesAreNotReportedTwice() {
         XCTAssertEqual(lines(#"{ "id": "x", "type": "oscilator" }, \#(out)"#, #"{ "from": "x", "to": "out" }"#),
-                       [#"graph.json: nodes[0] (id "x").type: "oscilator" is not one of oscillator, player, input, mixer, environment, eq, delay, converter, output, genericOutput"#])
+                       [#"graph.json: nodes[0] (id "x").type: "oscilator" is not one of oscillator, player, input, mixer, environment, eq, delay, converter, output, genericOutput (did you mean "oscillator"?)"#])
     }
 
     // MARK: Many problems at once

@@ -25,13 +25,15 @@ final class EQPresetTests: XCTestCase {
 
     func testLowRatesLowerOnlyFrequenciesAboveTheLimit() {
         let bands = EQPreset.loudness.bands(sampleRate: 16000)
-        XCTAssertEqual(bands.map(\.frequency), [100, 7200])  // 10 kHz -> 0.45 * 16000
-        XCTAssertEqual(EQPreset.loudness.bands(sampleRate: 48000).map(\.frequency), [100, 10000])
+        XCTAssertEqual(bands.map(\.frequency), [80, 1000, 7200])  // 10 kHz -> 0.45 * 16000
+        XCTAssertEqual(EQPreset.loudness.bands(sampleRate: 48000).map(\.frequency), [80, 1000, 10000])
         XCTAssertEqual(EQPreset.flat.bands, [])
     }
 
     func testPresetDefaultsFollowTheBandTypes() {
-        XCTAssertEqual(EQPreset.vocalBooster.bands, [EQBand(type: .lowShelf, frequency: 150, gain: -2, q: 0.70710678),
-                                                     EQBand(type: .peak, frequency: 2500, gain: 4, q: 1)])
+        XCTAssertEqual(EQPreset.loudness.bands, [EQBand(type: .lowShelf, frequency: 80, gain: 6, q: 0.70710678),
+                                                 EQBand(type: .peak, frequency: 1000, gain: -1.5, q: 0.7),
+                                                 EQBand(type: .highShelf, frequency: 10000, gain: 4, q: 0.70710678)])
+        XCTAssertEqual(EQPreset.spokenWord.bands.map(\.type), [.highPass, .peak, .peak, .lowPass])
     }
 }

@@ -15,6 +15,19 @@ final class GraphDescriptionErrorTests: XCTestCase {
         XCTAssertEqual(errors.description, errors.lines.joined(separator: "\n"))
     }
 
+    func testSuggestions() {
+        XCTAssertEqual(GraphDescriptionProblem.closest(to: "paramters", in: ["id", "parameters", "properties"]), "parameters")
+        XCTAssertEqual(GraphDescriptionProblem.closest(to: "Frequncy", in: ["frequency", "amplitude"]), "frequency")
+        XCTAssertEqual(GraphDescriptionProblem.closest(to: "wetdrymix", in: ["wetDryMix", "feedback"]), "wetDryMix")
+        XCTAssertEqual(GraphDescriptionProblem.closest(to: "lopp", in: ["loop", "file"]), "loop")  // a swap counts once
+        XCTAssertNil(GraphDescriptionProblem.closest(to: "colour", in: ["waveform", "channels", "seed"]))
+        XCTAssertNil(GraphDescriptionProblem.closest(to: "ab", in: ["xy"]))
+        XCTAssertNil(GraphDescriptionProblem.closest(to: "b", in: ["a", "c"]))  // a tie suggests nothing
+        XCTAssertEqual(GraphDescriptionProblem.editDistance(Array("kitten".unicodeScalars), Array("sitting".unicodeScalars)), 3)
+        XCTAssertEqual(GraphDescriptionProblem.unknownKey("sampelRate", allowed: ["sampleRate", "nodes"]).message,
+                       #"unknown key "sampelRate" (did you mean "sampleRate"?)"#)
+    }
+
     func testMessages() {
         XCTAssertEqual(GraphDescriptionProblem.rateMismatch(from: "a", fromRate: 44100, to: "b", toRate: 48000, toType: .delay).message,
                        #""a" outputs 44100 Hz but "b" runs at 48000 Hz (a delay node does not convert sample rates; put a converter between them)"#)

@@ -106,6 +106,37 @@ final class JSONParserTests: XCTestCase {
         XCTAssertNotNil(syntaxError(deepObjects))
     }
 
+    /// The deepest accepted document parses on a thread with a small (256 KiB) stack: the
+    /// depth cap keeps the parser's recursion well inside what any thread has.
+    func testDeepestDocumentParsesOnASmallStack() {
+        let depth = JSONParser.maximumDepth
+        let text = String(repeating: "{\"a\":[", count: depth / 2) + "1" + String(repeating: "]}", count: depth / 2)
+        // As deep as still fits inside a node's properties (document, nodes, node, properties: 4 levels).
+        let inner = "{\"a\":" + String(repeating: "[", count: depth - 5) + String(repeating: "]", count: depth - 5) + "}"
+        let done = expectation(description: "parsed")
+        final class Box: @unchecked Sendable { var ok = false }
+        let box = Box()
+        let thread = Thread {
+            box.ok = (try? JSONValue.parse(text)) != nil
+            // The whole loader too, with the deep value where a property is expected.
+            let graph = graphText(nodes: #"{ "id": "osc", "type": "oscillator", "properties": { "waveform": \#(inner) } }"#
+                                  + #", { "id": "out", "type": "genericOutput" }"#, connections: #"{ "from": "osc", "to": "out" }"#)
+            do {
+                _ = try GraphDescription.parse(text: graph, fileInfo: { _ in AudioFileInfo(sampleRate: 1, channels: 1, frames: 1) })
+                box.ok = false
+            } catch let error as GraphDescriptionErrors {
+                box.ok = box.ok && error.lines == [#"graph.json: nodes[0] (id "osc").properties.waveform: expected a string, found an object"#]
+            } catch {
+                box.ok = false
+            }
+            done.fulfill()
+        }
+        thread.stackSize = 256 * 1024
+        thread.start()
+        wait(for: [done], timeout: 10)
+        XCTAssertTrue(box.ok)
+    }
+
     /// Random and mutated inputs: the parser must return or throw, never trap. A seeded generator
     /// keeps the run reproducible; the loop is bounded.
     func testRandomAndMutatedBytesNeverCrash() {

@@ -69,7 +69,8 @@ final class UpdateDescriptionTests: XCTestCase {
             { "addNode": { "id": "osc1", "type": "oscillator" } },
             { "setProperty": { "node": "mix", "name": "channels", "value": 4 } },
             { "setProperty": { "node": "p", "name": "loop", "value": "yes" } },
-            { "setProperty": { "node": "p", "name": "speed", "value": 2 } } ] }
+            { "setProperty": { "node": "p", "name": "speed", "value": 2 } },
+            { "setProperty": { "node": "p", "name": "segment", "value": { "start": 1.5 } } } ] }
         """), [
             #"graph.json: updates[0].actions[0].setParameter.node: no node has the id "ghost""#,
             #"graph.json: updates[0].actions[1].setParameter.address: "input.5.pan" is not a parameter: this mixer node has 2 input buses (input.0 to input.1); raise inputBusCount for input.5.pan"#,
@@ -80,6 +81,7 @@ final class UpdateDescriptionTests: XCTestCase {
             #"graph.json: updates[0].actions[6].setProperty.name: "channels" of a mixer node cannot change while the graph runs (changeable: none)"#,
             "graph.json: updates[0].actions[7].setProperty.loop: expected true or false, found a string",
             #"graph.json: updates[0].actions[8].setProperty.name: "speed" of a player node is not a property of this node type (changeable: loop, startTime, segment)"#,
+            #"graph.json: updates[0].actions[9].setProperty.value.start: 1.5 s is not before the end of "a.wav" (1 s)"#,
         ])
     }
 
@@ -116,5 +118,15 @@ final class UpdateDescriptionTests: XCTestCase {
     func testAddedNodeIsValidatedLikeAnyNode() {
         XCTAssertEqual(lines(#"{ "frame": 10, "actions": [ { "addNode": { "id": "d2", "type": "delay", "parameters": { "delayTime": 3 } } } ] }"#),
                        [#"graph.json: updates[0].actions[0].addNode (id "d2").parameters.delayTime: 3 is outside 0...2"#])
+    }
+
+    func testSetPropertyChecksRulesBetweenKeys() {
+        let text = """
+        { "version": 1, "nodes": [ { "id": "osc", "type": "oscillator", "properties": { "startTime": 0.5, "stopTime": 1 } },
+            { "id": "out", "type": "genericOutput" } ],
+          "connections": [ { "from": "osc", "to": "out" } ],
+          "updates": [ { "time": 0.1, "actions": [ { "setProperty": { "node": "osc", "name": "startTime", "value": 2 } } ] } ] }
+        """
+        XCTAssertEqual(errorLines(text), ["graph.json: updates[0].actions[0].setProperty.stopTime: stopTime 1 must be after startTime 2"])
     }
 }
