@@ -64,6 +64,10 @@ public final class ConverterNode: AudioNode, @unchecked Sendable {
         return a
     }
 
+    /// Test hook: the quality of the resampler the input adapter uses now (nil: no adapter).
+    /// Read it only while nothing renders.
+    var testOnly_inputQuality: ConverterQuality? { adapters.last?.adapter?.resampler?.quality }
+
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         ConverterKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
     }
