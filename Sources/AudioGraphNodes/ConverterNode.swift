@@ -20,6 +20,7 @@
 /// Thread safety: configure on a control thread.
 public final class ConverterNode: AudioNode, @unchecked Sendable {
     /// The configuration (quality is updated by `setProperty("quality", ...)`).
+    // MARK: Control thread only
     public private(set) var properties: ConverterProperties
     /// The adapters made for rate-converting inputs (to re-create their resamplers).
     private var adapters: [WeakAdapter] = []
@@ -112,10 +113,13 @@ final class ConverterKernel: NodeKernel, @unchecked Sendable {
         }
     }
 
+    // MARK: Fixed at creation
     private let outputChannels: Int
     private let sampleType: SampleType
     /// The channel map (output channel -> input channel, -1 silence), or nil for up/down-mixing.
     private let channelMap: UnsafeMutablePointer<Int>?
+
+    // MARK: Render thread only (pointer tables)
     private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
     private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
