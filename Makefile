@@ -81,8 +81,11 @@ build:
 	$(SWIFT) build -c release --product audiograph
 
 run: deps build
+	@test -f $(DEMO_GRAPH) || { echo "run: $(DEMO_GRAPH) does not exist" >&2; exit 1; }
+	rm -f $(DEMO_OUT)
 	$(CLI) render $(DEMO_GRAPH) -o $(DEMO_OUT)
-	@echo "run: wrote $(DEMO_OUT)"
+	@test -s $(DEMO_OUT) || { echo "run: $(CLI) exited 0 but wrote no $(DEMO_OUT)" >&2; exit 1; }
+	@echo "run: wrote $(DEMO_OUT) ($$(stat -c %s $(DEMO_OUT)) bytes)"
 
 # ---------------------------------------------------------------------------------------- test
 

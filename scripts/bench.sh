@@ -66,6 +66,18 @@ ours=$(best_time "$cli" render "$graph" -o "$tmp/ours.wav" --sample-type float32
 peer=$(best_time sox -q -n -r "$rate" -c "$k" -b 32 -e floating-point "$tmp/peer.wav" \
   synth "$duration" "${synth[@]}" remix - channels "$channels")
 
+# Both must have written the same amount of audio, or the times compare nothing.
+python3 - "$tmp/ours.wav" "$tmp/peer.wav" <<'PY' || exit 1
+import sys
+import soundfile as sf
+for label, path in (("audiograph", sys.argv[1]), ("sox", sys.argv[2])):
+    try:
+        info = sf.info(path)
+    except Exception as e:
+        sys.exit(f"bench: {label} wrote no readable file ({e})")
+    print(f"{label + ':':11} {info.frames} frames x {info.channels} channel(s) at {info.samplerate} Hz, {info.subtype}")
+PY
+
 printf 'audiograph: %.3f s (%.0fx real time)\n' "$ours" "$(calc "$duration / $ours")"
 printf 'sox:        %.3f s (%.0fx real time)\n' "$peer" "$(calc "$duration / $peer")"
 printf 'ratio sox/audiograph: %.2f (above 1: audiograph is faster)\n' "$(calc "$peer / $ours")"

@@ -36,8 +36,17 @@ run_step() {
 
 run_step test make test
 run_step run make run
-if [ -f demo.wav ]; then
+if [ -s demo.wav ]; then
   echo "== demo.wav: $(stat -c %s demo.wav) bytes"
+  python3 - <<'PY' || true
+import soundfile as sf, numpy as np
+d, sr = sf.read("demo.wav", always_2d=True)
+print(f"== demo.wav: {d.shape[0]} frames x {d.shape[1]} channel(s) at {sr} Hz, "
+      f"{d.shape[0] / sr:.2f} s, peak {np.abs(d).max():.4f}, rms {np.sqrt((d * d).mean()):.4f}")
+PY
+else
+  echo "== demo.wav was not written"
+  status=1
 fi
 
 if [ $status = 0 ]; then echo "== fresh clone: OK"; else echo "== fresh clone: FAILED"; fi
