@@ -215,6 +215,58 @@ final class EnvironmentNodeTests: XCTestCase {
         XCTAssertLessThan(try tail(blend: 1, occlusion: -20), full * 0.02)  // occlusion: the send too
     }
 
+    func testDistanceModelAndReverbChangeWhileRunning() throws {
+        let graph = AudioGraph(sampleRate: rate, maximumFramesPerSlice: 512)
+        let env = EnvironmentNode(id: "env", sampleRate: rate)
+        try graph.addNode(env)
+        try graph.addNode(GenericOutputNode(id: "out"))
+        try graph.addNode(source("s", Self.sine(500, 1)))
+        try graph.connect("s", to: "env")
+        try graph.connect("env", to: "out")
+        try env.setParameter("input.0.z", -2)
+        try graph.initialize()
+        try graph.start()
+        func peak() throws -> Float {
+            var m: Float = 0
+            for _ in 0..<4 {
+                let out = try XCTUnwrap(graph.render(frameCount: 512))
+                for i in 0..<512 { m = max(m, abs(out.buffer.channel(0)[i])) }
+            }
+            return m
+        }
+        XCTAssertEqual(Double(try peak()), 0.5 * sqrt(0.5), accuracy: 1e-4)   // inverse, 2 m
+        try env.setProperty("distanceModel", DistanceModel(model: .none))
+        try graph.update(waitUntilApplied: false)   // adopted by the next render call
+        XCTAssertEqual(Double(try peak()), sqrt(0.5), accuracy: 1e-4)          // no attenuation
+        // The reverb can be switched on while running (allocated at initialize, so no allocation now).
+        try env.setParameter("input.0.reverbBlend", 1)
+        try env.setProperty("reverb", ReverbSettings(enabled: true, preset: .plate, level: 0))
+        try graph.update(waitUntilApplied: false)   // adopted by the next render call
+        XCTAssertGreaterThan(Double(try peak()), sqrt(0.5) * 1.05)
+        // Rendering algorithm and HRTF file are fixed once the node is set up.
+        XCTAssertThrowsError(try env.setProperty("renderingAlgorithm", RenderingAlgorithm.hrtf))
+        XCTAssertThrowsError(try env.setProperty("reverb", ReverbSettings(enabled: true, preset: .plate, level: 60)))
+        graph.stop()
+        graph.uninitialize()
+    }
+
+    func testMissingHRTFFileFailsAtInitialize() throws {
+        let graph = AudioGraph(sampleRate: rate, maximumFramesPerSlice: 512)
+        var props = EnvironmentProperties()
+        props.renderingAlgorithm = .hrtf
+        props.hrtf = "/nonexistent/set.sofa"
+        try graph.addNode(EnvironmentNode(id: "env", sampleRate: rate, properties: props))
+        try graph.addNode(GenericOutputNode(id: "out"))
+        try graph.connect("env", to: "out")
+        XCTAssertThrowsError(try graph.initialize()) { error in
+            guard case AudioGraphError.nodeSetupFailed(let node, let reason)? = error as? AudioGraphError else {
+                return XCTFail("unexpected \(error)")
+            }
+            XCTAssertEqual(node, "env")
+            XCTAssertTrue(reason.contains("/nonexistent/set.sofa"), reason)
+        }
+    }
+
     // MARK: HRTF
 
     func testHRTFImpulseEqualsTheMeasuredResponse() throws {
