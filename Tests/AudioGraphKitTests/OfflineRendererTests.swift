@@ -240,10 +240,9 @@ final class OfflineRendererTests: XCTestCase {
         try assertBitIdenticalAcrossSlices(playerRate: 44100, changeUpstreamOfTheResampler: false)
     }
 
-    /// The same with a volume ramp on the resampled player itself (upstream of the converter).
-    /// Fails today: ResamplingInputAdapter pulls its source ahead in chunks of
-    /// min(256, maximumFramesPerSlice), so the source frame at which a change list reaches the
-    /// player depends on the slice size (see the report).
+    /// The same with a volume ramp on the resampled player itself (upstream of the converter): the
+    /// converter's look-ahead must not depend on the slice size (it pulls fixed blocks), or the
+    /// source frame at which a change list reaches the player would differ between slice sizes.
     func testBitIdenticalWithAChangeUpstreamOfAResampledInput() throws {
         try assertBitIdenticalAcrossSlices(playerRate: 44100, changeUpstreamOfTheResampler: true)
     }
