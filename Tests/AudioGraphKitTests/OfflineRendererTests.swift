@@ -158,6 +158,48 @@ final class OfflineRendererTests: XCTestCase {
         XCTAssertEqual(fileNames(dir), [])
     }
 
+    func testRenderLengthRules() throws {
+        let dir = try makeTemporaryDirectory(self)
+        try writeWAV(dir.appendingPathComponent("short.wav").path, [[Float](repeating: 0.5, count: 4410)], sampleRate: 44100)
+        func graph(_ extra: String, player: String) -> String {
+            """
+            { "version": 1, "sampleRate": 48000\(extra),
+              "nodes": [ { "id": "osc", "type": "oscillator" }, \(player)
+                         { "id": "mix", "type": "mixer", "inputBusCount": 2 }, { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "mix" }, { "from": "mix", "to": "out" } ] }
+            """
+        }
+        let player = #"{ "id": "p", "type": "player", "properties": { "file": "short.wav", "startTime": 0.25, "segment": { "start": 0.02 } } },"#
+        let looping = #"{ "id": "p", "type": "player", "properties": { "file": "short.wav", "loop": true } },"#
+        let out = dir.appendingPathComponent("len.wav").path
+        // The graph's duration wins over players.
+        XCTAssertEqual(try OfflineRenderer(try parseGraph(graph(#", "duration": 0.5"#, player: player), in: dir), outputPath: out).frameCount, 24000)
+        // Else the longest non-looping player: 0.25 s + (0.1 - 0.02) s = 0.33 s.
+        XCTAssertEqual(try OfflineRenderer(try parseGraph(graph("", player: player), in: dir), outputPath: out).frameCount, 15840)
+        // Else 10 s (a looping player has no end).
+        XCTAssertEqual(try OfflineRenderer(try parseGraph(graph("", player: looping), in: dir), outputPath: out).frameCount, 480000)
+        XCTAssertEqual(try OfflineRenderer(try parseGraph(graph("", player: ""), in: dir), outputPath: out).frameCount, 480000)
+        // --duration and --frames override everything.
+        let v = try parseGraph(graph(#", "duration": 0.5"#, player: player), in: dir)
+        XCTAssertEqual(try OfflineRenderer(v, outputPath: out, duration: 0.01).frameCount, 480)
+        XCTAssertEqual(try OfflineRenderer(v, outputPath: out, frames: 7).frameCount, 7)
+    }
+
+    func testAGraphWithAPulseAudioOutputRendersOffline() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let v = try parseGraph("""
+            { "version": 1, "sampleRate": 32000, "duration": 0.05,
+              "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 500, "amplitude": 0.5 } },
+                         { "id": "speakers", "type": "output" } ],
+              "connections": [ { "from": "osc", "to": "speakers" } ] }
+            """, in: dir)
+        let read = try renderToFile(v, dir.appendingPathComponent("live.wav").path)
+        XCTAssertEqual(read.sampleRate, 32000)
+        XCTAssertEqual(read.channels[0].count, 1600)
+        let e = worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 500 * Double(n) / 32000) }
+        XCTAssertLessThan(e.error, 1e-6)
+    }
+
     func testTemporaryPathIsBesideTheOutputWithItsExtension() {
         let t = OfflineRenderer.temporaryPath(for: "/a/b/song.flac")
         XCTAssertTrue(t.hasPrefix("/a/b/.song.partial-"), t)
