@@ -47,6 +47,24 @@ final class OscillatorNodeTests: XCTestCase {
         XCTAssertTrue(x[0][960...].allSatisfy { $0 == 0 })
     }
 
+    func testAnAddedOscillatorCountsStartTimeFromTheFrameItWasAdded() throws {
+        let first = try oscillator("first", frequency: 100, amplitude: 0.1)
+        let g = try startedGraph([first], "first -> out", slice: 100)
+        _ = renderFrames(g, frames: 1000, channels: 1)
+        // Added at frame 1000 with startTime 0.01 s (480 frames) and stopTime 0.02 s: sounds from 1480 to 1960.
+        let late = try oscillator("late", frequency: 2000, amplitude: 0.5, start: 0.01, stop: 0.02)
+        try g.addNode(late)
+        try g.disconnect("out")
+        try g.connect("late", to: "out")
+        try g.update(waitUntilApplied: false)
+        let y = renderFrames(g, frames: 1500, channels: 1)[0]
+        let e = maxError(y) { i in
+            let n = 1000 + i
+            return n < 1480 || n >= 1960 ? 0 : 0.5 * sin(2 * Double.pi * 2000 * Double(n - 1480) / self.sr)
+        }
+        XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
+    }
+
     func testSilenceIsFlaggedBeforeTheStart() throws {
         let g = try startedGraph([try oscillator(start: 0.1)], "osc -> out", slice: 64)
         let r = try XCTUnwrap(g.render(frameCount: 64))
