@@ -88,6 +88,33 @@ final class OfflineRendererTests: XCTestCase {
         XCTAssertLessThan(ey.error, 2e-6, "at \(ey.at)")
     }
 
+    /// A tap on a node that runs at its own rate (a 44.1 kHz player behind the mixer's converter)
+    /// records what that bus produced, at its rate.
+    func testTapOfANodeAtAnotherRate() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let samples = (0..<4410).map { Float(0.5 * sin(Double($0) * 0.07)) }
+        try writeWAV(dir.appendingPathComponent("in.wav").path, [samples], sampleRate: 44100)
+        let v = try parseGraph("""
+            { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 512, "duration": 0.1,
+              "nodes": [ { "id": "p", "type": "player", "properties": { "file": "in.wav" } },
+                         { "id": "mix", "type": "mixer" }, { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "p", "to": "mix" }, { "from": "mix", "to": "out" } ],
+              "taps": [ { "node": "p", "file": "p-tap.wav" } ] }
+            """, in: dir)
+        try renderToFile(v, dir.appendingPathComponent("out.wav").path)
+        let tap = try AudioFileReader.read(path: dir.appendingPathComponent("p-tap.wav").path)
+        XCTAssertEqual(tap.info.sampleRate, 44100)
+        // The converter may pull a little ahead; at least the 0.1 s rendered must be there, as played.
+        XCTAssertGreaterThanOrEqual(tap.info.frames, 4410)
+        let n = min(4410, tap.channels[0].count)
+        let e = worstError(Array(tap.channels[0][0..<n])) { Double(samples[$0]) }
+        XCTAssertEqual(e.error, 0, "tap sample \(e.at)")
+        if e.error != 0 {
+            let zeros = tap.channels[0].indices.filter { tap.channels[0][$0] == 0 && $0 < n && samples[$0] != 0 }
+            print("tap: \(tap.info.frames) frames; \(zeros.count) frames wrongly silent, first runs: \(zeros.prefix(3)) ... \(zeros.suffix(3))")
+        }
+    }
+
     func testClientFormatOfTheGenericOutput() throws {
         let dir = try makeTemporaryDirectory(self)
         // A stereo oscillator into a mono int16 client format: the file is mono, 16 bits.
