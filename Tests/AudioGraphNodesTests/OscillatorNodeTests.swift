@@ -65,6 +65,26 @@ final class OscillatorNodeTests: XCTestCase {
         XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
     }
 
+    /// n counts from the node's start frame on the graph timeline, whether or not the node was
+    /// pulled in between (here it is disconnected for 1000 frames, then connected again).
+    func testSineStaysOnTheTimelineWhileNotPulled() throws {
+        let f = 1000.0, a = 0.5
+        let osc = try oscillator(frequency: f, amplitude: a)
+        let quiet = formulaSource("quiet", channels: 1) { _, _ in 0 }
+        let g = try startedGraph([osc, quiet], "osc -> out", slice: 100)
+        _ = renderFrames(g, frames: 1000, channels: 1)
+        try g.disconnect("out")
+        try g.connect("quiet", to: "out")
+        try g.update(waitUntilApplied: false)
+        _ = renderFrames(g, frames: 1000, channels: 1)
+        try g.disconnect("out")
+        try g.connect("osc", to: "out")
+        try g.update(waitUntilApplied: false)
+        let y = renderFrames(g, frames: 1000, channels: 1)[0]
+        let e = maxError(y) { i in a * sin(2 * Double.pi * f * Double(2000 + i) / self.sr) }
+        XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
+    }
+
     func testSilenceIsFlaggedBeforeTheStart() throws {
         let g = try startedGraph([try oscillator(start: 0.1)], "osc -> out", slice: 64)
         let r = try XCTUnwrap(g.render(frameCount: 64))
