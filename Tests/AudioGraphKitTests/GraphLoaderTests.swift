@@ -46,4 +46,16 @@ final class GraphLoaderTests: XCTestCase {
             XCTAssertTrue("\($0)".hasPrefix("inline.json"), "\($0)")
         }
     }
+
+    func testFixtureGraphFromTheTestBundle() throws {
+        let url = try XCTUnwrap(Bundle.module.url(forResource: "tone-updates", withExtension: "json", subdirectory: "Fixtures"))
+        let v = try GraphLoader.load(url.path)
+        let dir = try makeTemporaryDirectory(self)
+        let y = try renderToFile(v, dir.appendingPathComponent("t.wav").path).channels
+        XCTAssertEqual(y[0].count, 2400)
+        // Hard left (pan -1: left gain 1, right 0), then hard right from frame 1000.
+        let s = { (n: Int) in 0.5 * sin(2 * Double.pi * 750 * Double(n) / 48000) }
+        XCTAssertLessThan(worstError(y[0]) { $0 < 1000 ? s($0) : 0 }.error, 1e-6)
+        XCTAssertLessThan(worstError(y[1]) { $0 < 1000 ? 0 : s($0) }.error, 1e-6)
+    }
 }
