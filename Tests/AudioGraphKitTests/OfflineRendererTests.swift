@@ -149,6 +149,16 @@ final class OfflineRendererTests: XCTestCase {
         let read = try renderToFile(v, path)
         XCTAssertEqual(read.sampleRate, 44100, "the client format's rate")
         XCTAssertEqual(read.channels[0].count, 44100, "1 s at the client rate")
+        // The 1 kHz tone keeps its level and its place on the timeline: fit frames 4410...44099.
+        var s = 0.0, c = 0.0
+        for n in 4410..<44100 {
+            let w = 2 * Double.pi * 1000 * Double(n) / 44100
+            s += Double(read.channels[0][n]) * sin(w)
+            c += Double(read.channels[0][n]) * cos(w)
+        }
+        let a = 2 * s / 39690, b = 2 * c / 39690
+        XCTAssertEqual(20 * log10((a * a + b * b).squareRoot() / 0.5), 0, accuracy: 0.05)
+        XCTAssertEqual(atan2(b, a), 0, accuracy: 0.01)
     }
 
     func testOutputFileAppearsOnlyWhenComplete() throws {
