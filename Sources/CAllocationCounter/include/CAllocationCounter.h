@@ -17,7 +17,9 @@ void ag_counter_reset(void);
 /// pthread_mutex_lock and the interposer steps aside: see ag_counter_is_sanitized().
 int ag_counter_is_active(void);
 /// 1 when this build runs under ThreadSanitizer or AddressSanitizer, so nothing can be counted.
-/// Tests that count allocations skip then, and only then:
+/// Tests that only count skip then, and only then:
 ///     try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
 ///     XCTAssertEqual(ag_counter_is_active(), 1)
+/// A test that also drives threads (render + control) is worth running under `make tsan`: let
+/// it run its scenario and skip only the count assertions when ag_counter_is_sanitized() is 1.
 int ag_counter_is_sanitized(void);
