@@ -8,7 +8,10 @@ void ag_counter_track_this_thread(int on);
 uint64_t ag_counter_allocations(void);
 /// Frees on tracked threads.
 uint64_t ag_counter_frees(void);
-/// pthread_mutex_lock / trylock calls on tracked threads.
+/// pthread_mutex_lock / trylock calls on tracked threads (NSLock, Dispatch, libc and C libraries
+/// use these). Swift's Synchronization.Mutex is not seen: it locks with an atomic
+/// compare-and-swap and waits with a raw futex system call, neither of which goes through a
+/// library call that could be interposed.
 uint64_t ag_counter_locks(void);
 /// Resets every counter to zero.
 void ag_counter_reset(void);
