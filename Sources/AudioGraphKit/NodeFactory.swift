@@ -1,5 +1,6 @@
 // Creating engine nodes from node descriptions: the one place that maps types to classes.
 import AudioGraphNodes
+import AudioGraphPulse
 
 /// Creates stock nodes from their descriptions.
 ///
@@ -21,11 +22,19 @@ public enum NodeFactory {
             node = MixerNode(id: description.id, sampleRate: sampleRate, inputBusCount: description.inputBusCount, properties: p)
         case .genericOutput(let p):
             node = GenericOutputNode(id: description.id, clientFormat: p.format.partialStreamFormat)
-        case .output:
-            guard replaceOutput else { throw .notSupportedYet(type: "output") }
-            node = GenericOutputNode(id: description.id)
-        case .input, .environment, .eq, .delay, .converter:
-            throw .notSupportedYet(type: description.type.rawValue)
+        case .output(let p):
+            node = replaceOutput ? GenericOutputNode(id: description.id) : OutputNode(id: description.id, properties: p)
+        case .environment(let p):
+            node = EnvironmentNode(id: description.id, sampleRate: sampleRate, inputBusCount: description.inputBusCount,
+                                       properties: p)
+        case .eq(let p):
+            node = EQNode(id: description.id, sampleRate: sampleRate, properties: p)
+        case .delay:
+            node = DelayNode(id: description.id, sampleRate: sampleRate)
+        case .converter(let p):
+            node = ConverterNode(id: description.id, properties: p)
+        case .input(let p):
+            node = InputNode(id: description.id, properties: p)
         }
         if let f = description.format {
             let declared = f.partialStreamFormat

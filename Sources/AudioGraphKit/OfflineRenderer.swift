@@ -35,7 +35,7 @@ public final class OfflineRenderer {
     public let built: BuiltGraph
     /// Frames of the output timeline to render.
     public let frameCount: Int64
-    /// The rate of the output timeline (what reaches the generic output).
+    /// The rate of the file (the generic output's client format).
     public let outputRate: Double
     /// The file format written.
     public let fileFormat: StreamFormat
@@ -49,7 +49,8 @@ public final class OfflineRenderer {
     public var rms: Double { samplesMeasured > 0 ? (sumOfSquares / Double(samplesMeasured)).squareRoot() : 0 }
 
     /// - Parameters:
-    ///   - frames: the length; nil: `duration` seconds, else the description's default length.
+    ///   - frames: the length in frames of the output file; nil: `duration` seconds, else the
+    ///     description's default length.
     ///   - sampleType: the file's sample type (nil: the client format's, or the file type's default).
     public init(_ validated: ValidatedGraph, outputPath: String, duration: Double? = nil, frames: Int64? = nil,
                 sampleType: SampleType? = nil, sliceSize: Int? = nil) throws(RenderError) {
@@ -62,15 +63,19 @@ public final class OfflineRenderer {
             throw .noGenericOutput
         }
         self.sliceSize = built.graph.maximumFramesPerSlice
-        outputRate = out.inputFormat?.sampleRate ?? built.graph.sampleRate
+        graphTimelineRate = out.inputFormat?.sampleRate ?? built.graph.sampleRate
+        outputRate = client.sampleRate
         let seconds = duration ?? validated.defaultRenderDuration
         frameCount = frames ?? Int64((seconds * outputRate).rounded())
         var format = client
-        format.sampleRate = outputRate  // client rate conversion happens in GenericOutput's format (see Docs)
         format.sampleType = sampleType ?? (out.clientFormatRequest.sampleType ?? AudioFileWriter.defaultSampleType(forPath: outputPath))
         format.isInterleaved = false
         fileFormat = format
     }
+
+    /// The rate of the graph's output timeline (what reaches the generic output): update frames
+    /// and taps count on it. The file's rate is ``outputRate`` (the client format's).
+    public let graphTimelineRate: Double
 
     /// Renders everything into `outputPath` (written aside, then renamed). `progress` is called
     /// with the fraction done, at most about 100 times.
@@ -91,10 +96,9 @@ public final class OfflineRenderer {
             writer = try AudioFileWriter(path: temporary, format: fileFormat)
             for tap in d.taps {
                 let node = graph.node(tap.node)
-                let f = node?.outputFormats[safe: tap.bus] ?? .canonical(sampleRate: outputRate, channelCount: 1)
-                let path = Self.temporaryPath(for: tap.path)
-                var tf = f
+                var tf = node?.outputFormats[safe: tap.bus] ?? .canonical(sampleRate: graphTimelineRate, channelCount: 1)
                 tf.sampleType = AudioFileWriter.defaultSampleType(forPath: tap.path)
+                let path = Self.temporaryPath(for: tap.path)
                 tapWriters.append((tap, try AudioFileWriter(path: path, format: tf), path))
             }
         } catch {
@@ -103,56 +107,98 @@ public final class OfflineRenderer {
 
         // Updates, in frame order (stable for equal frames: file order).
         let updates = d.updates.enumerated()
-            .map { (frame: $0.element.when.frame(sampleRate: outputRate), index: $0.offset, update: $0.element) }
+            .map { (frame: $0.element.when.frame(sampleRate: graphTimelineRate), index: $0.offset, update: $0.element) }
             .sorted { ($0.frame, $0.index) < ($1.frame, $1.index) }
         var nextUpdate = 0
         let silence = AudioBufferStorage(channelCount: 64, capacity: sliceSize)
         let mapped = AudioBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)
-        var done: Int64 = 0
-        var lastReported = -1
-        do {
-            try graph.start()
-        } catch {
-            throw .graph(error)
-        }
-        defer { graph.stop() }
-        while done < frameCount {
-            while nextUpdate < updates.count && updates[nextUpdate].frame <= done {
-                do {
-                    let list = try GraphBuilder.changes(for: updates[nextUpdate].update, sampleRate: d.sampleRate, replaceOutput: true)
-                    graph.enqueue(contentsOf: list)
-                    try graph.update(waitUntilApplied: false)
-                } catch {
-                    throw .graph(error)
+        var graphFrames: Int64 = 0
+        var failure: RenderError?
+
+        /// Renders `count` graph frames (splitting slices at update frames, applying updates,
+        /// writing taps) into `destination`, remixed to the file's channel count.
+        func pullGraph(into destination: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, count: Int) -> Int {
+            var done = 0
+            while done < count && failure == nil {
+                while nextUpdate < updates.count && updates[nextUpdate].frame <= graphFrames {
+                    do {
+                        let list = try GraphBuilder.changes(for: updates[nextUpdate].update, sampleRate: d.sampleRate, replaceOutput: true)
+                        graph.enqueue(contentsOf: list)
+                        try graph.update(waitUntilApplied: false)
+                    } catch {
+                        failure = .graph(error)
+                        return done
+                    }
+                    nextUpdate += 1
                 }
-                nextUpdate += 1
-            }
-            var n = Int(min(Int64(sliceSize), frameCount - done))
-            if nextUpdate < updates.count { n = Int(min(Int64(n), updates[nextUpdate].frame - done)) }
-            let sampleTime = graph.renderSampleTime
-            let result = graph.render(frameCount: n)
-            do {
+                var n = min(sliceSize, count - done)
+                if nextUpdate < updates.count { n = Int(min(Int64(n), updates[nextUpdate].frame - graphFrames)) }
+                let sampleTime = graph.renderSampleTime
+                let result = graph.render(frameCount: n)
                 let source = result?.buffer ?? silence.list
                 var written = source
                 if source.channelCount != fileFormat.channelCount {
                     Self.remix(source, into: mapped.list, frameCount: n)
                     written = mapped.list
                 }
-                try writer.write(written, frameCount: n)
-                measure(written, frameCount: n)
-                for t in tapWriters {
-                    let kernel = graph.node(t.tap.node)?.kernel
-                    if let k = kernel, t.tap.bus < k.outputs.count, let b = k.renderedOutput(bus: t.tap.bus, sampleTime: sampleTime, frameCount: n) {
-                        try t.writer.write(b.buffer, frameCount: n)
-                    } else {
-                        try t.writer.write(silence.list, frameCount: n)
+                for c in 0..<destination.count { (destination[c] + done).update(from: written.channel(c), count: n) }
+                do {
+                    for t in tapWriters {
+                        if let k = graph.node(t.tap.node)?.kernel,
+                           let b = k.renderedOutput(bus: t.tap.bus, sampleTime: sampleTime, frameCount: n) {
+                            try t.writer.write(b.buffer, frameCount: n)
+                        } else {
+                            try t.writer.write(silence.list, frameCount: n)
+                        }
                     }
+                } catch {
+                    failure = .file(error)
+                    return done
                 }
+                graph.collectRetiredPlans()
+                graphFrames += Int64(n)
+                done += n
+            }
+            return done
+        }
+
+        do {
+            try graph.start()
+        } catch {
+            throw .graph(error)
+        }
+        defer { graph.stop() }
+        let chunk = AudioBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)
+        var chunkPointers = (0..<fileFormat.channelCount).map { chunk.list.channel($0) }
+        var resampler: Resampler?
+        if outputRate != graphTimelineRate {
+            do {
+                resampler = try Resampler(channelCount: fileFormat.channelCount, inputSampleRate: graphTimelineRate,
+                                          outputSampleRate: outputRate, quality: .best) { buffers, count in
+                    pullGraph(into: buffers, count: count)
+                }
+            } catch {
+                throw .graph(.formatNotSupported(node: built.outputNode.id, reason: "\(error)"))
+            }
+        }
+        var done: Int64 = 0
+        var lastReported = -1
+        while done < frameCount {
+            let n = Int(min(Int64(sliceSize), frameCount - done))
+            let got = chunkPointers.withUnsafeMutableBufferPointer { p in
+                let pointers = UnsafeBufferPointer(p)
+                if let resampler { return resampler.read(into: pointers, frameCount: n) }
+                return pullGraph(into: pointers, count: n)
+            }
+            if let failure { throw failure }
+            if got < n { chunk.list.clear(frameCount: n) }
+            do {
+                try writer.write(chunk.list, frameCount: n)
             } catch {
                 throw .file(error)
             }
+            measure(chunk.list, frameCount: n)
             done += Int64(n)
-            graph.collectRetiredPlans()
             if let progress {
                 let percent = Int(Double(done) * 100 / Double(max(1, frameCount)))
                 if percent != lastReported {

@@ -142,6 +142,8 @@ public final class AudioFileWriter {
         file = f
         // Floats beyond ±1 are clipped when written as integers, not wrapped.
         sf_command(f, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        // No PEAK chunk in float WAV/AIFF: it holds a timestamp, and renders must be byte-identical.
+        sf_command(f, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
     }
 
     deinit { if let file { sf_close(file) } }

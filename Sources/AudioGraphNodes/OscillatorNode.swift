@@ -93,7 +93,7 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
                 continue
             }
             let a = Double(amplitude[i])
-            let f = Double(frequency[i])
+            let f = frequency.isConstant ? parameterStates[frequencyIndex].current : Double(frequency[i])  // a constant frequency keeps its Double value
             let value: Double
             switch waveform {
             case .sine:

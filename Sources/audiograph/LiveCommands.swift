@@ -2,4 +2,4 @@
 import ArgumentParser
 
 /// Subcommands that need a PulseAudio server.
-let liveCommands: [ParsableCommand.Type] = []
+let liveCommands: [ParsableCommand.Type] = [PlayCommand.self, DevicesCommand.self, MeterCommand.self]

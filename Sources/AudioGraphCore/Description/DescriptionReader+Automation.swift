@@ -38,7 +38,56 @@ extension DescriptionReader {
                 timeline.insert(event, at: position)
             }
         }
+        // The engine compiles the same list with AutomationTimeline: run it too, so that a list
+        // this loader accepts is one the engine accepts (one set of ordering rules).
+        if decoded.count == elements.count, !decoded.isEmpty {
+            do {
+                _ = try AutomationTimeline(events: decoded.map(Self.engineEvent), defaultValue: initialValue)
+            } catch {
+                let index = Self.index(of: error)
+                let path = index < elements.count ? "\(Self.join(location, index: index)).\(decoded[index].name)" : location
+                report(path, .invalidAutomation(Self.explain(error)))
+                return []
+            }
+        }
         return decoded
+    }
+
+    /// The engine's event for a description's event.
+    static func engineEvent(_ event: AutomationEventDescription) -> AutomationEvent {
+        switch event {
+        case let .setValueAtTime(value, time): return .setValue(value: value, time: time)
+        case let .linearRampToValueAtTime(value, time): return .linearRamp(value: value, time: time)
+        case let .exponentialRampToValueAtTime(value, time): return .exponentialRamp(value: value, time: time)
+        case let .setTargetAtTime(target, startTime, timeConstant):
+            return .setTarget(target: target, startTime: startTime, timeConstant: timeConstant)
+        case let .setValueCurveAtTime(values, startTime, duration):
+            return .setValueCurve(values: values, startTime: startTime, duration: duration)
+        case .cancelScheduledValues(let cancelTime): return .cancelScheduledValues(cancelTime: cancelTime)
+        }
+    }
+
+    static func index(of error: AutomationError) -> Int {
+        switch error {
+        case .invalidTime(let index), .nonFiniteValue(let index), .exponentialRampToZero(let index),
+             .exponentialRampThroughZero(let index), .invalidTimeConstant(let index), .curveTooShort(let index),
+             .invalidDuration(let index), .overlapsValueCurve(let index):
+            return index
+        }
+    }
+
+    static func explain(_ error: AutomationError) -> String {
+        switch error {
+        case .invalidTime: return "the time must be finite and not negative"
+        case .nonFiniteValue: return "the value must be finite"
+        case .exponentialRampToZero: return "an exponential ramp cannot reach 0"
+        case .exponentialRampThroughZero:
+            return "an exponential ramp cannot start from 0 or cross 0 (it starts from the value the earlier events leave)"
+        case .invalidTimeConstant: return "timeConstant must be greater than 0"
+        case .curveTooShort: return "a value curve needs at least 2 values"
+        case .invalidDuration: return "duration must be greater than 0"
+        case .overlapsValueCurve: return "the event overlaps a setValueCurveAtTime"
+        }
     }
 
     private func decodeEvent(_ name: String, _ body: JSONValue, info: ParameterInfo, at path: String) -> AutomationEventDescription? {

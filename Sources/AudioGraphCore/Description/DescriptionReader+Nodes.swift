@@ -54,7 +54,7 @@ extension DescriptionReader {
             } else if case .number(let number) = value, number.intValue == schema.inputBuses.defaultCount {
                 // Stating the fixed count is harmless.
             } else {
-                report(key, .invalidValue("a \(type.rawValue) node has \(schema.inputBuses.defaultCount) input bus\(schema.inputBuses.defaultCount == 1 ? "" : "es"); inputBusCount is for mixer and environment nodes"))
+                report(key, .invalidValue("\(schema.article) \(type.rawValue) node has \(schema.inputBuses.defaultCount) input bus\(schema.inputBuses.defaultCount == 1 ? "" : "es"); inputBusCount is for mixer and environment nodes"))
             }
         }
 
@@ -139,7 +139,9 @@ extension DescriptionReader {
     // MARK: Properties
 
     /// Decodes a type's properties; invalid fields are reported and keep their defaults.
-    func decodeConfiguration(_ type: NodeType, _ properties: JSONObject, at location: String) -> NodeConfiguration {
+    /// With `partial`, required keys may be absent (a `setProperty` value checked on its own).
+    func decodeConfiguration(_ type: NodeType, _ properties: JSONObject, at location: String,
+                             partial: Bool = false) -> NodeConfiguration {
         let schema = NodeSchema.for(type)
         for key in properties.keys where !schema.propertyKeys.contains(key) {
             report(Self.join(location, key), .unknownKey(key, allowed: schema.propertyKeys))
@@ -178,7 +180,7 @@ extension DescriptionReader {
                         result.path = GraphDescription.resolve(file, against: baseDirectory)
                     }
                 }
-            } else {
+            } else if !partial {
                 report(location, .missingKey("file"))
             }
             if let value = properties["loop"], let loop = bool(value, at: at("loop")) { result.loop = loop }
@@ -309,7 +311,7 @@ extension DescriptionReader {
             report(location, .invalidValue("give either \"bands\" or \"preset\", not both"))
         }
         if let value = properties["preset"], let preset = choice(value, at: at("preset"), as: EQPreset.self) {
-            return EQProperties(preset: preset)
+            return EQProperties(preset: preset, sampleRate: sampleRate)
         }
         guard let value = properties["bands"], let array = array(value, at: at("bands")) else { return EQProperties() }
         if array.count > EQProperties.maximumBandCount {

@@ -166,6 +166,7 @@ final class DescriptionReader {
             graph.duration = duration
         }
         if let value = object["nodes"], let nodes = array(value, at: "nodes") {
+            hasNodeList = true
             for (index, element) in nodes.enumerated() {
                 if let node = decodeNode(element, at: Self.join("nodes", index: index)) {
                     graph.nodes.append(node)
@@ -205,6 +206,8 @@ final class DescriptionReader {
 
     /// JSON locations of the decoded connections, updates and taps, parallel to the graph's arrays.
     var nodeLocationList: [String] = []
+    /// Whether the document had a `nodes` array (the output-node check needs one).
+    var hasNodeList = false
     var connectionLocations: [String] = []
     var updateLocations: [String] = []
     var tapLocations: [String] = []

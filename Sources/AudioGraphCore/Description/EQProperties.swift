@@ -11,6 +11,11 @@ public enum EQFilterType: String, Sendable, Hashable, CaseIterable {
     public var defaultQ: Double { self == .peak ? 1 : 0.70710678 }
 }
 
+extension EQBand {
+    /// The filter type under the name the DSP module uses (`EQBand.FilterType`).
+    public typealias FilterType = EQFilterType
+}
+
 /// One eq band: `{ "type", "frequency", "gain", "q", "bypass" }`. Its fields are the initial
 /// values of the parameters `band.N.frequency`, `band.N.gain`, `band.N.q`, `band.N.bypass`.
 public struct EQBand: Sendable, Hashable {
@@ -53,9 +58,9 @@ public struct EQProperties: Sendable, Hashable {
         self.preset = nil
     }
 
-    /// Creates properties from a preset (its bands).
-    public init(preset: EQPreset) {
-        self.bands = preset.bands
+    /// Creates properties from a preset (its bands at `sampleRate`, see ``EQPreset/bands(sampleRate:)``).
+    public init(preset: EQPreset, sampleRate: Double = 48000) {
+        self.bands = preset.bands(sampleRate: sampleRate)
         self.preset = preset
     }
 }

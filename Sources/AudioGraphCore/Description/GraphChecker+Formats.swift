@@ -13,14 +13,14 @@ extension GraphChecker {
             pending[key.node, default: 0] += 1
             successors[value.from.node, default: []].append(key.node)
         }
-        var ready = topology.order.filter { pending[$0] == 0 }
-        var sorted: [String] = []
-        while !ready.isEmpty {
-            let id = ready.removeFirst()
-            sorted.append(id)
+        var sorted = topology.order.filter { pending[$0] == 0 }
+        var cursor = 0
+        while cursor < sorted.count {
+            let id = sorted[cursor]
+            cursor += 1
             for next in successors[id] ?? [] {
                 pending[next, default: 0] -= 1
-                if pending[next] == 0 { ready.append(next) }
+                if pending[next] == 0 { sorted.append(next) }
             }
         }
 

@@ -71,12 +71,20 @@ extension GraphChecker {
                 return nil
             }
             let before = reader.errors.count
-            _ = reader.decodeConfiguration(node.type, JSONObject([JSONMember(key: name, value: value)]), at: location)
+            _ = reader.decodeConfiguration(node.type, JSONObject([JSONMember(key: name, value: value)]), at: location,
+                                         partial: true)
             guard reader.errors.count == before else { return nil }
             var properties = node.properties
             properties[name] = value
+            // Decoded whole again: rules between keys (stopTime after startTime) apply too.
             let configuration = reader.decodeConfiguration(node.type, properties, at: location)
-            reader.errors.removeSubrange(before...)
+            guard reader.errors.count == before else { return nil }
+            if case .player(let player) = configuration, let segment = player.segment, let info = audioFiles[player.path],
+               segment.start >= info.duration {
+                report(DescriptionReader.join(join("value"), "start"),
+                       .invalidValue("\(ParameterInfo.format(segment.start)) s is not before the end of \"\(player.file)\" (\(ParameterInfo.format(info.duration)) s)"))
+                return nil
+            }
             node.properties = properties
             node.configuration = configuration
             topology.nodes[id] = node

@@ -7,6 +7,8 @@ import Foundation
 #endif
 
 /// The whole-graph checks, over a simulated topology that updates change.
+///
+/// Thread safety: one instance per validation, used by the loading thread only.
 final class GraphChecker {
     /// One input bus of one node.
     struct BusKey: Hashable {
@@ -61,7 +63,7 @@ final class GraphChecker {
             checkFiles(of: node, at: location)
             topology.add(node, at: location)
         }
-        checkNodeCounts(topology, at: "nodes")
+        if reader.hasNodeList { checkNodeCounts(topology, at: "nodes") }
         for (index, connection) in graph.connections.enumerated() {
             connect(connection, at: reader.connectionLocations[index], in: &topology)
         }

@@ -80,7 +80,7 @@ public struct GraphDescription: Sendable, Hashable {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
             throw GraphDescriptionErrors([GraphDescriptionError(fileName: path, location: "", problem: .cannotReadFile(reason: reason))])
         }
-        return try parse(data: Array(data), fileName: path, baseDirectory: directory, fileInfo: fileInfo)
+        return try parse(data: data, fileName: path, baseDirectory: directory, fileInfo: fileInfo)
     }
 
     /// Decodes and validates a graph file's bytes.
@@ -90,9 +90,9 @@ public struct GraphDescription: Sendable, Hashable {
     ///   - fileName: how error lines name the file.
     ///   - baseDirectory: the folder relative paths are resolved against.
     ///   - fileInfo: see ``load(contentsOf:fileInfo:)``.
-    public static func parse(data: [UInt8], fileName: String, baseDirectory: String,
-                             fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
-        try DescriptionValidator.validate(data: data, fileName: fileName, baseDirectory: baseDirectory, fileInfo: fileInfo)
+    public static func parse<Bytes: Collection<UInt8>>(data: Bytes, fileName: String, baseDirectory: String,
+                                                       fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
+        try DescriptionValidator.validate(data: Array(data), fileName: fileName, baseDirectory: baseDirectory, fileInfo: fileInfo)
     }
 
     /// Decodes and validates a graph given as text (convenient for tests and embedding).

@@ -62,11 +62,13 @@ public enum GraphDescriptionProblem: Sendable, Hashable {
         case .cannotReadFile(let reason): return reason
         case .syntax(let error): return "invalid JSON at \(error)"
         case .unknownKey(let key, let allowed):
-            return allowed.isEmpty ? "unknown key \"\(key)\" (no keys are allowed here)"
-                : "unknown key \"\(key)\" (allowed: \(allowed.joined(separator: ", ")))"
+            if allowed.isEmpty { return "unknown key \"\(key)\" (no keys are allowed here)" }
+            if let suggestion = Self.closest(to: key, in: allowed) { return "unknown key \"\(key)\" (did you mean \"\(suggestion)\"?)" }
+            return "unknown key \"\(key)\" (allowed: \(allowed.joined(separator: ", ")))"
         case .missingKey(let key): return "missing required key \"\(key)\""
         case .wrongType(let expected, let found): return "expected \(expected), found \(found)"
         case .notOneOf(let value, let allowed):
+            if let suggestion = Self.closest(to: value, in: allowed) { return "\"\(value)\" is not one of \(allowed.joined(separator: ", ")) (did you mean \"\(suggestion)\"?)" }
             return "\"\(value)\" is not one of \(allowed.joined(separator: ", "))"
         case .outOfRange(let value, let range): return "\(ParameterInfo.format(value)) is outside \(range)"
         case .invalidValue(let message): return message
@@ -101,6 +103,49 @@ public enum GraphDescriptionProblem: Sendable, Hashable {
         }
     }
 
+    /// The allowed word a misspelling most likely meant: edit distance at most 2 (1 for words of
+    /// up to 4 letters), ignoring case; nil when none is that close or two are equally close.
+    static func closest(to word: String, in candidates: [String]) -> String? {
+        let lowered = Array(word.lowercased().unicodeScalars)
+        guard lowered.count <= 64 else { return nil }
+        var best: (candidate: String, distance: Int)?
+        var tie = false
+        for candidate in candidates {
+            let distance = editDistance(lowered, Array(candidate.lowercased().unicodeScalars))
+            if best == nil || distance < best!.distance {
+                best = (candidate, distance)
+                tie = false
+            } else if distance == best!.distance {
+                tie = true
+            }
+        }
+        guard let best, !tie, best.distance > 0 || word != best.candidate else { return nil }
+        let limit = min(word.count, best.candidate.count) <= 4 ? 1 : 2
+        return best.distance <= limit ? best.candidate : nil
+    }
+
+    /// Optimal-string-alignment distance (insertions, deletions, substitutions, adjacent swaps).
+    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous2 = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], previous2[j - 2] + 1)
+                }
+            }
+            previous2 = previous
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     static func quoted(_ ids: [String], separator: String = ", ") -> String {
         ids.map { "\"\($0)\"" }.joined(separator: separator)
     }
@@ -126,8 +171,34 @@ public struct GraphDescriptionError: Error, Sendable, Hashable, CustomStringConv
     }
 
     /// The one-line message: `FILE: LOCATION: message` (or `FILE: message` without a location).
+    /// Control characters from the file (a key with a newline in it) are escaped so the message
+    /// stays on one line, and a line longer than ``maximumLineLength`` is cut.
     public var line: String {
-        location.isEmpty ? "\(fileName): \(problem.message)" : "\(fileName): \(location): \(problem.message)"
+        let text = location.isEmpty ? "\(fileName): \(problem.message)" : "\(fileName): \(location): \(problem.message)"
+        return Self.oneLine(text)
+    }
+
+    /// The longest line ``line`` returns (in characters).
+    public static let maximumLineLength = 2000
+
+    static func oneLine(_ text: String) -> String {
+        var result = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count >= maximumLineLength {
+                result += "…"
+                break
+            }
+            switch scalar.value {
+            case 0x0A: result += "\\n"
+            case 0x0D: result += "\\r"
+            case 0x09: result += "\\t"
+            case 0x00..<0x20, 0x7F, 0x85, 0x2028, 0x2029: result += "\\u{\(String(scalar.value, radix: 16))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+            count += 1
+        }
+        return result
     }
 
     public var description: String { line }

@@ -1,16 +1,17 @@
-// A strict, non-recursive-on-untrusted-depth JSON parser that never crashes on any input.
+// A strict JSON parser that never crashes on any input (no recursion, bounded nesting).
 
 /// Parses RFC 8259 JSON from bytes.
 ///
 /// Strict: no comments, no trailing commas, no NaN/Infinity, no leading zeros, no control
 /// characters in strings, valid UTF-8 and surrogate pairs only, no duplicate object keys, numbers
-/// within `Double`'s range, nesting at most `maximumDepth` deep (the parser recurses, so the cap
-/// keeps the stack bounded). A leading UTF-8 byte order mark is skipped.
+/// within `Double`'s range, nesting at most `maximumDepth` deep. The parser keeps open containers
+/// on its own stack rather than recursing; the cap bounds what later recursive walks over the
+/// value (comparison, destruction) need. A leading UTF-8 byte order mark is skipped.
 ///
 /// Thread safety: a value used by one thread at a time.
 struct JSONParser {
     /// The deepest nesting of arrays and objects accepted.
-    static let maximumDepth = 256
+    static let maximumDepth = 128
 
     private let bytes: [UInt8]
     private var index = 0
@@ -32,86 +33,116 @@ struct JSONParser {
 
     // MARK: Values
 
+    /// An array or object being read, waiting for its next element.
+    private enum OpenContainer {
+        case array([JSONValue])
+        case object(members: [JSONMember], seen: Set<String>, key: String)
+    }
+
+    /// Reads one value without recursion: open containers live on an explicit stack, so the
+    /// native stack use does not grow with the nesting (only the depth cap bounds it).
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
-        guard index < bytes.count else { throw error("unexpected end of the document, expected a value") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
-        default: throw error("unexpected \(describeCurrent()), expected a value")
+        var stack: [OpenContainer] = []
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of the document, expected a value") }
+            var value: JSONValue
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                try enter()
+                index += 1
+                skipWhitespace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    depth -= 1
+                    value = .object(JSONObject())
+                } else {
+                    var seen = Set<String>()
+                    let key = try parseKey(seen: &seen)
+                    stack.append(.object(members: [], seen: seen, key: key))
+                    continue
+                }
+            case UInt8(ascii: "["):
+                try enter()
+                index += 1
+                skipWhitespace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    depth -= 1
+                    value = .array([])
+                } else {
+                    stack.append(.array([]))
+                    continue
+                }
+            case UInt8(ascii: "\""): value = .string(try parseString())
+            case UInt8(ascii: "t"): try expectLiteral("true"); value = .bool(true)
+            case UInt8(ascii: "f"): try expectLiteral("false"); value = .bool(false)
+            case UInt8(ascii: "n"): try expectLiteral("null"); value = .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): value = .number(try parseNumber())
+            default: throw error("unexpected \(describeCurrent()), expected a value")
+            }
+            // A complete value: add it to the open container, closing containers that end here.
+            closing: while true {
+                guard let top = stack.popLast() else { return value }
+                skipWhitespace()
+                switch top {
+                case .array(var elements):
+                    elements.append(value)
+                    guard index < bytes.count else { throw error("unexpected end of the document inside an array") }
+                    if bytes[index] == UInt8(ascii: ",") {
+                        index += 1
+                        stack.append(.array(elements))
+                        break closing
+                    }
+                    guard bytes[index] == UInt8(ascii: "]") else {
+                        throw error("unexpected \(describeCurrent()), expected ',' or ']' after an array element")
+                    }
+                    index += 1
+                    depth -= 1
+                    value = .array(elements)
+                case .object(var members, var seen, let key):
+                    members.append(JSONMember(key: key, value: value))
+                    guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
+                    if bytes[index] == UInt8(ascii: ",") {
+                        index += 1
+                        let next = try parseKey(seen: &seen)
+                        stack.append(.object(members: members, seen: seen, key: next))
+                        break closing
+                    }
+                    guard bytes[index] == UInt8(ascii: "}") else {
+                        throw error("unexpected \(describeCurrent()), expected ',' or '}' after an object member")
+                    }
+                    index += 1
+                    depth -= 1
+                    value = .object(JSONObject(members))
+                }
+            }
         }
+    }
+
+    /// Reads `"key" :` (rejecting a key already in `seen`) and leaves the index at the value.
+    private mutating func parseKey(seen: inout Set<String>) throws(JSONSyntaxError) -> String {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+            throw error("unexpected \(describeCurrent()), expected a string key")
+        }
+        let keyStart = index
+        let key = try parseString()
+        guard seen.insert(key).inserted else {
+            index = keyStart
+            throw error("duplicate key \"\(key)\"")
+        }
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+            throw error("unexpected \(describeCurrent()), expected ':' after key \"\(key)\"")
+        }
+        index += 1
+        return key
     }
 
     private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
         if depth > Self.maximumDepth { throw error("nesting deeper than \(Self.maximumDepth) levels") }
-    }
-
-    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
-        try enter()
-        index += 1
-        var members: [JSONMember] = []
-        var seen = Set<String>()
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(JSONObject(members))
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw error("unexpected \(describeCurrent()), expected a string key")
-            }
-            let keyStart = index
-            let key = try parseString()
-            guard seen.insert(key).inserted else {
-                index = keyStart
-                throw error("duplicate key \"\(key)\"")
-            }
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw error("unexpected \(describeCurrent()), expected ':' after key \"\(key)\"")
-            }
-            index += 1
-            skipWhitespace()
-            let value = try parseValue()
-            members.append(JSONMember(key: key, value: value))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
-            throw error("unexpected \(describeCurrent()), expected ',' or '}' after an object member")
-        }
-        depth -= 1
-        return .object(JSONObject(members))
-    }
-
-    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
-        try enter()
-        index += 1
-        var elements: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(elements)
-        }
-        while true {
-            skipWhitespace()
-            elements.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of the document inside an array") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; break }
-            throw error("unexpected \(describeCurrent()), expected ',' or ']' after an array element")
-        }
-        depth -= 1
-        return .array(elements)
     }
 
     private mutating func expectLiteral(_ literal: String) throws(JSONSyntaxError) {

@@ -1,6 +1,8 @@
 // Where and why a JSON document failed to parse.
 
 /// A JSON syntax error with its 1-based line and column (columns count characters).
+///
+/// Thread safety: a value type; safe to share between threads.
 public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
     /// 1-based line of the offending character.
     public var line: Int

@@ -168,8 +168,8 @@ public struct NodeSchema: Sendable {
     func explainUnknown(_ address: ParameterAddress, inputBusCount: Int, bandCount: Int) -> String {
         let matching = templates.filter { $0.name == address.name }
         if let perInput = matching.first(where: { $0.element == .perInput }), address.scope == .input {
-            return "\"\(type.rawValue)\" node has \(inputBusCount) input bus\(inputBusCount == 1 ? "" : "es")"
-                + " (input.0...input.\(inputBusCount - 1)); raise inputBusCount for input.\(address.element).\(perInput.name)"
+            return "this \(type.rawValue) node has \(inputBusCount) input bus\(inputBusCount == 1 ? "" : "es")"
+                + " (input.0 to input.\(inputBusCount - 1)); raise inputBusCount for input.\(address.element).\(perInput.name)"
         }
         if matching.contains(where: { $0.element == .perBand }), address.group == "band" {
             return "the eq has \(bandCount) band\(bandCount == 1 ? "" : "s")"

@@ -1,6 +1,8 @@
 // The stock node types a graph file may name, and what kind of node each is.
 
 /// A node type of the graph format (`"type"` of a node object).
+///
+/// Thread safety: a value type; safe to share between threads.
 public enum NodeType: String, Sendable, Hashable, CaseIterable {
     case oscillator, player, input, mixer, environment, eq, delay, converter, output, genericOutput
 }

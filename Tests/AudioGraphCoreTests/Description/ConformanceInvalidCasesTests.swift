@@ -28,7 +28,7 @@ final class ConformanceInvalidCasesTests: XCTestCase {
         }
         """)
         assertOneLine(lines, contains: [["graph.json"], ["paramters"]])
-        XCTAssertEqual(lines, [#"graph.json: nodes[0] (id "osc").paramters: unknown key "paramters" (allowed: id, type, parameters, properties, inputBusCount, format, automation)"#])
+        XCTAssertEqual(lines, [#"graph.json: nodes[0] (id "osc").paramters: unknown key "paramters" (did you mean "parameters"?)"#])
     }
 
     func testOutOfRange() {

@@ -1,0 +1,246 @@
+// Playing a described graph live to PulseAudio, with timed updates and text commands.
+import AudioGraphNodes
+@_exported import AudioGraphPulse
+import Foundation
+import Synchronization
+
+/// Why live playback failed.
+public enum LivePlayerError: Error, Sendable, CustomStringConvertible {
+    /// The graph could not be built or updated (the CLI exits with 1).
+    case graph(AudioGraphError)
+    /// PulseAudio failed: no server, unknown device, server or sink gone (the CLI exits with 3).
+    case pulse(PulseError)
+    /// The graph's output node is not a PulseAudio `output` node.
+    case notLive(String)
+
+    public var description: String {
+        switch self {
+        case .graph(let e): return e.description
+        case .pulse(let e): return e.description
+        case .notLive(let s): return s
+        }
+    }
+}
+
+/// What a finished live run measured.
+public struct LivePlayerSummary: Sendable {
+    /// Frames of the graph rendered.
+    public var renderedFrames: Int
+    /// The last latency reading (nil if none arrived).
+    public var latency: PulseLatency?
+    /// The latency asked for, milliseconds.
+    public var requestedLatency: Double
+    /// Server underruns.
+    public var underruns: Int
+    /// Capture underruns/overruns of the input node, if any.
+    public var captureUnderruns: Int
+    public var captureOverruns: Int
+    /// Updates applied, and the graph frame each took effect at.
+    public var appliedUpdates: [(scheduled: Int64, applied: Int64)]
+    /// Whether the render thread ran with real-time priority.
+    public var realtime: Bool
+}
+
+/// Plays a described graph in real time through its `output` node (cf. AVAudioEngine running
+/// with its output node): builds the graph with PulseAudio `output`/`input` nodes, connects to
+/// the server, and drives it.
+///
+/// Timed `updates` take effect at the first slice boundary at or after their frame: their
+/// change lists are built before playback starts; the render thread is held (between slices)
+/// at the boundary until the control thread has published the list with `AudioGraph.update()`,
+/// so no slice renders a half-applied list and no update is late by more than that boundary.
+///
+/// Text commands (`execute(_:)`): `set NODE ADDRESS VALUE [RAMP]` sets a parameter at once
+/// (ramping RAMP seconds); `connect FROM TO` and `disconnect TO` queue changes on the graph's
+/// pending-change list; `update` applies the queued list as one (cf. `AUGraphUpdate`).
+///
+/// Thread safety: one control thread calls everything (`init`, `start`, `poll`, `execute`,
+/// `stop`). The graph renders on the output's render thread.
+public final class LivePlayer {
+    /// The running graph.
+    public let graph: AudioGraph
+    /// Its output node.
+    public let output: OutputNode
+    /// Its input node, if any.
+    public let input: InputNode?
+    /// The PulseAudio connection.
+    public let context: PulseContext
+    /// The graph's timeline rate.
+    public let sampleRate: Double
+
+    // MARK: Control thread only
+    private var updates: [(frame: Int64, changes: [PendingChange])] = []
+    private var nextUpdate = 0
+    private var applied: [(scheduled: Int64, applied: Int64)] = []
+    private var lastLatency: PulseLatency?
+    private var started = false
+
+    /// Builds and initializes the graph and connects to PulseAudio.
+    ///
+    /// - Parameters:
+    ///   - device: overrides the output node's sink (`--device`).
+    ///   - server: a server string; nil for the default (`$PULSE_SERVER` or the user's server).
+    public init(_ validated: ValidatedGraph, device: String? = nil, server: String? = nil) throws(LivePlayerError) {
+        let d = validated.description
+        sampleRate = d.sampleRate
+        do {
+            context = try PulseContext(server: server, applicationName: "audiograph")
+        } catch {
+            throw .pulse(error)
+        }
+        let graph = AudioGraph(sampleRate: d.sampleRate, maximumFramesPerSlice: d.maximumFramesPerSlice)
+        var output: OutputNode?
+        var input: InputNode?
+        do {
+            for n in d.nodes {
+                let node: AudioNode
+                switch n.configuration {
+                case .output(var p):
+                    if let device { p.device = device }
+                    let o = OutputNode(id: n.id, properties: p)
+                    output = o
+                    node = o
+                case .input(let p):
+                    let i = InputNode(id: n.id, properties: p)
+                    i.pulseContext = context
+                    input = i
+                    node = i
+                default:
+                    node = try NodeFactory.makeNode(n, sampleRate: d.sampleRate)
+                }
+                if let f = n.format?.partialStreamFormat {
+                    if f.sampleRate != nil { node.declaredFormat.sampleRate = f.sampleRate }
+                    if f.channelCount != nil { node.declaredFormat.channelCount = f.channelCount }
+                }
+                try graph.addNode(node)
+            }
+            for c in d.connections {
+                try graph.connect(c.from.node, outputBus: c.from.bus, to: c.to.node, inputBus: c.to.bus)
+            }
+            guard let output else {
+                context.close()
+                throw LivePlayerError.notLive("the graph's output is not a PulseAudio \"output\" node (use render for genericOutput)")
+            }
+            try graph.initialize()
+            updates = try d.updates.enumerated()
+                .map { (frame: $0.element.when.frame(sampleRate: d.sampleRate), index: $0.offset, update: $0.element) }
+                .sorted { ($0.frame, $0.index) < ($1.frame, $1.index) }
+                .map { (frame: $0.frame, changes: try GraphBuilder.changes(for: $0.update, sampleRate: d.sampleRate)) }
+            self.output = output
+        } catch let error as LivePlayerError {
+            context.close()
+            throw error
+        } catch let error as AudioGraphError {
+            context.close()
+            throw .graph(error)
+        } catch {
+            context.close()
+            throw .notLive("\(error)")
+        }
+        self.graph = graph
+        self.input = input
+    }
+
+    deinit {
+        _ = stop()
+    }
+
+    /// Starts capture (if the graph has an input) and playback.
+    public func start() throws(LivePlayerError) {
+        guard !started else { return }
+        do {
+            try input?.startCapture()
+            try output.start(graph: graph, context: context, renderLimit: updates.first?.frame)
+        } catch {
+            input?.stopCapture()
+            throw .pulse(error)
+        }
+        started = true
+    }
+
+    /// Frames the graph has rendered (the sample time of the next slice).
+    public var renderedFrames: Int { output.renderedFrames }
+
+    /// Applies timed updates that are due, records the latency, and checks for faults. Call every
+    /// few milliseconds from the control thread.
+    ///
+    /// - Throws: `.pulse` when the server, the sink or the source failed; `.graph` when an update
+    ///   is rejected by the graph.
+    public func poll() throws(LivePlayerError) {
+        if let fault = output.fault ?? input?.fault { throw .pulse(fault) }
+        while nextUpdate < updates.count, Int64(output.renderedFrames) >= updates[nextUpdate].frame {
+            // The render thread is held at the first slice boundary at or after the frame.
+            let boundary = Int64(output.renderedFrames)
+            graph.enqueue(contentsOf: updates[nextUpdate].changes)
+            do {
+                try graph.update(waitUntilApplied: false)
+            } catch {
+                throw .graph(error)
+            }
+            applied.append((updates[nextUpdate].frame, boundary))
+            nextUpdate += 1
+            output.setRenderLimit(nextUpdate < updates.count ? updates[nextUpdate].frame : nil)
+        }
+        graph.collectRetiredPlans()
+        if let l = output.playbackStream?.latency() { lastLatency = l }
+    }
+
+    /// Runs one text command; returns nil on success or a one-line error.
+    public func execute(_ line: String) -> String? {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard let verb = words.first else { return nil }
+        switch verb {
+        case "set":
+            guard words.count == 4 || words.count == 5, let value = Double(words[3]),
+                  words.count == 4 || Double(words[4]) != nil else {
+                return "usage: set NODE ADDRESS VALUE [RAMP]"
+            }
+            guard let node = graph.node(words[1]) else { return "node \"\(words[1])\" does not exist" }
+            let ramp = words.count == 5 ? Double(words[4])! : 0
+            guard ramp >= 0, ramp.isFinite else { return "RAMP must be seconds >= 0" }
+            do {
+                try node.setParameter(words[2], value, rampFrames: Int((ramp * sampleRate).rounded()))
+            } catch {
+                return error.description
+            }
+        case "connect":
+            guard words.count == 3, let from = BusReference(words[1]), let to = BusReference(words[2]) else {
+                return "usage: connect FROM[:BUS] TO[:BUS]"
+            }
+            graph.enqueue(.connect(source: from.node, sourceBus: from.bus, destination: to.node, destinationBus: to.bus))
+        case "disconnect":
+            guard words.count == 2, let to = BusReference(words[1]) else { return "usage: disconnect TO[:BUS]" }
+            graph.enqueue(.disconnect(destination: to.node, destinationBus: to.bus))
+        case "update":
+            guard words.count == 1 else { return "usage: update" }
+            do {
+                try graph.update(waitUntilApplied: true)
+            } catch {
+                return error.description
+            }
+        default:
+            return "unknown command \"\(verb)\" (set, connect, disconnect, update)"
+        }
+        return nil
+    }
+
+    /// Stops playback and capture, closes the connection, and returns what was measured. Idempotent.
+    @discardableResult
+    public func stop() -> LivePlayerSummary {
+        let stream = output.playbackStream
+        if let l = stream?.latency() { lastLatency = l }
+        let summary = LivePlayerSummary(
+            renderedFrames: output.renderedFrames, latency: lastLatency, requestedLatency: output.properties.latency,
+            underruns: output.underrunCount, captureUnderruns: input?.captureStream?.underrunCount ?? 0,
+            captureOverruns: input?.captureStream?.overrunCount ?? 0, appliedUpdates: applied,
+            realtime: stream?.hasRealtimePriority ?? false)
+        output.stop()
+        input?.stopCapture()
+        graph.stop()
+        if started {
+            started = false
+        }
+        context.close()
+        return summary
+    }
+}

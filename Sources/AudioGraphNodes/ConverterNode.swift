@@ -1,0 +1,179 @@
+// The format converter: sample rate (libsamplerate), channel count or map, and sample type.
+
+/// A format converter (cf. AUConverter): its output format is the `format` property's fields
+/// over its input's format.
+///
+/// - Sample rate: converted by libsamplerate with the `quality` property's converter (`best`
+///   = SRC_SINC_BEST_QUALITY, `medium`, `fastest`, `linear`, `zeroOrderHold`), pulling the input
+///   on its own timeline (see ``ConverterInputAdapter`` and ``Resampler``).
+/// - Channels: `channelMap[i]` is the input channel output channel i takes (-1: silence);
+///   without a map the channel count changes by the up/down-mix rules (Web Audio "speakers"
+///   for 1, 2, 4, 6 channels, "discrete" otherwise; see ``ChannelMixing``).
+/// - Sample type and interleaving: inside the graph samples stay non-interleaved float; an
+///   integer `sampleType` quantizes them to that type's grid (exactly what the type can carry,
+///   see ``SampleConversion/quantize(_:count:to:)``), and the output format carries the type and
+///   the interleaving, so a generic output after it delivers them in that form.
+///
+/// `quality` may change while the graph runs (the new converter starts from the current input
+/// frame; the switch is not seamless).
+///
+/// Thread safety: configure on a control thread.
+public final class ConverterNode: AudioNode, @unchecked Sendable {
+    /// The configuration (quality is updated by `setProperty("quality", ...)`).
+    public private(set) var properties: ConverterProperties
+    /// The adapters made for rate-converting inputs (to re-create their resamplers).
+    private var adapters: [WeakAdapter] = []
+    private struct WeakAdapter { weak var adapter: ConverterInputAdapter? }
+
+    public init(id: String, properties: ConverterProperties = ConverterProperties()) {
+        self.properties = properties
+        let f = properties.format
+        super.init(id: id, typeName: "converter", inputBusCount: 1, outputBusCount: 1, parameters: [],
+                   declaredFormat: PartialStreamFormat(sampleRate: f.sampleRate,
+                                                       channelCount: properties.channelMap?.count ?? f.channels,
+                                                       sampleType: f.sampleType, isInterleaved: f.interleaved))
+    }
+
+    public override var convertsInputSampleRates: Bool { true }
+
+    public override func processingSampleRate(inputFormats: [StreamFormat?], graphSampleRate: Double) -> Double {
+        declaredFormat.sampleRate ?? inputFormats.first??.sampleRate ?? graphSampleRate
+    }
+
+    public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        let rate = processingSampleRate(inputFormats: inputFormats, graphSampleRate: graphSampleRate)
+        let input = inputFormats.first ?? nil
+        let base = StreamFormat(sampleRate: rate, channelCount: input?.channelCount ?? 2,
+                                sampleType: input?.sampleType ?? .float32, isInterleaved: input?.isInterleaved ?? false)
+        let out = declaredFormat.filled(from: base)
+        if let map = properties.channelMap, let input {
+            for (i, c) in map.enumerated() where c < -1 || c >= input.channelCount {
+                throw .formatNotSupported(node: id, reason: "channelMap[\(i)] = \(c), but the input has \(input.channelCount) channel(s)")
+            }
+        }
+        guard out.isValid else { throw .formatNotSupported(node: id, reason: "invalid output format \(out)") }
+        return [out]
+    }
+
+    public override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
+                                          maximumFramesPerSlice: Int) throws(AudioGraphError) -> InputAdapter? {
+        let a = try ConverterInputAdapter(nodeID: id, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate,
+                                          quality: properties.quality, maximumFramesPerSlice: maximumFramesPerSlice)
+        adapters.removeAll { $0.adapter == nil }
+        adapters.append(WeakAdapter(adapter: a))
+        return a
+    }
+
+    public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        ConverterKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
+    }
+
+    private static func quality(_ value: any Sendable) -> ConverterQuality? {
+        if let q = value as? ConverterQuality { return q }
+        if let s = value as? String { return ConverterQuality(rawValue: s) }
+        return nil
+    }
+
+    public override func validateProperty(_ name: String, _ value: any Sendable) throws(AudioGraphError) {
+        guard name == "quality" else {
+            throw .invalidProperty(node: id, name: name, reason: "cannot be changed once the node is set up (only quality can)")
+        }
+        guard Self.quality(value) != nil else {
+            throw .invalidProperty(node: id, name: name,
+                                   reason: "expected one of " + ConverterQuality.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+    }
+
+    public override func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? {
+        guard name == "quality", let q = Self.quality(value) else { return nil }
+        properties.quality = q
+        var swaps: [(ConverterInputAdapter, Resampler)] = []
+        for a in adapters.compactMap(\.adapter) {
+            if let r = try? a.makeResampler(quality: q) { swaps.append((a, r)) }
+        }
+        return swaps.isEmpty ? nil : ConverterKernel.QualityChange(swaps)
+    }
+}
+
+/// Render side of ``ConverterNode``.
+final class ConverterKernel: NodeKernel, @unchecked Sendable {
+    /// New resamplers for the node's adapters (made on the control thread). After delivery it
+    /// holds the replaced ones, released with the render plan off the render thread.
+    final class QualityChange: KernelMessage, @unchecked Sendable {
+        let adapters: [ConverterInputAdapter]
+        var resamplers: [Resampler?]
+        init(_ swaps: [(ConverterInputAdapter, Resampler)]) {
+            adapters = swaps.map(\.0)
+            resamplers = swaps.map(\.1)
+        }
+    }
+
+    private let outputChannels: Int
+    private let sampleType: SampleType
+    /// The channel map (output channel -> input channel, -1 silence), or nil for up/down-mixing.
+    private let channelMap: UnsafeMutablePointer<Int>?
+    private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
+    private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+
+    init(node: ConverterNode, maximumFramesPerSlice: Int) {
+        let format = node.outputFormats[0]
+        outputChannels = format.channelCount
+        sampleType = format.sampleType
+        if let map = node.properties.channelMap {
+            let p = UnsafeMutablePointer<Int>.allocate(capacity: max(1, map.count))
+            p.initialize(from: map, count: map.count)
+            channelMap = p
+        } else {
+            channelMap = nil
+        }
+        inPointers = .allocate(capacity: 1024)
+        outPointers = .allocate(capacity: max(1, format.channelCount))
+        super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
+                   parameters: [])
+    }
+
+    deinit {
+        channelMap?.deallocate()
+        inPointers.deallocate()
+        outPointers.deallocate()
+    }
+
+    override func receive(_ message: KernelMessage) {
+        guard let change = message as? QualityChange else { return }
+        for i in 0..<change.adapters.count {
+            if let new = change.resamplers[i] {
+                // Swap in place (no array growth); the old one goes back with the message.
+                change.resamplers[i] = change.adapters[i].replaceResampler(new)
+            }
+        }
+    }
+
+    override func render(context: RenderContext, inputs: RenderInputs) {
+        let n = context.frameCount
+        let out = outputs[0]
+        guard let input = inputs.pull(0), !input.isSilent else {
+            outputSilence(frameCount: n)
+            return
+        }
+        let inChannels = min(input.channelCount, 1024)
+        if let map = channelMap {
+            for c in 0..<outputChannels {
+                let source = map[c]
+                if source >= 0 && source < inChannels {
+                    out.channel(c).update(from: input.buffer.channel(source), count: n)
+                } else {
+                    out.channel(c).update(repeating: 0, count: n)
+                }
+            }
+        } else if inChannels == outputChannels {
+            out.copy(from: input.buffer, frameCount: n)
+        } else {
+            for c in 0..<inChannels { inPointers[c] = UnsafePointer(input.buffer.channel(c)) }
+            for c in 0..<outputChannels { outPointers[c] = out.channel(c) }
+            ChannelMixing.mix(input: UnsafeBufferPointer(start: inPointers, count: inChannels),
+                              output: UnsafeBufferPointer(start: outPointers, count: outputChannels), frameCount: n)
+        }
+        for c in 0..<outputChannels { SampleConversion.quantize(out.channel(c), count: n, to: sampleType) }
+        outputIsSilent[0] = false
+    }
+}

@@ -1,0 +1,93 @@
+// Second-order section coefficients from the Audio EQ Cookbook (R. Bristow-Johnson), in Double.
+
+import Foundation
+
+/// Normalised biquad coefficients (`a0 == 1`):
+/// `H(z) = (b0 + b1 z^-1 + b2 z^-2) / (1 + a1 z^-1 + a2 z^-2)`.
+///
+/// Thread safety: a value type; ``cookbook(type:frequency:gain:q:sampleRate:)`` is real-time
+/// safe (pure arithmetic).
+public struct BiquadCoefficients: Sendable, Hashable {
+    public var b0: Double
+    public var b1: Double
+    public var b2: Double
+    public var a1: Double
+    public var a2: Double
+
+    /// Coefficients already normalised so that a0 == 1.
+    public init(b0: Double, b1: Double, b2: Double, a1: Double, a2: Double) {
+        self.b0 = b0; self.b1 = b1; self.b2 = b2; self.a1 = a1; self.a2 = a2
+    }
+
+    /// The identity (passes the input unchanged).
+    public static let identity = BiquadCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
+
+    /// The Audio EQ Cookbook coefficients with `alpha = sin(w0)/(2q)` for every type (shelves
+    /// included), `A = 10^(gain/40)`, `w0 = 2*pi*frequency/sampleRate`; `gain` is ignored by the
+    /// pass and notch types; `bandPass` is the constant-0-dB-peak-gain form.
+    ///
+    /// `frequency` is clamped to `[0.001 Hz, 0.4999*sampleRate]` and `q` to at least 1e-6 so that the
+    /// result is always a stable filter. Real-time safe.
+    @inline(__always)
+    public static func cookbook(type: EQFilterType, frequency: Double, gain: Double, q: Double,
+                                sampleRate: Double) -> BiquadCoefficients {
+        let f = min(max(frequency, 1e-3), 0.4999 * sampleRate)
+        let w0 = 2 * Double.pi * f / sampleRate
+        let cw = cos(w0), sw = sin(w0)
+        let alpha = sw / (2 * max(q, 1e-6))
+        let A = pow(10, gain / 40)
+        let b0, b1, b2, a0, a1, a2: Double
+        switch type {
+        case .peak:
+            b0 = 1 + alpha * A; b1 = -2 * cw; b2 = 1 - alpha * A
+            a0 = 1 + alpha / A; a1 = -2 * cw; a2 = 1 - alpha / A
+        case .lowShelf:
+            let sa = 2 * A.squareRoot() * alpha
+            b0 = A * ((A + 1) - (A - 1) * cw + sa)
+            b1 = 2 * A * ((A - 1) - (A + 1) * cw)
+            b2 = A * ((A + 1) - (A - 1) * cw - sa)
+            a0 = (A + 1) + (A - 1) * cw + sa
+            a1 = -2 * ((A - 1) + (A + 1) * cw)
+            a2 = (A + 1) + (A - 1) * cw - sa
+        case .highShelf:
+            let sa = 2 * A.squareRoot() * alpha
+            b0 = A * ((A + 1) + (A - 1) * cw + sa)
+            b1 = -2 * A * ((A - 1) + (A + 1) * cw)
+            b2 = A * ((A + 1) + (A - 1) * cw - sa)
+            a0 = (A + 1) - (A - 1) * cw + sa
+            a1 = 2 * ((A - 1) - (A + 1) * cw)
+            a2 = (A + 1) - (A - 1) * cw - sa
+        case .lowPass:
+            b0 = (1 - cw) / 2; b1 = 1 - cw; b2 = (1 - cw) / 2
+            a0 = 1 + alpha; a1 = -2 * cw; a2 = 1 - alpha
+        case .highPass:
+            b0 = (1 + cw) / 2; b1 = -(1 + cw); b2 = (1 + cw) / 2
+            a0 = 1 + alpha; a1 = -2 * cw; a2 = 1 - alpha
+        case .bandPass:
+            b0 = alpha; b1 = 0; b2 = -alpha
+            a0 = 1 + alpha; a1 = -2 * cw; a2 = 1 - alpha
+        case .notch:
+            b0 = 1; b1 = -2 * cw; b2 = 1
+            a0 = 1 + alpha; a1 = -2 * cw; a2 = 1 - alpha
+        case .allPass:
+            b0 = 1 - alpha; b1 = -2 * cw; b2 = 1 + alpha
+            a0 = 1 + alpha; a1 = -2 * cw; a2 = 1 - alpha
+        }
+        let inv = 1 / a0
+        return BiquadCoefficients(b0: b0 * inv, b1: b1 * inv, b2: b2 * inv, a1: a1 * inv, a2: a2 * inv)
+    }
+
+    /// The cookbook coefficients of `band` (its `bypass` flag is not considered).
+    public static func cookbook(_ band: EQBand, sampleRate: Double) -> BiquadCoefficients {
+        cookbook(type: band.type, frequency: band.frequency, gain: band.gain, q: band.q, sampleRate: sampleRate)
+    }
+
+    /// `|H(e^jw)|` at `frequency` Hz (for displays and tests).
+    public func magnitude(atFrequency frequency: Double, sampleRate: Double) -> Double {
+        let w = 2 * Double.pi * frequency / sampleRate
+        let c1 = cos(w), s1 = sin(w), c2 = cos(2 * w), s2 = sin(2 * w)
+        let nr = b0 + b1 * c1 + b2 * c2, ni = -(b1 * s1 + b2 * s2)
+        let dr = 1 + a1 * c1 + a2 * c2, di = -(a1 * s1 + a2 * s2)
+        return ((nr * nr + ni * ni) / (dr * dr + di * di)).squareRoot()
+    }
+}

@@ -1,0 +1,236 @@
+// Feedback delay with a low-passed feedback path, fractional delay and click-free parameter changes.
+
+import Foundation
+
+/// A multichannel feedback delay: per channel
+/// `d[n] = x[n - D] + (feedback/100) * lp(d[n - D])`,
+/// `y[n] = (1 - wetDryMix/100) * x[n] + (wetDryMix/100) * d[n]`, with `D = delayTime * sampleRate`
+/// read by linear interpolation between neighbouring samples (zero before the start), and `lp`
+/// the one-pole low-pass `s[n] = s[n-1] + a * (u[n] - s[n-1])`,
+/// `a = 1 - exp(-2*pi*lowPassCutoff/sampleRate)`, the identity when
+/// `lowPassCutoff >= sampleRate/2`.
+///
+/// - `delayTime` is at most ``maximumDelayTime`` (2 s). The feedback path reads at least one
+///   frame back (`max(D, 1)`: a zero-delay loop cannot be computed), the dry path reads `D`
+///   itself, so `delayTime` 0 with feedback 0 is the identity.
+/// - A `delayTime` change crossfades from the old read position to the new one over
+///   ``glideDuration`` (10 ms) instead of sliding the read position (which would pitch-shift and
+///   zip); a change that arrives during a crossfade starts when that crossfade ends.
+/// - `feedback` and `wetDryMix` move linearly over the given number of frames (default 10 ms;
+///   0 for an exact step); `lowPassCutoff` glides in log frequency over 10 ms.
+///
+/// Every glide is a pure function of integer frame counts, so the output is bit-identical
+/// however the frames are split into ``process(input:output:frameCount:)`` calls, provided the
+/// setters are called at the same frames.
+///
+/// Thread safety: not thread-safe; owned by the render thread after `init` (which allocates
+/// 2 s of history per channel: call it on the control thread). The setters, ``reset()`` and
+/// ``process(input:output:frameCount:)`` are real-time safe.
+public final class DelayLine {
+
+    /// The longest delay time, seconds.
+    public static let maximumDelayTime = 2.0
+    /// How long delay-time crossfades and default parameter glides last, seconds.
+    public static let glideDuration = 0.01
+
+    // MARK: Fixed at init
+    public let sampleRate: Double
+    public let maximumChannelCount: Int
+    /// Frames of a glide / crossfade.
+    public let glideFrames: Int
+    /// Ring buffer length (a power of two) and mask.
+    let capacity: Int
+    let mask: Int
+    /// Per channel: input history at [c * capacity], delay-output history after those.
+    let history: UnsafeMutablePointer<Float>
+    /// Per channel low-pass state.
+    let lowPassState: UnsafeMutablePointer<Double>
+
+    // MARK: Render thread only
+    /// Index where the next frame is written.
+    var writeIndex = 0
+    /// Delay in frames of the current read tap and of the tap being faded in.
+    var tapFrames: Double
+    var nextTapFrames: Double
+    /// Frames left in the current crossfade (0: none).
+    var fadeRemaining = 0
+    /// A delay (frames) waiting for the current crossfade to end, or nil.
+    var pendingTapFrames: Double?
+    var feedbackGlide: LinearGlide
+    var wetGlide: LinearGlide
+    /// log(lowPassCutoff).
+    var cutoffGlide: LinearGlide
+    /// The cutoff (Hz) being approached, exactly as set (log/exp would not round-trip).
+    var cutoffTarget: Double
+
+    /// A delay line for at most `maximumChannelCount` channels, settled on the given values.
+    /// Allocates: control thread.
+    public init(sampleRate: Double, maximumChannelCount: Int, delayTime: Double = 1, feedback: Double = 50,
+                lowPassCutoff: Double = 15000, wetDryMix: Double = 100) {
+        self.sampleRate = sampleRate
+        self.maximumChannelCount = max(1, maximumChannelCount)
+        self.glideFrames = max(1, Int((Self.glideDuration * sampleRate).rounded()))
+        let needed = Int((Self.maximumDelayTime * sampleRate).rounded(.up)) + 3
+        var cap = 1
+        while cap < needed { cap <<= 1 }
+        capacity = cap
+        mask = cap - 1
+        history = .allocate(capacity: 2 * cap * self.maximumChannelCount)
+        history.initialize(repeating: 0, count: 2 * cap * self.maximumChannelCount)
+        lowPassState = .allocate(capacity: self.maximumChannelCount)
+        lowPassState.initialize(repeating: 0, count: self.maximumChannelCount)
+        let d = Self.clampDelay(delayTime, sampleRate)
+        tapFrames = d
+        nextTapFrames = d
+        feedbackGlide = LinearGlide(feedback / 100)
+        wetGlide = LinearGlide(wetDryMix / 100)
+        cutoffGlide = LinearGlide(log(max(lowPassCutoff, 1e-3)))
+        cutoffTarget = lowPassCutoff
+    }
+
+    deinit {
+        history.deallocate()
+        lowPassState.deallocate()
+    }
+
+    @inline(__always)
+    static func clampDelay(_ seconds: Double, _ sampleRate: Double) -> Double {
+        let frames = seconds * sampleRate
+        return frames.isFinite ? min(max(frames, 0), maximumDelayTime * sampleRate) : 0
+    }
+
+    /// The delay time in effect (seconds; during a crossfade, the one being faded in).
+    public var delayTime: Double { (pendingTapFrames ?? nextTapFrames) / sampleRate }
+
+    /// Changes the delay time (seconds, clamped to 0...2), crossfading over 10 ms. Real-time safe.
+    public func setDelayTime(_ seconds: Double) {
+        let d = Self.clampDelay(seconds, sampleRate)
+        if fadeRemaining > 0 {
+            pendingTapFrames = d == nextTapFrames ? nil : d
+        } else if d != tapFrames {
+            nextTapFrames = d
+            fadeRemaining = glideFrames
+        }
+    }
+
+    /// Changes the feedback (percent, -100...100) linearly over `rampFrames` (nil: 10 ms; 0: exact
+    /// step). Real-time safe.
+    public func setFeedback(_ percent: Double, rampFrames: Int? = nil) {
+        feedbackGlide.set(percent / 100, frames: rampFrames ?? glideFrames)
+    }
+
+    /// Changes the wet/dry mix (percent wet, 0...100) linearly over `rampFrames` (nil: 10 ms; 0:
+    /// exact step). Real-time safe.
+    public func setWetDryMix(_ percent: Double, rampFrames: Int? = nil) {
+        wetGlide.set(percent / 100, frames: rampFrames ?? glideFrames)
+    }
+
+    /// Changes the feedback low-pass cutoff (Hz), gliding in log frequency over 10 ms.
+    /// Real-time safe.
+    public func setLowPassCutoff(_ hertz: Double) {
+        cutoffGlide.set(log(max(hertz, 1e-3)), frames: glideFrames)
+        cutoffTarget = hertz
+    }
+
+    /// Clears the history and low-pass state and settles every glide. Real-time safe.
+    public func reset() {
+        history.update(repeating: 0, count: 2 * capacity * maximumChannelCount)
+        lowPassState.update(repeating: 0, count: maximumChannelCount)
+        if let p = pendingTapFrames { nextTapFrames = p }
+        tapFrames = nextTapFrames
+        pendingTapFrames = nil
+        fadeRemaining = 0
+        feedbackGlide.advance(Int.max)
+        wetGlide.advance(Int.max)
+        cutoffGlide.advance(Int.max)
+        writeIndex = 0
+    }
+
+    /// The low-pass coefficient for a cutoff in Hz; 1 means the identity.
+    @inline(__always)
+    func lowPassCoefficient(_ cutoff: Double) -> Double {
+        cutoff >= sampleRate / 2 ? 1 : 1 - exp(-2 * Double.pi * cutoff / sampleRate)
+    }
+
+    /// Processes `frameCount` frames of each channel; `output` may be the same buffers as `input`.
+    /// Channels beyond ``maximumChannelCount`` are ignored. Real-time safe.
+    public func process(input: UnsafeBufferPointer<UnsafePointer<Float>>,
+                        output: UnsafeBufferPointer<UnsafeMutablePointer<Float>>,
+                        frameCount: Int) {
+        let channels = min(input.count, output.count, maximumChannelCount)
+        var done = 0
+        while done < frameCount {
+            // Runs end where a crossfade ends (a pending change may start there).
+            let run = fadeRemaining > 0 ? min(frameCount - done, fadeRemaining) : frameCount - done
+            for c in 0..<channels {
+                processRun(channel: c, x: input[c] + done, y: output[c] + done, count: run)
+            }
+            writeIndex = (writeIndex + run) & mask
+            feedbackGlide.advance(run)
+            wetGlide.advance(run)
+            cutoffGlide.advance(run)
+            if fadeRemaining > 0 {
+                fadeRemaining -= run
+                if fadeRemaining == 0 {
+                    tapFrames = nextTapFrames
+                    if let p = pendingTapFrames {
+                        pendingTapFrames = nil
+                        if p != tapFrames {
+                            nextTapFrames = p
+                            fadeRemaining = glideFrames
+                        }
+                    }
+                }
+            }
+            done += run
+        }
+    }
+
+    /// Reads `buffer` (ring of `capacity`) `delay` frames before `index`, linearly interpolated.
+    @inline(__always)
+    func read(_ buffer: UnsafeMutablePointer<Float>, at index: Int, delay: Double) -> Double {
+        let k0 = delay.rounded(.down)
+        let frac = delay - k0
+        let i0 = (index - Int(k0)) & mask
+        let v0 = Double(buffer[i0])
+        if frac == 0 { return v0 }
+        let v1 = Double(buffer[(i0 - 1) & mask])
+        return v0 * (1 - frac) + v1 * frac
+    }
+
+    @inline(__always)
+    private func processRun(channel c: Int, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, count: Int) {
+        let xs = history + 2 * c * capacity
+        let ds = xs + capacity
+        var s = lowPassState[c]
+        let steadyCutoff = cutoffGlide.isSettled
+        let steadyA = lowPassCoefficient(cutoffTarget)
+        let fadeFrames = Double(glideFrames)
+        var w = writeIndex
+        for i in 0..<count {
+            let xn = x[i]
+            xs[w] = xn
+            let fb = feedbackGlide.value(at: i)
+            let wet = wetGlide.value(at: i)
+            let a = steadyCutoff ? steadyA : lowPassCoefficient(exp(cutoffGlide.value(at: i)))
+            // The delayed input and delayed output, crossfaded between taps while fading.
+            var xd = read(xs, at: w, delay: tapFrames)
+            var dd = read(ds, at: w, delay: max(tapFrames, 1))
+            if fadeRemaining > 0 {
+                // Fraction of the new tap: reaches 1 on the fade's last frame.
+                let g = 1 - Double(fadeRemaining - 1 - i) / fadeFrames
+                xd = xd * (1 - g) + read(xs, at: w, delay: nextTapFrames) * g
+                dd = dd * (1 - g) + read(ds, at: w, delay: max(nextTapFrames, 1)) * g
+            }
+            if a == 1 { s = dd } else { s += a * (dd - s) }
+            // Flush tiny values before they turn subnormal (slow); per sample, so deterministic.
+            if abs(s) < 1e-30 { s = 0 }
+            var d = xd + fb * s
+            if abs(d) < 1e-30 { d = 0 }
+            ds[w] = Float(d)
+            y[i] = Float((1 - wet) * Double(xn) + wet * d)
+            w = (w + 1) & mask
+        }
+        lowPassState[c] = s
+    }
+}

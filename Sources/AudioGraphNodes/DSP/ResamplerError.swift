@@ -1,0 +1,12 @@
+// Why a Resampler could not be created (thrown on the control thread only).
+
+/// Why ``Resampler/init(channelCount:inputSampleRate:outputSampleRate:quality:provider:)`` failed.
+public enum ResamplerError: Error, Sendable, Hashable {
+    /// The output/input rate ratio is outside libsamplerate's 1/256 ... 256, or a rate is not
+    /// positive and finite.
+    case unsupportedRatio(inputSampleRate: Double, outputSampleRate: Double)
+    /// The channel count is not positive.
+    case invalidChannelCount(Int)
+    /// libsamplerate refused to create its state (its error code and message).
+    case libsamplerate(code: Int32, message: String)
+}

@@ -1,0 +1,132 @@
+// The feedback delay effect (cf. AUDelay / AVAudioUnitDelay).
+
+/// A delay effect (cf. `AVAudioUnitDelay`): per channel
+/// `d[n] = x[n - D] + (feedback/100) * lp(d[n - D])`,
+/// `y[n] = (1 - wetDryMix/100) * x[n] + (wetDryMix/100) * d[n]`, `D = delayTime * sampleRate`
+/// (fractional: linear interpolation), `lp` the one-pole low-pass at `lowPassCutoff` (the
+/// identity at sampleRate/2 and above). See ``DelayLine``.
+///
+/// Parameters: `delayTime` (s, 0...2, 1), `feedback` (%, -100...100, 50), `lowPassCutoff` (Hz,
+/// 10...sampleRate/2, 15000), `wetDryMix` (%, 0...100, 100). `feedback` and `wetDryMix` follow
+/// their values exactly per sample (a step is a step; use a ramp for a fade). `delayTime`
+/// changes crossfade between the old and the new delay over 10 ms, and `lowPassCutoff` glides
+/// over 10 ms, so neither clicks; per-sample `delayTime` values (a ramp or automation) are
+/// followed in 10 ms crossfades.
+///
+/// Thread safety: configure on a control thread; parameters may be set from any thread.
+public final class DelayNode: AudioNode, @unchecked Sendable {
+    public init(id: String, sampleRate: Double) {
+        super.init(id: id, typeName: "delay", inputBusCount: 1, outputBusCount: 1,
+                   parameters: NodeSchema.for(.delay).parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
+    }
+
+    public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        DelayKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
+    }
+}
+
+/// Render side of ``DelayNode``.
+final class DelayKernel: NodeKernel, @unchecked Sendable {
+    private let line: DelayLine
+    private let delayTimeIndex: Int
+    private let feedbackIndex: Int
+    private let cutoffIndex: Int
+    private let wetIndex: Int
+    private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
+    private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+
+    init(node: DelayNode, maximumFramesPerSlice: Int) {
+        func index(_ name: String) -> Int { node.parameterIndex(of: ParameterAddress(name: name))! }
+        delayTimeIndex = index("delayTime")
+        feedbackIndex = index("feedback")
+        cutoffIndex = index("lowPassCutoff")
+        wetIndex = index("wetDryMix")
+        let format = node.outputFormats[0]
+        let p = node.parameters
+        line = DelayLine(sampleRate: format.sampleRate, maximumChannelCount: format.channelCount,
+                         delayTime: p[delayTimeIndex].value, feedback: p[feedbackIndex].value,
+                         lowPassCutoff: p[cutoffIndex].value, wetDryMix: p[wetIndex].value)
+        inPointers = .allocate(capacity: max(1, format.channelCount))
+        outPointers = .allocate(capacity: max(1, format.channelCount))
+        super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
+                   parameters: node.parameters)
+    }
+
+    deinit {
+        inPointers.deallocate()
+        outPointers.deallocate()
+    }
+
+    override func start(atSampleTime sampleTime: Int64) {
+        super.start(atSampleTime: sampleTime)
+        line.reset()
+    }
+
+    @inline(__always)
+    private func set(_ index: Int, _ v: ParameterValues, at i: Int) {
+        let value = v.isConstant ? parameterStates[index].current : Double(v[i])
+        switch index {
+        case delayTimeIndex: line.setDelayTime(value)
+        case feedbackIndex: line.setFeedback(value, rampFrames: 0)
+        case cutoffIndex: line.setLowPassCutoff(value)
+        default: line.setWetDryMix(value, rampFrames: 0)
+        }
+    }
+
+    override func render(context: RenderContext, inputs: RenderInputs) {
+        let n = context.frameCount
+        let out = outputs[0]
+        let channels = out.channelCount
+        let input = inputs.pull(0)
+        let inputSilent = input?.isSilent ?? true
+        if let input, !input.isSilent {
+            for c in 0..<channels {
+                if c < input.channelCount { out.channel(c).update(from: input.buffer.channel(c), count: n) }
+                else { out.channel(c).update(repeating: 0, count: n) }
+            }
+        } else {
+            out.clear(frameCount: n)
+        }
+        let delayTime = parameterValues(delayTimeIndex, context)
+        let feedback = parameterValues(feedbackIndex, context)
+        let cutoff = parameterValues(cutoffIndex, context)
+        let wet = parameterValues(wetIndex, context)
+
+        if delayTime.isConstant && feedback.isConstant && cutoff.isConstant && wet.isConstant {
+            set(delayTimeIndex, delayTime, at: 0)
+            set(feedbackIndex, feedback, at: 0)
+            set(cutoffIndex, cutoff, at: 0)
+            set(wetIndex, wet, at: 0)
+            for c in 0..<channels {
+                outPointers[c] = out.channel(c)
+                inPointers[c] = UnsafePointer(out.channel(c))
+            }
+            line.process(input: UnsafeBufferPointer(start: inPointers, count: channels),
+                         output: UnsafeBufferPointer(start: outPointers, count: channels), frameCount: n)
+        } else {
+            for i in 0..<n {
+                set(delayTimeIndex, delayTime, at: i)
+                set(feedbackIndex, feedback, at: i)
+                set(cutoffIndex, cutoff, at: i)
+                set(wetIndex, wet, at: i)
+                for c in 0..<channels {
+                    outPointers[c] = out.channel(c) + i
+                    inPointers[c] = UnsafePointer(out.channel(c) + i)
+                }
+                line.process(input: UnsafeBufferPointer(start: inPointers, count: channels),
+                             output: UnsafeBufferPointer(start: outPointers, count: channels), frameCount: 1)
+            }
+        }
+        // Silent only when the input was and the echoes have died out (tiny values are flushed
+        // to 0 in the line, so this happens); always processing keeps the output independent of
+        // the slice size.
+        var silent = inputSilent
+        if silent {
+            outer: for c in 0..<channels {
+                let y = out.channel(c)
+                for i in 0..<n where y[i] != 0 { silent = false; break outer }
+            }
+        }
+        outputIsSilent[0] = silent
+    }
+}

@@ -1,0 +1,183 @@
+// The parametric equalizer: cookbook biquad bands in series, then a global gain (cf. AUNBandEQ).
+
+import Foundation
+
+/// An equalizer effect (cf. `AVAudioUnitEQ` / AUNBandEQ): each band is one second-order section
+/// with the Audio EQ Cookbook coefficients (``BiquadCoefficients``), applied in band order to
+/// every channel independently, then `globalGain`.
+///
+/// Parameters: `globalGain` (dB, -96...24, 0; an exact per-sample gain, ramps and automation
+/// included), and per band `band.N.frequency` (Hz, 10...sampleRate/2), `band.N.gain` (dB),
+/// `band.N.q` (0.05...100), `band.N.bypass` (0 or 1). Band parameters do not step: a change
+/// glides for 10 ms in log frequency / dB / log q with coefficients recomputed every frame, and
+/// bypass crossfades over 10 ms (see ``Biquad``); both are per sample, so an offline render is
+/// the same for every slice size. Per-sample values (a ramp or automation) retarget the glide
+/// every frame, which makes the band follow them with a lag of a few milliseconds.
+///
+/// The bands' filter types come from the `bands` (or `preset`) property, fixed at creation.
+///
+/// Thread safety: configure on a control thread; parameters may be set from any thread.
+public final class EQNode: AudioNode, @unchecked Sendable {
+    /// The bands as configured (their values are the parameters' initial values).
+    public let properties: EQProperties
+
+    public init(id: String, sampleRate: Double, properties: EQProperties = EQProperties()) {
+        self.properties = properties
+        super.init(id: id, typeName: "eq", inputBusCount: 1, outputBusCount: 1,
+                   parameters: NodeSchema.for(.eq).parameterInfos(sampleRate: sampleRate, inputBusCount: 0,
+                                                                 bandCount: properties.bands.count))
+        for (i, band) in properties.bands.enumerated() {
+            setInitial(i, "frequency", band.frequency)
+            setInitial(i, "gain", band.gain)
+            setInitial(i, "q", band.q)
+            setInitial(i, "bypass", band.bypass ? 1 : 0)
+        }
+    }
+
+    private func setInitial(_ band: Int, _ name: String, _ value: Double) {
+        guard let p = parameter(at: ParameterAddress(scope: .global, element: band, group: "band", name: name)) else { return }
+        try? p.setValue(min(max(value, p.info.minValue), p.info.maxValue))
+    }
+
+    public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        EQKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
+    }
+}
+
+/// Render side of ``EQNode``.
+final class EQKernel: NodeKernel, @unchecked Sendable {
+    private let bandCount: Int
+    private let bandTypes: UnsafeMutablePointer<EQFilterType>
+    private let bandParameterIndices: UnsafeMutablePointer<(frequency: Int, gain: Int, q: Int, bypass: Int)>
+    private let globalGainIndex: Int
+    private let filters: ContiguousArray<Biquad>
+    /// Channel pointer tables for the filters (output buffers, filtered in place).
+    private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
+    private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+
+    init(node: EQNode, maximumFramesPerSlice: Int) {
+        let bands = node.properties.bands
+        bandCount = bands.count
+        let channels = node.outputFormats[0].channelCount
+        let rate = node.outputFormats[0].sampleRate
+        bandTypes = .allocate(capacity: max(1, bandCount))
+        bandParameterIndices = .allocate(capacity: max(1, bandCount))
+        var filters = ContiguousArray<Biquad>()
+        for (i, band) in bands.enumerated() {
+            (bandTypes + i).initialize(to: band.type)
+            func index(_ name: String) -> Int {
+                node.parameterIndex(of: ParameterAddress(scope: .global, element: i, group: "band", name: name))!
+            }
+            (bandParameterIndices + i).initialize(to: (index("frequency"), index("gain"), index("q"), index("bypass")))
+            // Start settled on the parameters' current values.
+            let start = EQBand(type: band.type, frequency: node.parameters[index("frequency")].value,
+                               gain: node.parameters[index("gain")].value, q: node.parameters[index("q")].value,
+                               bypass: node.parameters[index("bypass")].value >= 0.5)
+            filters.append(Biquad(band: start, sampleRate: rate, maximumChannelCount: channels))
+        }
+        self.filters = filters
+        globalGainIndex = node.parameterIndex(of: ParameterAddress(name: "globalGain"))!
+        inPointers = .allocate(capacity: max(1, channels))
+        outPointers = .allocate(capacity: max(1, channels))
+        super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
+                   parameters: node.parameters)
+    }
+
+    deinit {
+        bandTypes.deallocate()
+        bandParameterIndices.deallocate()
+        inPointers.deallocate()
+        outPointers.deallocate()
+    }
+
+    override func start(atSampleTime sampleTime: Int64) {
+        super.start(atSampleTime: sampleTime)
+        for f in filters { f.reset() }
+    }
+
+    /// The exact (Double) value of a parameter whose slice values are constant.
+    @inline(__always)
+    private func constantValue(_ index: Int, _ v: ParameterValues) -> Double {
+        v.isConstant ? parameterStates[index].current : Double(v.constant)
+    }
+
+    override func render(context: RenderContext, inputs: RenderInputs) {
+        let n = context.frameCount
+        let out = outputs[0]
+        let channels = out.channelCount
+        let input = inputs.pull(0)
+        let inputSilent = input?.isSilent ?? true
+        if let input, !input.isSilent {
+            for c in 0..<channels {
+                if c < input.channelCount { out.channel(c).update(from: input.buffer.channel(c), count: n) }
+                else { out.channel(c).update(repeating: 0, count: n) }
+            }
+        } else {
+            out.clear(frameCount: n)
+        }
+        for c in 0..<channels {
+            outPointers[c] = out.channel(c)
+            inPointers[c] = UnsafePointer(out.channel(c))
+        }
+        let ins = UnsafeBufferPointer(start: inPointers, count: channels)
+        let outs = UnsafeBufferPointer(start: outPointers, count: channels)
+
+        for b in 0..<bandCount {
+            let idx = bandParameterIndices[b]
+            let frequency = parameterValues(idx.frequency, context)
+            let gain = parameterValues(idx.gain, context)
+            let q = parameterValues(idx.q, context)
+            let bypass = parameterValues(idx.bypass, context)
+            let filter = filters[b]
+            let type = bandTypes[b]
+            if frequency.isConstant && gain.isConstant && q.isConstant && bypass.isConstant {
+                filter.setTarget(EQBand(type: type, frequency: constantValue(idx.frequency, frequency),
+                                        gain: constantValue(idx.gain, gain), q: constantValue(idx.q, q),
+                                        bypass: bypass.constant >= 0.5))
+                filter.process(input: ins, output: outs, frameCount: n, startFrame: context.sampleTime)
+            } else {
+                // Per-sample values: retarget every frame (no-ops while a value holds).
+                for i in 0..<n {
+                    filter.setTarget(EQBand(type: type, frequency: Double(frequency[i]), gain: Double(gain[i]),
+                                            q: Double(q[i]), bypass: bypass[i] >= 0.5))
+                    for c in 0..<channels {
+                        outPointers[c] = out.channel(c) + i
+                        inPointers[c] = UnsafePointer(out.channel(c) + i)
+                    }
+                    filter.process(input: ins, output: outs, frameCount: 1, startFrame: context.sampleTime + Int64(i))
+                }
+                for c in 0..<channels {
+                    outPointers[c] = out.channel(c)
+                    inPointers[c] = UnsafePointer(out.channel(c))
+                }
+            }
+        }
+
+        let globalGain = parameterValues(globalGainIndex, context)
+        if globalGain.isConstant {
+            let dB = parameterStates[globalGainIndex].current
+            if dB != 0 {
+                let g = Float(pow(10, dB / 20))
+                for c in 0..<channels {
+                    let y = out.channel(c)
+                    for i in 0..<n { y[i] *= g }
+                }
+            }
+        } else {
+            for i in 0..<n {
+                let g = Float(pow(10, Double(globalGain[i]) / 20))
+                for c in 0..<channels { out.channel(c)[i] *= g }
+            }
+        }
+
+        // Silent only when the input was and the filters have rung out.
+        var silent = inputSilent
+        if silent {
+            outer: for c in 0..<channels {
+                let y = out.channel(c)
+                for i in 0..<n where y[i] != 0 { silent = false; break outer }
+            }
+        }
+        outputIsSilent[0] = silent
+    }
+}

@@ -1,2 +1,0 @@
-// AudioGraphPulse module.
-@_exported import AudioGraphCore

@@ -1,0 +1,104 @@
+// The graph's PulseAudio input: a source node reading what a capture stream recorded.
+import AudioGraphCore
+
+/// The `input` node: a source (no input bus, one output bus) that outputs audio captured from a
+/// PulseAudio source (cf. the input element of the RemoteIO / HALInput Audio Unit).
+///
+/// When a `PulseContext` is attached before the graph initializes, `makeKernel` creates a
+/// `PulseCaptureStream` at the node's output format (the graph's rate, `channels` channels);
+/// `startCapture()` connects it, and each slice the kernel reads exactly `frameCount` frames from
+/// its lock-free ring (silence, counted, when the ring runs short). Without a context (an offline
+/// render) the node outputs silence.
+///
+/// Thread safety: configure, attach, start and stop on one control thread; the kernel runs on
+/// the render thread and only reads the ring (real-time safe). Counters may be read from any thread.
+public final class InputNode: AudioNode, @unchecked Sendable {
+    /// The node's properties (source, channels, latency).
+    public let properties: InputProperties
+
+    // MARK: Control thread only
+    /// The connection captures use; set before the graph initializes.
+    public var pulseContext: PulseContext?
+    private var capture: PulseCaptureStream?
+
+    public init(id: String, properties: InputProperties = InputProperties()) {
+        self.properties = properties
+        super.init(id: id, typeName: "input", inputBusCount: 0, outputBusCount: 1, parameters: [])
+    }
+
+    public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        let rate = declaredFormat.sampleRate ?? graphSampleRate
+        let channels = declaredFormat.channelCount ?? properties.channels
+        guard (1...32).contains(channels) else {
+            throw .formatNotSupported(node: id, reason: "PulseAudio captures 1...32 channels, not \(channels)")
+        }
+        return [StreamFormat.canonical(sampleRate: rate, channelCount: channels)]
+    }
+
+    public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        capture?.stop()
+        capture = nil
+        let format = outputFormats[0]
+        if let context = pulseContext {
+            do {
+                capture = try PulseCaptureStream(context: context, configuration: PulseStreamConfiguration(
+                    sampleRate: Int(format.sampleRate.rounded()), channels: format.channelCount,
+                    device: properties.device, latencyMilliseconds: properties.latency,
+                    maximumFramesPerSlice: maximumFramesPerSlice, streamName: "AudioGraph \(id)"))
+            } catch {
+                throw .nodeSetupFailed(node: id, reason: error.description)
+            }
+        }
+        return InputNodeKernel(nodeID: id, outputFormats: outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
+                               parameters: parameters, capture: capture)
+    }
+
+    /// Connects the capture stream (after initialize). No-op without a context.
+    ///
+    /// - Throws: `PulseError` (unknown source, no server, ...).
+    public func startCapture() throws(PulseError) {
+        try capture?.start()
+    }
+
+    /// Disconnects the capture stream. Idempotent.
+    public func stopCapture() {
+        capture?.stop()
+    }
+
+    /// The capture stream (counters, latency), nil without a context or before initialize.
+    public var captureStream: PulseCaptureStream? { capture }
+
+    /// Why capture failed while running.
+    public var fault: PulseError? { capture?.fault }
+}
+
+/// The render side of `InputNode`: copies captured frames into the output bus.
+final class InputNodeKernel: NodeKernel, @unchecked Sendable {
+    // MARK: Immutable after init
+    private let capture: PulseCaptureStream?
+    private let channelPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let channelCount: Int
+
+    init(nodeID: String, outputFormats: [StreamFormat], maximumFramesPerSlice: Int, parameters: [AudioParameter],
+         capture: PulseCaptureStream?) {
+        self.capture = capture
+        channelCount = outputFormats[0].channelCount
+        channelPointers = .allocate(capacity: channelCount)
+        super.init(nodeID: nodeID, outputFormats: outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
+                   parameters: parameters)
+        for c in 0..<channelCount { channelPointers[c] = outputs[0].channel(c) }
+    }
+
+    deinit {
+        channelPointers.deallocate()
+    }
+
+    override func render(context: RenderContext, inputs: RenderInputs) {
+        guard let capture else {
+            outputSilence(frameCount: context.frameCount)
+            return
+        }
+        let got = capture.read(frameCount: context.frameCount, into: channelPointers)
+        outputIsSilent[0] = got == 0
+    }
+}

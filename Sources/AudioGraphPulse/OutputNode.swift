@@ -1,0 +1,113 @@
+// The graph's PulseAudio output: a live driver that pulls the graph from a dedicated render thread.
+import AudioGraphCore
+import Synchronization
+
+/// The `output` node: the end of a graph played live to a PulseAudio sink (cf. the
+/// RemoteIO / HALOutput Audio Unit). It has one input bus and no output bus.
+///
+/// While started it *drives* the graph: a `PulsePlaybackStream` whose dedicated render thread
+/// calls `AudioGraph.render(frameCount:)` once per slice of `maximumFramesPerSlice` frames and
+/// hands the result to PulseAudio (see `PulsePlaybackStream` for the ring buffer between the two).
+/// The stream runs at the rate and channel count of what reaches the node's input, which is the
+/// node's rate (an `output` node does not convert rates; a mismatch is an error at load).
+///
+/// `start(graph:context:)` starts the graph and the stream; `stop()` stops both and is idempotent.
+/// Faults (server gone, sink gone) are reported by `fault` and the fault handler.
+///
+/// Thread safety: configure, start and stop on one control thread. `fault`, `underrunCount`,
+/// `renderedFrames` may be read from any thread; `setRenderLimit` may be called from any thread.
+/// The render callback it installs is real-time safe (it only calls `AudioGraph.render` and
+/// copies samples).
+public final class OutputNode: AudioNode, @unchecked Sendable {
+    /// The node's properties (sink, latency, stream name).
+    public let properties: OutputProperties
+
+    // MARK: Control thread only
+    private var stream: PulsePlaybackStream?
+    private weak var drivenGraph: AudioGraph?
+
+    public init(id: String, properties: OutputProperties = OutputProperties()) {
+        self.properties = properties
+        super.init(id: id, typeName: "output", inputBusCount: 1, outputBusCount: 0, parameters: [])
+    }
+
+    public override var isOutputNode: Bool { true }
+
+    public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        []
+    }
+
+    /// The format reaching the node (after initialize), or nil when nothing is connected.
+    public var inputFormat: StreamFormat? { inputFormats.first ?? nil }
+
+    // MARK: Live driving
+
+    /// Starts `graph` (initialized, with this node as its output) and a playback stream on
+    /// `context` that pulls it. Unconnected input: plays silence in stereo at the graph's rate.
+    ///
+    /// - Throws: `PulseError` (no server, unknown sink, ...); nothing is left running then.
+    public func start(graph: AudioGraph, context: PulseContext, renderLimit: Int64? = nil) throws(PulseError) {
+        guard stream == nil else { return }
+        let format = inputFormat ?? .canonical(sampleRate: graph.sampleRate, channelCount: 2)
+        let channels = format.channelCount
+        let configuration = PulseStreamConfiguration(
+            sampleRate: Int(format.sampleRate.rounded()), channels: channels, device: properties.device,
+            latencyMilliseconds: properties.latency, maximumFramesPerSlice: graph.maximumFramesPerSlice,
+            streamName: properties.streamName ?? "AudioGraph \(id)")
+        let s = try PulsePlaybackStream(context: context, configuration: configuration) { [unowned graph] _, frames, buffers in
+            // Render thread: pull one slice of the graph and copy it out (silence if nothing).
+            if let result = graph.render(frameCount: frames), !result.isSilent {
+                let available = result.buffer.channelCount
+                for c in 0..<channels {
+                    if c < available {
+                        buffers[c].update(from: result.buffer.channel(c), count: frames)
+                    } else {
+                        buffers[c].update(repeating: 0, count: frames)
+                    }
+                }
+            } else {
+                for c in 0..<channels { buffers[c].update(repeating: 0, count: frames) }
+            }
+        }
+        s.setRenderLimit(renderLimit)
+        do {
+            try graph.start()
+        } catch {
+            throw .streamFailed(stream: configuration.streamName, reason: "\(error)")
+        }
+        do {
+            try s.start()
+        } catch {
+            graph.stop()
+            throw error
+        }
+        stream = s
+        drivenGraph = graph
+    }
+
+    /// Stops the stream (joining the render thread) and then the graph. Idempotent.
+    public func stop() {
+        stream?.stop()
+        stream = nil
+        drivenGraph?.stop()
+        drivenGraph = nil
+    }
+
+    /// The running playback stream (latency, buffer attributes, counters), nil when stopped.
+    public var playbackStream: PulsePlaybackStream? { stream }
+
+    /// Why playback failed while running (nil when fine or stopped).
+    public var fault: PulseError? { stream?.fault }
+
+    /// Server underruns since start.
+    public var underrunCount: Int { stream?.underrunCount ?? 0 }
+
+    /// Frames of the graph rendered since start: the sample time of the next slice.
+    public var renderedFrames: Int { stream?.renderedFrames ?? 0 }
+
+    /// See `PulsePlaybackStream.setRenderLimit(_:)`.
+    public func setRenderLimit(_ frame: Int64?) { stream?.setRenderLimit(frame) }
+
+    /// Sets a handler called on libpulse's mainloop thread when playback fails.
+    public func setFaultHandler(_ handler: (@Sendable (PulseError) -> Void)?) { stream?.setFaultHandler(handler) }
+}

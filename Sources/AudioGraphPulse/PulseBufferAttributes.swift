@@ -1,0 +1,26 @@
+// The server-side buffer metrics a PulseAudio stream ended up with, in frames.
+
+/// A stream's negotiated `pa_buffer_attr`, converted from bytes to frames.
+public struct PulseBufferAttributes: Sendable, Equatable {
+    /// `maxlength`: the most the server buffers.
+    public var maximumLength: Int
+    /// `tlength` (playback): the target fill of the server buffer, i.e. the latency target.
+    public var targetLength: Int
+    /// `prebuf` (playback): frames needed before playback starts.
+    public var prebuffer: Int
+    /// `minreq` (playback): the smallest request the server sends.
+    public var minimumRequest: Int
+    /// `fragsize` (capture): the size of the chunks the server sends.
+    public var fragmentSize: Int
+}
+
+/// A stream's current latency, seconds.
+public struct PulseLatency: Sendable, Equatable {
+    /// What libpulse reports (`pa_stream_get_latency`): for playback the time until a sample
+    /// written now is heard; for capture the time a sample spent before we read it.
+    public var server: Double
+    /// The time held in our own ring buffer between the render thread and libpulse.
+    public var ring: Double
+    /// `server + ring`: the end-to-end latency of our render callback.
+    public var total: Double { server + ring }
+}

@@ -1,0 +1,401 @@
+// Real-time playback to a PulseAudio sink from a render callback on a dedicated thread.
+import CPulse
+import CPulseShim
+import Glibc
+import Synchronization
+
+/// Renders one slice: fill `frameCount` frames (at most `maximumFramesPerSlice`) into each of the
+/// `channelCount` non-interleaved buffers. `sampleTime` is the slice's first frame on the
+/// stream's timeline (0 at `start()`). Runs on the dedicated render thread; must be real-time
+/// safe (no allocation, lock, I/O, waiting).
+public typealias PulseRenderCallback = @Sendable (
+    _ sampleTime: Int64, _ frameCount: Int, _ channels: UnsafePointer<UnsafeMutablePointer<Float>>
+) -> Void
+
+/// Plays float32 audio to a PulseAudio sink (the default one or a named one) at a target latency.
+///
+/// Data flow:
+/// ```
+///  render thread (ours, SCHED_FIFO if permitted)          libpulse mainloop thread
+///  ┌────────────────────────────────┐   SPSC ring    ┌──────────────────────────────┐
+///  │ render(sampleTime, n, buffers) │ ─────────────▶ │ write callback / 2 ms timer: │
+///  │ interleave → ring.write        │  (lock-free)   │ ring.read → pa_stream_write  │
+///  │ wait on semaphore between      │ ◀───────────── │ post semaphore               │
+///  │ slices when the ring is full   │   sem_post     └──────────────────────────────┘
+///  └────────────────────────────────┘
+/// ```
+/// The render thread renders whole slices of `maximumFramesPerSlice` frames as long as one fits
+/// in the ring (capacity: two slices), then sleeps on
+/// a POSIX semaphore until the mainloop thread has drained some. The wait happens between render
+/// calls, never inside one; the render thread takes no lock (the ring uses acquire/release
+/// atomics, `sem_post` is lock-free). libpulse's buffer is negotiated with `tlength` = the target
+/// latency and `PA_STREAM_ADJUST_LATENCY` (the server then splits it between its sink and the
+/// stream buffer); `latency()` reports libpulse's latency plus the ring's fill (at most two
+/// slices). Underflows reported by the server are counted in `underrunCount`.
+///
+/// The stream connects corked and is uncorked once the server's buffer is full, so the sink never
+/// starts it empty (PulseAudio would then rewind and the first frames could be lost).
+///
+/// When the stream fails while running (the server dies, the sink is removed) the state callback
+/// records `fault` and calls the fault handler on the mainloop thread, within milliseconds. A
+/// stream that asked for a named sink and is moved elsewhere because that sink disappeared
+/// (PulseAudio rescues streams to the default sink) faults with `.deviceLost` as well.
+///
+/// Thread safety: `start()`, `stop()`, `latency()`, `bufferAttributes` and `setFaultHandler` are
+/// control-thread calls (any one thread at a time; not from libpulse callbacks or the render
+/// callback); they take the mainloop lock and may wait for the server. `underrunCount`, `fault`,
+/// `isRunning` and `renderedFrames` may be read from any thread. `stop()` is idempotent and done
+/// by `deinit`; it never leaves a thread or a stream behind.
+public final class PulsePlaybackStream: @unchecked Sendable {
+    /// The requested settings.
+    public let configuration: PulseStreamConfiguration
+    /// The connection the stream lives on.
+    public let context: PulseContext
+
+    // MARK: Immutable after init
+    private let render: PulseRenderCallback
+    private let ring: RingBuffer
+    private let wake = WakeSemaphore()
+
+    // MARK: Render thread only (while running)
+    private let channelBuffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let interleaved: UnsafeMutablePointer<Float>
+    private var sampleTime: Int64 = 0
+
+    // MARK: Mainloop thread / under the mainloop lock
+    /// What one drain hands to pa_stream_write (which copies it into libpulse's memory pool).
+    private let outgoing: UnsafeMutablePointer<Float>
+    private var stream: OpaquePointer?
+    private var timer: OpaquePointer?
+    private var timerPeriod: pa_usec_t = 2000
+    private var negotiated: PulseBufferAttributes?
+    private var corked = true
+    private var wasReady = false
+
+    // MARK: Control thread only
+    private var thread: RealtimeThread?
+
+    // MARK: Shared (atomic / mutex)
+    private let running = Atomic<Bool>(false)
+    private let underruns = Atomic<Int>(0)
+    private let framesRendered = Atomic<Int>(0)
+    /// The render thread starts no slice at or beyond this frame (Int64.max: no limit).
+    private let renderLimit = Atomic<Int64>(.max)
+    private let faultState = Mutex<(fault: PulseError?, handler: (@Sendable (PulseError) -> Void)?)>((nil, nil))
+
+    /// Creates a stopped stream. `render` is called on the render thread once started.
+    ///
+    /// - Throws: `.unsupportedFormat` for a rate or channel count PulseAudio cannot carry.
+    public init(context: PulseContext, configuration: PulseStreamConfiguration,
+                render: @escaping PulseRenderCallback) throws(PulseError) {
+        try configuration.validate()
+        self.context = context
+        self.configuration = configuration
+        self.render = render
+        let slice = configuration.maximumFramesPerSlice
+        ring = RingBuffer(capacity: 2 * slice * configuration.channels)
+        channelBuffers = .allocate(capacity: configuration.channels)
+        for c in 0..<configuration.channels {
+            channelBuffers[c] = .allocate(capacity: slice)
+            channelBuffers[c].initialize(repeating: 0, count: slice)
+        }
+        interleaved = .allocate(capacity: slice * configuration.channels)
+        outgoing = .allocate(capacity: ring.capacity)
+    }
+
+    deinit {
+        stop()
+        outgoing.deallocate()
+        for c in 0..<configuration.channels { channelBuffers[c].deallocate() }
+        channelBuffers.deallocate()
+        interleaved.deallocate()
+    }
+
+    // MARK: Control
+
+    /// True between a successful `start()` and `stop()` (also after a fault, until `stop()`).
+    public var isRunning: Bool { running.load(ordering: .acquiring) }
+
+    /// Underflows the server reported since `start()` (it ran out of data and played silence).
+    public var underrunCount: Int { underruns.load(ordering: .relaxed) }
+
+    /// Frames the render callback has produced since `start()`.
+    public var renderedFrames: Int { framesRendered.load(ordering: .relaxed) }
+
+    /// Why the stream stopped working while running, if it did (nil otherwise).
+    public var fault: PulseError? { faultState.withLock { $0.fault } }
+
+    /// Sets a handler called once on libpulse's mainloop thread when the running stream fails.
+    /// It must return quickly and must not call `stop()` (signal another thread instead).
+    public func setFaultHandler(_ handler: (@Sendable (PulseError) -> Void)?) {
+        faultState.withLock { $0.handler = handler }
+    }
+
+    /// Holds the render thread before it starts a slice at or beyond `frame` (nil: no hold), so
+    /// that a control thread can apply a change exactly at the first slice boundary at or after
+    /// `frame` (see `LivePlayer`). The render thread waits between slices, never inside one; while
+    /// held, the ring and the server's buffer keep playing (hold only briefly, well under the
+    /// latency, or the server underruns). Any thread; lock-free.
+    public func setRenderLimit(_ frame: Int64?) {
+        renderLimit.store(frame ?? .max, ordering: .releasing)
+        wake.post()
+    }
+
+    /// True when the render thread obtained real-time scheduling.
+    public var hasRealtimePriority: Bool { thread?.isRealtime ?? false }
+
+    /// Starts the render thread, prefills the ring, connects the stream and waits until the server
+    /// accepted it. Does nothing when already running.
+    ///
+    /// - Throws: `.connectionLost` when the context is down, `.deviceNotFound` for an unknown sink,
+    ///   `.streamFailed` or `.timedOut` otherwise. Nothing is left running after a throw.
+    public func start(timeout: Double = 5) throws(PulseError) {
+        guard !running.load(ordering: .acquiring) else { return }
+        guard context.isConnected else { throw context.failure ?? context.withLock { context.lostError() } }
+        faultState.withLock { $0.fault = nil }
+        underruns.store(0, ordering: .relaxed)
+        framesRendered.store(0, ordering: .relaxed)
+        ring.reset()
+        wake.drain()
+        sampleTime = 0
+        running.store(true, ordering: .releasing)
+        // (renderLimit is left as the caller set it, so a hold can be in place before start.)
+        thread = RealtimeThread(name: "ag-render") { [unowned self] in self.renderLoop() }
+
+        // Give the render thread a moment to fill the ring so the first request is met.
+        let sliceSamples = configuration.maximumFramesPerSlice * configuration.channels
+        for _ in 0..<500 where ring.writableCount >= sliceSamples { usleep(1000) }
+
+        let error: PulseError? = context.withLock { () -> PulseError? in
+            do throws(PulseError) { try connectLocked(timeout: timeout); return nil } catch { return error }
+        }
+        if let error {
+            stop()
+            throw error
+        }
+    }
+
+    /// Disconnects the stream and joins the render thread. Idempotent; safe after a fault.
+    public func stop() {
+        context.withLock {
+            if let timer, let free = pa_threaded_mainloop_get_api(context.mainloop).pointee.time_free { free(timer) }
+            timer = nil
+            if let stream {
+                pa_stream_set_state_callback(stream, nil, nil)
+                pa_stream_set_write_callback(stream, nil, nil)
+                pa_stream_set_underflow_callback(stream, nil, nil)
+                pa_stream_set_moved_callback(stream, nil, nil)
+                pa_stream_disconnect(stream)
+                pa_stream_unref(stream)
+            }
+            stream = nil
+        }
+        running.store(false, ordering: .releasing)
+        wake.post()
+        thread?.join()
+        thread = nil
+    }
+
+    /// The stream's latency now: libpulse's figure plus our ring. nil when not running or when
+    /// no timing information has arrived yet.
+    public func latency() -> PulseLatency? {
+        context.withLock {
+            guard let stream else { return nil }
+            var usec: pa_usec_t = 0
+            var negative: Int32 = 0
+            guard pa_stream_get_latency(stream, &usec, &negative) == 0 else { return nil }
+            let server = negative != 0 ? -Double(usec) / 1e6 : Double(usec) / 1e6
+            let ringFrames = ring.readableCount / configuration.channels
+            return PulseLatency(server: server, ring: Double(ringFrames) / Double(configuration.sampleRate))
+        }
+    }
+
+    /// The buffer metrics the server granted (nil before the first successful `start()`).
+    public var bufferAttributes: PulseBufferAttributes? { context.withLock { negotiated } }
+
+    // MARK: Render thread
+
+    /// Renders whole slices while they fit in the ring; sleeps between slices otherwise.
+    private func renderLoop() {
+        let frames = configuration.maximumFramesPerSlice
+        let channels = configuration.channels
+        let sliceSamples = frames * channels
+        while running.load(ordering: .acquiring) {
+            while ring.writableCount >= sliceSamples && sampleTime < renderLimit.load(ordering: .acquiring) {
+                render(sampleTime, frames, channelBuffers)
+                for c in 0..<channels {
+                    let src = channelBuffers[c]
+                    var i = c
+                    for f in 0..<frames {
+                        interleaved[i] = src[f]
+                        i += channels
+                    }
+                }
+                ring.write(interleaved, count: sliceSamples)
+                sampleTime += Int64(frames)
+                framesRendered.wrappingAdd(frames, ordering: .relaxed)
+                if !running.load(ordering: .relaxed) { return }
+            }
+            // Between slices: wait for the mainloop thread to free space (or stop()).
+            wake.wait(timeout: 0.1)
+        }
+    }
+
+    // MARK: Mainloop side (lock held)
+
+    private func connectLocked(timeout: Double) throws(PulseError) {
+        let ctx = context.context
+        var spec = pa_sample_spec(format: ag_pa_sample_float32ne(), rate: UInt32(configuration.sampleRate),
+                                  channels: UInt8(configuration.channels))
+        var map = pa_channel_map()
+        pa_channel_map_init_extend(&map, UInt32(configuration.channels), PA_CHANNEL_MAP_DEFAULT)
+        guard let s = pa_stream_new(ctx, configuration.streamName, &spec, &map) else {
+            throw .streamFailed(stream: configuration.streamName, reason: PulseContext.errorText(pa_context_errno(ctx)))
+        }
+        stream = s
+        wasReady = false
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        pa_stream_set_state_callback(s, playbackStateCallback, me)
+        pa_stream_set_write_callback(s, playbackWriteCallback, me)
+        pa_stream_set_underflow_callback(s, playbackUnderflowCallback, me)
+        pa_stream_set_moved_callback(s, playbackMovedCallback, me)
+
+        let latencyUsec = pa_usec_t(configuration.latencyMilliseconds * 1000)
+        var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32(pa_usec_to_bytes(latencyUsec, &spec)),
+                                  prebuf: UInt32.max, minreq: UInt32.max, fragsize: UInt32.max)
+        let flags = pa_stream_flags_t(rawValue: PA_STREAM_ADJUST_LATENCY.rawValue
+                                      | PA_STREAM_START_CORKED.rawValue
+                                      | PA_STREAM_INTERPOLATE_TIMING.rawValue
+                                      | PA_STREAM_AUTO_TIMING_UPDATE.rawValue)
+        guard pa_stream_connect_playback(s, configuration.device, &attr, flags, nil, nil) == 0 else {
+            throw streamError()
+        }
+        let settled = context.waitLocked(timeout: timeout) {
+            ag_pa_stream_is_good(pa_stream_get_state(s)) == 0 || pa_stream_get_state(s) == PA_STREAM_READY
+        }
+        guard pa_stream_get_state(s) == PA_STREAM_READY else {
+            throw settled ? streamError() : .timedOut(operation: "connect playback stream")
+        }
+        if let a = pa_stream_get_buffer_attr(s)?.pointee {
+            let bpf = UInt32(configuration.bytesPerFrame)
+            negotiated = PulseBufferAttributes(
+                maximumLength: Int(a.maxlength / bpf), targetLength: Int(a.tlength / bpf),
+                prebuffer: Int(a.prebuf / bpf), minimumRequest: Int(a.minreq / bpf),
+                fragmentSize: Int(a.fragsize == UInt32.max ? 0 : a.fragsize / bpf))
+        }
+        // A short timer tops up libpulse's buffer from the ring between server requests, so a
+        // request that found the ring short is completed as soon as the render thread catches up.
+        let sliceUsec = pa_usec_t(Double(configuration.maximumFramesPerSlice) * 1e6 / Double(configuration.sampleRate))
+        timerPeriod = max(1000, min(5000, min(sliceUsec / 2, latencyUsec / 4)))
+        timer = pa_context_rttime_new(ctx, pa_rtclock_now() + timerPeriod, playbackTimerCallback, me)
+        corked = true
+        drainLocked()
+    }
+
+    /// The error for a stream that failed: unknown device, lost connection, or the stream's own.
+    private func streamError() -> PulseError {
+        let ctx = context.context
+        let code = pa_context_errno(ctx)
+        if ag_pa_context_is_good(pa_context_get_state(ctx)) == 0 { return context.lostError() }
+        if code == Int32(PA_ERR_NOENTITY.rawValue), let device = configuration.device {
+            return .deviceNotFound(name: device)
+        }
+        return .streamFailed(stream: configuration.streamName, reason: PulseContext.errorText(code))
+    }
+
+    /// Moves what the ring holds into libpulse, up to what the server asked for. Mainloop thread.
+    fileprivate func drainLocked() {
+        guard let s = stream else { return }
+        let bpf = configuration.bytesPerFrame
+        var moved = false
+        while true {
+            let writable = pa_stream_writable_size(s)
+            guard writable != Int.max, writable != -1 && writable > 0 else { break }
+            let readableFrames = ring.readableCount / configuration.channels
+            let bytes = min(writable, readableFrames * bpf) / bpf * bpf
+            guard bytes > 0 else { break }
+            let samples = ring.read(into: outgoing, count: bytes / 4)
+            guard pa_stream_write(s, outgoing, samples * 4, nil, 0, PA_SEEK_RELATIVE) == 0 else { break }
+            moved = true
+        }
+        if moved { wake.post() }
+        // The stream was created corked: uncork once the server's buffer is full, so the sink
+        // never renders the stream empty.
+        if corked, pa_stream_writable_size(s) == 0 {
+            corked = false
+            if let operation = pa_stream_cork(s, 0, nil, nil) { pa_operation_unref(operation) }
+        }
+    }
+
+    fileprivate func timerFired() {
+        drainLocked()
+        if let timer {
+            pa_context_rttime_restart(context.context, timer, pa_rtclock_now() + timerPeriod)
+        }
+    }
+
+    fileprivate func underflowed() {
+        underruns.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    fileprivate func moved() {
+        guard let s = stream, let wanted = configuration.device,
+              let name = pa_stream_get_device_name(s), String(cString: name) != wanted else { return }
+        report(.deviceLost(name: wanted))
+    }
+
+    fileprivate func stateChanged() {
+        guard let s = stream else { return }
+        let st = pa_stream_get_state(s)
+        if st == PA_STREAM_READY { wasReady = true }
+        if ag_pa_stream_is_good(st) == 0, wasReady {
+            // Failing after it ran: the server died, or the stream was killed (its sink removed).
+            if ag_pa_context_is_good(pa_context_get_state(context.context)) == 0 {
+                report(context.lostError())
+            } else if let device = configuration.device {
+                report(.deviceLost(name: device))
+            } else {
+                report(streamError())
+            }
+        }
+        context.signal()
+    }
+
+    /// Records the first fault and calls the handler. Mainloop thread.
+    private func report(_ error: PulseError) {
+        let handler = faultState.withLock { f -> (@Sendable (PulseError) -> Void)? in
+            guard f.fault == nil else { return nil }
+            f.fault = error
+            return f.handler
+        }
+        if let timer, let free = pa_threaded_mainloop_get_api(context.mainloop).pointee.time_free { free(timer) }
+        timer = nil
+        handler?(error)
+    }
+}
+
+private func playbackMovedCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
+    guard let userdata else { return }
+    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().moved()
+}
+
+private func playbackStateCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
+    guard let userdata else { return }
+    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().stateChanged()
+}
+
+private func playbackWriteCallback(_ s: OpaquePointer?, _ nbytes: Int, _ userdata: UnsafeMutableRawPointer?) {
+    guard let userdata else { return }
+    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().drainLocked()
+}
+
+private func playbackUnderflowCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
+    guard let userdata else { return }
+    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().underflowed()
+}
+
+private func playbackTimerCallback(_ api: UnsafeMutablePointer<pa_mainloop_api>?, _ event: OpaquePointer?,
+                                   _ tv: UnsafePointer<timeval>?, _ userdata: UnsafeMutableRawPointer?) {
+    guard let userdata else { return }
+    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().timerFired()
+}

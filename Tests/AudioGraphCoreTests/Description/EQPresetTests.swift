@@ -1,0 +1,39 @@
+// The eq presets: every preset loads, its bands are valid parameters, low rates stay valid.
+
+import XCTest
+@testable import AudioGraphCore
+
+final class EQPresetTests: XCTestCase {
+    func testEveryPresetLoadsAtCommonAndLowRates() throws {
+        for rate in [8000.0, 16000, 22050, 44100, 48000, 96000] {
+            for preset in EQPreset.allCases {
+                let text = """
+                { "version": 1, "sampleRate": \(Int(rate)), "nodes": [ { "id": "osc", "type": "oscillator" },
+                  { "id": "eq", "type": "eq", "properties": { "preset": "\(preset.rawValue)" } }, { "id": "out", "type": "genericOutput" } ],
+                  "connections": [ { "from": "osc", "to": "eq" }, { "from": "eq", "to": "out" } ] }
+                """
+                let graph = try loadGraph(text)
+                let node = try XCTUnwrap(graph.description.node("eq"))
+                XCTAssertEqual(node.bandCount, preset.bands.count, "\(preset)")
+                // Every band's fields are in the range of its band.N parameters.
+                for info in node.parameterInfos(sampleRate: rate) {
+                    XCTAssertTrue(info.contains(info.defaultValue), "\(preset) at \(rate): \(info.address) = \(info.defaultValue)")
+                }
+            }
+        }
+    }
+
+    func testLowRatesLowerOnlyFrequenciesAboveTheLimit() {
+        let bands = EQPreset.loudness.bands(sampleRate: 16000)
+        XCTAssertEqual(bands.map(\.frequency), [80, 1000, 7200])  // 10 kHz -> 0.45 * 16000
+        XCTAssertEqual(EQPreset.loudness.bands(sampleRate: 48000).map(\.frequency), [80, 1000, 10000])
+        XCTAssertEqual(EQPreset.flat.bands, [])
+    }
+
+    func testPresetDefaultsFollowTheBandTypes() {
+        XCTAssertEqual(EQPreset.loudness.bands, [EQBand(type: .lowShelf, frequency: 80, gain: 6, q: 0.70710678),
+                                                 EQBand(type: .peak, frequency: 1000, gain: -1.5, q: 0.7),
+                                                 EQBand(type: .highShelf, frequency: 10000, gain: 4, q: 0.70710678)])
+        XCTAssertEqual(EQPreset.spokenWord.bands.map(\.type), [.highPass, .peak, .peak, .lowPass])
+    }
+}

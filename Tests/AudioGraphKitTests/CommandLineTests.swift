@@ -1,0 +1,204 @@
+// Tests of the `audiograph` command line, run as a subprocess: exit codes, messages, files written.
+import AudioGraphKit
+import Foundation
+import XCTest
+
+final class CommandLineTests: XCTestCase {
+    /// The built `audiograph` next to the test bundle (or in .build/debug of this checkout).
+    static let executable: URL? = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let bundle = Bundle.main.bundleURL
+        let candidates = [
+            bundle.appendingPathComponent("audiograph"),
+            bundle.deletingLastPathComponent().appendingPathComponent("audiograph"),
+            Bundle(for: CommandLineTests.self).bundleURL.deletingLastPathComponent().appendingPathComponent("audiograph"),
+            root.appendingPathComponent(".build/debug/audiograph"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+    }
+
+    private func run(_ arguments: [String], in directory: URL) throws -> Result {
+        guard let exe = Self.executable else { throw XCTSkip("the audiograph executable is not built") }
+        let p = Process()
+        p.executableURL = exe
+        p.arguments = arguments
+        p.currentDirectoryURL = directory
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        // Read before waiting so a full pipe cannot block the child.
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationReason, .exit, "audiograph \(arguments) crashed")
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    private let sine = """
+        { "version": 1, "sampleRate": 48000, "duration": 0.1,
+          "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 1000, "amplitude": 0.5 }, "properties": { "channels": 2 } },
+                     { "id": "out", "type": "genericOutput" } ],
+          "connections": [ { "from": "osc", "to": "out" } ] }
+        """
+
+    private func write(_ text: String, _ name: String, in dir: URL) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    // MARK: Exit statuses
+
+    func testUsageErrorsExitWith2() throws {
+        let dir = try makeTemporaryDirectory(self)
+        _ = try write(sine, "g.json", in: dir)
+        for args in [["render", "g.json", "--bogus"], ["frobnicate"], ["render"], ["render", "g.json", "--duration", "1", "--frames", "10"],
+                     ["render", "g.json", "--slice", "0"], ["render", "g.json", "--sample-type", "int12"], ["validate"],
+                     ["render", "g.json", "-o", "out.mp9"], ["render", "g.json", "-o", "out.flac", "--sample-type", "float32"]] {
+            let r = try run(args, in: dir)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
+            XCTAssertFalse(r.stderr.isEmpty, "\(args): an error message")
+            XCTAssertLessThanOrEqual(r.stderrLines.count, 5, "\(args)")
+        }
+        XCTAssertEqual(fileNames(dir), ["g.json"], "nothing written")
+    }
+
+    func testHelpAndVersionExit0() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let help = try run(["--help"], in: dir)
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.contains("render"), help.stdout)
+        XCTAssertEqual(try run(["--version"], in: dir).status, 0)
+    }
+
+    func testInvalidGraphExitsWith1AndOneLineNamingTheFile() throws {
+        let dir = try makeTemporaryDirectory(self)
+        _ = try write("""
+            { "version": 1, "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "amplitude": 3 } },
+                                       { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "out" } ] }
+            """, "bad.json", in: dir)
+        for command in [["render", "bad.json"], ["validate", "bad.json"], ["inspect", "bad.json"]] {
+            let r = try run(command, in: dir)
+            XCTAssertEqual(r.status, 1, "\(command)")
+            XCTAssertEqual(r.stderrLines.count, 1, "\(command): \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasPrefix("bad.json"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("amplitude") && r.stderr.contains("3"), r.stderr)
+        }
+        XCTAssertEqual(fileNames(dir), ["bad.json"], "render wrote nothing")
+    }
+
+    func testMalformedInputsNeverCrash() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let inputs = ["", "{", "[]", "null", "{\"version\": 1}", "{\"version\": 2, \"nodes\": [], \"connections\": []}",
+                      String(repeating: "[", count: 100_000), "{\"version\": 1, \"nodes\": [{\"id\": \"x\"}], \"connections\": 5}",
+                      "\u{FEFF}{}", "{\"version\": 1e999}"]
+        for (i, text) in inputs.enumerated() {
+            _ = try write(text, "m\(i).json", in: dir)
+            let r = try run(["validate", "m\(i).json"], in: dir)
+            XCTAssertEqual(r.status, 1, "input \(i): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("m\(i).json"), "input \(i): \(r.stderr)")
+        }
+        let missing = try run(["render", "nowhere.json"], in: dir)
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("nowhere.json"), missing.stderr)
+    }
+
+    // MARK: validate, inspect
+
+    func testValidateSeveralFiles() throws {
+        let dir = try makeTemporaryDirectory(self)
+        _ = try write(sine, "a.json", in: dir)
+        _ = try write(sine, "b.json", in: dir)
+        _ = try write(sine.replacingOccurrences(of: "\"to\": \"out\"", with: "\"to\": \"nobody\""), "c.json", in: dir)
+        let ok = try run(["validate", "a.json", "b.json"], in: dir)
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertEqual(ok.stdout, "a.json: ok\nb.json: ok\n")
+        let mixed = try run(["validate", "a.json", "c.json", "b.json"], in: dir)
+        XCTAssertEqual(mixed.status, 1)
+        XCTAssertEqual(mixed.stdout, "a.json: ok\nb.json: ok\n", "every file is checked")
+        XCTAssertTrue(mixed.stderr.hasPrefix("c.json") && mixed.stderr.contains("nobody"), mixed.stderr)
+    }
+
+    func testInspectTextAndDot() throws {
+        let dir = try makeTemporaryDirectory(self)
+        _ = try write(sine, "g.json", in: dir)
+        let text = try run(["inspect", "g.json"], in: dir)
+        XCTAssertEqual(text.status, 0)
+        XCTAssertTrue(text.stdout.contains("osc (oscillator)"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("output 0: 48000 Hz, 2 ch, float32, non-interleaved"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("out (genericOutput)"), text.stdout)
+        let dot = try run(["inspect", "g.json", "--dot"], in: dir)
+        XCTAssertEqual(dot.status, 0)
+        XCTAssertTrue(dot.stdout.hasPrefix("digraph"), dot.stdout)
+        XCTAssertTrue(dot.stdout.contains("\"osc\" -> \"out\""), dot.stdout)
+    }
+
+    // MARK: render
+
+    func testRenderDefaultsToTheGraphsNameInTheCurrentFolder() throws {
+        let graphs = try makeTemporaryDirectory(self), work = try makeTemporaryDirectory(self)
+        let path = try write(sine, "tone.json", in: graphs)
+        let r = try run(["render", path, "--quiet"], in: work)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(fileNames(work), ["tone.wav"])
+        XCTAssertEqual(fileNames(graphs), ["tone.json"])
+        let read = try AudioFileReader.read(path: work.appendingPathComponent("tone.wav").path)
+        XCTAssertEqual(read.info, AudioFileInfo(sampleRate: 48000, channels: 2, frames: 4800), "the graph's duration")
+        let e = worstError(read.channels[1]) { n in 0.5 * sin(2 * Double.pi * 1000 * Double(n) / 48000) }
+        XCTAssertLessThan(e.error, 1e-6)
+        XCTAssertEqual(r.stdout, "", "--quiet prints nothing")
+    }
+
+    func testRenderFramesAndSampleType() throws {
+        let dir = try makeTemporaryDirectory(self)
+        _ = try write(sine, "g.json", in: dir)
+        let r = try run(["render", "g.json", "-o", "short.wav", "--frames", "1000", "--sample-type", "int16", "--slice", "100"], in: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("1000 frames"), r.stdout)
+        let url = dir.appendingPathComponent("short.wav")
+        let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as! Int
+        XCTAssertEqual(size, 44 + 1000 * 2 * 2, "16-bit stereo, a plain WAV header")
+        let read = try AudioFileReader.read(path: url.path)
+        XCTAssertEqual(read.info.frames, 1000)
+        let e = worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 1000 * Double(n) / 48000) }
+        XCTAssertLessThan(e.error, 1.01 / 32768)
+
+        let d = try run(["render", "g.json", "-o", "d.flac", "--duration", "0.25", "--quiet"], in: dir)
+        XCTAssertEqual(d.status, 0, d.stderr)
+        XCTAssertEqual(try AudioFileReader.info(path: dir.appendingPathComponent("d.flac").path).frames, 12000)
+    }
+
+    func testRenderWritesNoFileOnFailure() throws {
+        let dir = try makeTemporaryDirectory(self)
+        try writeWAV(dir.appendingPathComponent("in.wav").path, [[Float](repeating: 0.5, count: 100)], sampleRate: 48000)
+        _ = try write("""
+            { "version": 1, "duration": 1,
+              "nodes": [ { "id": "osc", "type": "oscillator" }, { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "out" } ],
+              "updates": [ { "time": 0.5, "actions": [ { "addNode": { "id": "p", "type": "player", "properties": { "file": "in.wav" } } } ] } ] }
+            """, "late.json", in: dir)
+        XCTAssertEqual(try run(["validate", "late.json"], in: dir).status, 0)
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("in.wav"))
+        let r = try run(["render", "late.json", "-o", "late.wav"], in: dir)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stderrLines.count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("late.json"), r.stderr)
+        XCTAssertEqual(fileNames(dir), ["late.json"], "no output and no partial file")
+
+        // An output folder that does not exist: a runtime failure (3), nothing written.
+        _ = try write(sine, "g.json", in: dir)
+        let w = try run(["render", "g.json", "-o", "missing/folder/g.wav"], in: dir)
+        XCTAssertEqual(w.status, 3, w.stderr)
+        XCTAssertEqual(fileNames(dir), ["g.json", "late.json"])
+    }
+}

@@ -1,0 +1,58 @@
+// The README's embedding example, compiled and checked: if it breaks, the README is wrong.
+import AudioGraphKit
+import XCTest
+
+final class EmbeddingTests: XCTestCase {
+    func testReadmeExampleRendersAPannedSineAndAppliesAChangeList() throws {
+        let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 512)
+        try graph.addNode(OscillatorNode(id: "tone", sampleRate: 48000,
+                                         properties: OscillatorProperties(waveform: .sine, channels: 1)))
+        try graph.addNode(MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2))
+        try graph.addNode(GenericOutputNode(id: "out"))
+        try graph.connect("tone", to: "mix", inputBus: 0)
+        try graph.connect("mix", to: "out")
+        try graph.node("mix")!.setParameter("input.0.pan", -0.5)
+        try graph.initialize()
+        try graph.start()
+
+        let slice = try XCTUnwrap(graph.render(frameCount: 512))
+        XCTAssertFalse(slice.isSilent)
+        // StereoPanner, mono input at pan -0.5: x = 0.25, gains cos(x*pi/2), sin(x*pi/2).
+        let gl = cos(0.25 * Double.pi / 2), gr = sin(0.25 * Double.pi / 2)
+        for n in [1, 17, 100, 511] {
+            let s = sin(2 * Double.pi * 440 * Double(n) / 48000)
+            XCTAssertEqual(Double(slice.buffer.channel(0)[n]), gl * s, accuracy: 1e-6)
+            XCTAssertEqual(Double(slice.buffer.channel(1)[n]), gr * s, accuracy: 1e-6)
+        }
+
+        graph.enqueue(contentsOf: [.disconnect(destination: "mix", destinationBus: 0),
+                                   .setParameter(node: "mix", address: "volume", value: 0.5, rampDuration: 0.05)])
+        // Not applied yet: changes wait for update().
+        XCTAssertEqual(graph.connections.count, 2)
+        XCTAssertFalse(try graph.update(waitUntilApplied: false), "adopted only by the next render")
+        XCTAssertEqual(graph.connections.count, 1)
+        let after = try XCTUnwrap(graph.render(frameCount: 512))
+        XCTAssertTrue(after.isSilent, "the tone was disconnected at the slice boundary")
+        graph.stop()
+    }
+
+    func testReadmeExampleLoadsAndRendersAGraphFile() throws {
+        let dir = NSTemporaryDirectory() + "embedding-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let text = #"{ "version": 1, "duration": 0.25, "nodes": [ { "id": "o", "type": "oscillator", "parameters": { "frequency": 1000, "amplitude": 0.25 } }, { "id": "out", "type": "genericOutput" } ], "connections": [ { "from": "o", "to": "out" } ] }"#
+        try text.write(toFile: dir + "/g.json", atomically: true, encoding: .utf8)
+        let validated = try GraphLoader.load(dir + "/g.json")
+        let renderer = try OfflineRenderer(validated, outputPath: dir + "/g.wav")
+        var fractions: [Double] = []
+        try renderer.render(to: dir + "/g.wav") { fractions.append($0) }
+        XCTAssertEqual(fractions.last, 1)
+        let (info, channels) = try AudioFileReader.read(path: dir + "/g.wav")
+        XCTAssertEqual(info.frames, 12000)
+        XCTAssertEqual(info.sampleRate, 48000)
+        for n in [0, 5, 999, 11999] {
+            XCTAssertEqual(Double(channels[0][n]), 0.25 * sin(2 * Double.pi * 1000 * Double(n) / 48000), accuracy: 1e-6)
+        }
+        XCTAssertEqual(Double(renderer.peak), 0.25, accuracy: 1e-4)
+    }
+}

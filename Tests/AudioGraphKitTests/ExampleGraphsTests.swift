@@ -1,0 +1,76 @@
+// Renders every example graph in Graphs/ that uses only built node types and checks the result.
+import AudioGraphKit
+import Foundation
+import XCTest
+
+final class ExampleGraphsTests: XCTestCase {
+    /// The repository's Graphs/ folder, found from this file's path.
+    static let graphsFolder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Graphs")
+
+    static let supportedTypes: Set<String> = ["oscillator", "player", "mixer", "genericOutput"]
+
+    func testEveryExampleGraphRendersFiniteNonSilentAndFullLength() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.graphsFolder.path)
+            .filter { $0.hasSuffix(".json") }.sorted()
+        XCTAssertTrue(Set(["demo.json", "chords.json", "noise-sweep.json"]).isSubset(of: Set(files)), "\(files)")
+        let out = try makeTemporaryDirectory(self)
+        var rendered = 0
+        for name in files {
+            let path = Self.graphsFolder.appendingPathComponent(name).path
+            let v: ValidatedGraph
+            do {
+                v = try GraphLoader.load(path)
+            } catch {
+                XCTFail("\(name) does not load:\n\(error.description)")
+                continue
+            }
+            guard v.description.nodes.allSatisfy({ Self.supportedTypes.contains($0.type.rawValue) }) else { continue }
+            let target = out.appendingPathComponent(name.replacingOccurrences(of: ".json", with: ".wav")).path
+            let r = try OfflineRenderer(v, outputPath: target)
+            try r.render(to: target)
+            let read = try AudioFileReader.read(path: target)
+            let expectedFrames = Int64((v.defaultRenderDuration * read.info.sampleRate).rounded())
+            XCTAssertEqual(read.info.frames, expectedFrames, name)
+            XCTAssertEqual(read.info.sampleRate, v.description.sampleRate, name)
+            var peak: Float = 0
+            var sum = 0.0
+            var finite = true
+            for channel in read.channels {
+                for x in channel {
+                    if !x.isFinite { finite = false }
+                    peak = max(peak, abs(x))
+                    sum += Double(x) * Double(x)
+                }
+            }
+            let rms = (sum / Double(max(1, read.channels.count * read.channels[0].count))).squareRoot()
+            XCTAssertTrue(finite, "\(name): non-finite samples")
+            XCTAssertGreaterThan(peak, 0.05, "\(name) is (nearly) silent")
+            XCTAssertLessThanOrEqual(peak, 1, "\(name) clips")
+            XCTAssertGreaterThan(rms, 0.01, name)
+            // Non-silent throughout: every second has some signal.
+            let second = Int(read.info.sampleRate)
+            for s in stride(from: 0, to: read.channels[0].count - second, by: second) {
+                let slice = read.channels.map { $0[s..<(s + second)].map(abs).max()! }.max()!
+                XCTAssertGreaterThan(slice, 0.001, "\(name): silent second at \(s / second) s")
+            }
+            rendered += 1
+        }
+        XCTAssertGreaterThanOrEqual(rendered, 3)
+    }
+
+    func testDemoHasTheAdvertisedShape() throws {
+        let v = try GraphLoader.load(Self.graphsFolder.appendingPathComponent("demo.json").path)
+        let d = v.description
+        XCTAssertEqual(d.sampleRate, 48000)
+        XCTAssertEqual(d.duration, 10)
+        XCTAssertEqual(v.formats["out"]?.inputs.first??.channels, 2, "stereo")
+        XCTAssertGreaterThanOrEqual(Set(d.nodes.compactMap { n -> Waveform? in
+            if case .oscillator(let p) = n.configuration { return p.waveform }
+            return nil
+        }).count, 3, "several waveforms")
+        XCTAssertFalse(d.updates.isEmpty)
+        XCTAssertTrue(d.nodes.contains { !$0.automation.isEmpty })
+    }
+}

@@ -1,0 +1,111 @@
+// Tests of AudioFileReader/AudioFileWriter: round trips for WAV, FLAC and AIFF in several sample types.
+import AudioGraphCore
+import Foundation
+import XCTest
+@testable import AudioGraphNodes
+
+final class AudioFileTests: XCTestCase {
+    /// Two channels of a test signal inside ±1 (a sine and a ramp), 3000 frames.
+    let data: [[Float]] = [
+        (0..<3000).map { Float(0.9 * sin(Double($0) * 0.0123)) },
+        (0..<3000).map { Float(-1 + 2 * Double($0) / 3000) * 0.99 },
+    ]
+
+    private func roundTrip(_ ext: String, _ type: SampleType, tolerance: Double, file: StaticString = #filePath, line: UInt = #line) throws {
+        let dir = try temporaryDirectory(self)
+        let path = dir.appendingPathComponent("t.\(ext)").path
+        try writeSoundFile(path, data, sampleRate: 44100, sampleType: type)
+        let info = try AudioFileReader.info(path: path)
+        XCTAssertEqual(info, AudioFileInfo(sampleRate: 44100, channels: 2, frames: 3000), file: file, line: line)
+        let read = try AudioFileReader.read(path: path)
+        XCTAssertEqual(read.channels.count, 2, file: file, line: line)
+        for c in 0..<2 {
+            XCTAssertEqual(read.channels[c].count, 3000, file: file, line: line)
+            let e = maxError(read.channels[c]) { Double(self.data[c][$0]) }
+            XCTAssertLessThanOrEqual(e.error, tolerance, "\(ext) \(type) channel \(c) at \(e.at)", file: file, line: line)
+        }
+        // A part of the file.
+        let part = try AudioFileReader.read(path: path, startFrame: 1000, frameCount: 10)
+        XCTAssertEqual(part.channels[1].count, 10, file: file, line: line)
+        XCTAssertEqual(Double(part.channels[1][0]), Double(data[1][1000]), accuracy: tolerance, file: file, line: line)
+    }
+
+    // Integer types: at most one quantization step (libsndfile scales by 2^(bits-1) - 1 when writing).
+    func testWAVFloat32IsExact() throws { try roundTrip("wav", .float32, tolerance: 0) }
+    func testWAVFloat64() throws { try roundTrip("wav", .float64, tolerance: 0) }
+    func testWAVInt16() throws { try roundTrip("wav", .int16, tolerance: 1.0 / 32768 * 1.01) }
+    func testWAVInt24() throws { try roundTrip("wav", .int24, tolerance: 1.0 / 8_388_608 * 1.01) }
+    func testWAVInt32() throws { try roundTrip("wav", .int32, tolerance: 1e-7) }
+    func testFLACInt16() throws { try roundTrip("flac", .int16, tolerance: 1.0 / 32768 * 1.01) }
+    func testFLACInt24() throws { try roundTrip("flac", .int24, tolerance: 1.0 / 8_388_608 * 1.01) }
+    func testAIFFInt16() throws { try roundTrip("aiff", .int16, tolerance: 1.0 / 32768 * 1.01) }
+    func testAIFFInt24() throws { try roundTrip("aiff", .int24, tolerance: 1.0 / 8_388_608 * 1.01) }
+    func testAIFFFloat32() throws { try roundTrip("aiff", .float32, tolerance: 0) }
+
+    func testInt16IsReallySixteenBits() throws {
+        // 16-bit quantization is visible: a value between two steps does not survive.
+        let dir = try temporaryDirectory(self)
+        let path = dir.appendingPathComponent("q.wav").path
+        try writeSoundFile(path, [[0.3 / 32768]], sampleRate: 8000, sampleType: .int16)
+        XCTAssertEqual(try AudioFileReader.read(path: path).channels[0][0], 0)
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+        XCTAssertEqual(size, 44 + 2, "a canonical WAV header and one 16-bit sample")
+    }
+
+    func testFloatFilesCarryNoTimestampedPeakChunk() throws {
+        // libsndfile adds a PEAK chunk with the time of writing to float WAV/AIFF files unless told
+        // not to; renders of the same graph must be byte-identical.
+        let dir = try temporaryDirectory(self)
+        for ext in ["wav", "aiff"] {
+            let path = dir.appendingPathComponent("f.\(ext)").path
+            try writeSoundFile(path, data, sampleRate: 48000, sampleType: .float32)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            XCTAssertNil(bytes.range(of: Data("PEAK".utf8)), ext)
+        }
+    }
+
+    func testClippingInsteadOfWrapping() throws {
+        let dir = try temporaryDirectory(self)
+        let path = dir.appendingPathComponent("clip.wav").path
+        try writeSoundFile(path, [[1.5, -1.5]], sampleRate: 8000, sampleType: .int16)
+        let x = try AudioFileReader.read(path: path).channels[0]
+        XCTAssertGreaterThan(x[0], 0.999)
+        XCTAssertLessThanOrEqual(x[1], -0.999)
+    }
+
+    func testMissingChannelsAreWrittenAsSilence() throws {
+        let dir = try temporaryDirectory(self)
+        let path = dir.appendingPathComponent("wide.wav").path
+        let storage = AudioBufferStorage(channelCount: 1, capacity: 4)
+        for i in 0..<4 { storage.list.channel(0)[i] = 0.25 }
+        let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 8000, channelCount: 3))
+        try w.write(storage.list, frameCount: 4)
+        XCTAssertEqual(w.framesWritten, 4)
+        try w.close()
+        let r = try AudioFileReader.read(path: path)
+        XCTAssertEqual(r.channels, [[0.25, 0.25, 0.25, 0.25], [0, 0, 0, 0], [0, 0, 0, 0]])
+    }
+
+    func testErrors() throws {
+        let dir = try temporaryDirectory(self)
+        XCTAssertThrowsError(try AudioFileReader.info(path: dir.appendingPathComponent("missing.wav").path)) {
+            guard case .cannotOpen = $0 as? AudioFileError else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try AudioFileWriter(path: dir.appendingPathComponent("x.mp9").path,
+                                                 format: .canonical(sampleRate: 48000, channelCount: 1))) {
+            guard case .unsupportedFileType = $0 as? AudioFileError else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try AudioFileWriter.validate(path: "x.flac", sampleType: .float32, channels: 2, sampleRate: 48000)) {
+            XCTAssertEqual($0 as? AudioFileError, .unsupportedSampleType(path: "x.flac", sampleType: .float32))
+        }
+        XCTAssertNoThrow(try AudioFileWriter.validate(path: "x.flac", sampleType: .int24, channels: 2, sampleRate: 48000))
+        XCTAssertEqual(AudioFileWriter.defaultSampleType(forPath: "a/b.FLAC"), .int24)
+        XCTAssertEqual(AudioFileWriter.defaultSampleType(forPath: "a.wav"), .float32)
+        XCTAssertNil(AudioFileWriter.majorFormat(forPath: "noextension"))
+        XCTAssertNil(AudioFileWriter.majorFormat(forPath: "dir.wav/file"))
+        // A file that is not a sound file.
+        let text = dir.appendingPathComponent("text.wav")
+        try Data("not a sound file".utf8).write(to: text)
+        XCTAssertThrowsError(try AudioFileReader.read(path: text.path))
+    }
+}

@@ -1,0 +1,223 @@
+// Tests of Biquad, BiquadCoefficients and EQBand against the Audio EQ Cookbook written out here.
+
+import Foundation
+import XCTest
+@testable import AudioGraphNodes
+
+final class BiquadTests: XCTestCase {
+    let sr = 48000.0
+
+    /// The cookbook (RBJ) written out independently: (b0, b1, b2, a0, a1, a2), not normalised.
+    func cookbook(_ type: EQFilterType, f0: Double, gainDB: Double, q: Double) -> [Double] {
+        let w0 = 2 * Double.pi * f0 / sr
+        let alpha = sin(w0) / (2 * q)
+        let A = pow(10, gainDB / 40)
+        let c = cos(w0)
+        switch type {
+        case .peak: return [1 + alpha * A, -2 * c, 1 - alpha * A, 1 + alpha / A, -2 * c, 1 - alpha / A]
+        case .lowShelf:
+            let s = 2 * sqrt(A) * alpha
+            return [A * ((A + 1) - (A - 1) * c + s), 2 * A * ((A - 1) - (A + 1) * c), A * ((A + 1) - (A - 1) * c - s),
+                    (A + 1) + (A - 1) * c + s, -2 * ((A - 1) + (A + 1) * c), (A + 1) + (A - 1) * c - s]
+        case .highShelf:
+            let s = 2 * sqrt(A) * alpha
+            return [A * ((A + 1) + (A - 1) * c + s), -2 * A * ((A - 1) + (A + 1) * c), A * ((A + 1) + (A - 1) * c - s),
+                    (A + 1) - (A - 1) * c + s, 2 * ((A - 1) - (A + 1) * c), (A + 1) - (A - 1) * c - s]
+        case .lowPass: return [(1 - c) / 2, 1 - c, (1 - c) / 2, 1 + alpha, -2 * c, 1 - alpha]
+        case .highPass: return [(1 + c) / 2, -(1 + c), (1 + c) / 2, 1 + alpha, -2 * c, 1 - alpha]
+        case .bandPass: return [alpha, 0, -alpha, 1 + alpha, -2 * c, 1 - alpha]
+        case .notch: return [1, -2 * c, 1, 1 + alpha, -2 * c, 1 - alpha]
+        case .allPass: return [1 - alpha, -2 * c, 1 + alpha, 1 + alpha, -2 * c, 1 - alpha]
+        }
+    }
+
+    /// |H(e^jw)| from un-normalised coefficients, written with complex exponentials.
+    func magnitude(_ k: [Double], f: Double) -> Double {
+        let w = 2 * Double.pi * f / sr
+        func poly(_ c0: Double, _ c1: Double, _ c2: Double) -> (Double, Double) {
+            (c0 + c1 * cos(-w) + c2 * cos(-2 * w), c1 * sin(-w) + c2 * sin(-2 * w))
+        }
+        let (nr, ni) = poly(k[0], k[1], k[2]), (dr, di) = poly(k[3], k[4], k[5])
+        return hypot(nr, ni) / hypot(dr, di)
+    }
+
+    /// Runs a mono signal through a Biquad in slices, applying `changes` (frame, band) between calls.
+    func run(_ x: [Float], band: EQBand, slice: Int, startFrame: Int64 = 0,
+             changes: [(Int, EQBand)] = [], channels: Int = 1) -> [[Float]] {
+        let bq = Biquad(band: band, sampleRate: sr, maximumChannelCount: channels)
+        let n = x.count
+        let ins = (0..<channels).map { c -> UnsafeMutablePointer<Float> in
+            let p = UnsafeMutablePointer<Float>.allocate(capacity: n)
+            for i in 0..<n { p[i] = c == 0 ? x[i] : -0.5 * x[i] }
+            return p
+        }
+        let outs = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: n) }
+        defer { ins.forEach { $0.deallocate() }; outs.forEach { $0.deallocate() } }
+        var done = 0
+        var pending = changes
+        while done < n {
+            if let first = pending.first, first.0 == done { bq.setTarget(first.1); pending.removeFirst() }
+            var c = min(slice, n - done)
+            if let first = pending.first { c = min(c, first.0 - done) }
+            let ip = ins.map { UnsafePointer($0 + done) }, op = outs.map { $0 + done }
+            ip.withUnsafeBufferPointer { ib in op.withUnsafeBufferPointer { ob in
+                bq.process(input: ib, output: ob, frameCount: c, startFrame: startFrame + Int64(done))
+            } }
+            done += c
+        }
+        return outs.map { Array(UnsafeBufferPointer(start: $0, count: n)) }
+    }
+
+    let settings: [(EQFilterType, Double, Double, Double)] = [
+        (.peak, 1000, 9, 1.4), (.lowShelf, 300, -7.5, 0.8), (.highShelf, 4000, 6, 0.70710678),
+        (.lowPass, 2000, 0, 0.70710678), (.highPass, 500, 0, 2), (.bandPass, 1500, 0, 3),
+        (.notch, 3000, 0, 5), (.allPass, 800, 0, 0.9),
+    ]
+    let probeFrequencies = [60.0, 130, 310, 700, 1100, 1900, 3300, 5600, 9100, 15000]
+
+    func testCoefficientsMatchCookbook() {
+        for (type, f, g, q) in settings {
+            let k = cookbook(type, f0: f, gainDB: g, q: q)
+            let c = BiquadCoefficients.cookbook(type: type, frequency: f, gain: g, q: q, sampleRate: sr)
+            let expected = [k[0] / k[3], k[1] / k[3], k[2] / k[3], k[4] / k[3], k[5] / k[3]]
+            let got = [c.b0, c.b1, c.b2, c.a1, c.a2]
+            for i in 0..<5 { XCTAssertEqual(got[i], expected[i], accuracy: 1e-12, "\(type) coefficient \(i)") }
+        }
+        // Gain is ignored by pass/notch types.
+        XCTAssertEqual(BiquadCoefficients.cookbook(type: .lowPass, frequency: 1000, gain: 12, q: 1, sampleRate: sr),
+                       BiquadCoefficients.cookbook(type: .lowPass, frequency: 1000, gain: 0, q: 1, sampleRate: sr))
+        XCTAssertEqual(EQBand(type: .peak, frequency: 1).q, 1)
+        XCTAssertEqual(EQBand(type: .lowShelf, frequency: 1).q, 0.70710678)
+    }
+
+    /// Measures each type's steady-state response to sines at 10 frequencies (least-squares tone
+    /// fit) and compares it with |H| from the cookbook within 0.01 dB.
+    func testMagnitudeResponseOfEachType() {
+        let n = 24000, tail = 12000
+        for (type, f, g, q) in settings {
+            let k = cookbook(type, f0: f, gainDB: g, q: q)
+            let band = EQBand(type: type, frequency: f, gain: g, q: q)
+            for probe in probeFrequencies {
+                let x = (0..<n).map { Float(0.5 * sin(2 * Double.pi * probe * Double($0) / sr)) }
+                let y = run(x, band: band, slice: 512)[0]
+                let fit = ToneFit(y[(n - tail)...].map(Double.init), sampleRate: sr, frequency: probe)
+                let inFit = ToneFit(x[(n - tail)...].map(Double.init), sampleRate: sr, frequency: probe)
+                let measured = fit.amplitude / inFit.amplitude
+                let expected = magnitude(k, f: probe)
+                if expected > 1e-3 {
+                    XCTAssertEqual(db(measured), db(expected), accuracy: 0.01, "\(type) at \(probe) Hz")
+                } else {
+                    XCTAssertEqual(measured, expected, accuracy: 1e-5, "\(type) at \(probe) Hz")
+                }
+                XCTAssertEqual(db(BiquadCoefficients.cookbook(band, sampleRate: sr).magnitude(atFrequency: probe, sampleRate: sr)),
+                               db(expected), accuracy: 1e-9)
+            }
+        }
+    }
+
+    /// Impulse responses against a Double direct-form-I lfilter written here.
+    func testImpulseResponseMatchesDifferenceEquation() {
+        for (type, f, g, q) in settings {
+            let k = cookbook(type, f0: f, gainDB: g, q: q)
+            let b = [k[0] / k[3], k[1] / k[3], k[2] / k[3]], a = [1, k[4] / k[3], k[5] / k[3]]
+            let n = 600
+            var x = [Double](repeating: 0, count: n); x[0] = 1
+            var ref = [Double](repeating: 0, count: n)
+            for i in 0..<n {
+                var acc = b[0] * x[i]
+                if i >= 1 { acc += b[1] * x[i - 1] - a[1] * ref[i - 1] }
+                if i >= 2 { acc += b[2] * x[i - 2] - a[2] * ref[i - 2] }
+                ref[i] = acc
+            }
+            let y = run(x.map(Float.init), band: EQBand(type: type, frequency: f, gain: g, q: q), slice: 7, channels: 2)
+            for i in 0..<n {
+                XCTAssertEqual(Double(y[0][i]), ref[i], accuracy: 1e-6 * max(1, abs(ref[i])), "\(type) sample \(i)")
+                XCTAssertEqual(Double(y[1][i]), -0.5 * ref[i], accuracy: 1e-6, "\(type) channel 1 sample \(i)")
+            }
+        }
+    }
+
+    /// A +18 dB gain step on a 1 kHz peak, mid-signal: the largest sample-to-sample change around
+    /// the step is no larger than the steady output's own at the new setting.
+    func testGainStepDoesNotClick() {
+        let n = 48000, change = 24000 + 5
+        let x = (0..<n).map { Float(0.05 * sin(2 * Double.pi * 1000 * Double($0) / sr)) }
+        let from = EQBand(type: .peak, frequency: 1000, gain: 0, q: 1)
+        let to = EQBand(type: .peak, frequency: 1000, gain: 18, q: 1)
+        let y = run(x, band: from, slice: 128, changes: [(change, to)])[0]
+        func maxStep(_ r: Range<Int>) -> Float { r.map { abs(y[$0] - y[$0 - 1]) }.max()! }
+        let around = maxStep((change - 100)..<(change + 2000))
+        let steadyAfter = maxStep((n - 4800)..<n)
+        XCTAssertLessThanOrEqual(around, steadyAfter * 1.0001)
+        // The glide lands: at the end the output is the new setting's steady state (+18 dB).
+        let fit = ToneFit(y[(n - 9600)...].map(Double.init), sampleRate: sr, frequency: 1000)
+        XCTAssertEqual(db(fit.amplitude / 0.05), 18, accuracy: 0.01)
+    }
+
+    /// A cutoff step 80 Hz -> 8 kHz on a low-pass carrying a 100 Hz tone: switched instantly it
+    /// jumps by ~0.37 (about 50 times the tone's own largest step); the glide keeps every
+    /// sample-to-sample change within 10 % of the steady signal's own (the filter's phase shift
+    /// moving during the 10 ms glide adds ~5 %).
+    func testFrequencyStepDoesNotClick() {
+        let n = 24000, change = 12000 + 5
+        let x = (0..<n).map { Float(0.5 * sin(2 * Double.pi * 100 * Double($0) / sr)) }
+        let y = run(x, band: EQBand(type: .lowPass, frequency: 80), slice: 64,
+                    changes: [(change, EQBand(type: .lowPass, frequency: 8000))])[0]
+        func maxStep(_ r: Range<Int>) -> Float { r.map { abs(y[$0] - y[$0 - 1]) }.max()! }
+        let around = maxStep((change - 100)..<(change + 2000))
+        let steady = max(maxStep((change - 4800)..<(change - 10)), maxStep((n - 4800)..<n))
+        XCTAssertLessThanOrEqual(around, steady * 1.10, "around the step \(around), steady \(steady)")
+    }
+
+    /// Frequency glides land within 10 ms: after that the output equals a filter that was set to
+    /// the target from the start (apart from the transient's decay).
+    func testGlideLandsWithinTenMilliseconds() {
+        let bq = Biquad(band: EQBand(type: .lowPass, frequency: 200), sampleRate: sr, maximumChannelCount: 1)
+        bq.setTarget(EQBand(type: .lowPass, frequency: 5000))
+        let target = BiquadCoefficients.cookbook(type: .lowPass, frequency: 5000, gain: 0, q: 0.70710678, sampleRate: sr)
+        var x: Float = 0, y: Float = 0
+        var frame: Int64 = 3
+        withUnsafePointer(to: &x) { xp in withUnsafeMutablePointer(to: &y) { yp in
+            for _ in 0..<Int(0.01 * sr) + 16 {
+                [xp].withUnsafeBufferPointer { ib in [yp].withUnsafeBufferPointer { ob in
+                    bq.process(input: ib, output: ob, frameCount: 1, startFrame: frame)
+                } }
+                frame += 1
+            }
+        } }
+        XCTAssertEqual(bq.coefficients, target)
+    }
+
+    func testBitIdenticalForAnySliceSize() {
+        var seed: UInt64 = 12345
+        let x: [Float] = (0..<20000).map { _ in
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Double(seed >> 11) / Double(1 << 53) - 0.5)
+        }
+        let start = EQBand(type: .peak, frequency: 500, gain: -6, q: 2)
+        let changes: [(Int, EQBand)] = [
+            (9001, EQBand(type: .peak, frequency: 4000, gain: 12, q: 0.5)),
+            (9200, EQBand(type: .peak, frequency: 3000, gain: 3, q: 0.5)),      // during the glide
+            (12000, EQBand(type: .peak, frequency: 3000, gain: 3, q: 0.5, bypass: true)),
+            (12100, EQBand(type: .peak, frequency: 3000, gain: 3, q: 0.5)),     // un-bypass mid-fade
+        ]
+        let reference = run(x, band: start, slice: 1, startFrame: 77, changes: changes, channels: 2)
+        for slice in [64, 512, 4096] {
+            let y = run(x, band: start, slice: slice, startFrame: 77, changes: changes, channels: 2)
+            for c in 0..<2 {
+                XCTAssertTrue(zip(reference[c], y[c]).allSatisfy { $0.bitPattern == $1.bitPattern }, "slice \(slice)")
+            }
+        }
+    }
+
+    func testBypassPassesInputAfterFade() {
+        let x = (0..<4800).map { Float(0.3 * sin(Double($0) * 0.2)) }
+        let b = EQBand(type: .lowPass, frequency: 300)
+        var bypassed = b; bypassed.bypass = true
+        let y = run(x, band: b, slice: 100, changes: [(1000, bypassed)])[0]
+        for i in (1000 + 480)..<4800 { XCTAssertEqual(y[i], x[i]) }
+        // And a band that starts bypassed is the identity.
+        let y2 = run(x, band: bypassed, slice: 100)[0]
+        XCTAssertEqual(y2, x)
+    }
+}

@@ -1,0 +1,344 @@
+// Tests of the environment node rendered offline against the Web Audio formulas, HRTF responses and the reverb.
+
+import CAllocationCounter
+import CMySofa
+import Foundation
+import XCTest
+@testable import AudioGraphNodes
+
+final class EnvironmentNodeTests: XCTestCase {
+    let rate = 48000.0
+
+    /// A mono source whose sample at graph frame t is `signal(t)`; it flags silence for slices
+    /// where `signal` is 0 throughout (so the environment's skipping path runs).
+    private func source(_ id: String, channels: Int = 1, rate: Double? = nil, _ signal: @escaping @Sendable (Int64) -> Float) -> RenderCallbackNode {
+        RenderCallbackNode(id: id, channels: channels, sampleRate: rate) { ctx, buf in
+            var silent = true
+            for i in 0..<ctx.frameCount {
+                let v = signal(ctx.sampleTime + Int64(i))
+                if v != 0 { silent = false }
+                for c in 0..<buf.channelCount { buf.channel(c)[i] = v }
+            }
+            return silent
+        }
+    }
+
+    private static func sine(_ f: Double, _ a: Double, rate: Double = 48000) -> @Sendable (Int64) -> Float {
+        { t in Float(a * sin(2 * Double.pi * f * Double(t) / rate)) }
+    }
+
+    /// Builds env + output, lets `setUp` add and connect sources and set parameters, renders
+    /// `frames` frames in slices of `slice` (cycled), calling `during(graph, frame)` before each slice.
+    private func render(inputs: Int, properties: EnvironmentProperties = EnvironmentProperties(), frames: Int,
+                        slices: [Int] = [512], maximumFramesPerSlice: Int = 4096,
+                        setUp: (AudioGraph, EnvironmentNode) throws -> Void,
+                        during: ((EnvironmentNode, Int) throws -> Void)? = nil) throws -> (l: [Float], r: [Float]) {
+        let graph = AudioGraph(sampleRate: rate, maximumFramesPerSlice: maximumFramesPerSlice)
+        let env = EnvironmentNode(id: "env", sampleRate: rate, inputBusCount: inputs, properties: properties)
+        try graph.addNode(env)
+        try graph.addNode(GenericOutputNode(id: "out"))
+        try graph.connect("env", to: "out")
+        try setUp(graph, env)
+        try graph.initialize()
+        try graph.start()
+        var l = [Float](), r = [Float]()
+        l.reserveCapacity(frames); r.reserveCapacity(frames)
+        var k = 0
+        while l.count < frames {
+            let n = min(slices[k % slices.count], frames - l.count)
+            try during?(env, l.count)
+            let out = try XCTUnwrap(graph.render(frameCount: n))
+            XCTAssertEqual(out.channelCount, 2)
+            l.append(contentsOf: UnsafeBufferPointer(start: out.buffer.channel(0), count: n))
+            r.append(contentsOf: UnsafeBufferPointer(start: out.buffer.channel(1), count: n))
+            k += 1
+        }
+        graph.stop()
+        graph.uninitialize()
+        return (l, r)
+    }
+
+    // MARK: Formulas, written here independently of the implementation
+
+    /// (L, R) gains of a source at `p`: PannerNode azimuth (listener axes from yaw/pitch/roll
+    /// as the spec states them), equal-power, distance model, gain.
+    private func expectedGains(_ p: Vector3, listener: Vector3 = .zero, yaw: Double = 0, pitch: Double = 0, roll: Double = 0,
+                               model: (Double) -> Double = { d in 1 / (1 + (max(d, 1) - 1)) }, gain: Double = 1) -> (Double, Double) {
+        let o = ListenerOrientation(yaw: yaw, pitch: pitch, roll: roll)
+        let az = WebAudioPanning.azimuthElevation(source: p, listenerPosition: listener, forward: o.forward, up: o.up).azimuth
+        var a = az
+        if a < -90 { a = -180 - a } else if a > 90 { a = 180 - a }
+        let x = (a + 90) / 180
+        let g = gain * model((p - listener).length)
+        return (g * cos(x * .pi / 2), g * sin(x * .pi / 2))
+    }
+
+    private func maxError(_ got: [Float], _ want: (Int) -> Double, from: Int = 0) -> Double {
+        var m = 0.0
+        for i in from..<got.count { m = max(m, abs(Double(got[i]) - want(i))) }
+        return m
+    }
+
+    // MARK: Equal power
+
+    func testEqualPowerInverseMatchesTheConformanceCase() throws {
+        let sources: [(Double, Vector3, Double)] = [(300, Vector3(0, 0, -2), 1), (500, Vector3(-3, 0, 0), 1),
+                                                    (700, Vector3(2, 0, -2), 1), (900, Vector3(-1, 0, 1), 0.5)]
+        let out = try render(inputs: 4, frames: 6000, slices: [480]) { graph, env in
+            for (i, s) in sources.enumerated() {
+                try graph.addNode(self.source("s\(i)", Self.sine(s.0, 0.5)))
+                try graph.connect("s\(i)", to: "env", inputBus: i)
+                try env.setParameter("input.\(i).x", s.1.x)
+                try env.setParameter("input.\(i).y", s.1.y)
+                try env.setParameter("input.\(i).z", s.1.z)
+                try env.setParameter("input.\(i).gain", s.2)
+            }
+        }
+        let gains = sources.map { expectedGains($0.1, gain: $0.2) }
+        // Hand-computed from the case's comments: input 1 hard left at 3 m = (1/3, 0).
+        XCTAssertEqual(gains[1].0, 1.0 / 3, accuracy: 1e-12); XCTAssertEqual(gains[1].1, 0, accuracy: 1e-12)
+        func want(_ ch: Int) -> (Int) -> Double {
+            { n in sources.indices.reduce(0.0) { acc, i in
+                let g = ch == 0 ? gains[i].0 : gains[i].1
+                return acc + g * 0.5 * sin(2 * .pi * sources[i].0 * Double(n) / 48000)
+            } }
+        }
+        XCTAssertLessThan(maxError(out.l, want(0)), 1e-4)
+        XCTAssertLessThan(maxError(out.r, want(1)), 1e-4)
+    }
+
+    func testTurnedAndMovedListenerAndDistanceModels() throws {
+        let models: [(DistanceModel, (Double) -> Double)] = [
+            (DistanceModel(model: .linear, referenceDistance: 1, maxDistance: 10, rolloffFactor: 1), { d in 1 - (min(max(d, 1), 10) - 1) / 9 }),
+            (DistanceModel(model: .exponential, referenceDistance: 1, maxDistance: 10, rolloffFactor: 2), { d in pow(max(d, 1), -2) }),
+            (DistanceModel(model: .none), { _ in 1 }),
+        ]
+        let p = Vector3(1, 0.5, -3), listener = Vector3(0.5, 0, 0)
+        for (model, formula) in models {
+            for (yaw, pitch, roll) in [(90.0, 0.0, 0.0), (180, 0, 0), (-90, 0, 0), (30, 20, 0), (0, 0, 45), (-120, 10, -30)] {
+                var props = EnvironmentProperties()
+                props.distanceModel = model
+                let out = try render(inputs: 1, properties: props, frames: 1024, slices: [256]) { graph, env in
+                    try graph.addNode(self.source("s", Self.sine(440, 0.8)))
+                    try graph.connect("s", to: "env")
+                    for (a, v) in [("input.0.x", p.x), ("input.0.y", p.y), ("input.0.z", p.z), ("listener.x", listener.x),
+                                   ("listener.yaw", yaw), ("listener.pitch", pitch), ("listener.roll", roll)] {
+                        try env.setParameter(a, v)
+                    }
+                }
+                let g = expectedGains(p, listener: listener, yaw: yaw, pitch: pitch, roll: roll, model: formula)
+                let s = Self.sine(440, 0.8)
+                XCTAssertLessThan(maxError(out.l) { g.0 * Double(s(Int64($0))) }, 1e-5, "\(model.model) yaw \(yaw) pitch \(pitch) roll \(roll)")
+                XCTAssertLessThan(maxError(out.r) { g.1 * Double(s(Int64($0))) }, 1e-5, "\(model.model) yaw \(yaw) pitch \(pitch) roll \(roll)")
+            }
+        }
+    }
+
+    func testStereoInputIsDownMixedToMono() throws {
+        // Left channel 0.6·sin, right 0.2·sin: the speakers down-mix is 0.4·sin, placed ahead at 1 m.
+        let out = try render(inputs: 1, frames: 512) { graph, env in
+            try graph.addNode(RenderCallbackNode(id: "st", channels: 2) { ctx, buf in
+                for i in 0..<ctx.frameCount {
+                    let v = Float(sin(Double(ctx.sampleTime + Int64(i)) * 0.1))
+                    buf.channel(0)[i] = 0.6 * v
+                    buf.channel(1)[i] = 0.2 * v
+                }
+                return false
+            })
+            try graph.connect("st", to: "env")
+            try env.setParameter("input.0.z", -1)
+        }
+        XCTAssertLessThan(maxError(out.l) { 0.4 * sqrt(0.5) * Double(Float(sin(Double($0) * 0.1))) }, 1e-6)
+    }
+
+    func testOtherRateInputIsConverted() throws {
+        // A 1 kHz tone at 44.1 kHz placed hard right at 2 m: right amplitude 0.5·0.5, left 0.
+        let out = try render(inputs: 1, frames: 9600) { graph, env in
+            try graph.addNode(self.source("s441", rate: 44100, Self.sine(1000, 0.5, rate: 44100)))
+            try graph.connect("s441", to: "env")
+            try env.setParameter("input.0.x", 2)
+        }
+        let tail = out.r[4800...]
+        let peak = tail.map { abs(Double($0)) }.max()!
+        XCTAssertEqual(peak, 0.25, accuracy: 0.25 * 0.01)
+        XCTAssertLessThan(out.l.map { abs($0) }.max()!, 1e-6)
+    }
+
+    // MARK: Occlusion, obstruction, reverb
+
+    func testOcclusionAttenuatesAndLowPasses() throws {
+        for (occlusion, obstruction) in [(-20.0, 0.0), (0, -12), (-6, -6)] {
+            let out = try render(inputs: 1, frames: 24000) { graph, env in
+                try graph.addNode(self.source("s", Self.sine(1000, 1)))
+                try graph.connect("s", to: "env")
+                try env.setParameter("input.0.z", -1)
+                try env.setParameter("input.0.occlusion", occlusion)
+                try env.setParameter("input.0.obstruction", obstruction)
+            }
+            // One-pole at fc = 20 kHz · 10^(dB/20) after the gain 10^(dB/20), dB = occlusion + obstruction.
+            let dB = occlusion + obstruction
+            let g = pow(10, dB / 20), fc = 20000 * pow(10, dB / 20)
+            let a = 1 - exp(-2 * .pi * fc / rate), w = 2 * .pi * 1000 / rate
+            let mag = g * a / hypot(1 - (1 - a) * cos(w), (1 - a) * sin(w))
+            let peak = out.l[12000...].map { abs(Double($0)) }.max()!
+            XCTAssertEqual(peak, sqrt(0.5) * mag, accuracy: sqrt(0.5) * mag * 2e-3, "occlusion \(occlusion) obstruction \(obstruction)")
+        }
+    }
+
+    func testReverbSendFollowsBlendAndOcclusionNotObstruction() throws {
+        // A 20 ms burst; after it ends only the reverb can sound.
+        func tail(blend: Double, occlusion: Double = 0, obstruction: Double = 0, enabled: Bool = true) throws -> Double {
+            var props = EnvironmentProperties()
+            props.reverb = ReverbSettings(enabled: enabled, preset: .mediumRoom, level: 0)
+            let out = try render(inputs: 1, properties: props, frames: 24000) { graph, env in
+                try graph.addNode(self.source("s") { t in t < 960 ? Float(sin(Double(t) * 0.3)) : 0 })
+                try graph.connect("s", to: "env")
+                try env.setParameter("input.0.z", -1)
+                try env.setParameter("input.0.reverbBlend", blend)
+                try env.setParameter("input.0.occlusion", occlusion)
+                try env.setParameter("input.0.obstruction", obstruction)
+            }
+            return out.l[4800...].reduce(0) { $0 + Double($1 * $1) }
+        }
+        let full = try tail(blend: 1)
+        XCTAssertGreaterThan(full, 1e-3)
+        XCTAssertEqual(try tail(blend: 0), 0)
+        XCTAssertEqual(try tail(blend: 1, enabled: false), 0)
+        XCTAssertEqual(try tail(blend: 0.5) / full, 0.25, accuracy: 1e-3)   // the send is linear in the blend
+        XCTAssertEqual(try tail(blend: 1, obstruction: -30), full, accuracy: full * 1e-6)  // obstruction: direct only
+        XCTAssertLessThan(try tail(blend: 1, occlusion: -20), full * 0.02)  // occlusion: the send too
+    }
+
+    // MARK: HRTF
+
+    func testHRTFImpulseEqualsTheMeasuredResponse() throws {
+        var props = EnvironmentProperties()
+        props.renderingAlgorithm = .hrtf
+        let out = try render(inputs: 1, properties: props, frames: 2048, slices: [100]) { graph, env in
+            try graph.addNode(self.source("imp") { t in t == 0 ? 1 : 0 })
+            try graph.connect("imp", to: "env")
+            try env.setParameter("input.0.x", 1)   // +90 degrees, 1 m: distance gain 1
+        }
+        var length: Int32 = 0, err: Int32 = 0
+        let easy = try XCTUnwrap(mysofa_open(HRTFSet.defaultPath, 48000, &length, &err))
+        defer { mysofa_close(easy) }
+        var l = [Float](repeating: 0, count: Int(length)), r = l
+        var dl: Float = 0, dr: Float = 0
+        mysofa_getfilter_float_nointerp(easy, 0, -1, 0, &l, &r, &dl, &dr)   // SOFA: y left, so right is -y
+        var e = 0.0
+        for i in 0..<l.count { e = max(e, Double(abs(out.l[128 + i] - l[i])), Double(abs(out.r[128 + i] - r[i]))) }
+        XCTAssertLessThan(e, 2e-6)
+        XCTAssertTrue(out.l[..<128].allSatisfy { $0 == 0 })
+    }
+
+    func testSameOutputForAnySliceSizeWithMotionAndSilence() throws {
+        for algorithm in [RenderingAlgorithm.equalPower, .hrtf] {
+            var props = EnvironmentProperties()
+            props.renderingAlgorithm = algorithm
+            props.reverb = ReverbSettings(enabled: true, preset: .smallRoom, level: -6)
+            func run(_ slices: [Int]) throws -> (l: [Float], r: [Float]) {
+                try render(inputs: 2, properties: props, frames: 12000, slices: slices, setUp: { graph, env in
+                    // Source 0: a tone with gaps (silent slices); source 1: clicks every 2000 frames.
+                    try graph.addNode(self.source("a") { t in (t / 3000) % 2 == 0 ? Float(sin(Double(t) * 0.05)) : 0 })
+                    try graph.addNode(self.source("b") { t in t % 2000 == 7 ? 1 : 0 })
+                    try graph.connect("a", to: "env", inputBus: 0)
+                    try graph.connect("b", to: "env", inputBus: 1)
+                    try env.setParameter("input.0.x", -2)
+                    try env.setParameter("input.1.z", 3)
+                    try env.setParameter("input.1.reverbBlend", 0.7)
+                    try env.setParameter("input.0.reverbBlend", 0.3)
+                }, during: { env, frame in
+                    // Sample-exact changes at fixed frames, with ramps (the test slices all hit these frames).
+                    if frame == 2400 { try env.setParameter("input.0.x", 3, rampFrames: 4000) }
+                    if frame == 4800 { try env.setParameter("listener.yaw", 90, rampFrames: 2400) }
+                    if frame == 7200 { try env.setParameter("input.1.occlusion", -15, rampFrames: 1000) }
+                })
+            }
+            let reference = try run([2400])
+            // Every pattern has a slice boundary at frames 2400, 4800 and 7200 where `during` acts.
+            for slices in [[1], [16], [480], [1200], [100, 140, 7, 1, 2, 150]] {
+                let out = try run(slices)
+                let diff = out.l.indices.first { out.l[$0] != reference.l[$0] || out.r[$0] != reference.r[$0] }
+                XCTAssertNil(diff, "\(algorithm) slices \(slices): first difference at frame \(diff ?? -1)")
+            }
+            XCTAssertGreaterThan(reference.l.map(abs).max()!, 0.01)
+        }
+    }
+
+    // MARK: Real-time safety
+
+    func testRenderAllocatesNothingAndTakesNoLock() throws {
+        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
+        XCTAssertEqual(ag_counter_is_active(), 1)
+        for algorithm in [RenderingAlgorithm.equalPower, .hrtf] {
+            var props = EnvironmentProperties()
+            props.renderingAlgorithm = algorithm
+            props.reverb = ReverbSettings(enabled: true, preset: .cathedral, level: -3)
+            let graph = AudioGraph(sampleRate: rate, maximumFramesPerSlice: 256)
+            let env = EnvironmentNode(id: "env", sampleRate: rate, inputBusCount: 3, properties: props)
+            try graph.addNode(env)
+            try graph.addNode(GenericOutputNode(id: "out"))
+            try graph.connect("env", to: "out")
+            try graph.addNode(source("a", Self.sine(300, 0.5)))
+            try graph.addNode(source("b", channels: 2) { t in t % 5000 < 100 ? 0.3 : 0 })   // silent stretches
+            try graph.addNode(source("c", rate: 44100, Self.sine(500, 0.5, rate: 44100)))   // rate conversion
+            for (i, id) in ["a", "b", "c"].enumerated() { try graph.connect(id, to: "env", inputBus: i) }
+            try graph.initialize()
+            try graph.start()
+            for _ in 0..<20 { _ = graph.render(frameCount: 256) }
+            // Ramps over the whole tracked stretch: every source moves, the listener turns,
+            // occlusion changes (per-sample geometry, convolver crossfades, filter updates).
+            for i in 0..<3 {
+                try env.setParameter("input.\(i).x", Double(i) - 1.5, rampFrames: 96000)
+                try env.setParameter("input.\(i).z", 2, rampFrames: 96000)
+                try env.setParameter("input.\(i).occlusion", -30, rampFrames: 50000)
+                try env.setParameter("input.\(i).reverbBlend", 0.5, rampFrames: 1000)
+            }
+            try env.setParameter("listener.yaw", 120, rampFrames: 96000)
+            ag_counter_reset()
+            ag_counter_track_this_thread(1)
+            var audible = 0
+            for _ in 0..<400 {
+                if let out = graph.render(frameCount: 256), !out.isSilent { audible += 1 }
+            }
+            ag_counter_track_this_thread(0)
+            XCTAssertEqual(ag_counter_allocations(), 0, "\(algorithm): allocations while rendering")
+            XCTAssertEqual(ag_counter_frees(), 0, "\(algorithm): frees while rendering")
+            XCTAssertEqual(ag_counter_locks(), 0, "\(algorithm): locks while rendering")
+            XCTAssertEqual(audible, 400)
+            graph.stop()
+            graph.uninitialize()
+        }
+    }
+
+    // MARK: Speed
+
+    func testRenderSpeedOf16HRTFSources() throws {
+        var props = EnvironmentProperties()
+        props.renderingAlgorithm = .hrtf
+        props.reverb = ReverbSettings(enabled: true, preset: .largeHall, level: -10)
+        let seconds = 5.0
+        let start = Date()
+        let out = try render(inputs: 16, properties: props, frames: Int(seconds * rate), slices: [512], maximumFramesPerSlice: 512,
+                             setUp: { graph, env in
+            for i in 0..<16 {
+                try graph.addNode(self.source("s\(i)", Self.sine(200 + 50 * Double(i), 0.1)))
+                try graph.connect("s\(i)", to: "env", inputBus: i)
+                let a = Double(i) * 2 * .pi / 16
+                try env.setParameter("input.\(i).x", 3 * sin(a))
+                try env.setParameter("input.\(i).z", -3 * cos(a))
+                try env.setParameter("input.\(i).reverbBlend", 0.2)
+            }
+        }, during: { env, frame in
+            // Every source moves continuously (a new direction every slice, so crossfades run).
+            if frame % 24000 == 0 {
+                for i in 0..<16 {
+                    try env.setParameter("input.\(i).y", frame % 48000 == 0 ? 2 : -2, rampFrames: 24000)
+                }
+            }
+        })
+        let elapsed = Date().timeIntervalSince(start)
+        print("EnvironmentNode: 16 HRTF sources + reverb, \(seconds) s rendered in \(String(format: "%.3f", elapsed)) s = \(String(format: "%.1f", seconds / elapsed))x real time")
+        XCTAssertGreaterThan(out.l.map(abs).max()!, 0.01)
+    }
+}

@@ -1,0 +1,141 @@
+// Tests of OscillatorNode against the spec's formulas: sine, start/stop, noise, band-limited waves.
+import AudioGraphCore
+import Foundation
+import XCTest
+@testable import AudioGraphNodes
+
+final class OscillatorNodeTests: XCTestCase {
+    let sr = 48000.0
+
+    private func oscillator(_ id: String = "osc", _ waveform: Waveform = .sine, frequency: Double = 440,
+                            amplitude: Double = 1, channels: Int = 1, seed: UInt64 = 0,
+                            start: Double = 0, stop: Double? = nil) throws -> OscillatorNode {
+        let o = OscillatorNode(id: id, sampleRate: sr, properties: OscillatorProperties(
+            waveform: waveform, channels: channels, seed: seed, startTime: start, stopTime: stop))
+        try o.setParameter("frequency", frequency)
+        try o.setParameter("amplitude", amplitude)
+        return o
+    }
+
+    func testSineMatchesTheFormula() throws {
+        let f = 997.3, a = 0.5
+        let g = try startedGraph([try oscillator(frequency: f, amplitude: a, channels: 2)], "osc -> out")
+        let x = renderFrames(g, frames: 96000, channels: 2)
+        let e = maxError(x[0]) { n in a * sin(2 * Double.pi * f * Double(n) / self.sr) }
+        XCTAssertLessThan(e.error, 1e-6, "at frame \(e.at)")
+        XCTAssertEqual(x[0], x[1], "every channel carries the same value")
+    }
+
+    func testSineIsTheSameForAnySliceSize() throws {
+        let f = 1234.5
+        let a = renderFrames(try startedGraph([try oscillator(frequency: f)], "osc -> out", slice: 512), frames: 5000, channels: 1)
+        let b = renderFrames(try startedGraph([try oscillator(frequency: f)], "osc -> out", slice: 64), frames: 5000, channels: 1,
+                             slices: [1, 7, 64, 13])
+        XCTAssertEqual(a, b)
+    }
+
+    func testStartAndStopTimesWithPhaseZeroAtTheStartFrame() throws {
+        let f = 1234.5, a = 0.25
+        let g = try startedGraph([try oscillator(frequency: f, amplitude: a, channels: 2, start: 0.01, stop: 0.02)],
+                                 "osc -> out", slice: 100)
+        let x = renderFrames(g, frames: 2000, channels: 2)
+        // startTime 0.01 s = frame 480, stopTime 0.02 s = frame 960.
+        let e = maxError(x[1]) { n in n < 480 || n >= 960 ? 0 : a * sin(2 * Double.pi * f * Double(n - 480) / self.sr) }
+        XCTAssertLessThan(e.error, 1e-6, "at frame \(e.at)")
+        XCTAssertEqual(x[0][479], 0)
+        XCTAssertNotEqual(x[0][481], 0)
+        XCTAssertTrue(x[0][960...].allSatisfy { $0 == 0 })
+    }
+
+    func testSilenceIsFlaggedBeforeTheStart() throws {
+        let g = try startedGraph([try oscillator(start: 0.1)], "osc -> out", slice: 64)
+        let r = try XCTUnwrap(g.render(frameCount: 64))
+        XCTAssertTrue(r.isSilent)
+    }
+
+    func testFrequencyRangeIsZeroToNyquist() throws {
+        let o = try oscillator()
+        XCTAssertNoThrow(try o.setParameter("frequency", 24000))
+        XCTAssertNoThrow(try o.setParameter("frequency", 0))
+        XCTAssertThrowsError(try o.setParameter("frequency", 24000.5))
+        XCTAssertThrowsError(try o.setParameter("amplitude", 1.01))
+    }
+
+    func testNoiseRangeMeanVarianceAndSeed() throws {
+        let a = 0.8, frames = 96000
+        let x = renderFrames(try startedGraph([try oscillator("osc", .noise, amplitude: a, seed: 7)], "osc -> out"), frames: frames, channels: 1)[0]
+        XCTAssertTrue(x.allSatisfy { abs(Double($0)) <= a }, "uniform in [-a, a]")
+        let mean = x.reduce(0.0) { $0 + Double($1) } / Double(frames)
+        var squares = 0.0
+        for v in x { squares += (Double(v) - mean) * (Double(v) - mean) }
+        let variance = squares / Double(frames)
+        // Uniform on [-a, a]: mean 0 (standard error a/sqrt(3N) = 0.0015), variance a²/3.
+        XCTAssertEqual(mean, 0, accuracy: 0.008)
+        XCTAssertEqual(variance, a * a / 3, accuracy: 0.02 * a * a / 3)
+        XCTAssertGreaterThan(x.max()!, Float(a * 0.99))
+        XCTAssertLessThan(x.min()!, Float(-a * 0.99))
+        // Adjacent samples are uncorrelated (white).
+        var lag1 = 0.0
+        for n in 1..<frames { lag1 += Double(x[n]) * Double(x[n - 1]) }
+        XCTAssertEqual(lag1 / Double(frames) / variance, 0, accuracy: 0.02)
+
+        let same = renderFrames(try startedGraph([try oscillator("osc", .noise, amplitude: a, seed: 7)], "osc -> out", slice: 64),
+                                frames: frames, channels: 1, slices: [3, 64, 50])[0]
+        XCTAssertEqual(x, same, "the same seed gives the same samples, whatever the slices")
+        let other = renderFrames(try startedGraph([try oscillator("osc", .noise, amplitude: a, seed: 8)], "osc -> out"), frames: 1000, channels: 1)[0]
+        XCTAssertNotEqual(Array(x[0..<1000]), other)
+    }
+
+    /// The Fourier series of the unit waves, written out here: harmonics up to Nyquist.
+    private func fourier(_ w: Waveform, f: Double, n: Int) -> Double {
+        let theta = 2 * Double.pi * f * Double(n) / sr
+        let top = min(512, Int(sr / 2 / f))
+        var sum = 0.0
+        for k in 1...top {
+            let kd = Double(k)
+            switch w {
+            case .square where k % 2 == 1: sum += 4 / Double.pi * sin(kd * theta) / kd
+            case .sawtooth: sum += 2 / Double.pi * (k % 2 == 1 ? 1 : -1) * sin(kd * theta) / kd
+            case .triangle where k % 2 == 1: sum += 8 / (Double.pi * Double.pi) * (k % 4 == 1 ? 1 : -1) * sin(kd * theta) / (kd * kd)
+            default: break
+            }
+        }
+        return sum
+    }
+
+    func testBandLimitedWavesMatchTheirFourierSeries() throws {
+        for w in [Waveform.square, .sawtooth, .triangle] {
+            let f = 1100.0, a = 0.6
+            let x = renderFrames(try startedGraph([try oscillator(w.rawValue, w, frequency: f, amplitude: a)], "\(w.rawValue) -> out"),
+                                 frames: 4800, channels: 1)[0]
+            let e = maxError(x) { n in a * self.fourier(w, f: f, n: n) }
+            XCTAssertLessThan(e.error, 2e-6, "\(w) at frame \(e.at)")
+        }
+    }
+
+    func testBandLimitedWavesHaveNoAliasing() throws {
+        // 1100 Hz at 48 kHz over 1 s: 1100 whole cycles, so every DFT bin is exact (1 Hz apart).
+        // Harmonics 1...21 lie below Nyquist; harmonic k > 21 of a naive wave would fold to
+        // |k*1100 - 48000*m|, which is never a multiple of 1100 for k = 22...43.
+        let f = 1100.0
+        for w in [Waveform.square, .sawtooth, .triangle] {
+            let x = renderFrames(try startedGraph([try oscillator(w.rawValue, w, frequency: f)], "\(w.rawValue) -> out"),
+                                 frames: 48000, channels: 1)[0]
+            // The fundamental has its Fourier amplitude.
+            let fundamental: Double = w == .triangle ? 8 / (Double.pi * Double.pi) : w == .square ? 4 / Double.pi : 2 / Double.pi
+            XCTAssertEqual(dftMagnitude(x, frequency: f, sampleRate: sr), fundamental, accuracy: 1e-4, "\(w)")
+            if w != .triangle {
+                // The 3rd harmonic: 1/3 of the fundamental.
+                XCTAssertEqual(dftMagnitude(x, frequency: 3 * f, sampleRate: sr), fundamental / 3, accuracy: 1e-4, "\(w)")
+            }
+            var worstAlias = 0.0
+            for k in 22...43 {
+                var folded = (Double(k) * f).truncatingRemainder(dividingBy: sr)
+                if folded > sr / 2 { folded = sr - folded }
+                worstAlias = max(worstAlias, dftMagnitude(x, frequency: folded, sampleRate: sr))
+            }
+            // A naive (aliasing) sawtooth would put about 2/(pi*k) ≈ 0.015...0.03 there.
+            XCTAssertLessThan(worstAlias, 1e-5, "\(w): energy at aliased frequencies")
+        }
+    }
+}

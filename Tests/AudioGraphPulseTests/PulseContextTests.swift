@@ -1,0 +1,54 @@
+// Tests of PulseContext: connecting, the no-server error, and detecting the server's death.
+import AudioGraphPulse
+import AudioGraphTesting
+import Foundation
+import XCTest
+
+final class PulseContextTests: XCTestCase {
+    func testNoServerIsAClearOneLineError() throws {
+        let missing = "unix:/tmp/ag-no-such-dir-\(getpid())/native"
+        let start = Date()
+        XCTAssertThrowsError(try PulseContext(server: missing)) { error in
+            guard case let .noServer(server, reason) = error as? PulseError else {
+                return XCTFail("expected noServer, got \(error)")
+            }
+            XCTAssertEqual(server, missing)
+            XCTAssertFalse(reason.isEmpty)
+            let line = "\(error)"
+            XCTAssertFalse(line.contains("\n"))
+            XCTAssertTrue(line.hasPrefix("no PulseAudio server at \(missing)"), line)
+            print("no server: \(line)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2, "failing must be quick")
+    }
+
+    func testConnectsAndDetectsServerDeath() throws {
+        let server = try PulseTestServer()
+        defer { server.stop() }
+        let context = try PulseContext(server: server.serverString)
+        XCTAssertTrue(context.isConnected)
+        XCTAssertNil(context.failure)
+        let died = expectation(description: "failure handler")
+        context.setFailureHandler { _ in died.fulfill() }
+        let killedAt = Date()
+        server.kill()
+        wait(for: [died], timeout: 1)
+        print(String(format: "context failure after %.1f ms: %@", Date().timeIntervalSince(killedAt) * 1000,
+                     context.failure.map { "\($0)" } ?? "none"))
+        XCTAssertFalse(context.isConnected)
+        guard case .connectionLost = context.failure else { return XCTFail("got \(String(describing: context.failure))") }
+        context.close()
+        context.close()
+    }
+
+    func testCloseIsIdempotentAndJoinsTheMainloopThread() throws {
+        let server = try PulseTestServer()
+        defer { server.stop() }
+        let before = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
+        let context = try PulseContext(server: server.serverString)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count, before + 1)
+        context.close()
+        context.close()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count, before)
+    }
+}

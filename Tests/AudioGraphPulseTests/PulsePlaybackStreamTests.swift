@@ -1,0 +1,242 @@
+// Tests of PulsePlaybackStream against a real private PulseAudio daemon (null sink + parec).
+import AudioGraphPulse
+import AudioGraphTesting
+import Foundation
+import XCTest
+
+final class PulsePlaybackStreamTests: XCTestCase {
+    private var server: PulseTestServer!
+
+    override func setUpWithError() throws {
+        server = try PulseTestServer()
+    }
+
+    override func tearDown() {
+        server?.stop()
+        server = nil
+    }
+
+    /// Waits until `pactl list short <kind>` lists at least `count` entries.
+    private func waitForClients(_ kind: String, count: Int = 1, timeout: Double = 5) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let lines = try server.run("pactl", ["list", "short", kind]).output.split(separator: "\n")
+            if lines.count >= count { return }
+            usleep(20_000)
+        }
+        XCTFail("no \(kind) appeared")
+    }
+
+    private func threadCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+    }
+
+    /// Plays 2 s of a 1 kHz sine (left) and frame-indexed white noise (right), records the null
+    /// sink's monitor with parec, checks the sine's frequency and level by a least-squares fit,
+    /// and every recorded frame after alignment against the formulas, bit for bit.
+    ///
+    /// Alignment: the recording is searched for the first 256 frames of the noise; everything
+    /// before that must be silence except a short pre-roll: when a stream starts, the null sink
+    /// has already rendered silence for it, rewinds and renders again, and its monitor has by
+    /// then delivered the pre-rewind render (a fragment of our first frames) to parec. That is
+    /// PulseAudio's behaviour, measured and bounded here (at most one server buffer).
+    func testLoopbackThroughNullSinkIsBitIdentical() throws {
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+        let file = server.directory.appendingPathComponent("loopback.raw")
+        let recorder = try server.startRecording(source: server.monitorSourceName, to: file)
+        try waitForClients("source-outputs", count: server.ownSourceOutputs + 1)
+        usleep(200_000)
+
+        let tone = TestTone(frequency: 1000, amplitudes: [0.5, 0.25], noiseChannel: 1)
+        let stream = try PulsePlaybackStream(context: context,
+                                             configuration: PulseStreamConfiguration(latencyMilliseconds: 20),
+                                             render: tone.render)
+        try stream.start()
+        Thread.sleep(forTimeInterval: 2.0)
+        let latency = stream.latency()
+        let underruns = stream.underrunCount
+        let realtime = stream.hasRealtimePriority
+        stream.stop()
+        let rendered = stream.renderedFrames
+        usleep(300_000)
+        server.stopChild(recorder)
+
+        let samples = try PulseTestServer.readRawFloat32(file)
+        let frames = samples.count / 2
+        guard let firstSound = (0..<frames).first(where: { samples[2 * $0] != 0 }) else {
+            return XCTFail("the recording is silent (\(frames) frames)")
+        }
+        let head = (0..<256).map { tone.sample(channel: 1, frame: Int64($0)) }
+        guard let start = (firstSound..<max(firstSound, frames - 256)).first(where: { at in
+            (0..<256).allSatisfy { samples[2 * (at + $0) + 1] == head[$0] }
+        }) else {
+            return XCTFail("the first 256 played frames are nowhere in the recording")
+        }
+        let preRoll = start - firstSound
+        // Every frame from the aligned start must equal the formulas until playback was cut by
+        // stop(); after that the monitor must be exact silence (no glitch, no gap, no repeat).
+        var matching = 0
+        while start + matching < frames,
+              samples[2 * (start + matching)] == tone.sample(channel: 0, frame: Int64(matching)),
+              samples[2 * (start + matching) + 1] == tone.sample(channel: 1, frame: Int64(matching)) {
+            matching += 1
+        }
+        let trailingNonZero = samples[(2 * (start + matching))...].filter { $0 != 0 }.count
+        print("loopback: rendered \(rendered) frames, recorded \(frames), first sound at frame \(firstSound), "
+              + "pre-roll \(preRoll) frames, \(matching) frames bit-identical, \(trailingNonZero) non-zero samples after the cut; "
+              + "latency \(latency.map { "\($0.server * 1000) ms server + \($0.ring * 1000) ms ring" } ?? "n/a"), "
+              + "underruns \(underruns), realtime thread \(realtime)")
+        XCTAssertLessThanOrEqual(preRoll, 960, "pre-roll longer than the 20 ms buffer")
+        XCTAssertGreaterThan(matching, Int(1.9 * 48000), "fewer than 1.9 s of bit-identical samples")
+        XCTAssertLessThanOrEqual(matching, rendered)
+        XCTAssertEqual(trailingNonZero, 0, "the recording continues with something other than silence at frame \(matching)")
+        XCTAssertEqual(underruns, 0)
+
+        let window = (0..<48000).map { samples[2 * (start + 24000 + $0)] }
+        let fit = SineFit.fit(window, sampleRate: 48000)
+        print(String(format: "loopback fit: %.6f Hz, amplitude %.7f (%.3f dBFS), residual RMS %.2e",
+                     fit.frequency, fit.amplitude, 20 * log10(fit.amplitude), fit.residualRMS))
+        XCTAssertEqual(fit.frequency, 1000, accuracy: 0.001)
+        XCTAssertEqual(fit.amplitude, 0.5, accuracy: 1e-5)
+        XCTAssertLessThan(fit.residualRMS, 1e-6)
+    }
+
+    /// The requested target latency reaches the server as tlength; the reported latency is of
+    /// that order (server part) and our ring adds at most its capacity.
+    func testLatencyRequestedVersusReported() throws {
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+        for requested in [20.0, 60.0] {
+            let tone = TestTone(frequency: 440, amplitudes: [0.1, 0.1])
+            let stream = try PulsePlaybackStream(
+                context: context,
+                configuration: PulseStreamConfiguration(latencyMilliseconds: requested, maximumFramesPerSlice: 256),
+                render: tone.render)
+            try stream.start()
+            var samples: [PulseLatency] = []
+            for _ in 0..<20 {
+                usleep(50_000)
+                if let l = stream.latency() { samples.append(l) }
+            }
+            let attributes = try XCTUnwrap(stream.bufferAttributes)
+            let underruns = stream.underrunCount
+            stream.stop()
+            XCTAssertFalse(samples.isEmpty)
+            let server = samples.map(\.server).reduce(0, +) / Double(samples.count)
+            let total = samples.map(\.total).reduce(0, +) / Double(samples.count)
+            print(String(format: "latency: requested %.0f ms, tlength %d frames (%.2f ms), minreq %d, prebuf %d; reported mean server %.2f ms, total with ring %.2f ms, max total %.2f ms; underruns %d",
+                         requested, attributes.targetLength, Double(attributes.targetLength) / 48, attributes.minimumRequest,
+                         attributes.prebuffer, server * 1000, total * 1000, (samples.map(\.total).max() ?? 0) * 1000, underruns))
+            // With PA_STREAM_ADJUST_LATENCY the server splits the request between the sink's own
+            // latency and the stream buffer (tlength), so tlength is below the request and the
+            // reported latency is close to it; our ring adds at most two slices.
+            let requestedFrames = Int(requested * 48)
+            XCTAssertLessThanOrEqual(attributes.targetLength, requestedFrames)
+            XCTAssertGreaterThanOrEqual(attributes.targetLength, requestedFrames / 2)
+            XCTAssertGreaterThan(server, requested / 1000 * 0.5)
+            XCTAssertLessThan(server, requested / 1000 * 1.25 + 0.002)
+            XCTAssertLessThan(samples.map(\.total).max() ?? 1, requested / 1000 * 1.25 + 0.002 + 2 * 256 / 48000)
+            XCTAssertEqual(underruns, 0)
+        }
+    }
+
+    /// A render call that stalls for 150 ms (longer than the 20 ms buffer) makes the server run
+    /// dry: the underflow callback must count it.
+    func testUnderrunIsCounted() throws {
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+        let tone = TestTone(frequency: 440, amplitudes: [0.1, 0.1], stallSeconds: 0.15, stallAtFrame: 24000)
+        let stream = try PulsePlaybackStream(context: context, configuration: PulseStreamConfiguration(latencyMilliseconds: 20),
+                                             render: tone.render)
+        try stream.start()
+        Thread.sleep(forTimeInterval: 1.2)
+        let underruns = stream.underrunCount
+        stream.stop()
+        print("underrun test: \(underruns) underrun(s) after one 150 ms stall")
+        XCTAssertGreaterThanOrEqual(underruns, 1)
+        XCTAssertLessThanOrEqual(underruns, 3)
+    }
+
+    /// Killing the daemon while playing is reported within a second, and stop() still returns promptly.
+    func testServerKilledWhilePlayingIsDetectedWithinOneSecond() throws {
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+        let tone = TestTone(frequency: 440, amplitudes: [0.1, 0.1])
+        let stream = try PulsePlaybackStream(context: context, configuration: PulseStreamConfiguration(), render: tone.render)
+        let reported = expectation(description: "fault handler called")
+        stream.setFaultHandler { _ in reported.fulfill() }
+        try stream.start()
+        usleep(500_000)
+        let killedAt = Date()
+        server.kill()
+        while stream.fault == nil && Date().timeIntervalSince(killedAt) < 3 { usleep(1000) }
+        let detection = Date().timeIntervalSince(killedAt)
+        wait(for: [reported], timeout: 1)
+        let fault = stream.fault
+        let stopStart = Date()
+        stream.stop()
+        let stopTime = Date().timeIntervalSince(stopStart)
+        print(String(format: "server killed: fault after %.1f ms (%@), stop took %.1f ms",
+                     detection * 1000, fault.map { "\($0)" } ?? "none", stopTime * 1000))
+        XCTAssertLessThan(detection, 1.0)
+        guard case .connectionLost = fault else { return XCTFail("expected connectionLost, got \(String(describing: fault))") }
+        XCTAssertFalse(context.isConnected)
+        XCTAssertLessThan(stopTime, 1.0)
+        XCTAssertThrowsError(try stream.start()) // the context is gone: a clear error, no hang
+    }
+
+    /// Removing the sink a stream plays to is a fault of that stream, reported within a second.
+    func testSinkRemovedWhilePlayingIsDetected() throws {
+        let module = try server.run("pactl", ["load-module", "module-null-sink", "sink_name=extra",
+                                              "format=float32le", "rate=48000", "channels=2"])
+        XCTAssertEqual(module.status, 0)
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+        let tone = TestTone(frequency: 440, amplitudes: [0.1, 0.1])
+        let stream = try PulsePlaybackStream(context: context, configuration: PulseStreamConfiguration(device: "extra"),
+                                             render: tone.render)
+        try stream.start()
+        usleep(300_000)
+        let removedAt = Date()
+        XCTAssertEqual(try server.run("pactl", ["unload-module", module.output.trimmingCharacters(in: .whitespacesAndNewlines)]).status, 0)
+        while stream.fault == nil && Date().timeIntervalSince(removedAt) < 3 { usleep(1000) }
+        let detection = Date().timeIntervalSince(removedAt)
+        print(String(format: "sink removed: fault after %.1f ms: %@", detection * 1000, stream.fault.map { "\($0)" } ?? "none"))
+        XCTAssertLessThan(detection, 1.0)
+        XCTAssertEqual(stream.fault, .deviceLost(name: "extra"))
+        XCTAssertTrue(context.isConnected, "only the stream failed, not the connection")
+        stream.stop()
+    }
+
+    func testUnknownSinkIsDeviceNotFound() throws {
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+        let tone = TestTone(frequency: 440, amplitudes: [0.1, 0.1])
+        let stream = try PulsePlaybackStream(context: context, configuration: PulseStreamConfiguration(device: "no-such-sink"),
+                                             render: tone.render)
+        XCTAssertThrowsError(try stream.start()) { error in
+            XCTAssertEqual(error as? PulseError, .deviceNotFound(name: "no-such-sink"))
+        }
+        XCTAssertFalse(stream.isRunning)
+    }
+
+    /// start/stop cycles leave no thread and no sink input behind; stop is idempotent.
+    func testStartStopLeavesNothingBehind() throws {
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+        let before = threadCount()
+        let tone = TestTone(frequency: 440, amplitudes: [0.1, 0.1])
+        let stream = try PulsePlaybackStream(context: context, configuration: PulseStreamConfiguration(), render: tone.render)
+        for _ in 0..<3 {
+            try stream.start()
+            try waitForClients("sink-inputs")
+            XCTAssertEqual(threadCount(), before + 1, "one render thread while running")
+            usleep(100_000)
+            stream.stop()
+            stream.stop()
+            XCTAssertEqual(threadCount(), before)
+            XCTAssertEqual(try server.run("pactl", ["list", "short", "sink-inputs"]).output, "")
+        }
+    }
+}
