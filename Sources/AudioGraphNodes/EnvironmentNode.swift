@@ -68,7 +68,7 @@ public final class EnvironmentNode: AudioNode, @unchecked Sendable {
         var set: HRTFSet?
         if properties.renderingAlgorithm == .hrtf {
             do {
-                set = try HRTFSet(path: hrtfPath, sampleRate: rate)
+                set = try HRTFSet.shared(path: hrtfPath, sampleRate: rate)
             } catch {
                 throw .nodeSetupFailed(node: id, reason: error.description)
             }

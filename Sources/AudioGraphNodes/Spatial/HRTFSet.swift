@@ -2,6 +2,7 @@
 
 import CFFTW
 import CMySofa
+import Synchronization
 
 /// A head-related transfer function set from a SOFA file, ready for partitioned convolution.
 ///
@@ -45,6 +46,31 @@ public final class HRTFSet: @unchecked Sendable {
 
     /// The MIT KEMAR (normal pinna) set that Debian's libmysofa package ships.
     public static let defaultPath = "/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa"
+
+    private struct CacheKey: Hashable {
+        var path: String
+        var sampleRate: Double
+        var blockSize: Int
+    }
+    private static let cache = Mutex<[CacheKey: HRTFSet]>([:])
+
+    /// The set for `path` at `sampleRate`, loaded once per process and then shared (loading
+    /// resamples every response with libmysofa, about 2.5 s for MIT KEMAR from 44.1 to 48 kHz).
+    /// Control threads only: it may read the file while holding a lock.
+    public static func shared(path: String = HRTFSet.defaultPath, sampleRate: Double, blockSize: Int = 128) throws(Error) -> HRTFSet {
+        let key = CacheKey(path: path, sampleRate: sampleRate, blockSize: blockSize)
+        let result: Result<HRTFSet, Error> = cache.withLock { cache in
+            if let set = cache[key] { return .success(set) }
+            do throws(Error) {
+                let set = try HRTFSet(path: path, sampleRate: sampleRate, blockSize: blockSize)
+                cache[key] = set
+                return .success(set)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
 
     /// The rate the responses were resampled to.
     public let sampleRate: Double

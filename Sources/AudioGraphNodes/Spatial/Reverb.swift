@@ -15,9 +15,12 @@ import Darwin
 /// filter `f[n] = g_i·(1 - b_i)·y[n] + b_i·f[n-1]` with
 /// `b_i = ln(10)/4 · log10(g_i) · (1 - 1/α²)` makes the decay time at Nyquist `α·T60`
 /// (J.-M. Jot, 1991). The Hadamard matrix (scaled by 1/√8) is orthogonal and every loop gain is
-/// below 1, so the network is stable for every preset. The mono input feeds all lines; the left
-/// and right outputs take the lines with two orthogonal sign patterns (decorrelated) and are
-/// scaled by 1/√8 and by `level`.
+/// below 1, so the network is stable for every preset. The mono input feeds all lines with a
+/// fixed sign pattern; the left and right outputs take the lines with two other sign patterns
+/// (decorrelated) and are
+/// scaled by 1/√8, by a per-preset normalisation that gives each channel's impulse response
+/// about unit energy (so at `level` 0 dB the reverb of white noise is about as loud as the
+/// noise), and by `level`.
 ///
 /// Presets (decay time `T60` at low frequencies, high-frequency ratio `α`, line lengths):
 ///
@@ -86,6 +89,9 @@ public final class Reverb {
     /// The output level in dB.
     public private(set) var level: Double
     private var outputGain: Float
+    /// Scales the output so that the impulse response has about unit energy: 1/sqrt of the
+    /// recirculated energy `|H_i|²/(1 - |H_i|²)` averaged over lines and frequencies.
+    private var normalization: Float = 1
     private let buffer: UnsafeMutablePointer<Float>   // all lines, each `capacity` long
     private let capacity: Int
     private let lengths: UnsafeMutablePointer<Int>
@@ -94,6 +100,10 @@ public final class Reverb {
     private let pole: UnsafeMutablePointer<Float>          // b
     private let filterState: UnsafeMutablePointer<Float>
     private let scratch: UnsafeMutablePointer<Float>
+    /// Sign patterns: input distribution and the two outputs (fixed, mutually decorrelating).
+    private let inputSigns: UnsafeMutablePointer<Float>
+    private let leftSigns: UnsafeMutablePointer<Float>
+    private let rightSigns: UnsafeMutablePointer<Float>
 
     /// Makes a reverb for `sampleRate`, with `preset` and an output `level` in dB.
     public init(sampleRate: Double, preset: Preset = .mediumRoom, level: Double = 0) {
@@ -112,17 +122,28 @@ public final class Reverb {
         pole = .allocate(capacity: n); pole.initialize(repeating: 0, count: n)
         filterState = .allocate(capacity: n); filterState.initialize(repeating: 0, count: n)
         scratch = .allocate(capacity: n); scratch.initialize(repeating: 0, count: n)
+        inputSigns = .allocate(capacity: n)
+        leftSigns = .allocate(capacity: n)
+        rightSigns = .allocate(capacity: n)
+        let b: [Float] = [1, -1, 1, 1, -1, -1, 1, -1]
+        let l: [Float] = [1, 1, -1, 1, -1, 1, -1, -1]
+        let r: [Float] = [1, -1, -1, -1, 1, 1, 1, -1]
+        for i in 0..<n {
+            inputSigns[i] = b[i]; leftSigns[i] = l[i]; rightSigns[i] = r[i]
+        }
         configure()
     }
 
     deinit {
         buffer.deallocate(); lengths.deallocate(); positions.deallocate(); feedforward.deallocate()
         pole.deallocate(); filterState.deallocate(); scratch.deallocate()
+        inputSigns.deallocate(); leftSigns.deallocate(); rightSigns.deallocate()
     }
 
     /// The line length (frames) and loop coefficients for the current preset.
     private func configure() {
         let t60 = preset.decayTime, alpha = preset.highFrequencyRatio
+        var energy = 0.0
         for i in 0..<Self.lineCount {
             let d = max(1, min(capacity - 1, Int((Self.baseLengths[i] * preset.size * sampleRate / 48000).rounded())))
             lengths[i] = d
@@ -130,7 +151,16 @@ public final class Reverb {
             let b = log(10) / 4 * log10(g) * (1 - 1 / (alpha * alpha))
             feedforward[i] = Float(g * (1 - b))
             pole[i] = Float(b)
+            // Energy of this line's recirculation, averaged over frequency: every output pass has
+            // been through the absorption filter k >= 1 times, so sum |H|^2k = |H|²/(1 - |H|²).
+            let grid = 64
+            for k in 0..<grid {
+                let w = Double.pi * (Double(k) + 0.5) / Double(grid)
+                let h2 = g * g * (1 - b) * (1 - b) / (1 - 2 * b * cos(w) + b * b)
+                energy += h2 / (1 - h2) / Double(grid * Self.lineCount)
+            }
         }
+        normalization = Float(1 / energy.squareRoot())
     }
 
     /// Changes the room; the tail is cleared (a new room starts silent). Real-time safe.
@@ -160,7 +190,7 @@ public final class Reverb {
                         right: UnsafeMutablePointer<Float>, frameCount: Int, accumulate: Bool) {
         let n = Self.lineCount
         let norm = Float(1 / Double(n).squareRoot())
-        let gain = outputGain * norm
+        let gain = outputGain * norm * normalization
         let f = scratch
         for frame in 0..<frameCount {
             var outL: Float = 0, outR: Float = 0
@@ -170,10 +200,8 @@ public final class Reverb {
                 let v = feedforward[i] * y + pole[i] * filterState[i]
                 filterState[i] = v
                 f[i] = v
-                // Output sign patterns: two rows of the 8×8 Hadamard matrix (all +1, and
-                // alternating), orthogonal, so the two sides are decorrelated.
-                outL += v
-                outR += i & 1 == 0 ? v : -v
+                outL += leftSigns[i] * v
+                outR += rightSigns[i] * v
             }
             // Orthogonal feedback: the fast Walsh-Hadamard transform, scaled by 1/sqrt(8).
             var h = 1
@@ -191,7 +219,7 @@ public final class Reverb {
             }
             let x = input[frame]
             for i in 0..<n {
-                buffer[i * capacity + positions[i]] = f[i] * norm + x
+                buffer[i * capacity + positions[i]] = f[i] * norm + inputSigns[i] * x
                 let p = positions[i] + 1
                 positions[i] = p == lengths[i] ? 0 : p
             }

@@ -6,7 +6,7 @@ import XCTest
 @testable import AudioGraphNodes
 
 final class HRTFConvolverTests: XCTestCase {
-    static let sharedSet: HRTFSet = try! HRTFSet(sampleRate: 48000)
+    static let sharedSet: HRTFSet = try! HRTFSet.shared(sampleRate: 48000)
     var set: HRTFSet { Self.sharedSet }
 
     /// libmysofa's own filter for a direction in our frame, read directly.

@@ -7,7 +7,8 @@ import XCTest
 
 final class HRTFSetTests: XCTestCase {
     func testLoadsTheDefaultSetAtTheGraphRate() throws {
-        let set = try HRTFSet(sampleRate: 48000)
+        let set = try HRTFSet.shared(sampleRate: 48000)
+        XCTAssertTrue(try HRTFSet.shared(sampleRate: 48000) === set, "loaded once, then shared")
         // What libmysofa itself reports for the same file and rate.
         var length: Int32 = 0, err: Int32 = 0
         let easy = try XCTUnwrap(mysofa_open(HRTFSet.defaultPath, 48000, &length, &err))
@@ -41,7 +42,7 @@ final class HRTFSetTests: XCTestCase {
     }
 
     func testNearestMeasurementMatchesLibmysofa() throws {
-        let set = try HRTFSet(sampleRate: 48000)
+        let set = try HRTFSet.shared(sampleRate: 48000)
         var length: Int32 = 0, err: Int32 = 0
         let easy = try XCTUnwrap(mysofa_open(HRTFSet.defaultPath, 48000, &length, &err))
         defer { mysofa_close(easy) }

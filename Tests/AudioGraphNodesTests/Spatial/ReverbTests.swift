@@ -75,6 +75,17 @@ final class ReverbTests: XCTestCase {
         XCTAssertLessThan(abs(lr) / (ll * rr).squareRoot(), 0.3)
     }
 
+    func testImpulseResponseHasAboutUnitEnergyAtZeroDecibels() {
+        for preset in Reverb.Preset.allCases {
+            let ir = impulseResponse(preset, seconds: preset.decayTime * 2)
+            let el = 10 * log10(ir.l.reduce(0.0) { $0 + Double($1 * $1) })
+            let er = 10 * log10(ir.r.reduce(0.0) { $0 + Double($1 * $1) })
+            print("reverb \(preset.rawValue): impulse response energy L \(String(format: "%.2f", el)) dB, R \(String(format: "%.2f", er)) dB")
+            XCTAssertEqual(el, 0, accuracy: 1, "\(preset)")
+            XCTAssertEqual(el, er, accuracy: 1.5, "\(preset): both sides alike")
+        }
+    }
+
     func testLevelScalesTheOutput() {
         let a = impulseResponse(.plate, seconds: 0.3), b = impulseResponse(.plate, seconds: 0.3, level: -12)
         for i in stride(from: 0, to: a.l.count, by: 97) {
