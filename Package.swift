@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "AudioGraphNodesTests",
                     dependencies: ["AudioGraphNodes", "AudioGraphTesting", "CAllocationCounter"]),
         .testTarget(name: "AudioGraphPulseTests",
-                    dependencies: ["AudioGraphPulse", "AudioGraphKit", "AudioGraphTesting"]),
+                    dependencies: ["AudioGraphPulse", "AudioGraphKit", "AudioGraphTesting", "CAllocationCounter"]),
         .testTarget(name: "AudioGraphKitTests",
                     dependencies: ["AudioGraphKit", "AudioGraphTesting"],
                     resources: [.copy("Fixtures")]),

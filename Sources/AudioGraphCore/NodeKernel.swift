@@ -29,6 +29,8 @@ open class NodeKernel: @unchecked Sendable {
     /// The graph frame at which this node started (sources count their own time from it).
     public internal(set) var startSampleTime: Int64 = 0
     var lastRenderedSampleTime: Int64 = .min
+    /// Taps recording output buses (offline rendering; empty otherwise).
+    var taps: [KernelTap] = []
     var lastRenderedFrameCount: Int = -1
 
     // MARK: Control thread only (ownership of memory)

@@ -97,6 +97,7 @@ final class RenderPlan: @unchecked Sendable {
         k.lastRenderedFrameCount = context.frameCount
         k.render(context: context, inputs: RenderInputs(plan: self, first: e.firstInput, count: e.inputCount,
                                                         context: context))
+        if !k.taps.isEmpty { k.recordTaps(frameCount: context.frameCount) }
     }
 
     /// The buffer of input slot `slot`, rendering its source first. Real-time safe.

@@ -83,7 +83,7 @@ public final class OfflineRenderer {
         let graph = built.graph
         let d = built.validated.description
         let temporary = Self.temporaryPath(for: outputPath)
-        var tapWriters: [(tap: TapDescription, writer: AudioFileWriter, temporary: String)] = []
+        var tapWriters: [(tap: TapDescription, writer: AudioFileWriter, temporary: String, rate: Double)] = []
         var finished = false
         defer {
             if !finished {
@@ -99,7 +99,7 @@ public final class OfflineRenderer {
                 var tf = node?.outputFormats[safe: tap.bus] ?? .canonical(sampleRate: graphTimelineRate, channelCount: 1)
                 tf.sampleType = AudioFileWriter.defaultSampleType(forPath: tap.path)
                 let path = Self.temporaryPath(for: tap.path)
-                tapWriters.append((tap, try AudioFileWriter(path: path, format: tf), path))
+                tapWriters.append((tap, try AudioFileWriter(path: path, format: tf), path, tf.sampleRate))
             }
         } catch {
             throw .file(error)
@@ -114,6 +114,19 @@ public final class OfflineRenderer {
         let mapped = AudioBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)
         var graphFrames: Int64 = 0
         var failure: RenderError?
+        // One recorder per tap, attached to the node's kernel once it exists (nodes added by an
+        // update get theirs after that update).
+        var recorders = [KernelTap?](repeating: nil, count: tapWriters.count)
+        func attachRecorders() {
+            for (i, t) in tapWriters.enumerated() where recorders[i] == nil {
+                guard let node = graph.node(t.tap.node), let kernel = node.kernel, t.tap.bus < kernel.outputs.count else { continue }
+                let tap = KernelTap(bus: t.tap.bus, channelCount: kernel.outputs[t.tap.bus].channelCount,
+                                    capacity: 16 * sliceSize + 4 * Resampler.blockFrames)
+                kernel.attachTap(tap)
+                recorders[i] = tap
+            }
+        }
+        attachRecorders()
 
         /// Renders `count` graph frames (splitting slices at update frames, applying updates,
         /// writing taps) into `destination`, remixed to the file's channel count.
@@ -125,6 +138,7 @@ public final class OfflineRenderer {
                         let list = try GraphBuilder.changes(for: updates[nextUpdate].update, sampleRate: d.sampleRate, replaceOutput: true)
                         graph.enqueue(contentsOf: list)
                         try graph.update(waitUntilApplied: false)
+                        attachRecorders()
                     } catch {
                         failure = .graph(error)
                         return done
@@ -143,13 +157,19 @@ public final class OfflineRenderer {
                 }
                 for c in 0..<destination.count { (destination[c] + done).update(from: written.channel(c), count: n) }
                 do {
-                    for t in tapWriters {
-                        if let k = graph.node(t.tap.node)?.kernel,
-                           let b = k.renderedOutput(bus: t.tap.bus, sampleTime: sampleTime, frameCount: n) {
-                            try t.writer.write(b.buffer, frameCount: n)
-                        } else {
+                    for (i, t) in tapWriters.enumerated() {
+                        guard let recorder = recorders[i] else {
                             try t.writer.write(silence.list, frameCount: n)
+                            continue
                         }
+                        var recorded = 0
+                        try recorder.drain { (b, frames) throws(AudioFileError) in
+                            recorded = frames
+                            try t.writer.write(b, frameCount: frames)
+                        }
+                        // A node on the output timeline that did not render this slice (it was
+                        // not pulled) produced silence; a node at another rate records as it ran.
+                        if recorded == 0 && t.rate == graphTimelineRate { try t.writer.write(silence.list, frameCount: n) }
                     }
                 } catch {
                     failure = .file(error)

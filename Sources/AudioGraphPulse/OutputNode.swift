@@ -43,6 +43,9 @@ public final class OutputNode: AudioNode, @unchecked Sendable {
 
     // MARK: Live driving
 
+    /// Tests only: called on the render thread before each slice (set before `start`).
+    nonisolated(unsafe) var testOnly_renderThreadHook: (@Sendable () -> Void)?
+
     /// Starts `graph` (initialized, with this node as its output) and a playback stream on
     /// `context` that pulls it. Unconnected input: plays silence in stereo at the graph's rate.
     ///
@@ -55,8 +58,10 @@ public final class OutputNode: AudioNode, @unchecked Sendable {
             sampleRate: Int(format.sampleRate.rounded()), channels: channels, device: properties.device,
             latencyMilliseconds: properties.latency, maximumFramesPerSlice: graph.maximumFramesPerSlice,
             streamName: properties.streamName ?? "AudioGraph \(id)")
+        let hook = testOnly_renderThreadHook
         let s = try PulsePlaybackStream(context: context, configuration: configuration) { [unowned graph] _, frames, buffers in
             // Render thread: pull one slice of the graph and copy it out (silence if nothing).
+            hook?()
             if let result = graph.render(frameCount: frames), !result.isSilent {
                 let available = result.buffer.channelCount
                 for c in 0..<channels {

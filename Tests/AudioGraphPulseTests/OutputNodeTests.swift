@@ -1,0 +1,99 @@
+// The live path keeps the real-time rules: the PulseAudio render thread allocates and locks nothing.
+@testable import AudioGraphPulse
+import AudioGraphKit
+import AudioGraphTesting
+import CAllocationCounter
+import Foundation
+import Synchronization
+import XCTest
+
+/// State the render-thread hook shares with the test (atomics only).
+private final class Tracking: Sendable {
+    let slices = Atomic<Int>(0)
+    let tracking = Atomic<Bool>(false)
+    let stopRequested = Atomic<Bool>(false)
+    let stopped = Atomic<Bool>(false)
+    let warmUpSlices = 50
+}
+
+final class OutputNodeTests: XCTestCase {
+    private var server: PulseTestServer!
+
+    override func setUpWithError() throws {
+        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
+        server = try PulseTestServer()
+    }
+
+    override func tearDown() {
+        server?.stop()
+        server = nil
+    }
+
+    /// 3 s of live playback of a mixer graph at 20 ms latency while this thread sets parameters
+    /// and applies connect/disconnect change lists: the render thread (tracked from its 50th slice
+    /// until just before it stops) makes no allocation, no free and takes no mutex.
+    func testLiveRenderThreadAllocatesNothingAndTakesNoLock() throws {
+        let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
+        let a = OscillatorNode(id: "a", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine))
+        let b = OscillatorNode(id: "b", sampleRate: 48000, properties: OscillatorProperties(waveform: .triangle, channels: 2))
+        let mix = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
+        let out = OutputNode(id: "out", properties: OutputProperties(latency: 20))
+        for n in [a, b, mix, out] as [AudioNode] { try graph.addNode(n) }
+        try graph.connect("a", to: "mix", inputBus: 0)
+        try graph.connect("b", to: "mix", inputBus: 1)
+        try graph.connect("mix", to: "out")
+        try graph.initialize()
+
+        let t = Tracking()
+        out.testOnly_renderThreadHook = {
+            let n = t.slices.add(1, ordering: .relaxed).newValue
+            if t.stopRequested.load(ordering: .acquiring) {
+                if t.tracking.load(ordering: .relaxed) {
+                    ag_counter_track_this_thread(0)
+                    t.tracking.store(false, ordering: .relaxed)
+                }
+                t.stopped.store(true, ordering: .releasing)
+            } else if n == t.warmUpSlices {
+                ag_counter_reset()
+                ag_counter_track_this_thread(1)
+                t.tracking.store(true, ordering: .relaxed)
+            }
+        }
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+        try out.start(graph: graph, context: context)
+
+        let clock = ContinuousClock()
+        let until = clock.now + .seconds(3)
+        var step = 0, lists = 0
+        var connected = true
+        while clock.now < until {
+            step += 1
+            try a.setParameter("frequency", 300 + Double(step % 500), rampFrames: 240)
+            try mix.setParameter("input.1.pan", Double(step % 21) / 10 - 1)
+            if step % 10 == 0 {
+                graph.enqueue(connected ? .disconnect(destination: "mix", destinationBus: 0)
+                                        : .connect(source: "a", sourceBus: 0, destination: "mix", destinationBus: 0))
+                connected.toggle()
+                try graph.update(waitUntilApplied: true)
+                lists += 1
+            }
+            usleep(1000)
+        }
+        t.stopRequested.store(true, ordering: .releasing)
+        let deadline = clock.now + .seconds(2)
+        while !t.stopped.load(ordering: .acquiring) && clock.now < deadline { usleep(1000) }
+        let allocations = ag_counter_allocations(), frees = ag_counter_frees(), locks = ag_counter_locks()
+        let underruns = out.underrunCount
+        out.stop()
+        let slices = t.slices.load(ordering: .relaxed)
+        print("live real-time safety: \(slices) slices, \(lists) change lists, \(underruns) underruns; "
+              + "render thread: \(allocations) allocations, \(frees) frees, \(locks) mutex locks")
+        XCTAssertTrue(t.stopped.load(ordering: .acquiring), "the render thread stopped calling back")
+        XCTAssertGreaterThan(slices, 300, "3 s at 256-frame slices is about 560 slices")
+        XCTAssertGreaterThan(lists, 20)
+        XCTAssertEqual(allocations, 0, "the live render thread allocated")
+        XCTAssertEqual(frees, 0, "the live render thread freed memory")
+        XCTAssertEqual(locks, 0, "the live render thread took a mutex")
+    }
+}
