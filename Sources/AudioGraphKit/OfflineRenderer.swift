@@ -68,7 +68,11 @@ public final class OfflineRenderer {
         let seconds = duration ?? validated.defaultRenderDuration
         frameCount = frames ?? Int64((seconds * outputRate).rounded())
         var format = client
-        format.sampleType = sampleType ?? (out.clientFormatRequest.sampleType ?? AudioFileWriter.defaultSampleType(forPath: outputPath))
+        // The command line's type, else the client format's declared one, else a type the graph
+        // delivers (a converter's integer type), else the file type's default.
+        let delivered = out.inputFormat?.sampleType
+        format.sampleType = sampleType ?? out.clientFormatRequest.sampleType
+            ?? ((delivered != nil && delivered != .float32) ? delivered! : AudioFileWriter.defaultSampleType(forPath: outputPath))
         format.isInterleaved = false
         fileFormat = format
     }
