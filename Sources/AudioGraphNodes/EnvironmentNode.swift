@@ -33,8 +33,9 @@ public final class EnvironmentNode: AudioNode, @unchecked Sendable {
     /// The properties as last applied.
     public private(set) var properties: EnvironmentProperties
 
-    /// Makes an environment with `inputBusCount` inputs; throws when `properties` ask for a
-    /// channel count other than 2.
+    /// Makes an environment with `inputBusCount` inputs. A `channels` property other than 2 is
+    /// rejected when formats are resolved (initialize); a missing or unreadable HRTF file when
+    /// the kernel is made (initialize, `AudioGraphError.nodeSetupFailed`).
     public init(id: String, sampleRate: Double, inputBusCount: Int = 1,
                 properties: EnvironmentProperties = EnvironmentProperties()) {
         self.properties = properties
