@@ -37,7 +37,7 @@ BENCH_DEB_PACKAGES := sox
 PY_MODULES := numpy scipy soundfile
 PY_IMPORTS := numpy, scipy, soundfile
 
-.PHONY: all deps deps-debian deps-python deps-bench build run test tsan conformance bench clean
+.PHONY: all deps deps-debian deps-python deps-python-debian deps-bench build run test tsan conformance bench clean
 
 all: build
 
@@ -69,8 +69,17 @@ deps-python:
 	  echo "deps: Python modules present ($(PY_MODULES))"; \
 	else \
 	  echo "deps: installing Python modules: $(PY_MODULES)"; \
-	  $(PYTHON) -m pip install --quiet --disable-pip-version-check $(PY_MODULES); \
+	  $(PYTHON) -m pip install --quiet --disable-pip-version-check $(PY_MODULES) \
+	  || $(PYTHON) -m pip install --quiet --disable-pip-version-check --break-system-packages $(PY_MODULES) \
+	  || { [ "$$(command -v $(PYTHON))" = /usr/bin/python3 ] \
+	       && $(MAKE) --no-print-directory deps-python-debian; }; \
+	  $(PYTHON) -c 'import $(PY_IMPORTS)' \
+	  || { echo "deps: $(PYTHON) still cannot import $(PY_IMPORTS)" >&2; exit 1; }; \
 	fi
+
+# Debian's own python3 (no pip, or an externally managed environment): Debian's packages.
+deps-python-debian:
+	$(call apt_install_missing,python3-numpy python3-scipy python3-soundfile)
 
 deps-bench:
 	$(call apt_install_missing,$(BENCH_DEB_PACKAGES))

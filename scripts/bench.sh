@@ -3,8 +3,10 @@
 #
 #   scripts/bench.sh [GRAPH] [RUNS]     (defaults: Graphs/demo.json, 5)
 #
-# Renders GRAPH with the release CLI and asks sox to synthesise the graph's sine oscillators
-# (same rate, duration, frequencies, channel count) mixed to one file, both as 32-bit float WAV.
+# Renders GRAPH with the release CLI and asks sox to synthesise the graph's oscillators (same
+# rate, duration, waveforms, frequencies, output channel count) mixed to one file, both as 32-bit
+# float WAV. sox's square, sawtooth and triangle are not band-limited and it applies no
+# automation or updates, so the peer does somewhat less work than audiograph.
 # Prints the best wall time of RUNS runs of each and the ratio; ratio > 1 means audiograph is
 # faster. The lead refines the graph and the comparison; `make bench` installs sox first.
 set -euo pipefail
@@ -17,26 +19,28 @@ cli=.build/release/audiograph
 command -v sox >/dev/null || { echo "bench: sox is missing; 'make bench' installs it" >&2; exit 1; }
 [ -f "$graph" ] || { echo "bench: $graph does not exist" >&2; exit 1; }
 
-# What sox must synthesise: rate, duration, output channels and the sine oscillators' frequencies.
-read -r rate duration channels freqs < <(python3 - "$graph" <<'PY'
+# What sox must synthesise: rate, duration, output channels and the oscillators (waveform:frequency).
+read -r rate duration channels tone_list < <(python3 - "$graph" <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1]))
 rate = g.get("sampleRate", 48000)
 duration = g.get("duration", 10.0)
 channels = 2
-freqs = []
+sox_type = {"sine": "sine", "square": "square", "sawtooth": "sawtooth", "triangle": "triangle",
+            "noise": "whitenoise"}
+tones = []
 for n in g["nodes"]:
     p, q = n.get("parameters", {}), n.get("properties", {})
-    if n["type"] == "oscillator" and q.get("waveform", "sine") == "sine":
-        freqs.append(p.get("frequency", 440))
+    if n["type"] == "oscillator":
+        tones.append(f'{sox_type[q.get("waveform", "sine")]}:{p.get("frequency", 440)}')
     if n["type"] in ("genericOutput", "output"):
         channels = n.get("format", {}).get("channels", channels)
-if not freqs:
-    freqs = [440]
-print(rate, duration, channels, ",".join(str(f) for f in freqs))
+if not tones:
+    tones = ["sine:440"]
+print(rate, duration, channels, ",".join(tones))
 PY
 )
-IFS=, read -r -a tones <<<"$freqs"
+IFS=, read -r -a tones <<<"$tone_list"
 
 tmp=$(mktemp -d /tmp/ag-bench-XXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -57,13 +61,13 @@ best_time() {
 }
 
 synth=()
-for f in "${tones[@]}"; do synth+=(sine "$f"); done
+for t in "${tones[@]}"; do synth+=("${t%%:*}" "${t#*:}"); done
 k=${#tones[@]}
 
-echo "bench: $graph: ${duration} s at ${rate} Hz, ${channels} channel(s), ${k} sine tone(s): ${tones[*]} Hz; best of $runs"
+echo "bench: $graph: ${duration} s at ${rate} Hz, ${channels} channel(s), ${k} oscillator(s) (${tones[*]}); best of $runs"
 ours=$(best_time "$cli" render "$graph" -o "$tmp/ours.wav" --sample-type float32 --quiet)
-# sox: one tone per channel, then all channels mixed and spread to the output channel count.
-peer=$(best_time sox -q -n -r "$rate" -c "$k" -b 32 -e floating-point "$tmp/peer.wav" \
+# sox: one tone per channel of a K-channel null input, then all mixed and spread to the output channels.
+peer=$(best_time sox -q -r "$rate" -c "$k" -n -c "$channels" -b 32 -e floating-point "$tmp/peer.wav" \
   synth "$duration" "${synth[@]}" remix - channels "$channels")
 
 # Both must have written the same amount of audio, or the times compare nothing.

@@ -82,7 +82,7 @@ public struct ParameterRenderState {
             }
             scratch[i] = Float(current)
         }
-        if rampPosition >= rampLength { current = target }
+        current = rampPosition >= rampLength ? target : rampStart + delta * (Double(rampPosition) / length)  // the next frame's value
         return ParameterValues(constant: Float(current), values: scratch)
     }
 }

@@ -53,11 +53,29 @@ public enum GraphBuilder {
                 list.append(.addNode(try NodeFactory.makeNode(n, sampleRate: sampleRate, replaceOutput: replaceOutput)))
             case .removeNode(let id):
                 list.append(.removeNode(id))
-            case let .setProperty(node, name, value, _):
-                list.append(.setProperty(node: node, name: name, value: value.propertyValue))
+            case let .setProperty(node, name, value, configuration):
+                list.append(.setProperty(node: node, name: name,
+                                         value: typedPropertyValue(name, configuration: configuration) ?? value.propertyValue))
             }
         }
         return list
+    }
+}
+
+/// The typed value of property `name` in a node's configuration after a change (what the nodes'
+/// `validateProperty` expect), or nil when the property has no typed form.
+func typedPropertyValue(_ name: String, configuration: NodeConfiguration) -> (any Sendable)? {
+    switch (configuration, name) {
+    case (.oscillator(let p), "waveform"): return p.waveform
+    case (.oscillator(let p), "startTime"): return p.startTime
+    case (.oscillator(let p), "stopTime"): return p.stopTime
+    case (.player(let p), "loop"): return p.loop
+    case (.player(let p), "startTime"): return p.startTime
+    case (.player(let p), "segment"): return p.segment
+    case (.environment(let p), "distanceModel"): return p.distanceModel
+    case (.environment(let p), "reverb"): return p.reverb
+    case (.converter(let p), "quality"): return p.quality
+    default: return nil
     }
 }
 

@@ -16,7 +16,7 @@ final class ConverterInputAdapter: InputAdapter, @unchecked Sendable {
     private let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
     // MARK: Render thread only
-    private var resampler: Resampler?
+    private(set) var resampler: Resampler?
     private var upstream: UpstreamSource?
     private var upstreamTime: Int64 = 0
 

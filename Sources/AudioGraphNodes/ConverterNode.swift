@@ -20,6 +20,7 @@
 /// Thread safety: configure on a control thread.
 public final class ConverterNode: AudioNode, @unchecked Sendable {
     /// The configuration (quality is updated by `setProperty("quality", ...)`).
+    // MARK: Control thread only
     public private(set) var properties: ConverterProperties
     /// The adapters made for rate-converting inputs (to re-create their resamplers).
     private var adapters: [WeakAdapter] = []
@@ -64,6 +65,10 @@ public final class ConverterNode: AudioNode, @unchecked Sendable {
         return a
     }
 
+    /// Test hook: the quality of the resampler the input adapter uses now (nil: no adapter).
+    /// Read it only while nothing renders.
+    var testOnly_inputQuality: ConverterQuality? { adapters.last?.adapter?.resampler?.quality }
+
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         ConverterKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
     }
@@ -87,31 +92,34 @@ public final class ConverterNode: AudioNode, @unchecked Sendable {
     public override func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? {
         guard name == "quality", let q = Self.quality(value) else { return nil }
         properties.quality = q
-        var swaps: [(ConverterInputAdapter, Resampler)] = []
-        for a in adapters.compactMap(\.adapter) {
-            if let r = try? a.makeResampler(quality: q) { swaps.append((a, r)) }
-        }
-        return swaps.isEmpty ? nil : ConverterKernel.QualityChange(swaps)
+        // One input bus: the most recent live adapter is the one in use.
+        adapters.removeAll { $0.adapter == nil }
+        guard let a = adapters.last?.adapter, let r = try? a.makeResampler(quality: q) else { return nil }
+        return ConverterKernel.QualityChange(adapter: a, resampler: r)
     }
 }
 
 /// Render side of ``ConverterNode``.
 final class ConverterKernel: NodeKernel, @unchecked Sendable {
-    /// New resamplers for the node's adapters (made on the control thread). After delivery it
-    /// holds the replaced ones, released with the render plan off the render thread.
+    /// A new resampler for the node's input adapter (made on the control thread). After delivery
+    /// it holds the replaced one, released with the render plan off the render thread. No
+    /// generic containers: nothing to instantiate on the render thread.
     final class QualityChange: KernelMessage, @unchecked Sendable {
-        let adapters: [ConverterInputAdapter]
-        var resamplers: [Resampler?]
-        init(_ swaps: [(ConverterInputAdapter, Resampler)]) {
-            adapters = swaps.map(\.0)
-            resamplers = swaps.map(\.1)
+        let adapter: ConverterInputAdapter
+        var resampler: Resampler?
+        init(adapter: ConverterInputAdapter, resampler: Resampler) {
+            self.adapter = adapter
+            self.resampler = resampler
         }
     }
 
+    // MARK: Fixed at creation
     private let outputChannels: Int
     private let sampleType: SampleType
     /// The channel map (output channel -> input channel, -1 silence), or nil for up/down-mixing.
     private let channelMap: UnsafeMutablePointer<Int>?
+
+    // MARK: Render thread only (pointer tables)
     private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
     private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
@@ -139,13 +147,9 @@ final class ConverterKernel: NodeKernel, @unchecked Sendable {
     }
 
     override func receive(_ message: KernelMessage) {
-        guard let change = message as? QualityChange else { return }
-        for i in 0..<change.adapters.count {
-            if let new = change.resamplers[i] {
-                // Swap in place (no array growth); the old one goes back with the message.
-                change.resamplers[i] = change.adapters[i].replaceResampler(new)
-            }
-        }
+        guard let change = message as? QualityChange, let new = change.resampler else { return }
+        // The old one goes back with the message.
+        change.resampler = change.adapter.replaceResampler(new)
     }
 
     override func render(context: RenderContext, inputs: RenderInputs) {

@@ -27,13 +27,16 @@ public final class DelayNode: AudioNode, @unchecked Sendable {
 
 /// Render side of ``DelayNode``.
 final class DelayKernel: NodeKernel, @unchecked Sendable {
+    // MARK: Render thread only (the delay line's state, pointer tables)
     private let line: DelayLine
+    private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
+    private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+
+    // MARK: Fixed at creation
     private let delayTimeIndex: Int
     private let feedbackIndex: Int
     private let cutoffIndex: Int
     private let wetIndex: Int
-    private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
-    private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
     init(node: DelayNode, maximumFramesPerSlice: Int) {
         func index(_ name: String) -> Int { node.parameterIndex(of: ParameterAddress(name: name))! }

@@ -46,10 +46,13 @@ public final class EQNode: AudioNode, @unchecked Sendable {
 
 /// Render side of ``EQNode``.
 final class EQKernel: NodeKernel, @unchecked Sendable {
+    // MARK: Fixed at creation (control thread), read by the render thread
     private let bandCount: Int
     private let bandTypes: UnsafeMutablePointer<EQFilterType>
     private let bandParameterIndices: UnsafeMutablePointer<(frequency: Int, gain: Int, q: Int, bypass: Int)>
     private let globalGainIndex: Int
+
+    // MARK: Render thread only (filter state, pointer tables)
     private let filters: ContiguousArray<Biquad>
     /// Channel pointer tables for the filters (output buffers, filtered in place).
     private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>

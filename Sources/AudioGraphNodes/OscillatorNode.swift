@@ -14,8 +14,8 @@ import Foundation
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread.
 public final class OscillatorNode: AudioNode, @unchecked Sendable {
-    /// The configuration it was created with.
-    public let properties: OscillatorProperties
+    /// The configuration (waveform, startTime and stopTime may change while running).
+    public private(set) var properties: OscillatorProperties
     private let sampleRate: Double
 
     public init(id: String, sampleRate: Double, properties: OscillatorProperties = OscillatorProperties()) {
@@ -33,21 +33,75 @@ public final class OscillatorNode: AudioNode, @unchecked Sendable {
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         OscillatorKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
     }
+
+    public override func validateProperty(_ name: String, _ value: any Sendable) throws(AudioGraphError) {
+        switch name {
+        case "waveform":
+            guard value is Waveform || (value as? String).flatMap(Waveform.init(rawValue:)) != nil else {
+                throw .invalidProperty(node: id, name: name, reason: "expected one of " + Waveform.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+        case "startTime":
+            guard let v = value as? Double, v >= 0, v.isFinite else {
+                throw .invalidProperty(node: id, name: name, reason: "expected a time in seconds >= 0")
+            }
+        case "stopTime":
+            guard let v = value as? Double? else { throw .invalidProperty(node: id, name: name, reason: "expected a time in seconds or null") }
+            if let v, !(v >= 0 && v.isFinite) { throw .invalidProperty(node: id, name: name, reason: "expected a time in seconds >= 0") }
+        case "channels", "seed":
+            guard kernel == nil else {
+                throw .invalidProperty(node: id, name: name, reason: "cannot be changed once the node is set up (only waveform, startTime and stopTime can)")
+            }
+            guard let v = value as? Int, v >= 0 else { throw .invalidProperty(node: id, name: name, reason: "expected an integer") }
+        default:
+            throw .invalidProperty(node: id, name: name, reason: "no such property")
+        }
+    }
+
+    public override func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? {
+        switch name {
+        case "waveform": properties.waveform = (value as? Waveform) ?? Waveform(rawValue: value as! String)!
+        case "startTime": properties.startTime = value as! Double
+        case "stopTime": properties.stopTime = value as! Double?
+        case "channels":
+            properties.channels = value as! Int
+            declaredFormat.channelCount = properties.channels
+        case "seed": properties.seed = UInt64(value as! Int)
+        default: return nil
+        }
+        let rate = outputFormats.first?.sampleRate ?? sampleRate
+        return OscillatorKernel.Settings(waveform: properties.waveform,
+                                         startOffset: Int64((properties.startTime * rate).rounded()),
+                                         stopOffset: properties.stopTime.map { Int64(($0 * rate).rounded()) })
+    }
 }
 
 /// Render side of ``OscillatorNode``. Render thread only after creation.
 final class OscillatorKernel: NodeKernel, @unchecked Sendable {
-    private let waveform: Waveform
+    /// A waveform or start/stop change for a running oscillator.
+    final class Settings: KernelMessage, @unchecked Sendable {
+        let waveform: Waveform
+        let startOffset: Int64
+        let stopOffset: Int64?
+        init(waveform: Waveform, startOffset: Int64, stopOffset: Int64?) {
+            self.waveform = waveform
+            self.startOffset = startOffset
+            self.stopOffset = stopOffset
+        }
+    }
+
     private let rate: Double
-    private let startOffset: Int64
-    private let stopOffset: Int64?
     private let seed: UInt64
     private let frequencyIndex: Int
     private let amplitudeIndex: Int
 
     // MARK: Render thread only
+    private var waveform: Waveform
+    private var startOffset: Int64
+    private var stopOffset: Int64?
     private var phase: Double = 0
     private var framesRendered: Int64 = 0
+    /// The sample time the phase is at (the frame after the last one rendered).
+    private var phaseTime: Int64 = 0
     private var rng: SplitMix64
 
     init(node: OscillatorNode, maximumFramesPerSlice: Int) {
@@ -65,10 +119,18 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
                    parameters: node.parameters)
     }
 
+    override func receive(_ message: KernelMessage) {
+        guard let s = message as? Settings else { return }
+        waveform = s.waveform
+        startOffset = s.startOffset
+        stopOffset = s.stopOffset
+    }
+
     override func start(atSampleTime sampleTime: Int64) {
         super.start(atSampleTime: sampleTime)
         phase = 0
         framesRendered = 0
+        phaseTime = sampleTime
         rng = SplitMix64(seed: seed)
     }
 
@@ -86,6 +148,14 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
             return
         }
         let inverseRate = 1.0 / rate
+        // Slices this oscillator was not pulled for (it was disconnected) still move its phase:
+        // it keeps its own timeline, at the frequency it has now.
+        let sounding = max(begin, phaseTime)
+        if t0 > sounding && waveform != .noise {
+            phase += Double(t0 - sounding) * Double(frequency[0]) * inverseRate
+            phase -= phase.rounded(.down)
+        }
+        phaseTime = t0 + Int64(n)
         for i in 0..<n {
             let t = t0 + Int64(i)
             if t < begin || t >= end {

@@ -67,19 +67,35 @@ public final class PlayerNode: AudioNode, @unchecked Sendable {
             guard let v = value as? Double, v >= 0, v.isFinite else {
                 throw .invalidProperty(node: id, name: name, reason: "expected a time in seconds >= 0")
             }
+        case "segment":
+            guard let v = value as? PlayerSegment? else {
+                throw .invalidProperty(node: id, name: name, reason: "expected { \"start\": s, \"duration\": s } or null")
+            }
+            if let seg = v, !(seg.start >= 0 && seg.start.isFinite && (seg.duration.map { $0 >= 0 && $0.isFinite } ?? true)) {
+                throw .invalidProperty(node: id, name: name, reason: "start and duration must be >= 0")
+            }
         default:
-            throw .invalidProperty(node: id, name: name, reason: "cannot be changed once the node is set up (only loop and startTime can)")
+            throw .invalidProperty(node: id, name: name, reason: "cannot be changed once the node is set up (only loop, startTime and segment can)")
         }
     }
 
     public override func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? {
+        var samples: AudioBufferStorage?
         switch name {
         case "loop": properties.loop = value as! Bool
         case "startTime": properties.startTime = value as! Double
+        case "segment":
+            properties.segment = value as! PlayerSegment?
+            // Decode the new segment here, on the control thread; the kernel swaps it in.
+            let range = playedFrameRange
+            let data = (try? AudioFileReader.read(path: properties.path, startFrame: range.lowerBound,
+                                                  frameCount: Int64(range.count)).channels) ?? []
+            samples = PlayerKernel.storage(for: data, channels: fileInfo.channels)
         default: return nil
         }
         return PlayerKernel.Settings(loop: properties.loop,
-                                     startOffset: Int64((properties.startTime * fileInfo.sampleRate).rounded()))
+                                     startOffset: Int64((properties.startTime * fileInfo.sampleRate).rounded()),
+                                     samples: samples)
     }
 }
 
@@ -89,14 +105,28 @@ final class PlayerKernel: NodeKernel, @unchecked Sendable {
     final class Settings: KernelMessage, @unchecked Sendable {
         let loop: Bool
         let startOffset: Int64
-        init(loop: Bool, startOffset: Int64) {
+        /// New decoded samples (a segment change), or nil to keep the current ones.
+        let samples: AudioBufferStorage?
+        init(loop: Bool, startOffset: Int64, samples: AudioBufferStorage?) {
             self.loop = loop
             self.startOffset = startOffset
+            self.samples = samples
         }
     }
 
-    private let samples: AudioBufferStorage
-    private let length: Int64
+    /// Copies decoded channels into storage the kernel can own (control thread).
+    static func storage(for data: [[Float]], channels: Int) -> AudioBufferStorage {
+        let frames = data.first?.count ?? 0
+        let storage = AudioBufferStorage(channelCount: channels, capacity: frames)
+        for (c, channel) in data.enumerated() where frames > 0 && c < channels {
+            channel.withUnsafeBufferPointer { storage.list.channel(c).update(from: $0.baseAddress!, count: frames) }
+        }
+        return storage
+    }
+
+    // MARK: Render thread only (replaced by messages; the old storage leaves in the message)
+    private var samples: AudioBufferStorage
+    private var length: Int64
     private let volumeIndex: Int
 
     // MARK: Render thread only
@@ -104,13 +134,9 @@ final class PlayerKernel: NodeKernel, @unchecked Sendable {
     private var startOffset: Int64
 
     init(node: PlayerNode, samples data: [[Float]], maximumFramesPerSlice: Int) {
-        let frames = data.first?.count ?? 0
-        let storage = AudioBufferStorage(channelCount: data.count, capacity: frames)
-        for (c, channel) in data.enumerated() where frames > 0 {
-            channel.withUnsafeBufferPointer { storage.list.channel(c).update(from: $0.baseAddress!, count: frames) }
-        }
+        let storage = Self.storage(for: data, channels: node.fileInfo.channels)
         samples = storage
-        length = Int64(frames)
+        length = Int64(storage.list.capacity)
         volumeIndex = node.parameterIndex(of: ParameterAddress(name: "volume"))!
         loop = node.properties.loop
         startOffset = Int64((node.properties.startTime * node.fileInfo.sampleRate).rounded())
@@ -122,6 +148,12 @@ final class PlayerKernel: NodeKernel, @unchecked Sendable {
         guard let s = message as? Settings else { return }
         loop = s.loop
         startOffset = s.startOffset
+        if let new = s.samples {
+            // The old samples are released with the plan, on a control thread.
+            s.retired = samples
+            samples = new
+            length = Int64(new.list.capacity)
+        }
     }
 
     override func render(context: RenderContext, inputs: RenderInputs) {

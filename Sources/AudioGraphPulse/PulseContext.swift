@@ -39,12 +39,14 @@ public final class PulseContext: @unchecked Sendable {
     ///   become ready in time.
     public init(server: String? = nil, applicationName: String = "AudioGraph", timeout: Double = 5) throws(PulseError) {
         self.server = server
+        // For messages: the address libpulse will try.
+        let address = server ?? getenv("PULSE_SERVER").map { String(cString: $0) } ?? "the default address"
         guard let loop = pa_threaded_mainloop_new() else {
-            throw .noServer(server: server ?? "default", reason: "cannot create a mainloop")
+            throw .noServer(server: address, reason: "cannot create a mainloop")
         }
         guard let ctx = pa_context_new(pa_threaded_mainloop_get_api(loop), applicationName) else {
             pa_threaded_mainloop_free(loop)
-            throw .noServer(server: server ?? "default", reason: "cannot create a context")
+            throw .noServer(server: address, reason: "cannot create a context")
         }
         mainloop = loop
         context = ctx
@@ -52,12 +54,12 @@ public final class PulseContext: @unchecked Sendable {
         if pa_threaded_mainloop_start(loop) < 0 {
             pa_context_set_state_callback(ctx, nil, nil)
             closed.store(true, ordering: .releasing)
-            throw .noServer(server: server ?? "default", reason: "cannot start the mainloop thread") // deinit frees
+            throw .noServer(server: address, reason: "cannot start the mainloop thread") // deinit frees
         }
         pa_threaded_mainloop_lock(loop)
         var error: PulseError?
         if pa_context_connect(ctx, server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
-            error = .noServer(server: server ?? "default", reason: Self.errorText(pa_context_errno(ctx)))
+            error = .noServer(server: address, reason: Self.errorText(pa_context_errno(ctx)))
         } else {
             let ready = waitLocked(timeout: timeout) {
                 let s = pa_context_get_state(ctx)
@@ -72,7 +74,7 @@ public final class PulseContext: @unchecked Sendable {
             } else if !ready {
                 error = .timedOut(operation: "connect to \(server ?? "the default server")")
             } else {
-                error = .noServer(server: server ?? "default", reason: Self.errorText(pa_context_errno(ctx)))
+                error = .noServer(server: address, reason: Self.errorText(pa_context_errno(ctx)))
             }
         }
         pa_threaded_mainloop_unlock(loop)

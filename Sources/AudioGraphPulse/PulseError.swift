@@ -6,7 +6,7 @@
 /// `description` is one line meant for users (the CLI prints it and exits with status 3).
 public enum PulseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No server answered: nothing listens at the server address (or the default one), or the
-    /// connection was refused. `server` is the address tried (`"default"` when none was given),
+    /// connection was refused. `server` is the address tried (`$PULSE_SERVER` or "the default address" when none was given),
     /// `reason` libpulse's explanation.
     case noServer(server: String, reason: String)
     /// The connection to a server that was up has failed (the server died or was killed).

@@ -16,11 +16,12 @@ public final class ChildProcess: @unchecked Sendable {
     private var exitStatus: Int32?
 
     /// Starts `executable` with `arguments` and `environment`; stdout and stderr go to the given
-    /// files (created or truncated), or to /dev/null when nil. When util-linux's `setpriv` is
+    /// files (created or truncated), or to /dev/null when nil; stdin reads `standardInput`
+    /// (default /dev/null). When util-linux's `setpriv` is
     /// installed the child is started through it with `--pdeathsig KILL`, so that it dies with
     /// the test process even when that crashes (setpriv execs the tool: same process id).
     public init(executable: String, arguments: [String], environment: [String: String],
-                standardOutput: String? = nil, standardError: String? = nil) throws {
+                standardInput: String? = nil, standardOutput: String? = nil, standardError: String? = nil) throws {
         var executable = executable
         var arguments = arguments
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
@@ -30,7 +31,7 @@ public final class ChildProcess: @unchecked Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, standardInput ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, standardOutput ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, standardError ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]

@@ -8,49 +8,49 @@ enum LeastSquares {
     /// b.count, at least as many rows as columns). A column that is (numerically) a combination
     /// of earlier ones gets coefficient 0 instead of a huge value.
     static func solve(columns: [[Double]], rightHandSide b: [Double]) -> [Double] {
-        var a = columns
-        var y = b
         let rows = b.count
         let k = columns.count
         precondition(columns.allSatisfy { $0.count == rows }, "every column needs one entry per row")
         precondition(rows >= k, "least squares needs at least as many samples as unknowns")
+        // Column-major copy of A followed by b, worked on in place through one buffer pointer
+        // (this runs in debug builds of the tests too, where nested array access is slow).
+        var storage = columns.flatMap { $0 } + b
         var diagonal = [Double](repeating: 0, count: k)
         var usable = [Bool](repeating: true, count: k)
         let scale = columns.map { column in column.reduce(0) { $0 + $1 * $1 }.squareRoot() }
 
-        for j in 0..<k {
-            // Householder vector v for a[j][j..<rows], stored in place.
-            var norm = 0.0
-            for i in j..<rows { norm += a[j][i] * a[j][i] }
-            norm = norm.squareRoot()
-            if norm <= 1e-12 * max(scale[j], .leastNormalMagnitude) {
-                usable[j] = false
-                continue
+        storage.withUnsafeMutableBufferPointer { m in
+            let m = m.baseAddress!
+            for j in 0..<k {
+                let v = m + j * rows  // column j; its tail j..<rows becomes the Householder vector
+                var norm = 0.0
+                for i in j..<rows { norm += v[i] * v[i] }
+                norm = norm.squareRoot()
+                if norm <= 1e-12 * max(scale[j], .leastNormalMagnitude) {
+                    usable[j] = false
+                    continue
+                }
+                let alpha = v[j] > 0 ? -norm : norm
+                v[j] -= alpha
+                var vv = 0.0
+                for i in j..<rows { vv += v[i] * v[i] }
+                diagonal[j] = alpha
+                // Reflect the remaining columns and the right-hand side (stored as column k).
+                for c in (j + 1)...k {
+                    let u = m + c * rows
+                    var dot = 0.0
+                    for i in j..<rows { dot += v[i] * u[i] }
+                    let f = 2 * dot / vv
+                    for i in j..<rows { u[i] -= f * v[i] }
+                }
             }
-            let alpha = a[j][j] > 0 ? -norm : norm
-            a[j][j] -= alpha
-            var vv = 0.0
-            for i in j..<rows { vv += a[j][i] * a[j][i] }
-            diagonal[j] = alpha
-            let v = a[j]
-            // Reflect the remaining columns and the right-hand side.
-            for c in (j + 1)..<max(j + 1, k) {
-                var dot = 0.0
-                for i in j..<rows { dot += v[i] * a[c][i] }
-                let f = 2 * dot / vv
-                for i in j..<rows { a[c][i] -= f * v[i] }
-            }
-            var dot = 0.0
-            for i in j..<rows { dot += v[i] * y[i] }
-            let f = 2 * dot / vv
-            for i in j..<rows { y[i] -= f * v[i] }
         }
 
-        // Back substitution on R (R[i][c] = a[c][i] above the diagonal, diagonal[i] on it).
+        // Back substitution on R (R[i][c] = A'[i, c] above the diagonal, diagonal[i] on it).
         var coefficients = [Double](repeating: 0, count: k)
         for i in stride(from: k - 1, through: 0, by: -1) where usable[i] {
-            var sum = y[i]
-            for c in (i + 1)..<max(i + 1, k) where usable[c] { sum -= a[c][i] * coefficients[c] }
+            var sum = storage[k * rows + i]
+            for c in (i + 1)..<max(i + 1, k) where usable[c] { sum -= storage[c * rows + i] * coefficients[c] }
             coefficients[i] = sum / diagonal[i]
         }
         return coefficients

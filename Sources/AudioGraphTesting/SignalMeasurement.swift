@@ -116,51 +116,61 @@ public enum SignalMeasurement {
 
     /// Estimates the frequency in Hz of the dominant sinusoid of `samples`.
     ///
-    /// First a rough value from the upward zero crossings of the signal less its mean (linearly
-    /// interpolated between samples), then refined by maximising the energy that a least-squares
-    /// fit of DC + cos + sin at the trial frequency explains: a grid over ±2 % (at least ±3 bins
-    /// of sampleRate/N) around the rough value, then a golden-section search around the best grid
-    /// point. For a clean sine the result is exact to about 1e-6 Hz; noise and other tones bias
-    /// it only as much as they move the fit's maximum. Returns nil when the signal has fewer than
-    /// two upward zero crossings.
+    /// First a rough value from the upward zero crossings of the signal less its mean, linearly
+    /// interpolated between samples and counted with hysteresis (the signal must fall below
+    /// −h and rise above +h, h = RMS/2, so noise near zero cannot add crossings). Then the
+    /// value is refined by maximising the energy that a least-squares fit of DC + cos + sin at
+    /// the trial frequency explains: a grid of quarter bins (bin = sampleRate/N) over ±3 bins
+    /// around the rough value, then a golden-section search within the main lobe of the best
+    /// grid point. For a clean sine the result is exact to about 1e-6 Hz; noise and weaker
+    /// tones bias it only as much as they move the fit's maximum (0.013 Hz for a 1234.5 Hz sine
+    /// in uniform noise at 7.8 dB SNR over 0.2 s). The tone must dominate: at lower SNR the
+    /// crossings miscount. Returns nil when the signal has fewer than two upward crossings.
     public static func estimateFrequency<S: Collection>(_ samples: S, sampleRate: Double) -> Double?
     where S.Element: BinaryFloatingPoint {
         let x = samples.map { Double($0) }
         let dc = mean(x)
+        let hysteresis = rms(x.map { $0 - dc }) / 2
+        guard hysteresis > 0 else { return nil }
         var firstCrossing: Double?
         var lastCrossing = 0.0
         var crossings = 0
+        var armed = false          // the signal went below −h since the last counted crossing
+        var candidate: Double?     // the latest upward zero crossing while armed
         for n in 1..<max(1, x.count) {
             let previous = x[n - 1] - dc, current = x[n] - dc
-            if previous < 0 && current >= 0 {
-                let t = Double(n - 1) + previous / (previous - current)
+            if current < -hysteresis { armed = true; candidate = nil; continue }
+            guard armed else { continue }
+            if previous < 0 && current >= 0 { candidate = Double(n - 1) + previous / (previous - current) }
+            if current > hysteresis, let t = candidate {
                 if firstCrossing == nil { firstCrossing = t }
                 lastCrossing = t
                 crossings += 1
+                armed = false
+                candidate = nil
             }
         }
         guard let first = firstCrossing, crossings >= 2, lastCrossing > first else { return nil }
         let rough = Double(crossings - 1) * sampleRate / (lastCrossing - first)
 
         let energy = { (frequency: Double) -> Double in fittedEnergy(x, frequency: frequency, sampleRate: sampleRate) }
-        let halfWidth = max(0.02 * rough, 3 * sampleRate / Double(x.count))
-        let low = max(1e-9, rough - halfWidth), high = min(sampleRate / 2, rough + halfWidth)
-        guard low < high else { return rough }
-        let steps = 80
-        let step = (high - low) / Double(steps)
-        var bestFrequency = low
+        let bin = sampleRate / Double(x.count)
+        let step = bin / 4
+        var bestFrequency = rough
         var bestEnergy = -Double.infinity
-        for i in 0...steps {
-            let frequency = low + Double(i) * step
+        for i in -12...12 {
+            let frequency = rough + Double(i) * step
+            guard frequency > 0, frequency < sampleRate / 2 else { continue }
             let e = energy(frequency)
             if e > bestEnergy { bestEnergy = e; bestFrequency = frequency }
         }
-        // Golden-section search for the maximum within one grid step either side.
+        // Golden-section search for the maximum within one grid step either side (inside the
+        // main lobe, which is about a bin wide each side, so the energy is unimodal there).
         let ratio = (5.0.squareRoot() - 1) / 2
-        var a = max(low, bestFrequency - step), b = min(high, bestFrequency + step)
+        var a = max(bestFrequency - step, 1e-9), b = min(bestFrequency + step, sampleRate / 2)
         var c = b - ratio * (b - a), d = a + ratio * (b - a)
         var ec = energy(c), ed = energy(d)
-        for _ in 0..<60 where b - a > 1e-9 * max(1, bestFrequency) {
+        while b - a > 1e-10 * max(1, bestFrequency) {
             if ec > ed {
                 b = d; d = c; ed = ec
                 c = b - ratio * (b - a); ec = energy(c)
@@ -182,11 +192,15 @@ public enum SignalMeasurement {
         x.withUnsafeBufferPointer { x in
             var s11 = 0.0, s1c = 0.0, s1s = 0.0, scc = 0.0, scs = 0.0, sss = 0.0
             var h1 = 0.0, hc = 0.0, hs = 0.0
+            // cos/sin by rotation, re-anchored every 1024 samples so rounding cannot drift.
+            let cw = cos(w), sw = sin(w)
+            var c = 1.0, s = 0.0
             for n in 0..<x.count {
-                let phase = w * Double(n)
-                let c = cos(phase), s = sin(phase), v = x[n]
+                if n & 1023 == 0 { c = cos(w * Double(n)); s = sin(w * Double(n)) }
+                let v = x[n]
                 s11 += 1; s1c += c; s1s += s; scc += c * c; scs += c * s; sss += s * s
                 h1 += v; hc += v * c; hs += v * s
+                (c, s) = (c * cw - s * sw, s * cw + c * sw)
             }
             g = [[s11, s1c, s1s], [s1c, scc, scs], [s1s, scs, sss]]
             h = [h1, hc, hs]

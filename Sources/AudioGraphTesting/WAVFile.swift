@@ -170,7 +170,6 @@ public struct WAVFile: Equatable, Sendable {
         let blockAlign = bytesPerSample * channelCount
         let dataSize = blockAlign * frameCount
         var out = [UInt8]()
-        out.reserveCapacity(dataSize + 60)
         let fmtSize = isFloat ? 18 : 16
         let headerSize = 4 + (8 + fmtSize) + (isFloat ? 12 : 0) + 8
         Self.append(&out, "RIFF")
@@ -192,18 +191,25 @@ public struct WAVFile: Equatable, Sendable {
         }
         Self.append(&out, "data")
         Self.append32(&out, UInt32(dataSize))
-        for frame in 0..<frameCount {
-            for channel in 0..<channelCount {
-                let value = samples[channel][frame]
-                if isFloat {
-                    Self.append32(&out, Float(value).bitPattern)
-                } else {
-                    let clipped = min(1, max(-1, value.isNaN ? 0 : value))
-                    Self.append16(&out, UInt16(bitPattern: Int16((clipped * 32767).rounded())))
+        // Samples straight into the byte buffer (tests write long files, often in debug builds).
+        let header = out.count
+        out += [UInt8](repeating: 0, count: dataSize + (dataSize & 1))
+        out.withUnsafeMutableBytes { raw in
+            for (channel, samples) in samples.enumerated() {
+                samples.withUnsafeBufferPointer { samples in
+                    var at = header + channel * bytesPerSample
+                    for value in samples {
+                        if isFloat {
+                            raw.storeBytes(of: Float(value).bitPattern.littleEndian, toByteOffset: at, as: UInt32.self)
+                        } else {
+                            let clipped = min(1, max(-1, value.isNaN ? 0 : value))
+                            raw.storeBytes(of: Int16((clipped * 32767).rounded()).littleEndian, toByteOffset: at, as: Int16.self)
+                        }
+                        at += blockAlign
+                    }
                 }
             }
         }
-        if dataSize & 1 == 1 { out.append(0) }
         return Data(out)
     }
 

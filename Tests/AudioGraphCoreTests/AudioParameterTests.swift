@@ -59,6 +59,24 @@ final class AudioParameterTests: XCTestCase {
         XCTAssertEqual(renderSlice(g, frames: 3), [5, 5, 5])
     }
 
+    func testANewRampStartsFromWhereTheRunningOneIs() throws {
+        let a = CountingSourceNode("a", value: 0)
+        let g = try makeGraph([a, TestOutputNode()], "a -> out")
+        try g.initialize()
+        try g.start()
+        g.enqueue(.setParameter(node: "a", address: "value", value: 10, rampDuration: 100 / 48000))
+        try g.update(waitUntilApplied: false)
+        let up = renderSlice(g, frames: 50)
+        XCTAssertEqual(up, (0..<50).map { Float(10 * Double($0) / 100) })
+        // Interrupted halfway (value 5 at the next frame): down to -5 over 20 frames.
+        g.enqueue(.setParameter(node: "a", address: "value", value: -5, rampDuration: 20 / 48000))
+        try g.update(waitUntilApplied: false)
+        let down = renderSlice(g, frames: 24)
+        for i in 0..<24 {
+            XCTAssertEqual(Double(down[i]), i < 20 ? 5 + (-5 - 5) * Double(i) / 20 : -5, accuracy: 1e-6, "frame \(i)")
+        }
+    }
+
     func testDirectSetValueWithRampFrames() throws {
         let a = CountingSourceNode("a", value: 0)
         let g = try makeGraph([a, TestOutputNode()], "a -> out")

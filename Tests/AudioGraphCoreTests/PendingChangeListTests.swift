@@ -91,6 +91,38 @@ final class PendingChangeListTests: XCTestCase {
         XCTAssertEqual(renderSlice(g, frames: 4), [11, 11, 11, 11])
     }
 
+    /// While open, edits apply at once; a list queued with `enqueue` is applied by `update()` —
+    /// all of it, parameter changes included.
+    func testUpdateWhileOpenAppliesTheWholeList() throws {
+        let a = CountingSourceNode("a", value: 1)
+        let g = try makeGraph([a, GainNode("g"), TestOutputNode()], "a -> g")
+        g.enqueue(contentsOf: [.connect(source: "g", sourceBus: 0, destination: "out", destinationBus: 0),
+                               .setParameter(node: "g", address: "gain", value: 4, rampDuration: 0)])
+        XCTAssertTrue(try g.update())
+        XCTAssertEqual(topologyText(g), "a:0 -> g:0\ng:0 -> out:0")
+        XCTAssertEqual(g.node("g")?.parameter("gain")?.value, 4, "the parameter change is not dropped")
+        try g.initialize()
+        try g.start()
+        XCTAssertEqual(renderSlice(g, frames: 2), [4, 4])
+    }
+
+    func testReplacingANodeUnderTheSameIDInOneList() throws {
+        let old = CountingSourceNode("a", value: 1)
+        let g = try makeGraph([old, GainNode("g", gain: 2), TestOutputNode()], "a -> g -> out")
+        try g.initialize()
+        try g.start()
+        XCTAssertEqual(renderSlice(g, frames: 4), [2, 2, 2, 2])
+        let new = CountingSourceNode("a", mode: .localTime)
+        g.enqueue(contentsOf: [.removeNode("a"), .addNode(new),
+                               .connect(source: "a", sourceBus: 0, destination: "g", destinationBus: 0),
+                               .setParameter(node: "g", address: "gain", value: 3, rampDuration: 0)])
+        try g.update(waitUntilApplied: false)
+        XCTAssertEqual(renderSlice(g, frames: 4), [0, 3, 6, 9])
+        XCTAssertTrue(g.node("a") === new)
+        XCTAssertEqual(new.probe.started, 4)
+        XCTAssertEqual(old.probe.renders, 1)
+    }
+
     func testAddedSourceCountsItsTimeFromTheFrameItWasAdded() throws {
         let a = CountingSourceNode("a", mode: .localTime)
         let g = try makeGraph([a, TestOutputNode()], "a -> out")

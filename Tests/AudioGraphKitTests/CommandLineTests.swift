@@ -63,7 +63,8 @@ final class CommandLineTests: XCTestCase {
         _ = try write(sine, "g.json", in: dir)
         for args in [["render", "g.json", "--bogus"], ["frobnicate"], ["render"], ["render", "g.json", "--duration", "1", "--frames", "10"],
                      ["render", "g.json", "--slice", "0"], ["render", "g.json", "--sample-type", "int12"], ["validate"],
-                     ["render", "g.json", "-o", "out.mp9"], ["render", "g.json", "-o", "out.flac", "--sample-type", "float32"]] {
+                     ["render", "g.json", "-o", "out.mp9"], ["render", "g.json", "--frames", "-5"], ["render", "g.json", "--duration", "nan"],
+                     ["render", "g.json", "--duration", "-1"], ["inspect"], ["inspect", "g.json", "--svg"], ["render", "g.json", "-o", "out.flac", "--sample-type", "float32"]] {
             let r = try run(args, in: dir)
             XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
             XCTAssertFalse(r.stderr.isEmpty, "\(args): an error message")

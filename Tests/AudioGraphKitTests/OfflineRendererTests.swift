@@ -88,6 +88,33 @@ final class OfflineRendererTests: XCTestCase {
         XCTAssertLessThan(ey.error, 2e-6, "at \(ey.at)")
     }
 
+    /// A tap on a node that runs at its own rate (a 44.1 kHz player behind the mixer's converter)
+    /// records what that bus produced, at its rate.
+    func testTapOfANodeAtAnotherRate() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let samples = (0..<4410).map { Float(0.5 * sin(Double($0) * 0.07)) }
+        try writeWAV(dir.appendingPathComponent("in.wav").path, [samples], sampleRate: 44100)
+        let v = try parseGraph("""
+            { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 512, "duration": 0.1,
+              "nodes": [ { "id": "p", "type": "player", "properties": { "file": "in.wav" } },
+                         { "id": "mix", "type": "mixer" }, { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "p", "to": "mix" }, { "from": "mix", "to": "out" } ],
+              "taps": [ { "node": "p", "file": "p-tap.wav" } ] }
+            """, in: dir)
+        try renderToFile(v, dir.appendingPathComponent("out.wav").path)
+        let tap = try AudioFileReader.read(path: dir.appendingPathComponent("p-tap.wav").path)
+        XCTAssertEqual(tap.info.sampleRate, 44100)
+        // The converter may pull a little ahead; at least the 0.1 s rendered must be there, as played.
+        XCTAssertGreaterThanOrEqual(tap.info.frames, 4410)
+        let n = min(4410, tap.channels[0].count)
+        let e = worstError(Array(tap.channels[0][0..<n])) { Double(samples[$0]) }
+        XCTAssertEqual(e.error, 0, "tap sample \(e.at)")
+        if e.error != 0 {
+            let zeros = tap.channels[0].indices.filter { tap.channels[0][$0] == 0 && $0 < n && samples[$0] != 0 }
+            print("tap: \(tap.info.frames) frames; \(zeros.count) frames wrongly silent, first runs: \(zeros.prefix(3)) ... \(zeros.suffix(3))")
+        }
+    }
+
     func testClientFormatOfTheGenericOutput() throws {
         let dir = try makeTemporaryDirectory(self)
         // A stereo oscillator into a mono int16 client format: the file is mono, 16 bits.
@@ -122,6 +149,16 @@ final class OfflineRendererTests: XCTestCase {
         let read = try renderToFile(v, path)
         XCTAssertEqual(read.sampleRate, 44100, "the client format's rate")
         XCTAssertEqual(read.channels[0].count, 44100, "1 s at the client rate")
+        // The 1 kHz tone keeps its level and its place on the timeline: fit frames 4410...44099.
+        var s = 0.0, c = 0.0
+        for n in 4410..<44100 {
+            let w = 2 * Double.pi * 1000 * Double(n) / 44100
+            s += Double(read.channels[0][n]) * sin(w)
+            c += Double(read.channels[0][n]) * cos(w)
+        }
+        let a = 2 * s / 39690, b = 2 * c / 39690
+        XCTAssertEqual(20 * log10((a * a + b * b).squareRoot() / 0.5), 0, accuracy: 0.05)
+        XCTAssertEqual(atan2(b, a), 0, accuracy: 0.01)
     }
 
     func testOutputFileAppearsOnlyWhenComplete() throws {
@@ -156,6 +193,48 @@ final class OfflineRendererTests: XCTestCase {
             guard case .file = $0 as? RenderError else { return XCTFail("\($0)") }
         }
         XCTAssertEqual(fileNames(dir), [])
+    }
+
+    func testRenderLengthRules() throws {
+        let dir = try makeTemporaryDirectory(self)
+        try writeWAV(dir.appendingPathComponent("short.wav").path, [[Float](repeating: 0.5, count: 4410)], sampleRate: 44100)
+        func graph(_ extra: String, player: String) -> String {
+            """
+            { "version": 1, "sampleRate": 48000\(extra),
+              "nodes": [ { "id": "osc", "type": "oscillator" }, \(player)
+                         { "id": "mix", "type": "mixer", "inputBusCount": 2 }, { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "mix" }, { "from": "mix", "to": "out" } ] }
+            """
+        }
+        let player = #"{ "id": "p", "type": "player", "properties": { "file": "short.wav", "startTime": 0.25, "segment": { "start": 0.02 } } },"#
+        let looping = #"{ "id": "p", "type": "player", "properties": { "file": "short.wav", "loop": true } },"#
+        let out = dir.appendingPathComponent("len.wav").path
+        // The graph's duration wins over players.
+        XCTAssertEqual(try OfflineRenderer(try parseGraph(graph(#", "duration": 0.5"#, player: player), in: dir), outputPath: out).frameCount, 24000)
+        // Else the longest non-looping player: 0.25 s + (0.1 - 0.02) s = 0.33 s.
+        XCTAssertEqual(try OfflineRenderer(try parseGraph(graph("", player: player), in: dir), outputPath: out).frameCount, 15840)
+        // Else 10 s (a looping player has no end).
+        XCTAssertEqual(try OfflineRenderer(try parseGraph(graph("", player: looping), in: dir), outputPath: out).frameCount, 480000)
+        XCTAssertEqual(try OfflineRenderer(try parseGraph(graph("", player: ""), in: dir), outputPath: out).frameCount, 480000)
+        // --duration and --frames override everything.
+        let v = try parseGraph(graph(#", "duration": 0.5"#, player: player), in: dir)
+        XCTAssertEqual(try OfflineRenderer(v, outputPath: out, duration: 0.01).frameCount, 480)
+        XCTAssertEqual(try OfflineRenderer(v, outputPath: out, frames: 7).frameCount, 7)
+    }
+
+    func testAGraphWithAPulseAudioOutputRendersOffline() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let v = try parseGraph("""
+            { "version": 1, "sampleRate": 32000, "duration": 0.05,
+              "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 500, "amplitude": 0.5 } },
+                         { "id": "speakers", "type": "output" } ],
+              "connections": [ { "from": "osc", "to": "speakers" } ] }
+            """, in: dir)
+        let read = try renderToFile(v, dir.appendingPathComponent("live.wav").path)
+        XCTAssertEqual(read.sampleRate, 32000)
+        XCTAssertEqual(read.channels[0].count, 1600)
+        let e = worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 500 * Double(n) / 32000) }
+        XCTAssertLessThan(e.error, 1e-6)
     }
 
     func testTemporaryPathIsBesideTheOutputWithItsExtension() {
@@ -240,10 +319,9 @@ final class OfflineRendererTests: XCTestCase {
         try assertBitIdenticalAcrossSlices(playerRate: 44100, changeUpstreamOfTheResampler: false)
     }
 
-    /// The same with a volume ramp on the resampled player itself (upstream of the converter).
-    /// Fails today: ResamplingInputAdapter pulls its source ahead in chunks of
-    /// min(256, maximumFramesPerSlice), so the source frame at which a change list reaches the
-    /// player depends on the slice size (see the report).
+    /// The same with a volume ramp on the resampled player itself (upstream of the converter): the
+    /// converter's look-ahead must not depend on the slice size (it pulls fixed blocks), or the
+    /// source frame at which a change list reaches the player would differ between slice sizes.
     func testBitIdenticalWithAChangeUpstreamOfAResampledInput() throws {
         try assertBitIdenticalAcrossSlices(playerRate: 44100, changeUpstreamOfTheResampler: true)
     }

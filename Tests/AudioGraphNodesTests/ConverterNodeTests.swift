@@ -81,10 +81,12 @@ final class ConverterNodeTests: XCTestCase {
         let conv = ConverterNode(id: "conv", properties: ConverterProperties(format: FormatDescription(sampleRate: 48000)))
         let g = try startedGraph([sine44k(), conv], "src -> conv -> out")
         _ = renderFrames(g, frames: 4800, channels: 1)
+        XCTAssertEqual(conv.testOnly_inputQuality, .best)
         try conv.setProperty("quality", "linear")
         try g.update(waitUntilApplied: false)   // adopted at the next render call
         XCTAssertEqual(conv.properties.quality, .linear)
         let y = renderFrames(g, frames: 9600, channels: 1)[0]
+        XCTAssertEqual(conv.testOnly_inputQuality, .linear, "the kernel swapped the resampler in")
         let fit = toneFit(Array(y[2000...]), frequency: 1000, sampleRate: 48000)
         XCTAssertEqual(fit.amplitude, 0.5, accuracy: 0.01)
         XCTAssertThrowsError(try conv.setProperty("quality", "superb"))

@@ -47,6 +47,44 @@ final class OscillatorNodeTests: XCTestCase {
         XCTAssertTrue(x[0][960...].allSatisfy { $0 == 0 })
     }
 
+    func testAnAddedOscillatorCountsStartTimeFromTheFrameItWasAdded() throws {
+        let first = try oscillator("first", frequency: 100, amplitude: 0.1)
+        let g = try startedGraph([first], "first -> out", slice: 100)
+        _ = renderFrames(g, frames: 1000, channels: 1)
+        // Added at frame 1000 with startTime 0.01 s (480 frames) and stopTime 0.02 s: sounds from 1480 to 1960.
+        let late = try oscillator("late", frequency: 2000, amplitude: 0.5, start: 0.01, stop: 0.02)
+        try g.addNode(late)
+        try g.disconnect("out")
+        try g.connect("late", to: "out")
+        try g.update(waitUntilApplied: false)
+        let y = renderFrames(g, frames: 1500, channels: 1)[0]
+        let e = maxError(y) { i in
+            let n = 1000 + i
+            return n < 1480 || n >= 1960 ? 0 : 0.5 * sin(2 * Double.pi * 2000 * Double(n - 1480) / self.sr)
+        }
+        XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
+    }
+
+    /// n counts from the node's start frame on the graph timeline, whether or not the node was
+    /// pulled in between (here it is disconnected for 1000 frames, then connected again).
+    func testSineStaysOnTheTimelineWhileNotPulled() throws {
+        let f = 1000.0, a = 0.5
+        let osc = try oscillator(frequency: f, amplitude: a)
+        let quiet = formulaSource("quiet", channels: 1) { _, _ in 0 }
+        let g = try startedGraph([osc, quiet], "osc -> out", slice: 100)
+        _ = renderFrames(g, frames: 1000, channels: 1)
+        try g.disconnect("out")
+        try g.connect("quiet", to: "out")
+        try g.update(waitUntilApplied: false)
+        _ = renderFrames(g, frames: 1000, channels: 1)
+        try g.disconnect("out")
+        try g.connect("osc", to: "out")
+        try g.update(waitUntilApplied: false)
+        let y = renderFrames(g, frames: 1000, channels: 1)[0]
+        let e = maxError(y) { i in a * sin(2 * Double.pi * f * Double(2000 + i) / self.sr) }
+        XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
+    }
+
     func testSilenceIsFlaggedBeforeTheStart() throws {
         let g = try startedGraph([try oscillator(start: 0.1)], "osc -> out", slice: 64)
         let r = try XCTUnwrap(g.render(frameCount: 64))

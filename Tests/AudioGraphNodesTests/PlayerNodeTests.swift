@@ -88,6 +88,32 @@ final class PlayerNodeTests: XCTestCase {
         XCTAssertThrowsError(try p.setProperty("loop", 3.0))
     }
 
+    func testAPlayerAddedWhileRunningThroughARateConverterStartsAtItsFrame() throws {
+        // A 1 kHz tone file at 44.1 kHz, added at graph frame 4800 (0.1 s) into a 48 kHz mixer.
+        let dir = try temporaryDirectory(self)
+        let path = dir.appendingPathComponent("tone.wav").path
+        try writeSoundFile(path, [(0..<44100).map { Float(0.5 * sin(2 * Double.pi * 1000 * Double($0) / 44100)) }], sampleRate: 44100)
+        let mix = MixerNode(id: "mix", sampleRate: sr, inputBusCount: 2)
+        let g = try startedGraph([formulaSource("quiet", channels: 1) { _, _ in 0 }, mix], "quiet -> mix:0; mix -> out", slice: 256)
+        _ = renderFrames(g, frames: 4800, channels: 2, slices: [256, 100])
+        try g.addNode(try PlayerNode(id: "p", sampleRate: sr, properties: PlayerProperties(file: "tone.wav", path: path)))
+        try g.connect("p", to: "mix", inputBus: 1)
+        try g.update(waitUntilApplied: false)
+        let y = renderFrames(g, frames: 40000, channels: 2)[0]
+        // Output frame 4800 + k is the file at time k / 48000: fit 2000...38000 (past the converter's start-up).
+        let part = Array(y[2000..<38000])
+        var s = 0.0, c = 0.0
+        for (i, v) in part.enumerated() {
+            let w = 2 * Double.pi * 1000 * Double(2000 + i) / sr
+            s += Double(v) * sin(w)
+            c += Double(v) * cos(w)
+        }
+        let a = 2 * s / Double(part.count), b = 2 * c / Double(part.count)
+        let expected = 0.5 * 0.5.squareRoot()
+        XCTAssertEqual(20 * log10((a * a + b * b).squareRoot() / expected), 0, accuracy: 0.05)
+        XCTAssertEqual(atan2(b, a), 0, accuracy: 0.02, "aligned with the frame it was added")
+    }
+
     func testMissingFileFailsToSetUp() {
         XCTAssertThrowsError(try PlayerNode(id: "p", sampleRate: sr, properties: PlayerProperties(file: "x.wav", path: "/nonexistent/x.wav"))) {
             guard case .nodeSetupFailed(node: "p", _) = $0 as? AudioGraphError else { return XCTFail("\($0)") }

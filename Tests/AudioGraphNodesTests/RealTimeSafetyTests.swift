@@ -123,4 +123,76 @@ final class RealTimeSafetyTests: XCTestCase {
         XCTAssertEqual(frees, 0, "the render thread freed memory (a plan or kernel released on it?)")
         XCTAssertEqual(locks, 0, "the render thread took a mutex")
     }
+
+    /// The effect and spatial nodes: eq (gliding band parameters), delay (gliding delay time),
+    /// converter (44.1 kHz → 48 kHz and a channel map), environment with HRTF and reverb and one
+    /// with equal-power panning, with parameters moving and change lists flying.
+    func testEffectAndSpatialNodesRenderWithoutAllocatingOrLocking() throws {
+        let path = try makeFile()
+        defer { unlink(path) }
+        let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
+        let player = try PlayerNode(id: "player", sampleRate: 48000,
+                                    properties: PlayerProperties(file: path, path: path, loop: true))
+        let converter = ConverterNode(id: "conv", properties: ConverterProperties(
+            format: FormatDescription(sampleRate: 48000), quality: .medium, channelMap: [1, 0]))
+        let eq = EQNode(id: "eq", sampleRate: 48000, properties: EQProperties(bands: [
+            EQBand(type: .peak, frequency: 1000, gain: 6), EQBand(type: .lowShelf, frequency: 200, gain: -3),
+            EQBand(type: .highPass, frequency: 80)]))
+        let delay = DelayNode(id: "delay", sampleRate: 48000)
+        let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: .square))
+        let hrtf = EnvironmentNode(id: "hrtf", sampleRate: 48000, inputBusCount: 2, properties: EnvironmentProperties(
+            renderingAlgorithm: .hrtf, reverb: ReverbSettings(enabled: true, preset: .mediumHall, level: -6)))
+        let panner = EnvironmentNode(id: "panner", sampleRate: 48000, inputBusCount: 1)
+        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
+        let out = GenericOutputNode(id: "out")
+        for n in [player, converter, eq, delay, osc, hrtf, panner, mixer, out] as [AudioNode] { try graph.addNode(n) }
+        try graph.connect("player", to: "conv")
+        try graph.connect("conv", to: "eq")
+        try graph.connect("eq", to: "delay")
+        try graph.connect("delay", to: "hrtf", inputBus: 0)
+        try graph.connect("osc", to: "hrtf", inputBus: 1)
+        try graph.connect("osc", to: "panner")
+        try graph.connect("hrtf", to: "mix", inputBus: 0)
+        try graph.connect("panner", to: "mix", inputBus: 1)
+        try graph.connect("mix", to: "out")
+        try graph.initialize()
+        try graph.start()
+
+        let slices = 3_000
+        let finished = Atomic<Bool>(false)
+        ag_counter_reset()
+        let thread = runTrackedRenderThread(warmUp: {
+            for _ in 0..<64 { _ = graph.render(frameCount: 256) }
+        }, body: {
+            for _ in 0..<slices { _ = graph.render(frameCount: 256) }
+            finished.store(true, ordering: .releasing)
+        })
+        var step = 0
+        var connected = true
+        while !finished.load(ordering: .acquiring) {
+            step += 1
+            let angle = Double(step % 360) * Double.pi / 180
+            try hrtf.setParameter("input.0.x", 2 * cos(angle))
+            try hrtf.setParameter("input.0.z", 2 * sin(angle))
+            try panner.setParameter("input.0.x", sin(angle))
+            try eq.setParameter("band.0.gain", Double(step % 12) - 6)
+            try eq.setParameter("band.0.frequency", 500 + Double(step % 1000))
+            try delay.setParameter("delayTime", 0.05 + Double(step % 10) / 100)
+            if step % 5 == 0 {
+                graph.enqueue(connected ? .disconnect(destination: "mix", destinationBus: 1)
+                                        : .connect(source: "panner", sourceBus: 0, destination: "mix", destinationBus: 1))
+                connected.toggle()
+                try graph.update(waitUntilApplied: false)
+            }
+            usleep(300)
+        }
+        pthread_join(thread, nil)
+        let allocations = ag_counter_allocations(), frees = ag_counter_frees(), locks = ag_counter_locks()
+        graph.stop()
+        print("real-time safety (effects and spatial): \(slices) slices, \(step) parameter rounds; "
+              + "render thread: \(allocations) allocations, \(frees) frees, \(locks) mutex locks")
+        XCTAssertEqual(allocations, 0, "the render thread allocated")
+        XCTAssertEqual(frees, 0, "the render thread freed memory")
+        XCTAssertEqual(locks, 0, "the render thread took a mutex")
+    }
 }

@@ -194,7 +194,7 @@ public final class AutomationTimeline: @unchecked Sendable {
 
     /// The value of entry `e` at time `t >= e.time` when no later event intervenes.
     @inline(__always) @usableFromInline
-    static func valueAfterStart(of e: Entry, at t: Double, curves: UnsafePointer<Double>?) -> Double {
+    static func valueAfterStart(of e: Entry, at t: Double, curves: UnsafePointer<Double>) -> Double {
         switch e.kind {
         case .setValue, .linearRamp, .exponentialRamp:
             return e.value
@@ -209,14 +209,15 @@ public final class AutomationTimeline: @unchecked Sendable {
             var k = Int(position.rounded(.down))
             if k < 0 { k = 0 }
             if k > n - 2 { k = n - 2 }
-            let c = curves.unsafelyUnwrapped + e.curveOffset  // a curve entry implies stored values
+            let c = curves + e.curveOffset
             let v0 = c[k], v1 = c[k + 1]
             return v0 + (v1 - v0) * (position - Double(k))
         }
     }
 
     private static func valueAfterStart(of e: Entry, at t: Double, curves: [Double]) -> Double {
-        curves.withUnsafeBufferPointer { valueAfterStart(of: e, at: t, curves: $0.baseAddress) }
+        // Padded so that the buffer is never empty (its address is then never nil).
+        (curves + [0]).withUnsafeBufferPointer { valueAfterStart(of: e, at: t, curves: $0.baseAddress!) }
     }
 
     /// The value at time `t` given `j`, the index of the last entry with time <= t (-1: none).

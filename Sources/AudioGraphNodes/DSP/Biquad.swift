@@ -75,11 +75,15 @@ public final class Biquad {
         state.deallocate()
     }
 
+    /// Glide coordinates, kept finite for out-of-range values (the cookbook clamps the same way).
+    @inline(__always) static func logFrequency(_ b: EQBand) -> Double { log(max(b.frequency, 1e-3)) }
+    @inline(__always) static func logQ(_ b: EQBand) -> Double { log(max(b.q, 1e-6)) }
+
     /// Puts the glide on its target and the coefficients on the target's.
     private func land() {
-        targetLogFrequency = log(band.frequency)
+        targetLogFrequency = Self.logFrequency(band)
         targetGain = band.gain
-        targetLogQ = log(band.q)
+        targetLogQ = Self.logQ(band)
         startLogFrequency = targetLogFrequency
         startGain = targetGain
         startLogQ = targetLogQ
@@ -111,9 +115,9 @@ public final class Biquad {
             startLogFrequency = now.logFrequency
             startGain = now.gain
             startLogQ = now.logQ
-            targetLogFrequency = log(newBand.frequency)
+            targetLogFrequency = Self.logFrequency(newBand)
             targetGain = newBand.gain
-            targetLogQ = log(newBand.q)
+            targetLogQ = Self.logQ(newBand)
             glideRemaining = glideFrames
             coefficientsDirty = true
         }

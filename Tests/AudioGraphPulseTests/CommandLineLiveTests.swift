@@ -1,0 +1,210 @@
+// Tests of `audiograph play`, `devices` and `meter` run as a process against a real private daemon.
+import AudioGraphKit
+import AudioGraphTesting
+import Foundation
+import XCTest
+
+final class CommandLineLiveTests: XCTestCase {
+    private var server: PulseTestServer!
+
+    override func setUpWithError() throws {
+        server = try PulseTestServer()
+    }
+
+    override func tearDown() {
+        server?.stop()
+        server = nil
+    }
+
+    /// The `audiograph` binary built next to this test bundle.
+    private var binary: String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/audiograph").path
+    }
+
+    private struct Run {
+        let process: ChildProcess
+        let stdout: String
+        let stderr: String
+        func output() -> (String, [String]) {
+            let out = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
+            let err = ((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            return (out, err)
+        }
+    }
+
+    private func launch(_ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil) throws -> Run {
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary), "build the CLI first (swift build)")
+        let id = UUID().uuidString.prefix(8)
+        let out = server.directory.appendingPathComponent("cli-\(id).out").path
+        let err = server.directory.appendingPathComponent("cli-\(id).err").path
+        let p = try ChildProcess(executable: binary, arguments: arguments, environment: environment ?? server.environment,
+                                 standardInput: stdin, standardOutput: out, standardError: err)
+        return Run(process: p, stdout: out, stderr: err)
+    }
+
+    private func writeGraph(latency: Int = 100) throws -> String {
+        let path = server.directory.appendingPathComponent("play.json").path
+        try """
+        { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 256,
+          "nodes": [
+            { "id": "osc", "type": "oscillator", "parameters": { "frequency": 1000, "amplitude": 0.5 },
+              "properties": { "channels": 2 } },
+            { "id": "out", "type": "output", "properties": { "latency": \(latency) } } ],
+          "connections": [ { "from": "osc", "to": "out" } ] }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func waitForSinkInput(timeout: Double = 5) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try server.run("pactl", ["list", "short", "sink-inputs"]).output.isEmpty {
+            guard Date() < deadline else { return XCTFail("the player never connected") }
+            usleep(20_000)
+        }
+    }
+
+    func testPlayWithoutServerExits3WithOneLine() throws {
+        let graph = try writeGraph()
+        var env = server.environment
+        env["PULSE_SERVER"] = "unix:/tmp/ag-nothing-\(getpid())/native"
+        let run = try launch(["play", graph, "--duration", "1"], environment: env)
+        XCTAssertEqual(run.process.wait(timeout: 10), 3)
+        let (_, err) = run.output()
+        print("no server: \(err)")
+        XCTAssertEqual(err.count, 1)
+        XCTAssertTrue(err.first?.contains("no PulseAudio server") ?? false)
+    }
+
+    func testPlayHonoursDurationCommandsAndPrintsLatencyAndUnderruns() throws {
+        let graph = try writeGraph()
+        let commands = server.directory.appendingPathComponent("commands.txt").path
+        try "set osc amplitude 0.125\nbogus command\n".write(toFile: commands, atomically: true, encoding: .utf8)
+        let file = server.directory.appendingPathComponent("cli.raw")
+        let recorder = try server.startRecording(source: server.monitorSourceName, to: file)
+        usleep(300_000)
+        let started = Date()
+        let run = try launch(["play", graph, "--duration", "1.5"], stdin: commands)
+        let status = run.process.wait(timeout: 10)
+        let elapsed = Date().timeIntervalSince(started)
+        usleep(200_000)
+        server.stopChild(recorder)
+        let (out, err) = run.output()
+        print("play: status \(String(describing: status)) after \(elapsed) s; stdout: \(out)stderr: \(err)")
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(elapsed, 1.5, accuracy: 0.7)
+        XCTAssertTrue(out.hasPrefix("played 1."), out)
+        XCTAssertTrue(out.contains("latency requested 100 ms, reported "), out)
+        XCTAssertTrue(out.contains("underruns 0"), out)
+        XCTAssertEqual(err.count, 1, "one line for the bogus command")
+        XCTAssertTrue(err.first?.contains("unknown command") ?? false)
+        // The monitor heard the tone; its last half second is at the amplitude `set` chose.
+        let samples = try PulseTestServer.readRawFloat32(file)
+        let sound = (0..<(samples.count / 2)).filter { samples[2 * $0] != 0 }
+        let last = try XCTUnwrap(sound.last)
+        let peak = ((last - 24000)..<last).map { abs(samples[2 * $0]) }.max() ?? 0
+        XCTAssertEqual(peak, 0.125, accuracy: 1e-4)
+        XCTAssertGreaterThan(Double(sound.count) / 48000, 1.3)
+    }
+
+    func testCtrlCStopsCleanlyWithSummary() throws {
+        let run = try launch(["play", try writeGraph()])
+        try waitForSinkInput()
+        usleep(300_000)
+        run.process.send(SIGINT)
+        XCTAssertEqual(run.process.wait(timeout: 3), 0)
+        XCTAssertTrue(run.output().0.hasPrefix("played "))
+        XCTAssertEqual(try server.run("pactl", ["list", "short", "sink-inputs"]).output, "")
+    }
+
+    func testServerKilledWhilePlayingExits3WithinOneSecond() throws {
+        let run = try launch(["play", try writeGraph(), "--duration", "20"])
+        try waitForSinkInput()
+        usleep(300_000)
+        let killed = Date()
+        server.kill()
+        let status = run.process.wait(timeout: 5)
+        let elapsed = Date().timeIntervalSince(killed)
+        let (_, err) = run.output()
+        print(String(format: "server killed: exit %@ after %.0f ms: %@", String(describing: status), elapsed * 1000, err.joined()))
+        XCTAssertEqual(status, 3)
+        XCTAssertLessThan(elapsed, 1.0)
+        XCTAssertEqual(err.count, 1)
+        XCTAssertTrue(err.first?.contains("lost the connection") ?? false)
+    }
+
+    func testSinkRemovedWhilePlayingExits3() throws {
+        let module = try server.run("pactl", ["load-module", "module-null-sink", "sink_name=extra", "format=float32le",
+                                              "rate=48000", "channels=2"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let run = try launch(["play", try writeGraph(), "--duration", "20", "--device", "extra"])
+        try waitForSinkInput()
+        usleep(300_000)
+        let removed = Date()
+        try server.run("pactl", ["unload-module", module])
+        let status = run.process.wait(timeout: 5)
+        let elapsed = Date().timeIntervalSince(removed)
+        let (_, err) = run.output()
+        print(String(format: "sink removed: exit %@ after %.0f ms: %@", String(describing: status), elapsed * 1000, err.joined()))
+        XCTAssertEqual(status, 3)
+        XCTAssertLessThan(elapsed, 1.0)
+        XCTAssertEqual(err, ["audiograph: PulseAudio device \"extra\" disappeared"])
+    }
+
+    func testDevicesListsSinkAndMonitorWithFormats() throws {
+        let run = try launch(["devices"])
+        XCTAssertEqual(run.process.wait(timeout: 10), 0)
+        let lines = run.output().0.split(separator: "\n").map(String.init)
+        print(lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains { $0.hasPrefix("* sink   agtest ") && $0.contains("float32le 2 ch 48000 Hz") })
+        XCTAssertTrue(lines.contains { $0.hasPrefix("* source agtest.monitor ") && $0.contains("(monitor of agtest)") })
+    }
+
+    /// A 0.5-amplitude sine measures -9.03 dBFS RMS and -6.02 dBFS peak, ten lines a second.
+    func testMeterOnFilePrintsLevelsAtTenHertz() throws {
+        let path = server.directory.appendingPathComponent("sine.wav").path
+        let writer = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 48000, channelCount: 2))
+        let storage = AudioBufferStorage(channelCount: 2, capacity: 48000)
+        for n in 0..<48000 {
+            let v = Float(0.5 * sin(2 * Double.pi * 1000 * Double(n) / 48000 + 0.25))
+            storage.list.channel(0)[n] = v
+            storage.list.channel(1)[n] = v
+        }
+        try writer.write(storage.list, frameCount: 48000)
+        try writer.close()
+        let run = try launch(["meter", path])
+        XCTAssertEqual(run.process.wait(timeout: 10), 0)
+        let lines = run.output().0.split(separator: "\n").map(String.init)
+        print(lines.first ?? "")
+        XCTAssertEqual(lines.count, 10)
+        let expectedRMS = 20 * log10(0.5 / 2.0.squareRoot())
+        for line in lines {
+            let numbers = line.split(separator: " ").compactMap { Double($0) }
+            XCTAssertEqual(numbers.count, 3, line)  // time, RMS, peak
+            XCTAssertEqual(numbers[1], expectedRMS, accuracy: 0.01, line)
+            XCTAssertEqual(numbers[2], 20 * log10(0.5), accuracy: 0.01, line)
+        }
+    }
+
+    func testMeterOnDeviceMeasuresAPlayedTone() throws {
+        let count = 48000 * 3
+        var interleaved = [Float](repeating: 0, count: 2 * count)
+        for n in 0..<count {
+            let v = Float(0.4 * sin(2 * Double.pi * 500 * Double(n) / 48000))
+            interleaved[2 * n] = v
+            interleaved[2 * n + 1] = v
+        }
+        let file = server.directory.appendingPathComponent("tone.raw")
+        try interleaved.withUnsafeBytes { try Data($0).write(to: file) }
+        let player = try server.startPlaying(file: file)
+        usleep(300_000)
+        let run = try launch(["meter", "--device", server.monitorSourceName, "--duration", "1.2"])
+        XCTAssertEqual(run.process.wait(timeout: 10), 0)
+        server.stopChild(player)
+        let lines = run.output().0.split(separator: "\n").map(String.init)
+        print(lines.prefix(3).joined(separator: "\n"))
+        XCTAssertGreaterThanOrEqual(lines.count, 8)
+        let expectedRMS = 20 * log10(0.4 / 2.0.squareRoot())
+        let rms = lines.compactMap { $0.split(separator: " ").compactMap { Double($0) }.dropFirst().first }
+        XCTAssertGreaterThanOrEqual(rms.filter { abs($0 - expectedRMS) < 0.02 }.count, 6, "\(rms)")
+    }
+}
