@@ -33,8 +33,9 @@ public final class EnvironmentNode: AudioNode, @unchecked Sendable {
     /// The properties as last applied.
     public private(set) var properties: EnvironmentProperties
 
-    /// Makes an environment with `inputBusCount` inputs; throws when `properties` ask for a
-    /// channel count other than 2.
+    /// Makes an environment with `inputBusCount` inputs. A `channels` property other than 2 is
+    /// rejected when formats are resolved (initialize); a missing or unreadable HRTF file when
+    /// the kernel is made (initialize, `AudioGraphError.nodeSetupFailed`).
     public init(id: String, sampleRate: Double, inputBusCount: Int = 1,
                 properties: EnvironmentProperties = EnvironmentProperties()) {
         self.properties = properties
@@ -317,30 +318,51 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
                                                                                  obstruction: Double(obstruction.constant)))
             }
             let sending = reverbEnabled && !(blend.isConstant && blend.constant == 0)
-            for f in 0..<n {
-                if !occlusionIsConstant {
-                    directFilters[i].setAttenuation(OcclusionFilter.directAttenuation(occlusion: Double(occlusion[f]),
-                                                                                       obstruction: Double(obstruction[f])))
-                    sendFilters[i].setAttenuation(OcclusionFilter.reverbAttenuation(occlusion: Double(occlusion[f]),
-                                                                                     obstruction: Double(obstruction[f])))
+            if geometryIsConstant && occlusionIsConstant && directFilters[i].isIdentity && sendFilters[i].isIdentity {
+                // The common case (a still source, nothing in the way): the same arithmetic as the
+                // general loop below without the filters, so the samples are bit-identical.
+                let dg = Float(fixedDistanceGain), pl = Float(fixedPan.left), pr = Float(fixedPan.right)
+                for f in 0..<n {
+                    let d = source[f] * (gain[f] * dg)
+                    if sending { send[f] += d * blend[f] }
+                    if convolver == nil {
+                        left[f] += d * pl
+                        right[f] += d * pr
+                    } else {
+                        direct[f] = d
+                    }
                 }
-                var local = fixedLocal, distanceGain = fixedDistanceGain, pan = fixedPan
-                if !geometryIsConstant {
-                    local = Self.localOffset(Vector3(Double(x[f]), Double(y[f]), Double(z[f])),
-                                             listenerIsConstant ? fixedListener : listenerFrames[f])
-                    distanceGain = distance.gain(distance: local.length)
-                    if convolver == nil { pan = Self.pan(local) } else { directions[f] = local }
+                // Keep the (identity) filters' memory as the general path would leave it.
+                if n > 0 {
+                    _ = directFilters[i].process(source[n - 1])
+                    _ = sendFilters[i].process(source[n - 1])
                 }
-                let g = gain[f] * Float(distanceGain)
-                let m = source[f]
-                let d = directFilters[i].process(m) * g
-                let s = sendFilters[i].process(m) * g
-                if sending { send[f] += s * blend[f] }
-                if convolver == nil {
-                    left[f] += d * Float(pan.left)
-                    right[f] += d * Float(pan.right)
-                } else {
-                    direct[f] = d
+            } else {
+                for f in 0..<n {
+                    if !occlusionIsConstant {
+                        directFilters[i].setAttenuation(OcclusionFilter.directAttenuation(occlusion: Double(occlusion[f]),
+                                                                                           obstruction: Double(obstruction[f])))
+                        sendFilters[i].setAttenuation(OcclusionFilter.reverbAttenuation(occlusion: Double(occlusion[f]),
+                                                                                         obstruction: Double(obstruction[f])))
+                    }
+                    var local = fixedLocal, distanceGain = fixedDistanceGain, pan = fixedPan
+                    if !geometryIsConstant {
+                        local = Self.localOffset(Vector3(Double(x[f]), Double(y[f]), Double(z[f])),
+                                                 listenerIsConstant ? fixedListener : listenerFrames[f])
+                        distanceGain = distance.gain(distance: local.length)
+                        if convolver == nil { pan = Self.pan(local) } else { directions[f] = local }
+                    }
+                    let g = gain[f] * Float(distanceGain)
+                    let m = source[f]
+                    let d = directFilters[i].process(m) * g
+                    let s = sendFilters[i].process(m) * g
+                    if sending { send[f] += s * blend[f] }
+                    if convolver == nil {
+                        left[f] += d * Float(pan.left)
+                        right[f] += d * Float(pan.right)
+                    } else {
+                        direct[f] = d
+                    }
                 }
             }
             if let convolver {

@@ -92,6 +92,9 @@ public struct OcclusionFilter: Sendable {
         return state
     }
 
+    /// Whether the filter passes its input unchanged (0 dB: gain 1, no low-pass).
+    @inlinable public var isIdentity: Bool { coefficient == 1 && gain == 1 }
+
     /// Whether the filter's memory is exactly zero (zero in gives zero out).
     public var isAtRest: Bool { state == 0 }
 
