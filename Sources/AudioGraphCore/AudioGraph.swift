@@ -242,14 +242,13 @@ public final class AudioGraph: @unchecked Sendable {
     @discardableResult
     public func update(waitUntilApplied: Bool = true) throws(AudioGraphError) -> Bool {
         let changes = pendingChanges.take()
+        if !isInitialized {
+            // While open, edits apply at once; a list queued with `enqueue` applies here, in order.
+            for change in changes { try edit(change) }
+            return true
+        }
         let generation: UInt64 = try control.withLock { _ throws(AudioGraphError) -> UInt64 in
-            guard state != .open else {
-                // Nothing is queued while open (edits apply at once); apply any stray ones.
-                var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
-                for c in changes { try t.apply(c) }
-                nodesByID = t.nodes; nodeOrder = t.order; connectionsByInput = t.connections
-                return 0
-            }
+            guard state != .open else { return 0 }
             retirePlans()
             return try applyChanges(changes)
         }

@@ -100,6 +100,8 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
     private var stopOffset: Int64?
     private var phase: Double = 0
     private var framesRendered: Int64 = 0
+    /// The sample time the phase is at (the frame after the last one rendered).
+    private var phaseTime: Int64 = 0
     private var rng: SplitMix64
 
     init(node: OscillatorNode, maximumFramesPerSlice: Int) {
@@ -128,6 +130,7 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         super.start(atSampleTime: sampleTime)
         phase = 0
         framesRendered = 0
+        phaseTime = sampleTime
         rng = SplitMix64(seed: seed)
     }
 
@@ -145,6 +148,14 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
             return
         }
         let inverseRate = 1.0 / rate
+        // Slices this oscillator was not pulled for (it was disconnected) still move its phase:
+        // it keeps its own timeline, at the frequency it has now.
+        let sounding = max(begin, phaseTime)
+        if t0 > sounding && waveform != .noise {
+            phase += Double(t0 - sounding) * Double(frequency[0]) * inverseRate
+            phase -= phase.rounded(.down)
+        }
+        phaseTime = t0 + Int64(n)
         for i in 0..<n {
             let t = t0 + Int64(i)
             if t < begin || t >= end {
