@@ -85,6 +85,25 @@ final class OscillatorNodeTests: XCTestCase {
         XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
     }
 
+    func testWaveformAndStopTimeChangedWhileRunningKeepThePhase() throws {
+        let f = 1100.0, a = 0.5
+        let osc = try oscillator(frequency: f, amplitude: a)
+        let g = try startedGraph([osc], "osc -> out", slice: 128)
+        _ = renderFrames(g, frames: 1000, channels: 1, slices: [100])
+        // At frame 1000: square from now on, stopping at 0.03 s (frame 1440) of the node's time.
+        try osc.setProperty("waveform", "square")
+        try osc.setProperty("stopTime", Optional<Double>.some(0.03))
+        XCTAssertThrowsError(try osc.setProperty("waveform", "wobble"))
+        XCTAssertEqual(g.pendingChanges.count, 2)
+        try g.update(waitUntilApplied: false)
+        let y = renderFrames(g, frames: 1000, channels: 1)[0]
+        let e = maxError(y) { i in
+            let n = 1000 + i
+            return n >= 1440 ? 0 : a * self.fourier(.square, f: f, n: n)
+        }
+        XCTAssertLessThan(e.error, 2e-6, "at \(e.at)")
+    }
+
     func testSilenceIsFlaggedBeforeTheStart() throws {
         let g = try startedGraph([try oscillator(start: 0.1)], "osc -> out", slice: 64)
         let r = try XCTUnwrap(g.render(frameCount: 64))

@@ -114,6 +114,21 @@ final class PlayerNodeTests: XCTestCase {
         XCTAssertEqual(atan2(b, a), 0, accuracy: 0.02, "aligned with the frame it was added")
     }
 
+    func testStartTimeChangedWhileRunning() throws {
+        let p = try player(try file(), start: 1)
+        let g = try startedGraph([p], "p -> out", slice: 100)
+        _ = renderFrames(g, frames: 500, channels: 1)
+        try p.setProperty("startTime", 0.02)  // frame 960 of the node's time
+        try g.update(waitUntilApplied: false)
+        let y = renderFrames(g, frames: 2000, channels: 1)[0]
+        let e = maxError(y) { i in
+            let n = 500 + i
+            return (960..<1960).contains(n) ? self.x(n - 960) : 0
+        }
+        XCTAssertEqual(e.error, 0, "at \(e.at)")
+        XCTAssertThrowsError(try p.setProperty("startTime", -1.0))
+    }
+
     func testMissingFileFailsToSetUp() {
         XCTAssertThrowsError(try PlayerNode(id: "p", sampleRate: sr, properties: PlayerProperties(file: "x.wav", path: "/nonexistent/x.wav"))) {
             guard case .nodeSetupFailed(node: "p", _) = $0 as? AudioGraphError else { return XCTFail("\($0)") }
