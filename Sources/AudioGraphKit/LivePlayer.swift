@@ -103,6 +103,12 @@ public final class LivePlayer {
                     let o = OutputNode(id: n.id, properties: p)
                     output = o
                     node = o
+                case .genericOutput:
+                    // An offline graph plays too: its generic output becomes a PulseAudio output
+                    // on the default sink (or --device), as `render` does the other way round.
+                    let o = OutputNode(id: n.id, properties: OutputProperties(device: device))
+                    output = o
+                    node = o
                 case .input(let p):
                     let i = InputNode(id: n.id, properties: p)
                     i.pulseContext = context

@@ -15,7 +15,7 @@ struct PlayCommand: ParsableCommand {
             prints the latency and the underruns.
             """)
 
-    @Argument(help: "The graph file (its output must be an \"output\" node).")
+    @Argument(help: "The graph file (a genericOutput plays to the default sink, or --device).")
     var graph: String
 
     @Option(help: "Stop after this many seconds.")

@@ -76,6 +76,30 @@ final class CommandLineLiveTests: XCTestCase {
         XCTAssertTrue(err.first?.contains("no PulseAudio server") ?? false)
     }
 
+    /// A graph made for offline rendering (its output a genericOutput) plays to the default sink.
+    func testPlayOfAGenericOutputGraphUsesTheDefaultSink() throws {
+        let path = server.directory.appendingPathComponent("offline.json").path
+        try """
+        { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 256,
+          "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 500, "amplitude": 0.25 } },
+                     { "id": "out", "type": "genericOutput" } ],
+          "connections": [ { "from": "osc", "to": "out" } ] }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let file = server.directory.appendingPathComponent("generic.raw")
+        let recorder = try server.startRecording(source: server.monitorSourceName, to: file)
+        usleep(300_000)
+        let run = try launch(["play", path, "--duration", "1"])
+        let status = run.process.wait(timeout: 10)
+        usleep(200_000)
+        server.stopChild(recorder)
+        let (out, err) = run.output()
+        XCTAssertEqual(status, 0, "stderr: \(err)")
+        XCTAssertTrue(out.hasPrefix("played 1."), out)
+        let samples = try PulseTestServer.readRawFloat32(file)
+        let peak = samples.map(abs).max() ?? 0
+        XCTAssertEqual(peak, 0.25, accuracy: 1e-3, "the tone reached the default (null) sink")
+    }
+
     func testPlayHonoursDurationCommandsAndPrintsLatencyAndUnderruns() throws {
         let graph = try writeGraph()
         let commands = server.directory.appendingPathComponent("commands.txt").path
