@@ -8,8 +8,15 @@ import XCTest
 
 final class EnvironmentNodeTests: XCTestCase {
     let rate = 48000.0
-    /// Wall-clock seconds the last `render` spent in `graph.render` calls.
+    /// Wall-clock and CPU (this thread) seconds the last `render` spent in `graph.render` calls.
     private var lastRenderSeconds = 0.0
+    private var lastRenderCPUSeconds = 0.0
+
+    private static func threadCPUTime() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
+    }
 
     /// A mono source whose sample at graph frame t is `signal(t)`; it flags silence for slices
     /// where `signal` is 0 throughout (so the environment's skipping path runs).
@@ -47,12 +54,14 @@ final class EnvironmentNodeTests: XCTestCase {
         l.reserveCapacity(frames); r.reserveCapacity(frames)
         var k = 0
         lastRenderSeconds = 0
+        lastRenderCPUSeconds = 0
         while l.count < frames {
             let n = min(slices[k % slices.count], frames - l.count)
             try during?(env, l.count)
-            let t0 = Date()
+            let t0 = Date(), c0 = Self.threadCPUTime()
             let rendered = graph.render(frameCount: n)
             lastRenderSeconds += Date().timeIntervalSince(t0)
+            lastRenderCPUSeconds += Self.threadCPUTime() - c0
             let out = try XCTUnwrap(rendered)
             XCTAssertEqual(out.channelCount, 2)
             l.append(contentsOf: UnsafeBufferPointer(start: out.buffer.channel(0), count: n))
@@ -417,8 +426,8 @@ final class EnvironmentNodeTests: XCTestCase {
             }
         })
         // Only the render calls count (the sources' own sine computation included), not setup.
-        let elapsed = lastRenderSeconds
-        print("EnvironmentNode: 16 \(moving ? "moving" : "static") HRTF sources + reverb, \(seconds) s rendered in \(String(format: "%.3f", elapsed)) s = \(String(format: "%.1f", seconds / elapsed))x real time")
+        let elapsed = lastRenderSeconds, cpu = lastRenderCPUSeconds
+        print("EnvironmentNode: 16 \(moving ? "moving" : "static") HRTF sources + reverb, \(seconds) s rendered in \(String(format: "%.3f", elapsed)) s wall = \(String(format: "%.1f", seconds / elapsed))x real time; \(String(format: "%.3f", cpu)) s CPU = \(String(format: "%.1f", seconds / cpu))x")
         XCTAssertGreaterThan(out.l.map(abs).max()!, 0.01)
     }
 }
