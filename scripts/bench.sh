@@ -85,3 +85,10 @@ PY
 printf 'audiograph: %.3f s (%.0fx real time)\n' "$ours" "$(calc "$duration / $ours")"
 printf 'sox:        %.3f s (%.0fx real time)\n' "$peer" "$(calc "$duration / $peer")"
 printf 'ratio sox/audiograph: %.2f (above 1: audiograph is faster)\n' "$(calc "$peer / $ours")"
+
+# The environment at full load: 16 moving and still sources through HRTF convolution and the
+# reverb (no peer renders HRTF from a SOFA set; it is measured against real time).
+hrtf=scripts/bench/hrtf16.json
+hrtf_time=$(best_time "$cli" render "$hrtf" -o "$tmp/hrtf16.wav" --quiet)
+printf 'audiograph, 16 HRTF sources + reverb (%s): %.3f s for 10 s (%.1fx real time; includes loading the SOFA set)\n' \
+  "$hrtf" "$hrtf_time" "$(calc "10 / $hrtf_time")"
