@@ -19,14 +19,19 @@ public enum GraphBuilder {
     ///
     /// - Parameters:
     ///   - maximumFramesPerSlice: overrides the description's (the CLI's `--slice`).
-    ///   - replaceOutput: render offline a graph whose output is a PulseAudio `output` node.
+    ///   - outputs: what the output node becomes (offline: a generic output; live: PulseAudio).
+    ///   - prepare: called with every node before the graph initializes (e.g. to give input
+    ///     nodes their PulseAudio context).
     public static func build(_ validated: ValidatedGraph, maximumFramesPerSlice: Int? = nil,
-                             replaceOutput: Bool = false) throws(AudioGraphError) -> BuiltGraph {
+                             outputs: OutputPlacement = .asDescribed,
+                             prepare: ((AudioNode) -> Void)? = nil) throws(AudioGraphError) -> BuiltGraph {
         let d = validated.description
         let graph = AudioGraph(sampleRate: d.sampleRate,
                                maximumFramesPerSlice: maximumFramesPerSlice ?? d.maximumFramesPerSlice)
         for n in d.nodes {
-            try graph.addNode(NodeFactory.makeNode(n, sampleRate: d.sampleRate, replaceOutput: replaceOutput))
+            let node = try NodeFactory.makeNode(n, sampleRate: d.sampleRate, outputs: outputs)
+            prepare?(node)
+            try graph.addNode(node)
         }
         for c in d.connections {
             try graph.connect(c.from.node, outputBus: c.from.bus, to: c.to.node, inputBus: c.to.bus)
@@ -39,7 +44,7 @@ public enum GraphBuilder {
     /// The pending-change list for one update's actions (nodes it adds are created here, off the
     /// render thread).
     public static func changes(for update: UpdateDescription, sampleRate: Double,
-                               replaceOutput: Bool = false) throws(AudioGraphError) -> [PendingChange] {
+                               outputs: OutputPlacement = .asDescribed) throws(AudioGraphError) -> [PendingChange] {
         var list: [PendingChange] = []
         for action in update.actions {
             switch action {
@@ -50,7 +55,7 @@ public enum GraphBuilder {
             case .disconnect(let to):
                 list.append(.disconnect(destination: to.node, destinationBus: to.bus))
             case .addNode(let n):
-                list.append(.addNode(try NodeFactory.makeNode(n, sampleRate: sampleRate, replaceOutput: replaceOutput)))
+                list.append(.addNode(try NodeFactory.makeNode(n, sampleRate: sampleRate, outputs: outputs)))
             case .removeNode(let id):
                 list.append(.removeNode(id))
             case let .setProperty(node, name, value, configuration):

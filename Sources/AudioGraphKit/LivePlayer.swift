@@ -91,46 +91,23 @@ public final class LivePlayer {
         } catch {
             throw .pulse(error)
         }
-        let graph = AudioGraph(sampleRate: d.sampleRate, maximumFramesPerSlice: d.maximumFramesPerSlice)
         var output: OutputNode?
         var input: InputNode?
+        let graph: AudioGraph
         do {
-            for n in d.nodes {
-                let node: AudioNode
-                switch n.configuration {
-                case .output(var p):
-                    if let device { p.device = device }
-                    let o = OutputNode(id: n.id, properties: p)
-                    output = o
-                    node = o
-                case .genericOutput:
-                    // An offline graph plays too: its generic output becomes a PulseAudio output
-                    // on the default sink (or --device), as `render` does the other way round.
-                    let o = OutputNode(id: n.id, properties: OutputProperties(device: device))
-                    output = o
-                    node = o
-                case .input(let p):
-                    let i = InputNode(id: n.id, properties: p)
+            // An offline graph plays too: its generic output becomes a PulseAudio output on the
+            // default sink (or --device), as `render` does the other way round.
+            graph = try GraphBuilder.build(validated, outputs: .live(device: device)) { [context] node in
+                if let o = node as? OutputNode { output = o }
+                if let i = node as? InputNode {
                     i.pulseContext = context
                     input = i
-                    node = i
-                default:
-                    node = try NodeFactory.makeNode(n, sampleRate: d.sampleRate)
                 }
-                if let f = n.format?.partialStreamFormat {
-                    if f.sampleRate != nil { node.declaredFormat.sampleRate = f.sampleRate }
-                    if f.channelCount != nil { node.declaredFormat.channelCount = f.channelCount }
-                }
-                try graph.addNode(node)
-            }
-            for c in d.connections {
-                try graph.connect(c.from.node, outputBus: c.from.bus, to: c.to.node, inputBus: c.to.bus)
-            }
+            }.graph
             guard let output else {
                 context.close()
-                throw LivePlayerError.notLive("the graph's output is not a PulseAudio \"output\" node (use render for genericOutput)")
+                throw LivePlayerError.notLive("the graph has no output node")
             }
-            try graph.initialize()
             updates = try d.updates.enumerated()
                 .map { (frame: $0.element.when.frame(sampleRate: d.sampleRate), index: $0.offset, update: $0.element) }
                 .sorted { ($0.frame, $0.index) < ($1.frame, $1.index) }

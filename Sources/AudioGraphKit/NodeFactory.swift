@@ -2,16 +2,26 @@
 import AudioGraphNodes
 import AudioGraphPulse
 
+/// Where a graph's output goes: the described node, a generic output (offline rendering), or a
+/// PulseAudio output (live playback; `device` overrides the sink).
+public enum OutputPlacement: Sendable, Hashable {
+    /// `output` nodes become PulseAudio outputs, `genericOutput` nodes generic outputs.
+    case asDescribed
+    /// Every output node becomes a generic output (`audiograph render`).
+    case offline
+    /// Every output node becomes a PulseAudio output on `device` (nil: the node's, else the default).
+    case live(device: String?)
+}
+
 /// Creates stock nodes from their descriptions.
 ///
 /// Thread safety: control threads only (creating a player probes its file).
 public enum NodeFactory {
     /// A node for `description` with its initial parameter values and automation set.
     ///
-    /// - Parameter replaceOutput: make a `genericOutput` in place of a PulseAudio `output`
-    ///   (offline rendering of a live graph).
+    /// - Parameter outputs: what an output node becomes (see ``OutputPlacement``).
     public static func makeNode(_ description: NodeDescription, sampleRate: Double,
-                                replaceOutput: Bool = false) throws(AudioGraphError) -> AudioNode {
+                                outputs: OutputPlacement = .asDescribed) throws(AudioGraphError) -> AudioNode {
         let node: AudioNode
         switch description.configuration {
         case .oscillator(let p):
@@ -21,9 +31,21 @@ public enum NodeFactory {
         case .mixer(let p):
             node = MixerNode(id: description.id, sampleRate: sampleRate, inputBusCount: description.inputBusCount, properties: p)
         case .genericOutput(let p):
-            node = GenericOutputNode(id: description.id, clientFormat: p.format.partialStreamFormat)
-        case .output(let p):
-            node = replaceOutput ? GenericOutputNode(id: description.id) : OutputNode(id: description.id, properties: p)
+            if case .live(let device) = outputs {
+                node = OutputNode(id: description.id, properties: OutputProperties(device: device))
+            } else {
+                node = GenericOutputNode(id: description.id, clientFormat: p.format.partialStreamFormat)
+            }
+        case .output(var p):
+            switch outputs {
+            case .offline:
+                node = GenericOutputNode(id: description.id)
+            case .live(let device):
+                if let device { p.device = device }
+                node = OutputNode(id: description.id, properties: p)
+            case .asDescribed:
+                node = OutputNode(id: description.id, properties: p)
+            }
         case .environment(let p):
             node = EnvironmentNode(id: description.id, sampleRate: sampleRate, inputBusCount: description.inputBusCount,
                                        properties: p)
@@ -57,28 +79,5 @@ public enum NodeFactory {
             }
         }
         return node
-    }
-}
-
-extension FormatDescription {
-    /// The same fields as an engine ``PartialStreamFormat``.
-    public var partialStreamFormat: PartialStreamFormat {
-        PartialStreamFormat(sampleRate: sampleRate, channelCount: channels, sampleType: sampleType, isInterleaved: interleaved)
-    }
-}
-
-extension AutomationEventDescription {
-    /// The engine's automation event for this description.
-    public var automationEvent: AutomationEvent {
-        switch self {
-        case let .setValueAtTime(value, time): return .setValue(value: value, time: time)
-        case let .linearRampToValueAtTime(value, time): return .linearRamp(value: value, time: time)
-        case let .exponentialRampToValueAtTime(value, time): return .exponentialRamp(value: value, time: time)
-        case let .setTargetAtTime(target, startTime, timeConstant):
-            return .setTarget(target: target, startTime: startTime, timeConstant: timeConstant)
-        case let .setValueCurveAtTime(values, startTime, duration):
-            return .setValueCurve(values: values, startTime: startTime, duration: duration)
-        case .cancelScheduledValues(let cancelTime): return .cancelScheduledValues(cancelTime: cancelTime)
-        }
     }
 }

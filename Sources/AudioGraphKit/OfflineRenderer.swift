@@ -55,7 +55,7 @@ public final class OfflineRenderer {
     public init(_ validated: ValidatedGraph, outputPath: String, duration: Double? = nil, frames: Int64? = nil,
                 sampleType: SampleType? = nil, sliceSize: Int? = nil) throws(RenderError) {
         do {
-            built = try GraphBuilder.build(validated, maximumFramesPerSlice: sliceSize, replaceOutput: true)
+            built = try GraphBuilder.build(validated, maximumFramesPerSlice: sliceSize, outputs: .offline)
         } catch {
             throw .graph(error)
         }
@@ -139,7 +139,7 @@ public final class OfflineRenderer {
             while done < count && failure == nil {
                 while nextUpdate < updates.count && updates[nextUpdate].frame <= graphFrames {
                     do {
-                        let list = try GraphBuilder.changes(for: updates[nextUpdate].update, sampleRate: d.sampleRate, replaceOutput: true)
+                        let list = try GraphBuilder.changes(for: updates[nextUpdate].update, sampleRate: d.sampleRate, outputs: .offline)
                         graph.enqueue(contentsOf: list)
                         try graph.update(waitUntilApplied: false)
                         attachRecorders()

@@ -28,12 +28,12 @@ final class GraphBuilderTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         try writeWAV(dir.appendingPathComponent("p.wav").path, [[0.5, 0.25]], sampleRate: 44100)
         let v = try parseGraph(text, in: dir)
-        // Without replaceOutput the PulseAudio output node itself is built (it connects to a server only when started).
+        // As described, the PulseAudio output node itself is built (it connects to a server only when started).
         let live = try GraphBuilder.build(v)
         XCTAssertEqual(live.outputNode.typeName, "output")
         XCTAssertFalse(live.outputNode is GenericOutputNode)
         live.graph.uninitialize()
-        let built = try GraphBuilder.build(v, maximumFramesPerSlice: 64, replaceOutput: true)
+        let built = try GraphBuilder.build(v, maximumFramesPerSlice: 64, outputs: .offline)
         let g = built.graph
         XCTAssertEqual(g.sampleRate, 44100)
         XCTAssertEqual(g.maximumFramesPerSlice, 64, "the override wins")
@@ -74,7 +74,7 @@ final class GraphBuilderTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         try writeWAV(dir.appendingPathComponent("p.wav").path, [[0.5, 0.25]], sampleRate: 44100)
         let v = try parseGraph(text, in: dir)
-        let list = try GraphBuilder.changes(for: v.description.updates[0], sampleRate: 44100, replaceOutput: true)
+        let list = try GraphBuilder.changes(for: v.description.updates[0], sampleRate: 44100, outputs: .offline)
         XCTAssertEqual(list.count, 6)
         guard case .setParameter("mix", "input.0.volume", 0.5, 0.25) = list[0] else { return XCTFail("\(list[0])") }
         guard case .disconnect("mix", 0) = list[1] else { return XCTFail("\(list[1])") }

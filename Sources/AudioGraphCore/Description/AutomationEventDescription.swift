@@ -46,3 +46,20 @@ public enum AutomationEventDescription: Sendable, Hashable {
     public static let names = ["setValueAtTime", "linearRampToValueAtTime", "exponentialRampToValueAtTime",
                                "setTargetAtTime", "setValueCurveAtTime", "cancelScheduledValues"]
 }
+
+extension AutomationEventDescription {
+    /// The engine's automation event for this description (one mapping, used by the validator
+    /// and by the node factory).
+    public var automationEvent: AutomationEvent {
+        switch self {
+        case let .setValueAtTime(value, time): return .setValue(value: value, time: time)
+        case let .linearRampToValueAtTime(value, time): return .linearRamp(value: value, time: time)
+        case let .exponentialRampToValueAtTime(value, time): return .exponentialRamp(value: value, time: time)
+        case let .setTargetAtTime(target, startTime, timeConstant):
+            return .setTarget(target: target, startTime: startTime, timeConstant: timeConstant)
+        case let .setValueCurveAtTime(values, startTime, duration):
+            return .setValueCurve(values: values, startTime: startTime, duration: duration)
+        case .cancelScheduledValues(let cancelTime): return .cancelScheduledValues(cancelTime: cancelTime)
+        }
+    }
+}

@@ -42,7 +42,7 @@ extension DescriptionReader {
         // this loader accepts is one the engine accepts (one set of ordering rules).
         if decoded.count == elements.count, !decoded.isEmpty {
             do {
-                _ = try AutomationTimeline(events: decoded.map(Self.engineEvent), defaultValue: initialValue)
+                _ = try AutomationTimeline(events: decoded.map(\.automationEvent), defaultValue: initialValue)
             } catch {
                 let index = Self.index(of: error)
                 let path = index < elements.count ? "\(Self.join(location, index: index)).\(decoded[index].name)" : location
@@ -51,20 +51,6 @@ extension DescriptionReader {
             }
         }
         return decoded
-    }
-
-    /// The engine's event for a description's event.
-    static func engineEvent(_ event: AutomationEventDescription) -> AutomationEvent {
-        switch event {
-        case let .setValueAtTime(value, time): return .setValue(value: value, time: time)
-        case let .linearRampToValueAtTime(value, time): return .linearRamp(value: value, time: time)
-        case let .exponentialRampToValueAtTime(value, time): return .exponentialRamp(value: value, time: time)
-        case let .setTargetAtTime(target, startTime, timeConstant):
-            return .setTarget(target: target, startTime: startTime, timeConstant: timeConstant)
-        case let .setValueCurveAtTime(values, startTime, duration):
-            return .setValueCurve(values: values, startTime: startTime, duration: duration)
-        case .cancelScheduledValues(let cancelTime): return .cancelScheduledValues(cancelTime: cancelTime)
-        }
     }
 
     static func index(of error: AutomationError) -> Int {

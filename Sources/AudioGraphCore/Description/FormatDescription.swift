@@ -34,3 +34,10 @@ public struct FormatDescription: Sendable, Hashable {
                   sampleType: sampleType ?? base.sampleType, interleaved: interleaved ?? base.interleaved)
     }
 }
+
+extension FormatDescription {
+    /// The same fields as an engine ``PartialStreamFormat``.
+    public var partialStreamFormat: PartialStreamFormat {
+        PartialStreamFormat(sampleRate: sampleRate, channelCount: channels, sampleType: sampleType, isInterleaved: interleaved)
+    }
+}
