@@ -99,11 +99,11 @@ run: deps build
 # ---------------------------------------------------------------------------------------- test
 
 test: deps
-	$(SWIFT) test $(SWIFT_TEST_FLAGS)
+	$(SWIFT) test --disable-swift-testing $(SWIFT_TEST_FLAGS)
 
 # A separate scratch path keeps the sanitized build from invalidating the normal one.
 tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(CONCURRENCY_TESTS)'
+	$(SWIFT) test --disable-swift-testing --sanitize=thread --scratch-path .build-tsan --filter '$(CONCURRENCY_TESTS)'
 
 conformance: deps build
 	@if [ -d "$(CONFORMANCE_DIR)" ]; then \
