@@ -98,8 +98,9 @@ run: deps build
 
 # ---------------------------------------------------------------------------------------- test
 
-test: deps
-	$(SWIFT) test --disable-swift-testing $(SWIFT_TEST_FLAGS)
+# The release CLI is built first: the live performance tests play through it, as users do.
+test: deps build
+	AG_REQUIRE_RELEASE_CLI=1 $(SWIFT) test --disable-swift-testing $(SWIFT_TEST_FLAGS)
 
 # A separate scratch path keeps the sanitized build from invalidating the normal one.
 tsan: deps
