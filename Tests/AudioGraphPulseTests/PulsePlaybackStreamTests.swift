@@ -97,11 +97,11 @@ final class PulsePlaybackStreamTests: XCTestCase {
         XCTAssertEqual(underruns, 0)
 
         let window = (0..<48000).map { samples[2 * (start + 24000 + $0)] }
-        let fit = SineFit.fit(window, sampleRate: 48000)
+        let fit = try XCTUnwrap(ToneFit(dominantToneOf: window, sampleRate: 48000))
         print(String(format: "loopback fit: %.6f Hz, amplitude %.7f (%.3f dBFS), residual RMS %.2e",
-                     fit.frequency, fit.amplitude, 20 * log10(fit.amplitude), fit.residualRMS))
-        XCTAssertEqual(fit.frequency, 1000, accuracy: 0.001)
-        XCTAssertEqual(fit.amplitude, 0.5, accuracy: 1e-5)
+                     fit.tones[0].frequency, fit.tones[0].amplitude, 20 * log10(fit.tones[0].amplitude), fit.residualRMS))
+        XCTAssertEqual(fit.tones[0].frequency, 1000, accuracy: 0.001)
+        XCTAssertEqual(fit.tones[0].amplitude, 0.5, accuracy: 1e-5)
         XCTAssertLessThan(fit.residualRMS, 1e-6)
     }
 
