@@ -4,18 +4,7 @@ import AudioGraphTesting
 import Foundation
 import XCTest
 
-final class CommandLineLiveTests: XCTestCase {
-    private var server: PulseTestServer!
-
-    override func setUpWithError() throws {
-        server = try PulseTestServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
-
+final class CommandLineLiveTests: PulseServerTestCase {
     /// The `audiograph` binary built next to this test bundle.
     private var binary: String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -4,18 +4,7 @@ import AudioGraphTesting
 import Foundation
 import XCTest
 
-final class PulseCaptureStreamTests: XCTestCase {
-    private var server: PulseTestServer!
-
-    override func setUpWithError() throws {
-        server = try PulseTestServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
-
+final class PulseCaptureStreamTests: PulseServerTestCase {
     /// Reads slices of `slice` frames whenever that many are waiting, for `seconds`, like a render
     /// thread would; returns the interleaved frames and how many slices were read.
     private func capture(_ stream: PulseCaptureStream, seconds: Double, slice: Int = 512) -> (left: [Float], right: [Float]) {

@@ -4,18 +4,7 @@ import AudioGraphTesting
 import Foundation
 import XCTest
 
-final class PulsePlaybackStreamTests: XCTestCase {
-    private var server: PulseTestServer!
-
-    override func setUpWithError() throws {
-        server = try PulseTestServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
-
+final class PulsePlaybackStreamTests: PulseServerTestCase {
     /// Waits until `pactl list short <kind>` lists at least `count` entries.
     private func waitForClients(_ kind: String, count: Int = 1, timeout: Double = 5) throws {
         let deadline = Date().addingTimeInterval(timeout)
