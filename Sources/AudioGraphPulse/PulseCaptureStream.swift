@@ -99,18 +99,15 @@ public final class PulseCaptureStream: @unchecked Sendable {
     /// - Throws: `.connectionLost`, `.deviceNotFound` (unknown source), `.streamFailed`, `.timedOut`.
     public func start(timeout: Double = 5) throws(PulseError) {
         guard !running.load(ordering: .acquiring) else { return }
-        guard context.isConnected else { throw context.failure ?? context.withLock { context.lostError() } }
+        try PulseStreamSupport.requireConnected(context)
         faultState.clear()
         overruns.store(0, ordering: .relaxed)
         underruns.store(0, ordering: .relaxed)
         dropped.store(0, ordering: .relaxed)
         ring.reset()
         running.store(true, ordering: .releasing)
-        if let error = PulseStreamSupport.connectLocked(context: context, { () throws(PulseError) in
+        try PulseStreamSupport.connect(context: context, cleanUp: stop) { () throws(PulseError) in
             try connectLocked(timeout: timeout)
-        }) {
-            stop()
-            throw error
         }
     }
 
@@ -219,11 +216,9 @@ public final class PulseCaptureStream: @unchecked Sendable {
 }
 
 private func captureStateCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulseCaptureStream>.fromOpaque(userdata).takeUnretainedValue().stateChanged()
+    PulseStreamSupport.owner(userdata, as: PulseCaptureStream.self)?.stateChanged()
 }
 
 private func captureReadCallback(_ s: OpaquePointer?, _ nbytes: Int, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulseCaptureStream>.fromOpaque(userdata).takeUnretainedValue().readAvailable()
+    PulseStreamSupport.owner(userdata, as: PulseCaptureStream.self)?.readAvailable()
 }

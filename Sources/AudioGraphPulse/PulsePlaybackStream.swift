@@ -151,7 +151,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     ///   `.streamFailed` or `.timedOut` otherwise. Nothing is left running after a throw.
     public func start(timeout: Double = 5) throws(PulseError) {
         guard !running.load(ordering: .acquiring) else { return }
-        guard context.isConnected else { throw context.failure ?? context.withLock { context.lostError() } }
+        try PulseStreamSupport.requireConnected(context)
         faultState.clear()
         underruns.store(0, ordering: .relaxed)
         framesRendered.store(0, ordering: .relaxed)
@@ -169,11 +169,8 @@ public final class PulsePlaybackStream: @unchecked Sendable {
             usleep(1000)
         }
 
-        if let error = PulseStreamSupport.connectLocked(context: context, { () throws(PulseError) in
+        try PulseStreamSupport.connect(context: context, cleanUp: stop) { () throws(PulseError) in
             try connectLocked(timeout: timeout)
-        }) {
-            stop()
-            throw error
         }
     }
 
@@ -336,27 +333,22 @@ public final class PulsePlaybackStream: @unchecked Sendable {
 }
 
 private func playbackMovedCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().moved()
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.moved()
 }
 
 private func playbackStateCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().stateChanged()
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.stateChanged()
 }
 
 private func playbackWriteCallback(_ s: OpaquePointer?, _ nbytes: Int, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().drainLocked()
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.drainLocked()
 }
 
 private func playbackUnderflowCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().underflowed()
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.underflowed()
 }
 
 private func playbackTimerCallback(_ api: UnsafeMutablePointer<pa_mainloop_api>?, _ event: OpaquePointer?,
                                    _ tv: UnsafePointer<timeval>?, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().timerFired()
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.timerFired()
 }

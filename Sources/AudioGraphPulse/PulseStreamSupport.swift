@@ -93,12 +93,28 @@ enum PulseStreamSupport {
         return .streamFailed(stream: configuration.streamName, reason: PulseContext.errorText(code))
     }
 
-    /// Runs `connect` under the mainloop lock and returns what it threw (nil on success), so that
-    /// the caller can clean up with the lock released.
-    static func connectLocked(context: PulseContext, _ connect: () throws(PulseError) -> Void) -> PulseError? {
-        context.withLock { () -> PulseError? in
+    /// Throws the context's failure (or its lost-connection error) unless it is connected.
+    static func requireConnected(_ context: PulseContext) throws(PulseError) {
+        guard context.isConnected else { throw context.failure ?? context.withLock { context.lostError() } }
+    }
+
+    /// Runs `connect` under the mainloop lock; when it throws, calls `cleanUp` with the lock
+    /// released (the stream's `stop()`) and rethrows.
+    static func connect(context: PulseContext, cleanUp: () -> Void, _ connect: () throws(PulseError) -> Void) throws(PulseError) {
+        let error = context.withLock { () -> PulseError? in
             do throws(PulseError) { try connect(); return nil } catch { return error }
         }
+        if let error {
+            cleanUp()
+            throw error
+        }
+    }
+
+    /// The stream object a libpulse callback's `userdata` names (passed unretained at connect;
+    /// the stream clears its callbacks before it goes away). Nil userdata: nil.
+    @inline(__always)
+    static func owner<Stream: AnyObject>(_ userdata: UnsafeMutableRawPointer?, as type: Stream.Type) -> Stream? {
+        userdata.map { Unmanaged<Stream>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// Removes every callback a stream may have, disconnects and releases it.
