@@ -131,10 +131,7 @@ final class PulseCaptureStreamTests: PulseServerTestCase {
         let stream = try PulseCaptureStream(context: context, configuration: PulseStreamConfiguration(device: server.monitorSourceName))
         try stream.start()
         usleep(200_000)
-        let killedAt = Date()
-        server.kill()
-        while stream.fault == nil && Date().timeIntervalSince(killedAt) < 3 { usleep(1000) }
-        let detection = Date().timeIntervalSince(killedAt)
+        let detection = killServerAndWait { stream.fault }
         XCTAssertLessThan(detection, 1.0)
         guard case .connectionLost = stream.fault else { return XCTFail("got \(String(describing: stream.fault))") }
         stream.stop()

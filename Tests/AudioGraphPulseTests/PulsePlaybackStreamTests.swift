@@ -160,10 +160,7 @@ final class PulsePlaybackStreamTests: PulseServerTestCase {
         stream.setFaultHandler { _ in reported.fulfill() }
         try stream.start()
         usleep(500_000)
-        let killedAt = Date()
-        server.kill()
-        while stream.fault == nil && Date().timeIntervalSince(killedAt) < 3 { usleep(1000) }
-        let detection = Date().timeIntervalSince(killedAt)
+        let detection = killServerAndWait { stream.fault }
         wait(for: [reported], timeout: 1)
         let fault = stream.fault
         let stopStart = Date()
