@@ -5,7 +5,7 @@
 ///
 /// - Sample rate: converted by libsamplerate with the `quality` property's converter (`best`
 ///   = SRC_SINC_BEST_QUALITY, `medium`, `fastest`, `linear`, `zeroOrderHold`), pulling the input
-///   on its own timeline (see ``ConverterInputAdapter`` and ``Resampler``).
+///   on its own timeline (see ``ResamplingInputAdapter`` and ``Resampler``).
 /// - Channels: `channelMap[i]` is the input channel output channel i takes (-1: silence);
 ///   without a map the channel count changes by the up/down-mix rules (Web Audio "speakers"
 ///   for 1, 2, 4, 6 channels, "discrete" otherwise; see ``ChannelMixing``).
@@ -24,7 +24,7 @@ public final class ConverterNode: AudioNode, @unchecked Sendable {
     public private(set) var properties: ConverterProperties
     /// The adapters made for rate-converting inputs (to re-create their resamplers).
     private var adapters: [WeakAdapter] = []
-    private struct WeakAdapter { weak var adapter: ConverterInputAdapter? }
+    private struct WeakAdapter { weak var adapter: ResamplingInputAdapter? }
 
     public init(id: String, properties: ConverterProperties = ConverterProperties()) {
         self.properties = properties
@@ -58,8 +58,8 @@ public final class ConverterNode: AudioNode, @unchecked Sendable {
 
     public override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
                                           maximumFramesPerSlice: Int) throws(AudioGraphError) -> InputAdapter? {
-        let a = try ConverterInputAdapter(nodeID: id, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate,
-                                          quality: properties.quality, maximumFramesPerSlice: maximumFramesPerSlice)
+        let a = try ResamplingInputAdapter(nodeID: id, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate,
+                                           maximumFramesPerSlice: maximumFramesPerSlice, quality: properties.quality)
         adapters.removeAll { $0.adapter == nil }
         adapters.append(WeakAdapter(adapter: a))
         return a
@@ -105,9 +105,9 @@ final class ConverterKernel: NodeKernel, @unchecked Sendable {
     /// it holds the replaced one, released with the render plan off the render thread. No
     /// generic containers: nothing to instantiate on the render thread.
     final class QualityChange: KernelMessage, @unchecked Sendable {
-        let adapter: ConverterInputAdapter
+        let adapter: ResamplingInputAdapter
         var resampler: Resampler?
-        init(adapter: ConverterInputAdapter, resampler: Resampler) {
+        init(adapter: ResamplingInputAdapter, resampler: Resampler) {
             self.adapter = adapter
             self.resampler = resampler
         }

@@ -29,8 +29,7 @@ public final class DelayNode: AudioNode, @unchecked Sendable {
 final class DelayKernel: NodeKernel, @unchecked Sendable {
     // MARK: Render thread only (the delay line's state, pointer tables)
     private let line: DelayLine
-    private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
-    private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let pointers: ChannelPointers
 
     // MARK: Fixed at creation
     private let delayTimeIndex: Int
@@ -49,15 +48,9 @@ final class DelayKernel: NodeKernel, @unchecked Sendable {
         line = DelayLine(sampleRate: format.sampleRate, maximumChannelCount: format.channelCount,
                          delayTime: p[delayTimeIndex].value, feedback: p[feedbackIndex].value,
                          lowPassCutoff: p[cutoffIndex].value, wetDryMix: p[wetIndex].value)
-        inPointers = .allocate(capacity: max(1, format.channelCount))
-        outPointers = .allocate(capacity: max(1, format.channelCount))
+        pointers = ChannelPointers(capacity: format.channelCount)
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
-    }
-
-    deinit {
-        inPointers.deallocate()
-        outPointers.deallocate()
     }
 
     override func start(atSampleTime sampleTime: Int64) {
@@ -79,17 +72,7 @@ final class DelayKernel: NodeKernel, @unchecked Sendable {
     override func render(context: RenderContext, inputs: RenderInputs) {
         let n = context.frameCount
         let out = outputs[0]
-        let channels = out.channelCount
-        let input = inputs.pull(0)
-        let inputSilent = input?.isSilent ?? true
-        if let input, !input.isSilent {
-            for c in 0..<channels {
-                if c < input.channelCount { out.channel(c).update(from: input.buffer.channel(c), count: n) }
-                else { out.channel(c).update(repeating: 0, count: n) }
-            }
-        } else {
-            out.clear(frameCount: n)
-        }
+        let inputSilent = ChannelPointers.loadInput(inputs.pull(0), into: out, frameCount: n)
         let delayTime = parameterValues(delayTimeIndex, context)
         let feedback = parameterValues(feedbackIndex, context)
         let cutoff = parameterValues(cutoffIndex, context)
@@ -100,36 +83,21 @@ final class DelayKernel: NodeKernel, @unchecked Sendable {
             set(feedbackIndex, feedback, at: 0)
             set(cutoffIndex, cutoff, at: 0)
             set(wetIndex, wet, at: 0)
-            for c in 0..<channels {
-                outPointers[c] = out.channel(c)
-                inPointers[c] = UnsafePointer(out.channel(c))
-            }
-            line.process(input: UnsafeBufferPointer(start: inPointers, count: channels),
-                         output: UnsafeBufferPointer(start: outPointers, count: channels), frameCount: n)
+            pointers.point(at: out)
+            line.process(input: pointers.inputs, output: pointers.outputs, frameCount: n)
         } else {
             for i in 0..<n {
                 set(delayTimeIndex, delayTime, at: i)
                 set(feedbackIndex, feedback, at: i)
                 set(cutoffIndex, cutoff, at: i)
                 set(wetIndex, wet, at: i)
-                for c in 0..<channels {
-                    outPointers[c] = out.channel(c) + i
-                    inPointers[c] = UnsafePointer(out.channel(c) + i)
-                }
-                line.process(input: UnsafeBufferPointer(start: inPointers, count: channels),
-                             output: UnsafeBufferPointer(start: outPointers, count: channels), frameCount: 1)
+                pointers.point(at: out, frame: i)
+                line.process(input: pointers.inputs, output: pointers.outputs, frameCount: 1)
             }
         }
         // Silent only when the input was and the echoes have died out (tiny values are flushed
         // to 0 in the line, so this happens); always processing keeps the output independent of
         // the slice size.
-        var silent = inputSilent
-        if silent {
-            outer: for c in 0..<channels {
-                let y = out.channel(c)
-                for i in 0..<n where y[i] != 0 { silent = false; break outer }
-            }
-        }
-        outputIsSilent[0] = silent
+        outputIsSilent[0] = inputSilent && ChannelPointers.isAllZero(out, frameCount: n)
     }
 }

@@ -55,8 +55,7 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
     // MARK: Render thread only (filter state, pointer tables)
     private let filters: ContiguousArray<Biquad>
     /// Channel pointer tables for the filters (output buffers, filtered in place).
-    private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
-    private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let pointers: ChannelPointers
 
     init(node: EQNode, maximumFramesPerSlice: Int) {
         let bands = node.properties.bands
@@ -80,8 +79,7 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
         }
         self.filters = filters
         globalGainIndex = node.parameterIndex(of: ParameterAddress(name: "globalGain"))!
-        inPointers = .allocate(capacity: max(1, channels))
-        outPointers = .allocate(capacity: max(1, channels))
+        pointers = ChannelPointers(capacity: channels)
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
     }
@@ -89,8 +87,6 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
     deinit {
         bandTypes.deallocate()
         bandParameterIndices.deallocate()
-        inPointers.deallocate()
-        outPointers.deallocate()
     }
 
     override func start(atSampleTime sampleTime: Int64) {
@@ -108,22 +104,10 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
         let n = context.frameCount
         let out = outputs[0]
         let channels = out.channelCount
-        let input = inputs.pull(0)
-        let inputSilent = input?.isSilent ?? true
-        if let input, !input.isSilent {
-            for c in 0..<channels {
-                if c < input.channelCount { out.channel(c).update(from: input.buffer.channel(c), count: n) }
-                else { out.channel(c).update(repeating: 0, count: n) }
-            }
-        } else {
-            out.clear(frameCount: n)
-        }
-        for c in 0..<channels {
-            outPointers[c] = out.channel(c)
-            inPointers[c] = UnsafePointer(out.channel(c))
-        }
-        let ins = UnsafeBufferPointer(start: inPointers, count: channels)
-        let outs = UnsafeBufferPointer(start: outPointers, count: channels)
+        let inputSilent = ChannelPointers.loadInput(inputs.pull(0), into: out, frameCount: n)
+        pointers.point(at: out)
+        let ins = pointers.inputs
+        let outs = pointers.outputs
 
         for b in 0..<bandCount {
             let idx = bandParameterIndices[b]
@@ -143,16 +127,10 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
                 for i in 0..<n {
                     filter.setTarget(EQBand(type: type, frequency: Double(frequency[i]), gain: Double(gain[i]),
                                             q: Double(q[i]), bypass: bypass[i] >= 0.5))
-                    for c in 0..<channels {
-                        outPointers[c] = out.channel(c) + i
-                        inPointers[c] = UnsafePointer(out.channel(c) + i)
-                    }
+                    pointers.point(at: out, frame: i)
                     filter.process(input: ins, output: outs, frameCount: 1, startFrame: context.sampleTime + Int64(i))
                 }
-                for c in 0..<channels {
-                    outPointers[c] = out.channel(c)
-                    inPointers[c] = UnsafePointer(out.channel(c))
-                }
+                pointers.point(at: out)
             }
         }
 
@@ -174,13 +152,6 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
         }
 
         // Silent only when the input was and the filters have rung out.
-        var silent = inputSilent
-        if silent {
-            outer: for c in 0..<channels {
-                let y = out.channel(c)
-                for i in 0..<n where y[i] != 0 { silent = false; break outer }
-            }
-        }
-        outputIsSilent[0] = silent
+        outputIsSilent[0] = inputSilent && ChannelPointers.isAllZero(out, frameCount: n)
     }
 }

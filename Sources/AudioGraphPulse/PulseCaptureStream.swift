@@ -45,7 +45,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     private let underruns = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
     private let backlogLimit = Atomic<Int>(0)
-    private let faultState = Mutex<(fault: PulseError?, handler: (@Sendable (PulseError) -> Void)?)>((nil, nil))
+    private let faultState = PulseStreamFault()
 
     /// Creates a stopped capture stream.
     ///
@@ -76,7 +76,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     /// Old frames dropped by `read` to keep the delay bounded.
     public var droppedFrames: Int { dropped.load(ordering: .relaxed) }
     /// Why the stream stopped working while running, if it did.
-    public var fault: PulseError? { faultState.withLock { $0.fault } }
+    public var fault: PulseError? { faultState.fault }
 
     /// The most frames `read` lets wait in the ring before dropping the oldest (clamped to what
     /// the ring can hold). A full-duplex driver raises it to its pre-roll. Any thread; lock-free.
@@ -91,7 +91,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
 
     /// Sets a handler called once on libpulse's mainloop thread when the running stream fails.
     public func setFaultHandler(_ handler: (@Sendable (PulseError) -> Void)?) {
-        faultState.withLock { $0.handler = handler }
+        faultState.setHandler(handler)
     }
 
     /// Connects the record stream and waits until the server accepted it. Does nothing when running.
@@ -99,31 +99,22 @@ public final class PulseCaptureStream: @unchecked Sendable {
     /// - Throws: `.connectionLost`, `.deviceNotFound` (unknown source), `.streamFailed`, `.timedOut`.
     public func start(timeout: Double = 5) throws(PulseError) {
         guard !running.load(ordering: .acquiring) else { return }
-        guard context.isConnected else { throw context.failure ?? context.withLock { context.lostError() } }
-        faultState.withLock { $0.fault = nil }
+        try PulseStreamSupport.requireConnected(context)
+        faultState.clear()
         overruns.store(0, ordering: .relaxed)
         underruns.store(0, ordering: .relaxed)
         dropped.store(0, ordering: .relaxed)
         ring.reset()
         running.store(true, ordering: .releasing)
-        let error: PulseError? = context.withLock { () -> PulseError? in
-            do throws(PulseError) { try connectLocked(timeout: timeout); return nil } catch { return error }
-        }
-        if let error {
-            stop()
-            throw error
+        try PulseStreamSupport.connect(context: context, cleanUp: stop) { () throws(PulseError) in
+            try connectLocked(timeout: timeout)
         }
     }
 
     /// Disconnects the stream. Idempotent.
     public func stop() {
         context.withLock {
-            if let stream {
-                pa_stream_set_state_callback(stream, nil, nil)
-                pa_stream_set_read_callback(stream, nil, nil)
-                pa_stream_disconnect(stream)
-                pa_stream_unref(stream)
-            }
+            if let stream { PulseStreamSupport.destroy(stream) }
             stream = nil
         }
         running.store(false, ordering: .releasing)
@@ -133,11 +124,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     public func latency() -> PulseLatency? {
         context.withLock {
             guard let stream else { return nil }
-            var usec: pa_usec_t = 0
-            var negative: Int32 = 0
-            guard pa_stream_get_latency(stream, &usec, &negative) == 0 else { return nil }
-            let server = negative != 0 ? -Double(usec) / 1e6 : Double(usec) / 1e6
-            return PulseLatency(server: server, ring: Double(readableFrames) / Double(configuration.sampleRate))
+            return PulseStreamSupport.latency(stream, ringFrames: readableFrames, sampleRate: configuration.sampleRate)
         }
     }
 
@@ -180,50 +167,23 @@ public final class PulseCaptureStream: @unchecked Sendable {
     // MARK: Mainloop side (lock held)
 
     private func connectLocked(timeout: Double) throws(PulseError) {
-        let ctx = context.context
-        var spec = pa_sample_spec(format: ag_pa_sample_float32ne(), rate: UInt32(configuration.sampleRate),
-                                  channels: UInt8(configuration.channels))
-        var map = pa_channel_map()
-        pa_channel_map_init_extend(&map, UInt32(configuration.channels), PA_CHANNEL_MAP_DEFAULT)
-        guard let s = pa_stream_new(ctx, configuration.streamName, &spec, &map) else {
-            throw .streamFailed(stream: configuration.streamName, reason: PulseContext.errorText(pa_context_errno(ctx)))
-        }
+        let s = try PulseStreamSupport.makeStream(context: context, configuration: configuration)
         stream = s
         let me = Unmanaged.passUnretained(self).toOpaque()
         pa_stream_set_state_callback(s, captureStateCallback, me)
         pa_stream_set_read_callback(s, captureReadCallback, me)
-        let latencyUsec = pa_usec_t(configuration.latencyMilliseconds * 1000)
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max,
-                                  minreq: UInt32.max, fragsize: UInt32(pa_usec_to_bytes(latencyUsec, &spec)))
-        let flags = pa_stream_flags_t(rawValue: PA_STREAM_ADJUST_LATENCY.rawValue
-                                      | PA_STREAM_INTERPOLATE_TIMING.rawValue
-                                      | PA_STREAM_AUTO_TIMING_UPDATE.rawValue)
-        guard pa_stream_connect_record(s, configuration.device, &attr, flags) == 0 else {
+                                  minreq: UInt32.max, fragsize: PulseStreamSupport.latencyBytes(configuration))
+        guard pa_stream_connect_record(s, configuration.device, &attr, PulseStreamSupport.connectFlags()) == 0 else {
             throw streamError()
         }
-        let settled = context.waitLocked(timeout: timeout) {
-            ag_pa_stream_is_good(pa_stream_get_state(s)) == 0 || pa_stream_get_state(s) == PA_STREAM_READY
-        }
-        guard pa_stream_get_state(s) == PA_STREAM_READY else {
-            throw settled ? streamError() : .timedOut(operation: "connect capture stream")
-        }
-        if let a = pa_stream_get_buffer_attr(s)?.pointee {
-            let bpf = UInt32(configuration.bytesPerFrame)
-            func frames(_ v: UInt32) -> Int { v == UInt32.max ? 0 : Int(v / bpf) }
-            negotiated = PulseBufferAttributes(maximumLength: frames(a.maxlength), targetLength: frames(a.tlength),
-                                               prebuffer: frames(a.prebuf), minimumRequest: frames(a.minreq),
-                                               fragmentSize: frames(a.fragsize))
-        }
+        try PulseStreamSupport.waitUntilReady(s, context: context, configuration: configuration, timeout: timeout,
+                                              operation: "connect capture stream")
+        if let attributes = PulseStreamSupport.bufferAttributes(s, configuration: configuration) { negotiated = attributes }
     }
 
     private func streamError() -> PulseError {
-        let ctx = context.context
-        let code = pa_context_errno(ctx)
-        if ag_pa_context_is_good(pa_context_get_state(ctx)) == 0 { return context.lostError() }
-        if code == Int32(PA_ERR_NOENTITY.rawValue), let device = configuration.device {
-            return .deviceNotFound(name: device)
-        }
-        return .streamFailed(stream: configuration.streamName, reason: PulseContext.errorText(code))
+        PulseStreamSupport.streamError(context: context, configuration: configuration)
     }
 
     /// Moves every fragment libpulse holds into the ring. Mainloop thread.
@@ -249,23 +209,16 @@ public final class PulseCaptureStream: @unchecked Sendable {
         guard let s = stream else { return }
         if ag_pa_stream_is_good(pa_stream_get_state(s)) == 0 {
             let error = streamError()
-            let handler = faultState.withLock { f -> (@Sendable (PulseError) -> Void)? in
-                guard f.fault == nil else { return nil }
-                f.fault = error
-                return f.handler
-            }
-            handler?(error)
+            faultState.record(error)?(error)
         }
         context.signal()
     }
 }
 
 private func captureStateCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulseCaptureStream>.fromOpaque(userdata).takeUnretainedValue().stateChanged()
+    PulseStreamSupport.owner(userdata, as: PulseCaptureStream.self)?.stateChanged()
 }
 
 private func captureReadCallback(_ s: OpaquePointer?, _ nbytes: Int, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulseCaptureStream>.fromOpaque(userdata).takeUnretainedValue().readAvailable()
+    PulseStreamSupport.owner(userdata, as: PulseCaptureStream.self)?.readAvailable()
 }

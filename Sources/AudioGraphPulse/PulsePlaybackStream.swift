@@ -81,7 +81,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     private let framesRendered = Atomic<Int>(0)
     /// The render thread starts no slice at or beyond this frame (Int64.max: no limit).
     private let renderLimit = Atomic<Int64>(.max)
-    private let faultState = Mutex<(fault: PulseError?, handler: (@Sendable (PulseError) -> Void)?)>((nil, nil))
+    private let faultState = PulseStreamFault()
 
     /// Creates a stopped stream. `render` is called on the render thread once started.
     ///
@@ -123,12 +123,12 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     public var renderedFrames: Int { framesRendered.load(ordering: .relaxed) }
 
     /// Why the stream stopped working while running, if it did (nil otherwise).
-    public var fault: PulseError? { faultState.withLock { $0.fault } }
+    public var fault: PulseError? { faultState.fault }
 
     /// Sets a handler called once on libpulse's mainloop thread when the running stream fails.
     /// It must return quickly and must not call `stop()` (signal another thread instead).
     public func setFaultHandler(_ handler: (@Sendable (PulseError) -> Void)?) {
-        faultState.withLock { $0.handler = handler }
+        faultState.setHandler(handler)
     }
 
     /// Holds the render thread before it starts a slice at or beyond `frame` (nil: no hold), so
@@ -151,8 +151,8 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     ///   `.streamFailed` or `.timedOut` otherwise. Nothing is left running after a throw.
     public func start(timeout: Double = 5) throws(PulseError) {
         guard !running.load(ordering: .acquiring) else { return }
-        guard context.isConnected else { throw context.failure ?? context.withLock { context.lostError() } }
-        faultState.withLock { $0.fault = nil }
+        try PulseStreamSupport.requireConnected(context)
+        faultState.clear()
         underruns.store(0, ordering: .relaxed)
         framesRendered.store(0, ordering: .relaxed)
         ring.reset()
@@ -169,12 +169,8 @@ public final class PulsePlaybackStream: @unchecked Sendable {
             usleep(1000)
         }
 
-        let error: PulseError? = context.withLock { () -> PulseError? in
-            do throws(PulseError) { try connectLocked(timeout: timeout); return nil } catch { return error }
-        }
-        if let error {
-            stop()
-            throw error
+        try PulseStreamSupport.connect(context: context, cleanUp: stop) { () throws(PulseError) in
+            try connectLocked(timeout: timeout)
         }
     }
 
@@ -183,14 +179,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         context.withLock {
             if let timer, let free = pa_threaded_mainloop_get_api(context.mainloop).pointee.time_free { free(timer) }
             timer = nil
-            if let stream {
-                pa_stream_set_state_callback(stream, nil, nil)
-                pa_stream_set_write_callback(stream, nil, nil)
-                pa_stream_set_underflow_callback(stream, nil, nil)
-                pa_stream_set_moved_callback(stream, nil, nil)
-                pa_stream_disconnect(stream)
-                pa_stream_unref(stream)
-            }
+            if let stream { PulseStreamSupport.destroy(stream) }
             stream = nil
         }
         running.store(false, ordering: .releasing)
@@ -204,12 +193,8 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     public func latency() -> PulseLatency? {
         context.withLock {
             guard let stream else { return nil }
-            var usec: pa_usec_t = 0
-            var negative: Int32 = 0
-            guard pa_stream_get_latency(stream, &usec, &negative) == 0 else { return nil }
-            let server = negative != 0 ? -Double(usec) / 1e6 : Double(usec) / 1e6
-            let ringFrames = ring.readableCount / configuration.channels
-            return PulseLatency(server: server, ring: Double(ringFrames) / Double(configuration.sampleRate))
+            return PulseStreamSupport.latency(stream, ringFrames: ring.readableCount / configuration.channels,
+                                              sampleRate: configuration.sampleRate)
         }
     }
 
@@ -247,14 +232,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     // MARK: Mainloop side (lock held)
 
     private func connectLocked(timeout: Double) throws(PulseError) {
-        let ctx = context.context
-        var spec = pa_sample_spec(format: ag_pa_sample_float32ne(), rate: UInt32(configuration.sampleRate),
-                                  channels: UInt8(configuration.channels))
-        var map = pa_channel_map()
-        pa_channel_map_init_extend(&map, UInt32(configuration.channels), PA_CHANNEL_MAP_DEFAULT)
-        guard let s = pa_stream_new(ctx, configuration.streamName, &spec, &map) else {
-            throw .streamFailed(stream: configuration.streamName, reason: PulseContext.errorText(pa_context_errno(ctx)))
-        }
+        let s = try PulseStreamSupport.makeStream(context: context, configuration: configuration)
         stream = s
         wasReady = false
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -263,47 +241,28 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         pa_stream_set_underflow_callback(s, playbackUnderflowCallback, me)
         pa_stream_set_moved_callback(s, playbackMovedCallback, me)
 
-        let latencyUsec = pa_usec_t(configuration.latencyMilliseconds * 1000)
-        var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32(pa_usec_to_bytes(latencyUsec, &spec)),
+        var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: PulseStreamSupport.latencyBytes(configuration),
                                   prebuf: UInt32.max, minreq: UInt32.max, fragsize: UInt32.max)
-        let flags = pa_stream_flags_t(rawValue: PA_STREAM_ADJUST_LATENCY.rawValue
-                                      | PA_STREAM_START_CORKED.rawValue
-                                      | PA_STREAM_INTERPOLATE_TIMING.rawValue
-                                      | PA_STREAM_AUTO_TIMING_UPDATE.rawValue)
-        guard pa_stream_connect_playback(s, configuration.device, &attr, flags, nil, nil) == 0 else {
+        guard pa_stream_connect_playback(s, configuration.device, &attr, PulseStreamSupport.connectFlags(PA_STREAM_START_CORKED),
+                                         nil, nil) == 0 else {
             throw streamError()
         }
-        let settled = context.waitLocked(timeout: timeout) {
-            ag_pa_stream_is_good(pa_stream_get_state(s)) == 0 || pa_stream_get_state(s) == PA_STREAM_READY
-        }
-        guard pa_stream_get_state(s) == PA_STREAM_READY else {
-            throw settled ? streamError() : .timedOut(operation: "connect playback stream")
-        }
-        if let a = pa_stream_get_buffer_attr(s)?.pointee {
-            let bpf = UInt32(configuration.bytesPerFrame)
-            negotiated = PulseBufferAttributes(
-                maximumLength: Int(a.maxlength / bpf), targetLength: Int(a.tlength / bpf),
-                prebuffer: Int(a.prebuf / bpf), minimumRequest: Int(a.minreq / bpf),
-                fragmentSize: Int(a.fragsize == UInt32.max ? 0 : a.fragsize / bpf))
-        }
+        try PulseStreamSupport.waitUntilReady(s, context: context, configuration: configuration, timeout: timeout,
+                                              operation: "connect playback stream")
+        if let attributes = PulseStreamSupport.bufferAttributes(s, configuration: configuration) { negotiated = attributes }
+        let latencyUsec = PulseStreamSupport.latencyMicroseconds(configuration)
         // A short timer tops up libpulse's buffer from the ring between server requests, so a
         // request that found the ring short is completed as soon as the render thread catches up.
         let sliceUsec = pa_usec_t(Double(configuration.maximumFramesPerSlice) * 1e6 / Double(configuration.sampleRate))
         timerPeriod = max(1000, min(5000, min(sliceUsec / 2, latencyUsec / 4)))
-        timer = pa_context_rttime_new(ctx, pa_rtclock_now() + timerPeriod, playbackTimerCallback, me)
+        timer = pa_context_rttime_new(context.context, pa_rtclock_now() + timerPeriod, playbackTimerCallback, me)
         corked = true
         drainLocked()
     }
 
     /// The error for a stream that failed: unknown device, lost connection, or the stream's own.
     private func streamError() -> PulseError {
-        let ctx = context.context
-        let code = pa_context_errno(ctx)
-        if ag_pa_context_is_good(pa_context_get_state(ctx)) == 0 { return context.lostError() }
-        if code == Int32(PA_ERR_NOENTITY.rawValue), let device = configuration.device {
-            return .deviceNotFound(name: device)
-        }
-        return .streamFailed(stream: configuration.streamName, reason: PulseContext.errorText(code))
+        PulseStreamSupport.streamError(context: context, configuration: configuration)
     }
 
     /// Moves what the ring holds into libpulse, up to what the server asked for. Mainloop thread.
@@ -366,11 +325,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
 
     /// Records the first fault and calls the handler. Mainloop thread.
     private func report(_ error: PulseError) {
-        let handler = faultState.withLock { f -> (@Sendable (PulseError) -> Void)? in
-            guard f.fault == nil else { return nil }
-            f.fault = error
-            return f.handler
-        }
+        let handler = faultState.record(error)
         if let timer, let free = pa_threaded_mainloop_get_api(context.mainloop).pointee.time_free { free(timer) }
         timer = nil
         handler?(error)
@@ -378,27 +333,22 @@ public final class PulsePlaybackStream: @unchecked Sendable {
 }
 
 private func playbackMovedCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().moved()
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.moved()
 }
 
 private func playbackStateCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().stateChanged()
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.stateChanged()
 }
 
 private func playbackWriteCallback(_ s: OpaquePointer?, _ nbytes: Int, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().drainLocked()
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.drainLocked()
 }
 
 private func playbackUnderflowCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().underflowed()
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.underflowed()
 }
 
 private func playbackTimerCallback(_ api: UnsafeMutablePointer<pa_mainloop_api>?, _ event: OpaquePointer?,
                                    _ tv: UnsafePointer<timeval>?, _ userdata: UnsafeMutableRawPointer?) {
-    guard let userdata else { return }
-    Unmanaged<PulsePlaybackStream>.fromOpaque(userdata).takeUnretainedValue().timerFired()
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.timerFired()
 }

@@ -69,6 +69,17 @@ public struct ToneFit: Sendable {
         self.fittedRMS = SignalMeasurement.rms(zip(x, residual).map { $0 - $1 })
     }
 
+    /// Fits the dominant sinusoid of `samples`: its frequency is estimated first by
+    /// `SignalMeasurement.estimateFrequency` (exact to about 1e-6 Hz for a clean sine), then the
+    /// tone at that frequency is fitted as by `init(_:sampleRate:frequencies:includeDC:)`, so
+    /// `tones[0]` holds the frequency, amplitude and phase found. Nil when no frequency can be
+    /// estimated (fewer than two upward zero crossings).
+    public init?<S: Collection>(dominantToneOf samples: S, sampleRate: Double, includeDC: Bool = true)
+    where S.Element: BinaryFloatingPoint {
+        guard let frequency = SignalMeasurement.estimateFrequency(samples, sampleRate: sampleRate) else { return nil }
+        self.init(samples, sampleRate: sampleRate, frequencies: [frequency], includeDC: includeDC)
+    }
+
     /// The fitted amplitude of the tone asked for at `frequency`, nil if none was.
     public func amplitude(at frequency: Double) -> Double? {
         tones.first { $0.frequency == frequency }?.amplitude

@@ -1,5 +1,6 @@
 // Helpers for the node tests: build a graph ending in a generic output, render it offline, measure.
 import AudioGraphCore
+import AudioGraphTesting
 import Foundation
 import XCTest
 @testable import AudioGraphNodes
@@ -56,38 +57,11 @@ func maxError(_ got: [Float], _ range: Range<Int>? = nil, _ expected: (Int) -> D
     return (worst, at)
 }
 
-/// Least-squares fit of `a*sin + b*cos + c` at frequency `f`: returns the amplitude sqrt(a²+b²) and
-/// the RMS of the residual.
+/// Least-squares fit of a tone at frequency `f` plus DC (AudioGraphTesting's `ToneFit`): returns the
+/// tone's amplitude and the RMS of the residual.
 func toneFit(_ x: [Float], frequency f: Double, sampleRate sr: Double) -> (amplitude: Double, residualRMS: Double) {
-    // Normal equations for the 3 basis functions.
-    var m = [[Double]](repeating: [Double](repeating: 0, count: 3), count: 3)
-    var v = [Double](repeating: 0, count: 3)
-    for (n, y) in x.enumerated() {
-        let w = 2 * Double.pi * f * Double(n) / sr
-        let basis = [sin(w), cos(w), 1.0]
-        for i in 0..<3 {
-            v[i] += basis[i] * Double(y)
-            for j in 0..<3 { m[i][j] += basis[i] * basis[j] }
-        }
-    }
-    // Gaussian elimination.
-    for i in 0..<3 {
-        let p = m[i][i]
-        for j in 0..<3 { m[i][j] /= p }
-        v[i] /= p
-        for k in 0..<3 where k != i {
-            let factor = m[k][i]
-            for j in 0..<3 { m[k][j] -= factor * m[i][j] }
-            v[k] -= factor * v[i]
-        }
-    }
-    var sum = 0.0
-    for (n, y) in x.enumerated() {
-        let w = 2 * Double.pi * f * Double(n) / sr
-        let r = Double(y) - (v[0] * sin(w) + v[1] * cos(w) + v[2])
-        sum += r * r
-    }
-    return ((v[0] * v[0] + v[1] * v[1]).squareRoot(), (sum / Double(max(1, x.count))).squareRoot())
+    let fit = ToneFit(x, sampleRate: sr, frequencies: [f])
+    return (fit.tones[0].amplitude, fit.residualRMS)
 }
 
 /// Magnitude of the DFT of `x` at `frequency` (Hz), normalized so a sine of amplitude A gives A.

@@ -4,18 +4,7 @@ import AudioGraphTesting
 import Foundation
 import XCTest
 
-final class CommandLineLiveTests: XCTestCase {
-    private var server: PulseTestServer!
-
-    override func setUpWithError() throws {
-        server = try PulseTestServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
-
+final class CommandLineLiveTests: PulseServerTestCase {
     /// The `audiograph` binary built next to this test bundle.
     private var binary: String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -209,13 +198,13 @@ final class CommandLineLiveTests: XCTestCase {
         XCTAssertTrue(out.contains("capture underruns"), out)
         let samples = try PulseTestServer.readRawFloat32(file)
         let first = try XCTUnwrap((0..<(samples.count / 2)).first { samples[2 * $0] != 0 }, "nothing came through")
-        let left = SineFit.fit((0..<48000).map { samples[2 * (first + 12000 + $0)] }, sampleRate: 48000)
-        let right = SineFit.fit((0..<48000).map { samples[2 * (first + 12000 + $0) + 1] }, sampleRate: 48000)
-        print(String(format: "duplex fit: L %.4f Hz %.6f, R %.4f Hz %.6f, residual %.2e", left.frequency, left.amplitude,
-                     right.frequency, right.amplitude, left.residualRMS))
-        XCTAssertEqual(left.frequency, 300, accuracy: 0.01)
-        XCTAssertEqual(left.amplitude, 0.3, accuracy: 1e-4)
-        XCTAssertEqual(right.amplitude, 0.15, accuracy: 1e-4)
+        let left = try XCTUnwrap(ToneFit(dominantToneOf: (0..<48000).map { samples[2 * (first + 12000 + $0)] }, sampleRate: 48000))
+        let right = try XCTUnwrap(ToneFit(dominantToneOf: (0..<48000).map { samples[2 * (first + 12000 + $0) + 1] }, sampleRate: 48000))
+        print(String(format: "duplex fit: L %.4f Hz %.6f, R %.4f Hz %.6f, residual %.2e", left.tones[0].frequency, left.tones[0].amplitude,
+                     right.tones[0].frequency, right.tones[0].amplitude, left.residualRMS))
+        XCTAssertEqual(left.tones[0].frequency, 300, accuracy: 0.01)
+        XCTAssertEqual(left.tones[0].amplitude, 0.3, accuracy: 1e-4)
+        XCTAssertEqual(right.tones[0].amplitude, 0.15, accuracy: 1e-4)
         XCTAssertLessThan(left.residualRMS, 1e-6, "a glitch-free second")
     }
 

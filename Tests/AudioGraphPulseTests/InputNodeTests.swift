@@ -57,13 +57,13 @@ final class InputNodeTests: XCTestCase {
               left[first + matching] == interleaved[2 * matching], right[first + matching] == interleaved[2 * matching + 1] {
             matching += 1
         }
-        let fit = SineFit.fit(Array(left[(first + 12000)..<(first + 60000)]), sampleRate: 48000)
+        let fit = try XCTUnwrap(ToneFit(dominantToneOf: Array(left[(first + 12000)..<(first + 60000)]), sampleRate: 48000))
         print(String(format: "input node: %d of %d frames bit-identical; fit %.6f Hz amplitude %.7f; capture underruns %d overruns %d dropped %d",
-                     matching, count, fit.frequency, fit.amplitude, capture.underrunCount, capture.overrunCount,
+                     matching, count, fit.tones[0].frequency, fit.tones[0].amplitude, capture.underrunCount, capture.overrunCount,
                      capture.droppedFrames))
         XCTAssertEqual(matching, count)
-        XCTAssertEqual(fit.frequency, 440, accuracy: 0.001)
-        XCTAssertEqual(fit.amplitude, 0.4, accuracy: 1e-5)
+        XCTAssertEqual(fit.tones[0].frequency, 440, accuracy: 0.001)
+        XCTAssertEqual(fit.tones[0].amplitude, 0.4, accuracy: 1e-5)
         XCTAssertEqual(capture.overrunCount, 0)
         XCTAssertEqual(capture.droppedFrames, 0)
     }

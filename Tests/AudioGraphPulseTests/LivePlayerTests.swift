@@ -5,18 +5,7 @@ import AudioGraphTesting
 import Foundation
 import XCTest
 
-final class LivePlayerTests: XCTestCase {
-    private var server: PulseTestServer!
-
-    override func setUpWithError() throws {
-        server = try PulseTestServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
-
+final class LivePlayerTests: PulseServerTestCase {
     private func graphText(output: String, updateFrame: Int, secondFrame: Int? = nil) -> String {
         """
         { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 256,

@@ -16,17 +16,10 @@ private final class Tracking: Sendable {
     let warmUpSlices = 50
 }
 
-final class OutputNodeTests: XCTestCase {
-    private var server: PulseTestServer!
-
+final class OutputNodeTests: PulseServerTestCase {
     override func setUpWithError() throws {
         try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
-        server = try PulseTestServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
+        try super.setUpWithError()
     }
 
     /// 3 s of live playback of a mixer graph at 20 ms latency while this thread sets parameters

@@ -4,18 +4,7 @@ import AudioGraphTesting
 import Foundation
 import XCTest
 
-final class PulseCaptureStreamTests: XCTestCase {
-    private var server: PulseTestServer!
-
-    override func setUpWithError() throws {
-        server = try PulseTestServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
-
+final class PulseCaptureStreamTests: PulseServerTestCase {
     /// Reads slices of `slice` frames whenever that many are waiting, for `seconds`, like a render
     /// thread would; returns the interleaved frames and how many slices were read.
     private func capture(_ stream: PulseCaptureStream, seconds: Double, slice: Int = 512) -> (left: [Float], right: [Float]) {
@@ -75,16 +64,16 @@ final class PulseCaptureStreamTests: XCTestCase {
             matching += 1
         }
         let window = Array(captured.left[(first + 24000)..<(first + 72000)])
-        let fit = SineFit.fit(window, sampleRate: 48000)
-        let rightFit = SineFit.fit(Array(captured.right[(first + 24000)..<(first + 72000)]), sampleRate: 48000)
+        let fit = try XCTUnwrap(ToneFit(dominantToneOf: window, sampleRate: 48000))
+        let rightFit = try XCTUnwrap(ToneFit(dominantToneOf: Array(captured.right[(first + 24000)..<(first + 72000)]), sampleRate: 48000))
         print(String(format: "capture: fragsize %d frames, latency %.2f ms server + %.2f ms ring; first sound at %d, %d of %d frames bit-identical; fit L %.6f Hz %.7f (%.3f dBFS), R %.6f Hz %.7f; overruns %d, underruns %d, dropped %d",
                      attributes?.fragmentSize ?? -1, (latency?.server ?? -1) * 1000, (latency?.ring ?? -1) * 1000,
-                     first, matching, count, fit.frequency, fit.amplitude, 20 * log10(fit.amplitude),
-                     rightFit.frequency, rightFit.amplitude, stream.overrunCount, stream.underrunCount, stream.droppedFrames))
-        XCTAssertEqual(fit.frequency, 440, accuracy: 0.001)
-        XCTAssertEqual(fit.amplitude, 0.4, accuracy: 1e-5)
-        XCTAssertEqual(rightFit.frequency, 440, accuracy: 0.001)
-        XCTAssertEqual(rightFit.amplitude, 0.2, accuracy: 1e-5)
+                     first, matching, count, fit.tones[0].frequency, fit.tones[0].amplitude, 20 * log10(fit.tones[0].amplitude),
+                     rightFit.tones[0].frequency, rightFit.tones[0].amplitude, stream.overrunCount, stream.underrunCount, stream.droppedFrames))
+        XCTAssertEqual(fit.tones[0].frequency, 440, accuracy: 0.001)
+        XCTAssertEqual(fit.tones[0].amplitude, 0.4, accuracy: 1e-5)
+        XCTAssertEqual(rightFit.tones[0].frequency, 440, accuracy: 0.001)
+        XCTAssertEqual(rightFit.tones[0].amplitude, 0.2, accuracy: 1e-5)
         XCTAssertEqual(matching, count, "the captured tone differs from the played file at frame \(matching)")
         XCTAssertEqual(stream.overrunCount, 0)
         XCTAssertEqual(stream.droppedFrames, 0)
@@ -142,10 +131,7 @@ final class PulseCaptureStreamTests: XCTestCase {
         let stream = try PulseCaptureStream(context: context, configuration: PulseStreamConfiguration(device: server.monitorSourceName))
         try stream.start()
         usleep(200_000)
-        let killedAt = Date()
-        server.kill()
-        while stream.fault == nil && Date().timeIntervalSince(killedAt) < 3 { usleep(1000) }
-        let detection = Date().timeIntervalSince(killedAt)
+        let detection = killServerAndWait { stream.fault }
         XCTAssertLessThan(detection, 1.0)
         guard case .connectionLost = stream.fault else { return XCTFail("got \(String(describing: stream.fault))") }
         stream.stop()

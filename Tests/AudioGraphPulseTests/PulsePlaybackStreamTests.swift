@@ -4,18 +4,7 @@ import AudioGraphTesting
 import Foundation
 import XCTest
 
-final class PulsePlaybackStreamTests: XCTestCase {
-    private var server: PulseTestServer!
-
-    override func setUpWithError() throws {
-        server = try PulseTestServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
-
+final class PulsePlaybackStreamTests: PulseServerTestCase {
     /// Waits until `pactl list short <kind>` lists at least `count` entries.
     private func waitForClients(_ kind: String, count: Int = 1, timeout: Double = 5) throws {
         let deadline = Date().addingTimeInterval(timeout)
@@ -97,11 +86,11 @@ final class PulsePlaybackStreamTests: XCTestCase {
         XCTAssertEqual(underruns, 0)
 
         let window = (0..<48000).map { samples[2 * (start + 24000 + $0)] }
-        let fit = SineFit.fit(window, sampleRate: 48000)
+        let fit = try XCTUnwrap(ToneFit(dominantToneOf: window, sampleRate: 48000))
         print(String(format: "loopback fit: %.6f Hz, amplitude %.7f (%.3f dBFS), residual RMS %.2e",
-                     fit.frequency, fit.amplitude, 20 * log10(fit.amplitude), fit.residualRMS))
-        XCTAssertEqual(fit.frequency, 1000, accuracy: 0.001)
-        XCTAssertEqual(fit.amplitude, 0.5, accuracy: 1e-5)
+                     fit.tones[0].frequency, fit.tones[0].amplitude, 20 * log10(fit.tones[0].amplitude), fit.residualRMS))
+        XCTAssertEqual(fit.tones[0].frequency, 1000, accuracy: 0.001)
+        XCTAssertEqual(fit.tones[0].amplitude, 0.5, accuracy: 1e-5)
         XCTAssertLessThan(fit.residualRMS, 1e-6)
     }
 
@@ -171,10 +160,7 @@ final class PulsePlaybackStreamTests: XCTestCase {
         stream.setFaultHandler { _ in reported.fulfill() }
         try stream.start()
         usleep(500_000)
-        let killedAt = Date()
-        server.kill()
-        while stream.fault == nil && Date().timeIntervalSince(killedAt) < 3 { usleep(1000) }
-        let detection = Date().timeIntervalSince(killedAt)
+        let detection = killServerAndWait { stream.fault }
         wait(for: [reported], timeout: 1)
         let fault = stream.fault
         let stopStart = Date()

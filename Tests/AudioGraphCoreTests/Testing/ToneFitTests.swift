@@ -45,6 +45,19 @@ final class ToneFitTests: XCTestCase {
         XCTAssertEqual(fit.residualRMS, 0.2, accuracy: 1e-7)
     }
 
+    func testDominantToneFindsFrequencyAmplitudeAndPhase() throws {
+        // 1234.5 Hz is no whole number of periods in the window: the frequency is estimated, not assumed.
+        let x = TestSignals.sine(frequency: 1234.5, amplitude: 0.4, sampleRate: 48000, count: 9600, phase: 0.7, offset: 0.01)
+        let fit = try XCTUnwrap(ToneFit(dominantToneOf: x.map { Float($0) }, sampleRate: 48000))
+        XCTAssertEqual(fit.tones.count, 1)
+        XCTAssertEqual(fit.tones[0].frequency, 1234.5, accuracy: 1e-4)
+        XCTAssertEqual(fit.tones[0].amplitude, 0.4, accuracy: 1e-6)
+        XCTAssertEqual(fit.tones[0].phase, 0.7, accuracy: 1e-4)
+        XCTAssertEqual(fit.dc, 0.01, accuracy: 1e-6)
+        XCTAssertLessThan(fit.residualRMS, 1e-6)
+        XCTAssertNil(ToneFit(dominantToneOf: [Float](repeating: 0.3, count: 100), sampleRate: 48000))
+    }
+
     /// The numbers below come from scripts/reference/tone_fit_reference.py (numpy.linalg.lstsq on
     /// the same signal, agcheck.tone_fit's method).
     func testMatchesNumpyLeastSquaresReference() {

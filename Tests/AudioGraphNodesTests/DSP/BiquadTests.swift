@@ -1,5 +1,6 @@
 // Tests of Biquad, BiquadCoefficients and EQBand against the Audio EQ Cookbook written out here.
 
+import AudioGraphTesting
 import Foundation
 import XCTest
 @testable import AudioGraphNodes
@@ -100,17 +101,17 @@ final class BiquadTests: XCTestCase {
             for probe in probeFrequencies {
                 let x = (0..<n).map { Float(0.5 * sin(2 * Double.pi * probe * Double($0) / sr)) }
                 let y = run(x, band: band, slice: 512)[0]
-                let fit = ToneFit(y[(n - tail)...].map(Double.init), sampleRate: sr, frequency: probe)
-                let inFit = ToneFit(x[(n - tail)...].map(Double.init), sampleRate: sr, frequency: probe)
-                let measured = fit.amplitude / inFit.amplitude
+                let fit = ToneFit(y[(n - tail)...], sampleRate: sr, frequencies: [probe])
+                let inFit = ToneFit(x[(n - tail)...], sampleRate: sr, frequencies: [probe])
+                let measured = fit.tones[0].amplitude / inFit.tones[0].amplitude
                 let expected = magnitude(k, f: probe)
                 if expected > 1e-3 {
-                    XCTAssertEqual(db(measured), db(expected), accuracy: 0.01, "\(type) at \(probe) Hz")
+                    XCTAssertEqual(SignalMeasurement.dBFS(measured), SignalMeasurement.dBFS(expected), accuracy: 0.01, "\(type) at \(probe) Hz")
                 } else {
                     XCTAssertEqual(measured, expected, accuracy: 1e-5, "\(type) at \(probe) Hz")
                 }
-                XCTAssertEqual(db(BiquadCoefficients.cookbook(band, sampleRate: sr).magnitude(atFrequency: probe, sampleRate: sr)),
-                               db(expected), accuracy: 1e-9)
+                XCTAssertEqual(SignalMeasurement.dBFS(BiquadCoefficients.cookbook(band, sampleRate: sr).magnitude(atFrequency: probe, sampleRate: sr)),
+                               SignalMeasurement.dBFS(expected), accuracy: 1e-9)
             }
         }
     }
@@ -170,8 +171,8 @@ final class BiquadTests: XCTestCase {
         let steadyAfter = maxStep((n - 4800)..<n)
         XCTAssertLessThanOrEqual(around, steadyAfter * 1.0001)
         // The glide lands: at the end the output is the new setting's steady state (+18 dB).
-        let fit = ToneFit(y[(n - 9600)...].map(Double.init), sampleRate: sr, frequency: 1000)
-        XCTAssertEqual(db(fit.amplitude / 0.05), 18, accuracy: 0.01)
+        let fit = ToneFit(y[(n - 9600)...], sampleRate: sr, frequencies: [1000])
+        XCTAssertEqual(SignalMeasurement.dBFS(fit.tones[0].amplitude / 0.05), 18, accuracy: 0.01)
     }
 
     /// A cutoff step 80 Hz -> 8 kHz on a low-pass carrying a 100 Hz tone: switched instantly it

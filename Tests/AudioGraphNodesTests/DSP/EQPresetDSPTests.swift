@@ -1,5 +1,6 @@
 // Tests of the eq presets (AudioGraphCore.EQPreset) against the DSP: every curve exists and is stable.
 
+import AudioGraphTesting
 import Foundation
 import XCTest
 @testable import AudioGraphNodes
@@ -16,7 +17,7 @@ final class EQPresetDSPTests: XCTestCase {
 
     /// Cascade magnitude in dB at f (44.1 and 48 kHz), from the cookbook coefficients.
     func responseDB(_ preset: EQPreset, _ f: Double, sr: Double = 48000) -> Double {
-        preset.bands.reduce(0.0) { $0 + db(BiquadCoefficients.cookbook($1, sampleRate: sr).magnitude(atFrequency: f, sampleRate: sr)) }
+        preset.bands.reduce(0.0) { $0 + SignalMeasurement.dBFS(BiquadCoefficients.cookbook($1, sampleRate: sr).magnitude(atFrequency: f, sampleRate: sr)) }
     }
 
     func testEveryBandIsValidAndStable() {

@@ -1,6 +1,7 @@
 // Tests of Resampler (libsamplerate): tone level and THD+N by least-squares fit, request-size independence.
 
 import CAllocationCounter
+import AudioGraphTesting
 import Foundation
 import XCTest
 @testable import AudioGraphNodes
@@ -48,10 +49,10 @@ final class ResamplerTests: XCTestCase {
     func checkTone(_ y: [Float], rate: Double, file: StaticString = #filePath, line: UInt = #line) -> (Double, Double) {
         // Skip the converter's start-up (filter fill) and keep whole-ish seconds.
         let segment = y[2000..<(y.count - 100)].map(Double.init)
-        let fit = ToneFit(segment, sampleRate: rate, frequency: 1000)
+        let fit = ToneFit(segment, sampleRate: rate, frequencies: [1000])
         let rms = (segment.reduce(0) { $0 + $1 * $1 } / Double(segment.count)).squareRoot()
-        let levelError = db(rms) - db(0.5 / 2.0.squareRoot())
-        let amplitudeError = db(fit.amplitude) - db(0.5)
+        let levelError = SignalMeasurement.dBFS(rms) - SignalMeasurement.dBFS(0.5 / 2.0.squareRoot())
+        let amplitudeError = SignalMeasurement.dBFS(fit.tones[0].amplitude) - SignalMeasurement.dBFS(0.5)
         XCTAssertEqual(levelError, 0, accuracy: 0.01, "RMS level", file: file, line: line)
         XCTAssertEqual(amplitudeError, 0, accuracy: 0.01, "tone amplitude", file: file, line: line)
         return (levelError, fit.thdPlusNoiseDB)
@@ -78,8 +79,8 @@ final class ResamplerTests: XCTestCase {
         for quality in [Resampler.Quality.medium, .fastest, .linear, .zeroOrderHold] {
             let r = try convert(from: 44100, to: 48000, quality: quality, total: 24000, requests: [300])
             let seg = r.out[0][2000..<23900].map(Double.init)
-            let fit = ToneFit(seg, sampleRate: 48000, frequency: 1000)
-            XCTAssertEqual(db(fit.amplitude) - db(0.5), 0, accuracy: quality == .zeroOrderHold ? 0.2 : 0.05, "\(quality)")
+            let fit = ToneFit(seg, sampleRate: 48000, frequencies: [1000])
+            XCTAssertEqual(SignalMeasurement.dBFS(fit.tones[0].amplitude) - SignalMeasurement.dBFS(0.5), 0, accuracy: quality == .zeroOrderHold ? 0.2 : 0.05, "\(quality)")
             XCTAssertLessThan(fit.thdPlusNoiseDB, limits[quality]!, "\(quality)")
         }
     }
@@ -94,9 +95,9 @@ final class ResamplerTests: XCTestCase {
             XCTAssertEqual(r.pulled, reference.pulled)
         }
         // Channels are converted independently: channel 1 carries half the amplitude.
-        let fit0 = ToneFit(reference.out[0][2000..<19000].map(Double.init), sampleRate: 48000, frequency: 1000)
-        let fit1 = ToneFit(reference.out[1][2000..<19000].map(Double.init), sampleRate: 48000, frequency: 1000)
-        XCTAssertEqual(fit1.amplitude / fit0.amplitude, 0.5, accuracy: 1e-5)
+        let fit0 = ToneFit(reference.out[0][2000..<19000], sampleRate: 48000, frequencies: [1000])
+        let fit1 = ToneFit(reference.out[1][2000..<19000], sampleRate: 48000, frequencies: [1000])
+        XCTAssertEqual(fit1.tones[0].amplitude / fit0.tones[0].amplitude, 0.5, accuracy: 1e-5)
     }
 
     func testEndOfInputDrainsThenZeroFills() throws {
