@@ -156,13 +156,3 @@ public struct InputBuffer {
     /// Channel count of the input.
     public var channelCount: Int { buffer.channelCount }
 }
-
-extension NodeKernel {
-    /// Output bus `bus` as rendered for the slice at `sampleTime` of `frameCount` frames, or nil
-    /// when the kernel did not render that slice (it was not pulled). Render thread (or the
-    /// thread driving an offline render, between render calls).
-    public final func renderedOutput(bus: Int, sampleTime: Int64, frameCount: Int) -> InputBuffer? {
-        guard bus < outputs.count, lastRenderedSampleTime == sampleTime, lastRenderedFrameCount == frameCount else { return nil }
-        return InputBuffer(buffer: outputs[bus], isSilent: outputIsSilent[bus])
-    }
-}

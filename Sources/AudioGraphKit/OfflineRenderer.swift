@@ -151,7 +151,6 @@ public final class OfflineRenderer {
                 }
                 var n = min(sliceSize, count - done)
                 if nextUpdate < updates.count { n = Int(min(Int64(n), updates[nextUpdate].frame - graphFrames)) }
-                let sampleTime = graph.renderSampleTime
                 let result = graph.render(frameCount: n)
                 let source = result?.buffer ?? silence.list
                 var written = source

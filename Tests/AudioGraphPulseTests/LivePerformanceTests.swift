@@ -5,18 +5,7 @@ import Foundation
 import Synchronization
 import XCTest
 
-final class LivePerformanceTests: XCTestCase {
-    private var server: PulseTestServer!
-
-    override func setUpWithError() throws {
-        server = try PulseTestServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
-
+final class LivePerformanceTests: PulseServerTestCase {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
