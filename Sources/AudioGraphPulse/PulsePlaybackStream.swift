@@ -25,12 +25,12 @@ public typealias PulseRenderCallback = @Sendable (
 ///  └────────────────────────────────┘
 /// ```
 /// The render thread renders whole slices of `maximumFramesPerSlice` frames as long as one fits
-/// in the ring (capacity: two slices), then sleeps on
+/// in the ring (capacity: three slices), then sleeps on
 /// a POSIX semaphore until the mainloop thread has drained some. The wait happens between render
 /// calls, never inside one; the render thread takes no lock (the ring uses acquire/release
 /// atomics, `sem_post` is lock-free). libpulse's buffer is negotiated with `tlength` = the target
 /// latency and `PA_STREAM_ADJUST_LATENCY` (the server then splits it between its sink and the
-/// stream buffer); `latency()` reports libpulse's latency plus the ring's fill (at most two
+/// stream buffer); `latency()` reports libpulse's latency plus the ring's fill (at most three
 /// slices). Underflows reported by the server are counted in `underrunCount`.
 ///
 /// The stream connects corked and is uncorked once the server's buffer is full, so the sink never
@@ -93,7 +93,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         self.configuration = configuration
         self.render = render
         let slice = configuration.maximumFramesPerSlice
-        ring = RingBuffer(capacity: 2 * slice * configuration.channels)
+        ring = RingBuffer(capacity: 3 * slice * configuration.channels)
         channelBuffers = .allocate(capacity: configuration.channels)
         for c in 0..<configuration.channels {
             channelBuffers[c] = .allocate(capacity: slice)

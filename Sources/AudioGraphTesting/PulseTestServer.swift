@@ -46,6 +46,9 @@ public final class PulseTestServer: @unchecked Sendable {
         let process = try ChildProcess(executable: try Self.tool("pulseaudio"), arguments: [
             "-n", "-F", "/dev/null", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
             "--use-pid-file=no", "--system=false", "--log-target=stderr",
+            // As a desktop's PulseAudio does (through rtkit): real-time scheduling for its I/O
+            // threads, so a busy machine does not starve the server (root may; else ignored).
+            "--realtime=yes", "--high-priority=yes",
             "--load=module-null-sink sink_name=\(sinkName) format=float32le rate=\(sampleRate) channels=\(channels) norewinds=1",
             "--load=module-native-protocol-unix socket=\(socketPath) auth-anonymous=1",
         ], environment: Self.privateEnvironment(directory: dir, server: nil), standardError: logPath)

@@ -16,9 +16,6 @@ final class PulsePlaybackStreamTests: PulseServerTestCase {
         XCTFail("no \(kind) appeared")
     }
 
-    private func threadCount() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
-    }
 
     /// Plays 2 s of a 1 kHz sine (left) and frame-indexed white noise (right), records the null
     /// sink's monitor with parec, checks the sine's frequency and level by a least-squares fit,
@@ -214,17 +211,17 @@ final class PulsePlaybackStreamTests: PulseServerTestCase {
     func testStartStopLeavesNothingBehind() throws {
         let context = try PulseContext(server: server.serverString)
         defer { context.close() }
-        let before = threadCount()
+        let before = ProcessThreads.count
         let tone = TestTone(frequency: 440, amplitudes: [0.1, 0.1])
         let stream = try PulsePlaybackStream(context: context, configuration: PulseStreamConfiguration(), render: tone.render)
         for _ in 0..<3 {
             try stream.start()
             try waitForClients("sink-inputs")
-            XCTAssertEqual(threadCount(), before + 1, "one render thread while running")
+            XCTAssertEqual(ProcessThreads.settle(at: before + 1), before + 1, "one render thread while running")
             usleep(100_000)
             stream.stop()
             stream.stop()
-            XCTAssertEqual(threadCount(), before)
+            XCTAssertEqual(ProcessThreads.settle(at: before), before)
             XCTAssertEqual(try server.run("pactl", ["list", "short", "sink-inputs"]).output, "")
         }
     }

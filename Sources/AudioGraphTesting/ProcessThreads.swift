@@ -1,0 +1,26 @@
+// Counting this process's threads, waiting for threads that are still exiting to be gone.
+import Foundation
+
+/// This process's threads, from `/proc/self/task`.
+///
+/// Threads other tests stopped a moment ago may still be exiting; `settle` waits for the count
+/// to reach the expected value (or gives up after `timeout`) so thread-leak checks do not flake.
+/// Thread safety: stateless; call from any thread.
+public enum ProcessThreads {
+    /// The number of threads now (-1 when /proc is not readable).
+    public static var count: Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+    }
+
+    /// Polls every 5 ms until the count equals `expected`, for at most `timeout` seconds; returns
+    /// the last count seen.
+    public static func settle(at expected: Int, timeout: Double = 2) -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        var now = count
+        while now != expected && Date() < deadline {
+            usleep(5_000)
+            now = count
+        }
+        return now
+    }
+}
