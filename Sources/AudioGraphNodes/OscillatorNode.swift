@@ -192,28 +192,50 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         let harmonics = min(512, Int((sampleRate / 2) / frequency))
         if harmonics < 1 { return 0 }
         let theta = 2 * Double.pi * phase
-        // sin(k*theta) and cos(k*theta) by the angle-addition recurrence.
+        // sin(k*theta) by the angle-addition recurrence; square and triangle have odd harmonics
+        // only, so they step by 2*theta. One loop per waveform keeps the inner loop branch-free.
         let s1 = sin(theta), c1 = cos(theta)
-        var sk = s1, ck = c1
         var sum = 0.0
-        var k = 1
-        while k <= harmonics {
-            switch waveform {
-            case .square:
-                if k & 1 == 1 { sum += sk / Double(k) }
-            case .sawtooth:
-                sum += (k & 1 == 1 ? sk : -sk) / Double(k)
-            case .triangle:
-                if k & 1 == 1 {
-                    let sign: Double = (k & 3) == 1 ? 1 : -1
-                    sum += sign * sk / Double(k * k)
-                }
-            default: break
+        switch waveform {
+        case .sawtooth:
+            // sum of (-1)^(k+1) sin(k theta) / k: the sign folds into rotating by theta + pi.
+            var sk = s1, ck = c1
+            let sr = -s1, cr = -c1
+            var k = 1.0
+            let n = Double(harmonics)
+            while k <= n {
+                sum += sk / k
+                let s = sk * cr + ck * sr
+                ck = ck * cr - sk * sr
+                sk = s
+                k += 1
             }
-            let s = sk * c1 + ck * s1
-            ck = ck * c1 - sk * s1
-            sk = s
-            k += 1
+        case .square, .triangle:
+            let s2 = 2 * s1 * c1, c2 = c1 * c1 - s1 * s1
+            var sk = s1, ck = c1
+            var k = 1.0
+            let n = Double(harmonics)
+            if waveform == .square {
+                while k <= n {
+                    sum += sk / k
+                    let s = sk * c2 + ck * s2
+                    ck = ck * c2 - sk * s2
+                    sk = s
+                    k += 2
+                }
+            } else {
+                var sign = 1.0
+                while k <= n {
+                    sum += sign * sk / (k * k)
+                    let s = sk * c2 + ck * s2
+                    ck = ck * c2 - sk * s2
+                    sk = s
+                    sign = -sign
+                    k += 2
+                }
+            }
+        default:
+            break
         }
         switch waveform {
         case .square: return 4 / Double.pi * sum
