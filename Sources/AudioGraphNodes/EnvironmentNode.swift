@@ -8,7 +8,7 @@
 /// 1. the input is down-mixed to mono (Web Audio "speakers" rules, or "discrete");
 /// 2. the direct path goes through the ``OcclusionFilter`` of occlusion + obstruction dB, the
 ///    reverb send through that of the occlusion alone (obstruction muffles only the direct sound);
-/// 3. both are scaled by `gain · distanceGain(d)` (``DistanceAttenuation``, the PannerNode
+/// 3. both are scaled by `gain · distanceGain(d)` (``DistanceModel/gain(distance:)``, the PannerNode
 ///    distance models; d = |source - listener|), the send also by `reverbBlend` (the direct
 ///    sound is not reduced by the blend);
 /// 4. `equalPower`: the direct signal is panned with the PannerNode's azimuth and equal-power
@@ -123,32 +123,18 @@ public final class EnvironmentNode: AudioNode, @unchecked Sendable {
     }
 }
 
-extension DistanceAttenuation {
-    /// The render-side form of the graph description's distance model.
-    public init(_ model: DistanceModel) {
-        let kind: Kind
-        switch model.model {
-        case .inverse: kind = .inverse
-        case .linear: kind = .linear
-        case .exponential: kind = .exponential
-        case .none: kind = .none
-        }
-        self.init(kind: kind, referenceDistance: model.referenceDistance, maxDistance: model.maxDistance,
-                  rolloffFactor: model.rolloffFactor)
-    }
-}
 
 /// Render side of ``EnvironmentNode``.
 final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
     /// Property values for the render thread (distance model and reverb settings).
     final class Settings: KernelMessage, @unchecked Sendable {
-        let distance: DistanceAttenuation
+        let distance: DistanceModel
         let reverbEnabled: Bool
         let reverbPreset: Reverb.Preset
         let reverbLevel: Double
 
         init(_ p: EnvironmentProperties) {
-            distance = DistanceAttenuation(p.distanceModel)
+            distance = p.distanceModel
             reverbEnabled = p.reverb.enabled
             reverbPreset = Reverb.Preset(rawValue: p.reverb.preset.rawValue) ?? .mediumRoom
             reverbLevel = p.reverb.level
@@ -170,7 +156,7 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
     private let reverb: Reverb
 
     // MARK: Render thread only
-    private var distance: DistanceAttenuation
+    private var distance: DistanceModel
     private var reverbEnabled: Bool
     private let directFilters: UnsafeMutablePointer<OcclusionFilter>
     private let sendFilters: UnsafeMutablePointer<OcclusionFilter>

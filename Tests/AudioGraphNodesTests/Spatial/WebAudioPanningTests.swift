@@ -120,7 +120,7 @@ final class WebAudioPanningTests: XCTestCase {
         for (p, gain, e) in cases {
             let az = angles(p).0
             let pan = WebAudioPanning.equalPowerGains(azimuth: az)
-            let g = gain * DistanceAttenuation().gain(distance: p.length)
+            let g = gain * DistanceModel().gain(distance: p.length)
             XCTAssertEqual(pan.left * g, e.0, accuracy: 1e-8, "\(p)")
             XCTAssertEqual(pan.right * g, e.1, accuracy: 1e-8, "\(p)")
         }

@@ -1,4 +1,4 @@
-// The Web Audio PannerNode distance models: how a source's gain falls with its distance.
+// The Web Audio PannerNode distance models evaluated: how a source's gain falls with its distance.
 
 #if canImport(Glibc)
 import Glibc
@@ -6,8 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A distance model with its parameters, evaluated as the Web Audio API's PannerNode defines it
-/// (the render-side twin of the graph description's `DistanceModel` value)
+/// The graph description's `DistanceModel` evaluated as the Web Audio API's PannerNode defines it
 /// (https://www.w3.org/TR/webaudio/#dom-distancemodeltype).
 ///
 /// With `d` the source-listener distance, `ref` the reference distance, `max` the maximum
@@ -20,30 +19,11 @@ import Darwin
 /// - `none`: 1
 ///
 /// Thread safety: a value type; `gain(distance:)` is pure and real-time safe.
-public struct DistanceAttenuation: Hashable, Sendable {
-    /// Which formula applies.
-    public enum Kind: String, Hashable, Sendable, CaseIterable {
-        case inverse, linear, exponential, none
-    }
-
-    public var kind: Kind
-    public var referenceDistance: Double
-    public var maxDistance: Double
-    public var rolloffFactor: Double
-
-    /// The graph format's defaults: inverse, reference 1 m, maximum 10000 m, rolloff 1.
-    public init(kind: Kind = .inverse, referenceDistance: Double = 1, maxDistance: Double = 10000,
-                rolloffFactor: Double = 1) {
-        self.kind = kind
-        self.referenceDistance = referenceDistance
-        self.maxDistance = maxDistance
-        self.rolloffFactor = rolloffFactor
-    }
-
+extension DistanceModel {
     /// The linear gain at `distance` metres.
     @inlinable
     public func gain(distance: Double) -> Double {
-        switch kind {
+        switch model {
         case .none:
             return 1
         case .linear:
