@@ -71,7 +71,7 @@ public enum NodeFactory {
         for (address, events) in description.automation {
             guard let p = node.parameter(at: address) else { throw .parameterNotFound(node: node.id, address: address.description) }
             do {
-                let timeline = try AutomationTimeline(events: events.map(\.automationEvent),
+                let timeline = try AutomationTimeline(events: events,
                                                       defaultValue: initial[address] ?? p.info.defaultValue)
                 try node.setAutomation(timeline, for: address.description)
             } catch {

@@ -32,4 +32,20 @@ public enum AutomationEvent: Sendable, Hashable {
         case .cancelScheduledValues(let t): return t
         }
     }
+
+    /// The AudioParam method's name, as a graph file writes the event (`setValueAtTime`, ...).
+    public var name: String {
+        switch self {
+        case .setValue: return "setValueAtTime"
+        case .linearRamp: return "linearRampToValueAtTime"
+        case .exponentialRamp: return "exponentialRampToValueAtTime"
+        case .setTarget: return "setTargetAtTime"
+        case .setValueCurve: return "setValueCurveAtTime"
+        case .cancelScheduledValues: return "cancelScheduledValues"
+        }
+    }
+
+    /// Every method name, in the order of the spec.
+    public static let names = ["setValueAtTime", "linearRampToValueAtTime", "exponentialRampToValueAtTime",
+                               "setTargetAtTime", "setValueCurveAtTime", "cancelScheduledValues"]
 }

@@ -6,17 +6,17 @@ extension DescriptionReader {
     /// setTarget time constants > 0, curves of >= 2 values over a duration > 0 that overlap no
     /// other event.
     func decodeAutomation(_ elements: [JSONValue], info: ParameterInfo, initialValue: Double,
-                          at location: String) -> [AutomationEventDescription] {
-        var decoded: [AutomationEventDescription] = []
+                          at location: String) -> [AutomationEvent] {
+        var decoded: [AutomationEvent] = []
         /// The timeline as Web Audio keeps it: sorted by time, equal times in insertion order.
-        var timeline: [AutomationEventDescription] = []
+        var timeline: [AutomationEvent] = []
         for (index, element) in elements.enumerated() {
             let base = Self.join(location, index: index)
             guard case .object(let wrapper) = element, wrapper.members.count == 1, let member = wrapper.members.first else {
                 if case .object(let wrapper) = element, wrapper.members.count > 1 {
-                    report(base, .invalidAutomation("an event object has exactly one key (one of \(AutomationEventDescription.names.joined(separator: ", "))), found \(wrapper.members.count)"))
+                    report(base, .invalidAutomation("an event object has exactly one key (one of \(AutomationEvent.names.joined(separator: ", "))), found \(wrapper.members.count)"))
                 } else if case .object = element {
-                    report(base, .invalidAutomation("an empty event (write one of \(AutomationEventDescription.names.joined(separator: ", ")))"))
+                    report(base, .invalidAutomation("an empty event (write one of \(AutomationEvent.names.joined(separator: ", ")))"))
                 } else {
                     report(base, .wrongType(expected: "an event object", found: element.typeDescription))
                 }
@@ -24,8 +24,8 @@ extension DescriptionReader {
             }
             let name = member.key
             let path = Self.join(base, name)
-            guard AutomationEventDescription.names.contains(name) else {
-                report(path, .unknownKey(name, allowed: AutomationEventDescription.names))
+            guard AutomationEvent.names.contains(name) else {
+                report(path, .unknownKey(name, allowed: AutomationEvent.names))
                 continue
             }
             guard let event = decodeEvent(name, member.value, info: info, at: path) else { continue }
@@ -42,7 +42,7 @@ extension DescriptionReader {
         // this loader accepts is one the engine accepts (one set of ordering rules).
         if decoded.count == elements.count, !decoded.isEmpty {
             do {
-                _ = try AutomationTimeline(events: decoded.map(\.automationEvent), defaultValue: initialValue)
+                _ = try AutomationTimeline(events: decoded, defaultValue: initialValue)
             } catch {
                 let index = Self.index(of: error)
                 let path = index < elements.count ? "\(Self.join(location, index: index)).\(decoded[index].name)" : location
@@ -76,7 +76,7 @@ extension DescriptionReader {
         }
     }
 
-    private func decodeEvent(_ name: String, _ body: JSONValue, info: ParameterInfo, at path: String) -> AutomationEventDescription? {
+    private func decodeEvent(_ name: String, _ body: JSONValue, info: ParameterInfo, at path: String) -> AutomationEvent? {
         let keys: [String]
         switch name {
         case "setTargetAtTime": keys = ["target", "startTime", "timeConstant"]
@@ -108,13 +108,13 @@ extension DescriptionReader {
             let v = valueField("value")
             let t = time("time")
             guard let v, let t else { return nil }
-            if name == "setValueAtTime" { return .setValueAtTime(value: v, time: t) }
-            if name == "linearRampToValueAtTime" { return .linearRampToValueAtTime(value: v, time: t) }
+            if name == "setValueAtTime" { return .setValue(value: v, time: t) }
+            if name == "linearRampToValueAtTime" { return .linearRamp(value: v, time: t) }
             if v == 0 {
                 report(at("value"), .invalidAutomation("an exponential ramp cannot reach 0"))
                 return nil
             }
-            return .exponentialRampToValueAtTime(value: v, time: t)
+            return .exponentialRamp(value: v, time: t)
         case "setTargetAtTime":
             let target = valueField("target")
             let start = time("startTime")
@@ -125,7 +125,7 @@ extension DescriptionReader {
                 }
             }
             guard let target, let start, let constant else { return nil }
-            return .setTargetAtTime(target: target, startTime: start, timeConstant: constant)
+            return .setTarget(target: target, startTime: start, timeConstant: constant)
         case "setValueCurveAtTime":
             let start = time("startTime")
             var duration: Double?
@@ -150,7 +150,7 @@ extension DescriptionReader {
                 }
             }
             guard let start, let duration, let values else { return nil }
-            return .setValueCurveAtTime(values: values, startTime: start, duration: duration)
+            return .setValueCurve(values: values, startTime: start, duration: duration)
         default:
             guard let t = time("cancelTime") else { return nil }
             return .cancelScheduledValues(cancelTime: t)
@@ -159,37 +159,37 @@ extension DescriptionReader {
 
     /// Checks an event against the events already scheduled (Web Audio's overlap and
     /// exponential-ramp rules).
-    private func checkEvent(_ event: AutomationEventDescription, against timeline: [AutomationEventDescription],
+    private func checkEvent(_ event: AutomationEvent, against timeline: [AutomationEvent],
                             info: ParameterInfo, initialValue: Double, at path: String) -> Bool {
         if case .cancelScheduledValues = event { return true }
         let t = event.time
         // No event may fall inside an existing curve [T, T + D).
         for existing in timeline {
-            if case .setValueCurveAtTime(_, let start, let duration) = existing, t >= start, t < start + duration {
+            if case .setValueCurve(_, let start, let duration) = existing, t >= start, t < start + duration {
                 report(path, .invalidAutomation("\(event.name) at \(ParameterInfo.format(t)) s falls inside the setValueCurveAtTime from \(ParameterInfo.format(start)) s to \(ParameterInfo.format(start + duration)) s"))
                 return false
             }
         }
         // A curve may not contain another event strictly inside (T, T + D).
-        if case .setValueCurveAtTime(_, let start, let duration) = event {
+        if case .setValueCurve(_, let start, let duration) = event {
             for existing in timeline where existing.time > start && existing.time < start + duration {
                 report(path, .invalidAutomation("setValueCurveAtTime from \(ParameterInfo.format(start)) s to \(ParameterInfo.format(start + duration)) s overlaps the \(existing.name) at \(ParameterInfo.format(existing.time)) s"))
                 return false
             }
         }
-        if case .exponentialRampToValueAtTime(let value, _) = event {
+        if case .exponentialRamp(let value, _) = event {
             // The value the ramp starts from: the last event at or before its time, or the initial value.
             var previous: Double? = initialValue
             var from = "the initial value"
             for existing in timeline where existing.time <= t {
                 switch existing {
-                case .setValueAtTime(let v, _), .linearRampToValueAtTime(let v, _), .exponentialRampToValueAtTime(let v, _):
+                case .setValue(let v, _), .linearRamp(let v, _), .exponentialRamp(let v, _):
                     previous = v
                     from = "the \(existing.name) value"
-                case .setValueCurveAtTime(let values, _, _):
+                case .setValueCurve(let values, _, _):
                     previous = values.last
                     from = "the end of the setValueCurveAtTime"
-                case .setTargetAtTime:
+                case .setTarget:
                     previous = nil
                 case .cancelScheduledValues:
                     break

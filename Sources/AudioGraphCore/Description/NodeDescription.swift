@@ -20,12 +20,12 @@ public struct NodeDescription: Sendable, Hashable {
     /// The declared format of output bus 0, nil when not given.
     public var format: FormatDescription?
     /// Automation events by parameter address, each list in file order.
-    public var automation: [ParameterAddress: [AutomationEventDescription]]
+    public var automation: [ParameterAddress: [AutomationEvent]]
 
     /// Creates a node description.
     public init(id: String, type: NodeType, parameters: [ParameterAddress: Double] = [:], configuration: NodeConfiguration,
                 properties: JSONObject = JSONObject(), inputBusCount: Int? = nil, format: FormatDescription? = nil,
-                automation: [ParameterAddress: [AutomationEventDescription]] = [:]) {
+                automation: [ParameterAddress: [AutomationEvent]] = [:]) {
         self.id = id
         self.type = type
         self.parameters = parameters

@@ -142,8 +142,8 @@ final class GraphDescriptionTests: XCTestCase {
             format: FormatDescription(sampleRate: 44100, sampleType: .int16, interleaved: true), quality: .medium, channelMap: [1, 0, -1])))
         XCTAssertEqual(d.node("out")?.configuration, .genericOutput(GenericOutputProperties(format: FormatDescription(sampleType: .int24))))
         XCTAssertEqual(d.node("d")?.automation[ParameterAddress(name: "wetDryMix")], [
-            .linearRampToValueAtTime(value: 0, time: 1),
-            .setValueCurveAtTime(values: [0, 50, 100], startTime: 1, duration: 0.5),
+            .linearRamp(value: 0, time: 1),
+            .setValueCurve(values: [0, 50, 100], startTime: 1, duration: 0.5),
             .cancelScheduledValues(cancelTime: 1.8),
         ])
         XCTAssertEqual(d.updates.count, 2)

@@ -3,7 +3,7 @@
 import XCTest
 @testable import AudioGraphCore
 
-final class AutomationEventDescriptionTests: XCTestCase {
+final class DescriptionReaderAutomationTests: XCTestCase {
     /// A graph whose oscillator `osc` has `events` on `address` (frequency 0...24000 at 48 kHz).
     func graph(_ events: String, address: String = "frequency", parameters: String = "{}") -> String {
         """
@@ -25,14 +25,14 @@ final class AutomationEventDescriptionTests: XCTestCase {
         { "cancelScheduledValues": { "cancelTime": 3.5 } }
         """))
         XCTAssertEqual(loaded.description.nodes[0].automation, [ParameterAddress(name: "frequency"): [
-            .setValueAtTime(value: 220, time: 0),
-            .linearRampToValueAtTime(value: 440, time: 1),
-            .exponentialRampToValueAtTime(value: 880, time: 2),
-            .setTargetAtTime(target: 100, startTime: 2.5, timeConstant: 0.1),
-            .setValueCurveAtTime(values: [100, 200, 300], startTime: 3, duration: 1),
+            .setValue(value: 220, time: 0),
+            .linearRamp(value: 440, time: 1),
+            .exponentialRamp(value: 880, time: 2),
+            .setTarget(target: 100, startTime: 2.5, timeConstant: 0.1),
+            .setValueCurve(values: [100, 200, 300], startTime: 3, duration: 1),
             .cancelScheduledValues(cancelTime: 3.5),
         ]])
-        XCTAssertEqual(AutomationEventDescription.setTargetAtTime(target: 1, startTime: 2.5, timeConstant: 1).time, 2.5)
+        XCTAssertEqual(AutomationEvent.setTarget(target: 1, startTime: 2.5, timeConstant: 1).time, 2.5)
     }
 
     func testValuesOutOfRangeAndShapes() {
