@@ -1,4 +1,5 @@
 // Writing error lines to standard error, one line per problem.
+import ArgumentParser
 import AudioGraphKit
 import Foundation
 
@@ -12,6 +13,16 @@ enum Diagnostics {
     /// Writes every line of a description error.
     static func report(_ errors: GraphDescriptionErrors) {
         for line in errors.lines { error(line) }
+    }
+
+    /// Loads and validates a graph file; on problems prints each as one line and exits with 1.
+    static func loadGraph(_ path: String) throws -> ValidatedGraph {
+        do {
+            return try GraphLoader.load(path)
+        } catch {
+            report(error)
+            throw ExitCode(ExitStatus.invalidInput)
+        }
     }
 
     /// Whether standard error is a terminal (progress bars only then).

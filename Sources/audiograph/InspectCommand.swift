@@ -14,13 +14,7 @@ struct InspectCommand: ParsableCommand {
     var dot = false
 
     func run() throws {
-        let validated: ValidatedGraph
-        do {
-            validated = try GraphLoader.load(graph)
-        } catch {
-            Diagnostics.report(error)
-            throw ExitCode(ExitStatus.invalidInput)
-        }
+        let validated = try Diagnostics.loadGraph(graph)
         print(dot ? GraphInspection.dot(validated) : GraphInspection.text(validated), terminator: "")
     }
 }

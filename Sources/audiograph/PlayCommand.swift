@@ -29,13 +29,7 @@ struct PlayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let validated: ValidatedGraph
-        do {
-            validated = try GraphLoader.load(graph)
-        } catch {
-            Diagnostics.report(error)
-            throw ExitCode(ExitStatus.invalidInput)
-        }
+        let validated = try Diagnostics.loadGraph(graph)
         let player: LivePlayer
         do {
             player = try LivePlayer(validated, device: device)

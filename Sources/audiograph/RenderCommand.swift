@@ -53,13 +53,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
-        let validated: ValidatedGraph
-        do {
-            validated = try GraphLoader.load(graph)
-        } catch {
-            Diagnostics.report(error)
-            throw ExitCode(ExitStatus.invalidInput)
-        }
+        let validated = try Diagnostics.loadGraph(graph)
         let out = outputPath
         let renderer: OfflineRenderer
         do {
