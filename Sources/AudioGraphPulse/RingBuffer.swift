@@ -64,29 +64,28 @@ public final class RingBuffer: @unchecked Sendable {
     /// real-time safe.
     @discardableResult
     public func write(_ source: UnsafePointer<Float>, count: Int) -> Int {
-        let w = writeIndex.load(ordering: .relaxed)
-        let r = readIndex.load(ordering: .acquiring)
-        let n = min(count, capacity - (w - r))
-        guard n > 0 else { return 0 }
-        let start = w % capacity
-        let first = min(n, capacity - start)
-        (storage + start).update(from: source, count: first)
-        if n > first { storage.update(from: source + first, count: n - first) }
-        writeIndex.store(w + n, ordering: .releasing)
-        return n
+        produce(count) { region, offset, n in region.update(from: source + offset, count: n) }
     }
 
     /// Writes `count` zero samples (or fewer if full); returns how many. Producer side, real-time safe.
     @discardableResult
     public func writeSilence(count: Int) -> Int {
+        produce(count) { region, _, n in region.update(repeating: 0, count: n) }
+    }
+
+    /// Fills up to `count` free samples through `fill(region, sourceOffset, n)`, in at most two
+    /// contiguous regions (the wrap), then publishes them. Producer side, real-time safe (the
+    /// closure is not escaping: no allocation).
+    @inline(__always)
+    private func produce(_ count: Int, _ fill: (UnsafeMutablePointer<Float>, Int, Int) -> Void) -> Int {
         let w = writeIndex.load(ordering: .relaxed)
         let r = readIndex.load(ordering: .acquiring)
         let n = min(count, capacity - (w - r))
         guard n > 0 else { return 0 }
         let start = w % capacity
         let first = min(n, capacity - start)
-        (storage + start).update(repeating: 0, count: first)
-        if n > first { storage.update(repeating: 0, count: n - first) }
+        fill(storage + start, 0, first)
+        if n > first { fill(storage, first, n - first) }
         writeIndex.store(w + n, ordering: .releasing)
         return n
     }
