@@ -136,11 +136,13 @@ public final class LivePlayer {
         guard !started else { return }
         do {
             if let input {
-                // Full duplex: the output fills its buffer (latency + ring) from captured audio at
-                // once, and captured audio arrives in fragments of the input's latency: capture
-                // that much first, so the input ring never runs dry.
-                let preRoll = Int((output.properties.latency + 2 * input.properties.latency) * sampleRate / 1000)
-                    + 2 * graph.maximumFramesPerSlice
+                // Full duplex: the output fills its buffer (latency + sink period + ring) from
+                // captured audio at once, and captured audio arrives in fragments of the input's
+                // latency: capture that much first, so the input ring never runs dry.
+                let playback = output.streamConfiguration(graph: graph)
+                let preRoll = Int(((playback.latencyMilliseconds + playback.playbackRequestMilliseconds
+                                    + 2 * input.properties.latency) * sampleRate / 1000).rounded(.up))
+                    + playback.playbackRingFrames
                 try input.startCapture(preRoll: preRoll)
             }
             try output.start(graph: graph, context: context, renderLimit: updates.first?.frame)

@@ -46,18 +46,25 @@ public final class OutputNode: AudioNode, @unchecked Sendable {
     /// Tests only: called on the render thread before each slice (set before `start`).
     nonisolated(unsafe) var testOnly_renderThreadHook: (@Sendable () -> Void)?
 
+    /// The playback stream's settings for `graph` (initialized, with this node as its output):
+    /// the format reaching the node (stereo at the graph's rate when nothing is connected), the
+    /// node's device, latency and stream name, the graph's slice size.
+    public func streamConfiguration(graph: AudioGraph) -> PulseStreamConfiguration {
+        let format = inputFormat ?? .canonical(sampleRate: graph.sampleRate, channelCount: 2)
+        return PulseStreamConfiguration(
+            sampleRate: Int(format.sampleRate.rounded()), channels: format.channelCount, device: properties.device,
+            latencyMilliseconds: properties.latency, maximumFramesPerSlice: graph.maximumFramesPerSlice,
+            streamName: properties.streamName ?? "AudioGraph \(id)")
+    }
+
     /// Starts `graph` (initialized, with this node as its output) and a playback stream on
     /// `context` that pulls it. Unconnected input: plays silence in stereo at the graph's rate.
     ///
     /// - Throws: `PulseError` (no server, unknown sink, ...); nothing is left running then.
     public func start(graph: AudioGraph, context: PulseContext, renderLimit: Int64? = nil) throws(PulseError) {
         guard stream == nil else { return }
-        let format = inputFormat ?? .canonical(sampleRate: graph.sampleRate, channelCount: 2)
-        let channels = format.channelCount
-        let configuration = PulseStreamConfiguration(
-            sampleRate: Int(format.sampleRate.rounded()), channels: channels, device: properties.device,
-            latencyMilliseconds: properties.latency, maximumFramesPerSlice: graph.maximumFramesPerSlice,
-            streamName: properties.streamName ?? "AudioGraph \(id)")
+        let configuration = streamConfiguration(graph: graph)
+        let channels = configuration.channels
         let hook = testOnly_renderThreadHook
         let s = try PulsePlaybackStream(context: context, configuration: configuration) { [unowned graph] _, frames, buffers in
             // Render thread: pull one slice of the graph and copy it out (silence if nothing).

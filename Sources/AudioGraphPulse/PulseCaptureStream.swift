@@ -174,7 +174,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
         pa_stream_set_read_callback(s, captureReadCallback, me)
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max,
                                   minreq: UInt32.max, fragsize: PulseStreamSupport.latencyBytes(configuration))
-        guard pa_stream_connect_record(s, configuration.device, &attr, PulseStreamSupport.connectFlags()) == 0 else {
+        guard pa_stream_connect_record(s, configuration.device, &attr, PulseStreamSupport.connectFlags(PA_STREAM_ADJUST_LATENCY)) == 0 else {
             throw streamError()
         }
         try PulseStreamSupport.waitUntilReady(s, context: context, configuration: configuration, timeout: timeout,

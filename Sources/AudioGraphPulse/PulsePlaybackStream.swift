@@ -25,13 +25,21 @@ public typealias PulseRenderCallback = @Sendable (
 ///  └────────────────────────────────┘
 /// ```
 /// The render thread renders whole slices of `maximumFramesPerSlice` frames as long as one fits
-/// in the ring (capacity: three slices), then sleeps on
-/// a POSIX semaphore until the mainloop thread has drained some. The wait happens between render
-/// calls, never inside one; the render thread takes no lock (the ring uses acquire/release
-/// atomics, `sem_post` is lock-free). libpulse's buffer is negotiated with `tlength` = the target
-/// latency and `PA_STREAM_ADJUST_LATENCY` (the server then splits it between its sink and the
-/// stream buffer); `latency()` reports libpulse's latency plus the ring's fill (at most three
-/// slices). Underflows reported by the server are counted in `underrunCount`.
+/// in the ring (`configuration.playbackRingFrames`: two slices, or more when a request is larger
+/// than a slice), then sleeps on a POSIX semaphore until the mainloop thread has drained some.
+/// The wait happens between render calls, never inside one; the render thread takes no lock (the
+/// ring uses acquire/release atomics, `sem_post` is lock-free).
+///
+/// Buffering: the stream connects with `PA_STREAM_EARLY_REQUESTS`, `tlength` = the target latency
+/// and `minreq` = `configuration.playbackRequestMilliseconds` (2.5 ms at 20 ms). The server then
+/// runs the sink with a period of one request and asks for data every period, so its queue for
+/// this stream stays between `tlength − minreq` and `tlength`. With `PA_STREAM_ADJUST_LATENCY`
+/// the server would instead give half of `tlength` to the sink, and the queue would fall to half
+/// of `tlength` before each request: every request and every write passes through the server's
+/// main thread, which runs at normal priority, and a loaded machine delays it by 10 ms and more
+/// at times (measured here: up to 10.7 ms per 20 s with the other core busy), so the fuller
+/// queue is what keeps 20 ms free of underruns. `latency()` reports libpulse's latency (queue +
+/// sink) plus the ring's fill. Underflows reported by the server are counted in `underrunCount`.
 ///
 /// The stream connects corked and is uncorked once the server's buffer is full, so the sink never
 /// starts it empty (PulseAudio would then rewind and the first frames could be lost).
@@ -93,7 +101,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         self.configuration = configuration
         self.render = render
         let slice = configuration.maximumFramesPerSlice
-        ring = RingBuffer(capacity: 3 * slice * configuration.channels)
+        ring = RingBuffer(capacity: configuration.playbackRingFrames * configuration.channels)
         channelBuffers = .allocate(capacity: configuration.channels)
         for c in 0..<configuration.channels {
             channelBuffers[c] = .allocate(capacity: slice)
@@ -241,20 +249,23 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         pa_stream_set_underflow_callback(s, playbackUnderflowCallback, me)
         pa_stream_set_moved_callback(s, playbackMovedCallback, me)
 
+        let request = pa_usec_t(configuration.playbackRequestMilliseconds * 1000)
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: PulseStreamSupport.latencyBytes(configuration),
-                                  prebuf: UInt32.max, minreq: UInt32.max, fragsize: UInt32.max)
-        guard pa_stream_connect_playback(s, configuration.device, &attr, PulseStreamSupport.connectFlags(PA_STREAM_START_CORKED),
+                                  prebuf: UInt32.max,
+                                  minreq: PulseStreamSupport.bytes(microseconds: request, configuration),
+                                  fragsize: UInt32.max)
+        let flags = PulseStreamSupport.connectFlags(PA_STREAM_EARLY_REQUESTS, PA_STREAM_START_CORKED)
+        guard pa_stream_connect_playback(s, configuration.device, &attr, flags,
                                          nil, nil) == 0 else {
             throw streamError()
         }
         try PulseStreamSupport.waitUntilReady(s, context: context, configuration: configuration, timeout: timeout,
                                               operation: "connect playback stream")
         if let attributes = PulseStreamSupport.bufferAttributes(s, configuration: configuration) { negotiated = attributes }
-        let latencyUsec = PulseStreamSupport.latencyMicroseconds(configuration)
         // A short timer tops up libpulse's buffer from the ring between server requests, so a
         // request that found the ring short is completed as soon as the render thread catches up.
         let sliceUsec = pa_usec_t(Double(configuration.maximumFramesPerSlice) * 1e6 / Double(configuration.sampleRate))
-        timerPeriod = max(1000, min(5000, min(sliceUsec / 2, latencyUsec / 4)))
+        timerPeriod = max(1000, min(5000, min(sliceUsec / 2, request)))
         timer = pa_context_rttime_new(context.context, pa_rtclock_now() + timerPeriod, playbackTimerCallback, me)
         corked = true
         drainLocked()

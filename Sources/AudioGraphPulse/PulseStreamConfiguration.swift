@@ -11,8 +11,10 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
     public var channels: Int
     /// Sink (playback) or source (capture) name; nil for the server's default.
     public var device: String?
-    /// Target latency in milliseconds: the server-side buffer (`tlength` for playback,
-    /// `fragsize` for capture), negotiated with `PA_STREAM_ADJUST_LATENCY`.
+    /// Target latency in milliseconds: the server-side buffer. Playback: the stream's queue in the
+    /// server (`tlength`, with early requests, so the sink's own period of `playbackRequestMilliseconds`
+    /// and our ring come on top; see `PulsePlaybackStream`). Capture: `fragsize`, negotiated with
+    /// `PA_STREAM_ADJUST_LATENCY`.
     public var latencyMilliseconds: Double
     /// The largest slice the render callback is asked for (and the slice the render thread uses).
     public var maximumFramesPerSlice: Int
@@ -29,6 +31,21 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
         self.latencyMilliseconds = latencyMilliseconds
         self.maximumFramesPerSlice = maximumFramesPerSlice
         self.streamName = streamName
+    }
+
+    /// The playback stream's request size (`minreq`) and the sink period it asks for, in
+    /// milliseconds: an eighth of the latency, at least 2.5 ms (smaller requests wake the server's
+    /// main thread so often that it falls behind on a loaded machine) and at most half of it.
+    public var playbackRequestMilliseconds: Double {
+        min(latencyMilliseconds / 2, max(2.5, latencyMilliseconds / 8))
+    }
+
+    /// The playback ring's capacity in frames: whole slices, at least two, and enough to answer a
+    /// request (`playbackRequestMilliseconds`) with a slice to spare.
+    public var playbackRingFrames: Int {
+        let request = Int((playbackRequestMilliseconds * Double(sampleRate) / 1000).rounded(.up))
+        let slices = max(2, (request + maximumFramesPerSlice - 1) / maximumFramesPerSlice + 1)
+        return slices * maximumFramesPerSlice
     }
 
     /// Bytes per interleaved float32 frame.

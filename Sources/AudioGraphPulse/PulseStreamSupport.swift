@@ -31,8 +31,13 @@ enum PulseStreamSupport {
 
     /// `configuration.latencyMilliseconds` in bytes of the stream's format (for tlength/fragsize).
     static func latencyBytes(_ configuration: PulseStreamConfiguration) -> UInt32 {
+        bytes(microseconds: latencyMicroseconds(configuration), configuration)
+    }
+
+    /// `microseconds` of audio in bytes of the stream's format (whole frames).
+    static func bytes(microseconds: pa_usec_t, _ configuration: PulseStreamConfiguration) -> UInt32 {
         var spec = sampleSpec(configuration)
-        return UInt32(pa_usec_to_bytes(latencyMicroseconds(configuration), &spec))
+        return UInt32(pa_usec_to_bytes(microseconds, &spec))
     }
 
     /// `configuration.latencyMilliseconds` in microseconds.
@@ -40,10 +45,11 @@ enum PulseStreamSupport {
         pa_usec_t(configuration.latencyMilliseconds * 1000)
     }
 
-    /// The flags both directions connect with (latency adjusted by the server, interpolated
-    /// timing updated automatically), plus `extra`.
-    static func connectFlags(_ extra: pa_stream_flags_t...) -> pa_stream_flags_t {
-        pa_stream_flags_t(rawValue: extra.reduce(PA_STREAM_ADJUST_LATENCY.rawValue
+    /// `mode` (how the server sizes its buffers: `PA_STREAM_ADJUST_LATENCY` or
+    /// `PA_STREAM_EARLY_REQUESTS`) plus the flags both directions share (interpolated timing,
+    /// updated automatically) and `extra`.
+    static func connectFlags(_ mode: pa_stream_flags_t, _ extra: pa_stream_flags_t...) -> pa_stream_flags_t {
+        pa_stream_flags_t(rawValue: extra.reduce(mode.rawValue
                                                  | PA_STREAM_INTERPOLATE_TIMING.rawValue
                                                  | PA_STREAM_AUTO_TIMING_UPDATE.rawValue) { $0 | $1.rawValue })
     }
