@@ -46,9 +46,25 @@ final class LivePerformanceTests: PulseServerTestCase {
         return path
     }
 
+    /// One `audiograph play` run and what the scheduling probe saw during it.
+    private struct Run: CustomStringConvertible {
+        var summary: String
+        var probe: SchedulingProbe.Report
+        var underruns: Int?
+        var seconds: Double
+        /// While the stream played (from 0.3 s after the launch, which covers loading and
+        /// connecting, until `seconds`) the machine held a real-time thread off for more than
+        /// half the latency (10 ms), or for more than a quarter of it (5 ms) more than ten times.
+        var machineStalled: Bool {
+            let stalls = probe.stalls(from: 0.3, to: seconds)
+            return stalls.contains { $0.lateness > 0.010 } || stalls.count > 10
+        }
+        var description: String { "\(summary) [\(probe)]" }
+    }
+
     /// Runs `audiograph play` for `seconds` (with `busy`, while a thread of this process keeps the
-    /// other core busy); returns the summary line.
-    private func play(_ cli: String, _ graph: String, seconds: Double, busy keepBusy: Bool) throws -> String {
+    /// other core busy) with a scheduling probe alongside.
+    private func play(_ cli: String, _ graph: String, seconds: Double, busy keepBusy: Bool) throws -> Run {
         let out = server.directory.appendingPathComponent("play-\(UUID().uuidString.prefix(6)).out").path
         let err = out + ".err"
         let busy = Atomic<Bool>(keepBusy)
@@ -64,13 +80,16 @@ final class LivePerformanceTests: PulseServerTestCase {
             busy.store(false, ordering: .relaxed)
             while !exited.load(ordering: .acquiring) { usleep(1000) }
         }
+        let probe = SchedulingProbe()
+        probe.start()
         let p = try ChildProcess(executable: cli, arguments: ["play", graph, "--duration", String(seconds)],
                                  environment: server.environment, standardInput: nil, standardOutput: out, standardError: err)
         let status = p.wait(timeout: seconds + 15)
-        let summary = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        let report = probe.stop()
+        let summary = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let errors = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
         XCTAssertEqual(status, 0, "play failed: \(errors)")
-        return summary.trimmingCharacters(in: .whitespacesAndNewlines)
+        return Run(summary: summary, probe: report, underruns: underruns(in: summary), seconds: seconds)
     }
 
     private func underruns(in summary: String) -> Int? {
@@ -78,24 +97,40 @@ final class LivePerformanceTests: PulseServerTestCase {
         return Int(summary[r.upperBound...].prefix { $0.isNumber })
     }
 
-    /// 20 s of 32 voices at 20 ms latency, first with the other core idle, then kept busy by a
-    /// spinning thread, and 5 s at 10 ms (busy). Measured and printed; asserted: the 20 ms runs
-    /// play their whole length with audio flowing (fewer than three underruns per second). Zero underruns
-    /// under load is not asserted: on these 2-vCPU virtual machines a busy second core costs a
-    /// few underruns per 20 s even with the render, libpulse and server I/O threads all real-time
-    /// (see Docs/PulseAudio.md), and CI must not flake.
-    func testThirtyTwoVoicesPlayTwentySecondsAtTwentyMilliseconds() throws {
-        let cli = try releaseCLI()
-        let idle = try play(cli, try thirtyTwoVoices(latency: 20), seconds: 20, busy: false)
-        let at20 = try play(cli, try thirtyTwoVoices(latency: 20), seconds: 20, busy: true)
-        let at10 = try play(cli, try thirtyTwoVoices(latency: 10), seconds: 5, busy: true)
-        print("32 voices at 20 ms, other core idle: \(idle) | other core busy: \(at20) | at 10 ms, busy: \(at10)")
-        for summary in [idle, at20] {
-            XCTAssertTrue(summary.hasPrefix("played 19.") || summary.hasPrefix("played 20."), summary)
-            let u = try XCTUnwrap(underruns(in: summary), summary)
-            XCTAssertLessThan(u, 60, summary)
+    /// Plays until a run during which the machine did not stall (up to `attempts` runs) and
+    /// asserts that run played its whole length without an underrun. Runs the machine stalled in
+    /// are printed with their counts; when every attempt stalled the result is inconclusive (skip).
+    private func cleanRun(_ cli: String, _ graph: String, seconds: Int, busy: Bool, _ label: String,
+                          attempts: Int = 5) throws -> Run {
+        var stalled: [Run] = []
+        for _ in 0..<attempts {
+            let run = try play(cli, graph, seconds: Double(seconds), busy: busy)
+            XCTAssertTrue(run.summary.hasPrefix("played \(seconds - 1).") || run.summary.hasPrefix("played \(seconds)."),
+                          "\(label): \(run)")
+            let underruns = try XCTUnwrap(run.underruns, "\(label): \(run)")
+            if run.machineStalled {
+                print("\(label): machine stalled, run repeated: \(run)")
+                stalled.append(run)
+                continue
+            }
+            XCTAssertEqual(underruns, 0, "\(label): \(run)")
+            return run
         }
-        XCTAssertNotNil(underruns(in: at10), at10)
+        throw XCTSkip("\(label): the machine stalled real-time threads (see SchedulingProbe) in all \(attempts) runs: "
+                      + stalled.map(\.description).joined(separator: "; "))
+    }
+
+    /// 20 s of 32 voices at 20 ms latency with the other core idle, then kept busy by a spinning
+    /// thread: no underrun (in a run the machine itself did not stall; see `SchedulingProbe`).
+    /// Also measured and printed: 5 s at 10 ms with the other core busy.
+    func testThirtyTwoVoicesPlayTwentySecondsAtTwentyMillisecondsWithoutUnderruns() throws {
+        let cli = try releaseCLI()
+        let graph = try thirtyTwoVoices(latency: 20)
+        let idle = try cleanRun(cli, graph, seconds: 20, busy: false, "20 ms, other core idle")
+        let busy = try cleanRun(cli, graph, seconds: 20, busy: true, "20 ms, other core busy")
+        let at10 = try play(cli, try thirtyTwoVoices(latency: 10), seconds: 5, busy: true)
+        print("32 voices at 20 ms, other core idle: \(idle) | other core busy: \(busy) | at 10 ms, busy: \(at10)")
+        XCTAssertNotNil(at10.underruns, at10.summary)
     }
 
     /// A `set` command while playing reaches the rendered audio at the next slice boundary: the

@@ -1,0 +1,143 @@
+// A real-time thread that measures how late the machine lets it wake up (stalls of the whole machine).
+import Foundation
+import Glibc
+import Synchronization
+
+/// Measures the machine's ability to run a real-time thread on time while a test runs.
+///
+/// A `SCHED_FIFO` thread (priority 10: above normal threads and PulseAudio's null-sink thread,
+/// below our render and libpulse threads) sleeps `period` at a time and records how much later
+/// than asked it woke up. A real-time thread that wakes 10 ms late means the machine itself
+/// stalled (on a virtual machine: the hypervisor ran another guest on this CPU), and every audio
+/// thread on it was held off as long; no client can avoid an underrun when such a stall is longer
+/// than its buffer. Live-performance tests use the probe to tell their own glitches from the
+/// machine's: a run during which the probe saw a stall is repeated.
+///
+/// Without permission for real-time scheduling the thread runs at normal priority
+/// (`isRealtime` false) and its lateness includes ordinary scheduling delays.
+///
+/// Thread safety: `start` and `stop` from one thread; the report is a value.
+public final class SchedulingProbe: @unchecked Sendable {
+    /// What one probe run saw.
+    public struct Report: Sendable, CustomStringConvertible {
+        /// How many times the thread woke.
+        public var wakeups: Int
+        /// The latest wake-up, seconds after the time asked for.
+        public var maximumLateness: Double
+        /// Wake-ups more than 2 ms, 5 ms and 10 ms late.
+        public var lateOver2ms: Int, lateOver5ms: Int, lateOver10ms: Int
+        /// True when the thread ran with `SCHED_FIFO`.
+        public var isRealtime: Bool
+        /// The wake-ups more than 5 ms late (at most the first 64): when (seconds after `start()`)
+        /// and how late.
+        public var stalls: [(at: Double, lateness: Double)]
+
+        /// The stalls (wake-ups more than 5 ms late) between `from` and `to` seconds after `start()`.
+        public func stalls(from: Double, to: Double) -> [(at: Double, lateness: Double)] {
+            stalls.filter { $0.at >= from && $0.at <= to }
+        }
+
+        public var description: String {
+            String(format: "real-time probe: %d wake-ups, latest %.1f ms late (>2 ms: %d, >5 ms: %d, >10 ms: %d)%@%@",
+                   wakeups, maximumLateness * 1000, lateOver2ms, lateOver5ms, lateOver10ms,
+                   isRealtime ? "" : " [not real-time]",
+                   stalls.isEmpty ? "" : "; stalls at " + stalls.prefix(8).map {
+                       String(format: "%.2f s (%.1f ms)", $0.at, $0.lateness * 1000) }.joined(separator: ", "))
+        }
+    }
+
+    private let periodNanoseconds: Int
+    private let running = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+    private let stallRequest = Atomic<Int>(0)
+    private let wakeups = Atomic<Int>(0)
+    private let worst = Atomic<Int>(0)
+    private let over2 = Atomic<Int>(0), over5 = Atomic<Int>(0), over10 = Atomic<Int>(0)
+    private let realtime = Atomic<Bool>(false)
+    private let stallLog = Mutex<[(at: Double, lateness: Double)]>([])
+    private var startedAt = 0  // control thread; handed to the probe thread at start
+    private var thread: Thread?
+
+    /// A stopped probe that will wake every `period` seconds (1 ms by default).
+    public init(period: Double = 0.001) {
+        periodNanoseconds = max(100_000, Int(period * 1e9))
+    }
+
+    deinit { _ = stop() }
+
+    /// Starts the probe thread (again from zero counts).
+    public func start() {
+        guard thread == nil else { return }
+        wakeups.store(0, ordering: .relaxed)
+        worst.store(0, ordering: .relaxed)
+        over2.store(0, ordering: .relaxed)
+        over5.store(0, ordering: .relaxed)
+        over10.store(0, ordering: .relaxed)
+        stallLog.withLock { $0.removeAll() }
+        startedAt = Self.now()
+        finished.store(false, ordering: .relaxed)
+        running.store(true, ordering: .releasing)
+        let origin = startedAt
+        let t = Thread { [self] in run(origin: origin) }
+        t.name = "ag-probe"
+        thread = t
+        t.start()
+    }
+
+    /// Stops the thread and returns what it saw.
+    @discardableResult
+    public func stop() -> Report {
+        if thread != nil {
+            running.store(false, ordering: .releasing)
+            while !finished.load(ordering: .acquiring) { usleep(1000) }
+            thread = nil
+        }
+        return Report(wakeups: wakeups.load(ordering: .relaxed),
+                      maximumLateness: Double(worst.load(ordering: .relaxed)) / 1e9,
+                      lateOver2ms: over2.load(ordering: .relaxed), lateOver5ms: over5.load(ordering: .relaxed),
+                      lateOver10ms: over10.load(ordering: .relaxed), isRealtime: realtime.load(ordering: .relaxed),
+                      stalls: stallLog.withLock { $0 })
+    }
+
+    /// Tests of the probe only: the thread busy-waits `seconds` once before its next sleep, so
+    /// that wake-up is late by `seconds` less the part of the period the busy stretch overlapped.
+    public func testOnly_stall(seconds: Double) {
+        stallRequest.store(Int(seconds * 1e9), ordering: .releasing)
+    }
+
+    private static func now() -> Int {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return t.tv_sec * 1_000_000_000 + t.tv_nsec
+    }
+
+    private func run(origin: Int) {
+        var param = sched_param()
+        param.sched_priority = 10
+        realtime.store(pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0, ordering: .relaxed)
+        var due = Self.now() + periodNanoseconds
+        while running.load(ordering: .acquiring) {
+            let stall = stallRequest.exchange(0, ordering: .acquiring)
+            if stall > 0 {
+                let until = Self.now() + stall
+                while Self.now() < until {}
+            }
+            var request = timespec(tv_sec: due / 1_000_000_000, tv_nsec: due % 1_000_000_000)
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &request, nil) == EINTR {}
+            let woke = Self.now()
+            let late = max(0, woke - due)
+            wakeups.wrappingAdd(1, ordering: .relaxed)
+            if late > worst.load(ordering: .relaxed) { worst.store(late, ordering: .relaxed) }
+            if late > 2_000_000 { over2.wrappingAdd(1, ordering: .relaxed) }
+            if late > 5_000_000 {
+                over5.wrappingAdd(1, ordering: .relaxed)
+                let at = Double(woke - origin) / 1e9
+                stallLog.withLock { if $0.count < 64 { $0.append((at: at, lateness: Double(late) / 1e9)) } }
+            }
+            if late > 10_000_000 { over10.wrappingAdd(1, ordering: .relaxed) }
+            // The next wake-up is a period after this one (a stall is counted once, not as a backlog).
+            due = woke + periodNanoseconds
+        }
+        finished.store(true, ordering: .releasing)
+    }
+}
