@@ -280,7 +280,7 @@ final class AudioGraphTests: XCTestCase {
         let a = CountingSourceNode("a")
         let g = try makeGraph([a, TestOutputNode()], "a -> out")
         try g.initialize()
-        weak var kernel = a.kernel
+        weak let kernel = a.kernel
         XCTAssertNotNil(kernel)
         g.uninitialize()
         XCTAssertNil(kernel, "no plan or node keeps the kernel alive")

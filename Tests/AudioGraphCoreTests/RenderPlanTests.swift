@@ -9,7 +9,7 @@ final class RenderPlanTests: XCTestCase {
         try g.initialize()
         try g.start()
         XCTAssertEqual(renderSlice(g, frames: 4), [3, 3, 3, 3])
-        weak var kernel = b.kernel
+        weak let kernel = b.kernel
         try g.removeNode("b")
         XCTAssertFalse(try g.update(waitUntilApplied: false))
         XCTAssertNotNil(kernel, "the active plan still renders it")

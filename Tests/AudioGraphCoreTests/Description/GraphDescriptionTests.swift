@@ -223,7 +223,7 @@ final class GraphDescriptionTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/sub/g.json"
         let text = #"{ "version": 1, "nodes": [ { "id": "p", "type": "player", "properties": { "file": "../in.wav" } }, { "id": "out", "type": "genericOutput" } ], "connections": [ { "from": "p", "to": "out" } ], "taps": [ { "node": "p", "file": "t.wav" } ] }"#
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)))
         var asked: [String] = []
         let graph = try GraphDescription.load(contentsOf: path) { file in
             asked.append(file)
