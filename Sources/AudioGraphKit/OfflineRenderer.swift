@@ -27,7 +27,10 @@ public enum RenderError: Error, Sendable, CustomStringConvertible {
 /// actions as one pending-change list, calls `update()`, and continues — so the output is
 /// bit-identical for every slice size. Taps record what a node's output bus produced for every
 /// rendered frame (silence when the node did not render, e.g. while disconnected).
-/// The output file is written next to its final path and renamed when complete.
+/// Streaming players (long files) are prepared before every slice
+/// (``PlayerNode/prepareForOfflineRender(graphSampleTime:graphSampleRate:)``), so they play
+/// exactly what an in-memory player would. The output file is written next to its final path
+/// and renamed when complete.
 ///
 /// Thread safety: one control thread drives the render; it is the graph's render thread too.
 public final class OfflineRenderer {
@@ -131,6 +134,8 @@ public final class OfflineRenderer {
             }
         }
         attachRecorders()
+        // Streaming players fill their rings before each slice (the render never waits for the disk).
+        var players = graph.nodes.compactMap { $0 as? PlayerNode }
 
         /// Renders `count` graph frames (splitting slices at update frames, applying updates,
         /// writing taps) into `destination`, remixed to the file's channel count.
@@ -143,6 +148,7 @@ public final class OfflineRenderer {
                         graph.enqueue(contentsOf: list)
                         try graph.update(waitUntilApplied: false)
                         attachRecorders()
+                        players = graph.nodes.compactMap { $0 as? PlayerNode }
                     } catch {
                         failure = .graph(error)
                         return done
@@ -151,6 +157,7 @@ public final class OfflineRenderer {
                 }
                 var n = min(sliceSize, count - done)
                 if nextUpdate < updates.count { n = Int(min(Int64(n), updates[nextUpdate].frame - graphFrames)) }
+                for p in players { p.prepareForOfflineRender(graphSampleTime: graph.renderSampleTime, graphSampleRate: graph.sampleRate) }
                 let result = graph.render(frameCount: n)
                 let source = result?.buffer ?? silence.list
                 var written = source

@@ -1,4 +1,5 @@
 // A file player source: plays a sound file (or a segment of it) from a point on the timeline.
+import Synchronization
 
 /// Plays a sound file that libsndfile reads (cf. AVAudioPlayerNode scheduling a file segment).
 ///
@@ -7,16 +8,68 @@
 /// (or the whole file), then is silent — or starts the segment again when `loop` is set.
 /// Parameter `volume` (0...1, 1) scales the output, per sample.
 ///
-/// The played part is decoded into memory when the node is initialized (no disk I/O ever happens
-/// on the render thread); a known compromise for very long files, noted in Docs/Architecture.md.
-/// `loop` and `startTime` can be changed while running (through a change list).
+/// Short files (at most ``streamingThreshold`` seconds, 30 by default) are decoded into memory
+/// when the node is initialized. Longer files *stream*: a disk-reader thread per player
+/// (``FileStreamer``) reads the played part into a lock-free ring that the render thread only
+/// reads — no disk I/O, allocation, lock or wait on the render thread either way. A streaming
+/// player that finds data missing (a slow disk, a seek just requested) outputs silence for it
+/// and counts the frames in ``streamStarvedFrames``. Offline renderers call
+/// ``prepareForOfflineRender(graphSampleTime:graphSampleRate:)`` before every slice so that
+/// nothing is ever missing: the output is then bit-identical to the in-memory path.
+/// `loop`, `startTime` and `segment` can be changed while running (through a change list).
 ///
-/// Thread safety: configure on a control thread; parameters may be set from any thread.
+/// Thread safety: configure on a control thread; parameters may be set from any thread. The
+/// counters may be read from any thread. ``prepareForOfflineRender(graphSampleTime:graphSampleRate:)``
+/// blocks; call it only from the thread that renders, between two renders.
 public final class PlayerNode: AudioNode, @unchecked Sendable {
     /// The configuration (its `path` is the resolved file path).
     public private(set) var properties: PlayerProperties
     /// Rate, channels and length of the file.
     public let fileInfo: AudioFileInfo
+
+    /// Files longer than this many seconds stream from disk instead of being decoded into memory
+    /// (decided at initialize, by the whole file's length, so that a `segment` change never has
+    /// to decode a long part on the control thread). Tests lower it to stream small files.
+    static var streamingThreshold: Double {
+        get { Double(bitPattern: streamingThresholdBits.load(ordering: .relaxed)) }
+        set { streamingThresholdBits.store(newValue.bitPattern, ordering: .relaxed) }
+    }
+    private static let streamingThresholdBits = Atomic<UInt64>(30.0.bitPattern)
+
+    // MARK: Shared (atomic): streaming counters, kept across kernels
+    private let streamCounters = FileStreamer.Counters()
+
+    // MARK: Control thread only
+    /// Counts property changes: a streaming kernel re-seeks when the version it plays changes.
+    private var settingsVersion: UInt64 = 0
+
+    /// Whether the node's kernel streams from disk (false before initialize).
+    public var isStreaming: Bool { kernel is StreamingPlayerKernel }
+
+    /// Frames a streaming player had to output as silence because the disk reader had not
+    /// delivered them yet (0 for in-memory players). Any thread.
+    public var streamStarvedFrames: Int64 { streamCounters.starvedFrames.load(ordering: .relaxed) }
+
+    /// Failed or short reads of the file while streaming (their frames play as silence). Any thread.
+    public var streamReadFailures: Int64 { streamCounters.readFailures.load(ordering: .relaxed) }
+
+    /// For offline rendering: blocks until a streaming player's ring holds the frames the next
+    /// render (of the graph frame `graphSampleTime` at the graph rate `graphSampleRate`) needs.
+    /// Does nothing for an in-memory player or before initialize. Call it from the thread that
+    /// renders, after the graph's `update()` for this frame and before `render`, never while a
+    /// render runs; the render itself never waits.
+    public func prepareForOfflineRender(graphSampleTime: Int64, graphSampleRate: Double) {
+        guard let k = kernel as? StreamingPlayerKernel else { return }
+        k.prepare(graphSampleTime: graphSampleTime, graphSampleRate: graphSampleRate, startOffset: startOffset,
+                  segment: streamSegment, version: settingsVersion)
+    }
+
+    private var startOffset: Int64 { Int64((properties.startTime * fileInfo.sampleRate).rounded()) }
+
+    private var streamSegment: FileStreamer.Segment {
+        let range = playedFrameRange
+        return FileStreamer.Segment(start: range.lowerBound, length: Int64(range.count), loop: properties.loop)
+    }
 
     public init(id: String, sampleRate: Double, properties: PlayerProperties) throws(AudioGraphError) {
         self.properties = properties
@@ -49,6 +102,18 @@ public final class PlayerNode: AudioNode, @unchecked Sendable {
     }
 
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        if Double(fileInfo.frames) > Self.streamingThreshold * fileInfo.sampleRate {
+            do {
+                // Room for many slices even behind a rate converter (see StreamingPlayerKernel.prepare).
+                let streamer = try FileStreamer(path: properties.path, segment: streamSegment, version: settingsVersion,
+                                                capacity: max(1 << 17, 32 * maximumFramesPerSlice + 16384),
+                                                counters: streamCounters)
+                return StreamingPlayerKernel(node: self, streamer: streamer, segment: streamSegment, version: settingsVersion,
+                                             startOffset: startOffset, maximumFramesPerSlice: maximumFramesPerSlice)
+            } catch {
+                throw .nodeSetupFailed(node: id, reason: error.description)
+            }
+        }
         let range = playedFrameRange
         let data: [[Float]]
         do {
@@ -86,31 +151,40 @@ public final class PlayerNode: AudioNode, @unchecked Sendable {
         case "startTime": properties.startTime = value as! Double
         case "segment":
             properties.segment = value as! PlayerSegment?
-            // Decode the new segment here, on the control thread; the kernel swaps it in.
-            let range = playedFrameRange
-            let data = (try? AudioFileReader.read(path: properties.path, startFrame: range.lowerBound,
-                                                  frameCount: Int64(range.count)).channels) ?? []
-            samples = PlayerKernel.storage(for: data, channels: fileInfo.channels)
+            // An in-memory kernel: decode the new segment here, on the control thread; the kernel
+            // swaps it in. (A streaming kernel seeks; before initialize, makeKernel reads.)
+            if kernel is PlayerKernel {
+                let range = playedFrameRange
+                let data = (try? AudioFileReader.read(path: properties.path, startFrame: range.lowerBound,
+                                                      frameCount: Int64(range.count)).channels) ?? []
+                samples = PlayerKernel.storage(for: data, channels: fileInfo.channels)
+            }
         default: return nil
         }
-        return PlayerKernel.Settings(loop: properties.loop,
-                                     startOffset: Int64((properties.startTime * fileInfo.sampleRate).rounded()),
-                                     samples: samples)
+        settingsVersion &+= 1
+        return PlayerKernel.Settings(loop: properties.loop, startOffset: startOffset, samples: samples,
+                                     frameRange: playedFrameRange, version: settingsVersion)
     }
 }
 
-/// Render side of ``PlayerNode``.
+/// Render side of an in-memory ``PlayerNode`` (the whole played part decoded at initialize).
 final class PlayerKernel: NodeKernel, @unchecked Sendable {
     /// A property change for a running player.
     final class Settings: KernelMessage, @unchecked Sendable {
         let loop: Bool
         let startOffset: Int64
-        /// New decoded samples (a segment change), or nil to keep the current ones.
+        /// New decoded samples (a segment change of an in-memory player), or nil to keep the current ones.
         let samples: AudioBufferStorage?
-        init(loop: Bool, startOffset: Int64, samples: AudioBufferStorage?) {
+        /// The file frames played (a streaming player seeks to them).
+        let frameRange: Range<Int64>
+        /// The node's settings version (a streaming player re-seeks when it changes).
+        let version: UInt64
+        init(loop: Bool, startOffset: Int64, samples: AudioBufferStorage?, frameRange: Range<Int64>, version: UInt64) {
             self.loop = loop
             self.startOffset = startOffset
             self.samples = samples
+            self.frameRange = frameRange
+            self.version = version
         }
     }
 

@@ -1,0 +1,307 @@
+// A disk-reader thread that streams a player's output sequence from a sound file into a lock-free ring.
+import Glibc
+import Synchronization
+
+/// Streams the frames a ``PlayerNode`` plays from its file into a ``StreamRing`` on a thread of
+/// its own, so that a long file never has to be decoded into memory (cf. the disk streaming of
+/// JUCE's `BufferingAudioSource`, made lock-free for the render side).
+///
+/// The ring holds the player's *stream*: stream position `q` (0 = the first frame of the
+/// segment, counted on the player's own timeline) is file frame `segment.start + q`, or
+/// `segment.start + q % segment.length` when looping — the reader wraps by itself. The render
+/// thread (the consumer) asks for a position with ``acquire(position:segment:version:)``: when
+/// the ring does not hold it (a `startTime`, `segment` or `loop` change, or a first slice after
+/// a jump) the consumer posts a *seek request* — a generation counter plus a request slot, all
+/// atomics — and gets nothing until the reader has answered (the player outputs silence and
+/// counts the frames meanwhile). Between requests the reader keeps the ring topped up.
+///
+/// Offline rendering never lets the consumer find the ring empty:
+/// ``waitUntilBuffered(position:segment:version:frames:)`` (on the offline control thread,
+/// between two renders) makes the same request the next render would make and blocks until the
+/// frames are there, so the stream is bit-identical to decoding the file into memory.
+///
+/// Thread safety:
+/// - `init` and ``stop()`` on a control thread (`stop` joins the reader; `deinit` of the owner
+///   must call it). The reader thread runs at normal priority.
+/// - The consumer API (``acquire(position:segment:version:)``, ``sample(channel:offset:)``,
+///   ``consume(_:)``) is for one thread at a time: the render thread, or — only while no render
+///   runs — the offline control thread through ``waitUntilBuffered(position:segment:version:frames:)``.
+///   It is real-time safe: no allocation, no lock, no I/O, no waiting.
+/// - ``waitUntilBuffered(position:segment:version:frames:)`` blocks (never on the render thread).
+final class FileStreamer: @unchecked Sendable {
+    /// What the stream plays: file frames `start..<start + length`, once or looping.
+    struct Segment: Equatable, Sendable {
+        var start: Int64
+        var length: Int64
+        var loop: Bool
+    }
+
+    /// Counters the control side reads (shared by every kernel of one node).
+    final class Counters: Sendable {
+        /// Frames the render thread needed that were not in the ring (output as silence).
+        let starvedFrames = Atomic<Int64>(0)
+        /// Reads or seeks that failed, or came back short, on the disk thread (output as silence).
+        let readFailures = Atomic<Int64>(0)
+        init() {}
+    }
+
+    /// Frames read from the file per disk access.
+    static let chunkFrames = 8192
+    /// How long the idle reader sleeps before looking for work again (it is also woken by
+    /// ``waitUntilBuffered(position:segment:version:frames:)``).
+    static let idlePollNanoseconds = 5_000_000
+
+    let ring: StreamRing
+    let counters: Counters
+
+    // MARK: Shared (atomic)
+    /// The consumer's latest seek request (0: the initial stream, no request).
+    private let requestGeneration = Atomic<UInt64>(0)
+    /// Request slots, written before the generation that names them: position, start, length, loop.
+    private let requestSlots: UnsafeMutablePointer<Atomic<Int64>>
+    private static let slotCount = 8
+    /// The request the ring's newest frames answer, and the ring index where its frames begin.
+    private let dataGeneration = Atomic<UInt64>(0)
+    private let dataStartIndex = Atomic<Int>(0)
+    private let stopRequested = Atomic<Bool>(false)
+    /// Test hook: microseconds the reader sleeps before each disk read (a slow disk).
+    let testOnly_readDelayMicroseconds = Atomic<Int>(0)
+
+    // MARK: Consumer only (render thread, or the offline control thread between renders)
+    private var readIndex = 0
+    /// The stream position at `readIndex` (or the one requested while `waiting`).
+    private var headPosition: Int64 = 0
+    private var headVersion: UInt64
+    private var waiting = false
+    private var requestedGeneration: UInt64 = 0
+
+    // MARK: Reader thread only (the control thread in init, before the thread exists)
+    private let file: SeekableAudioFileReader
+    private let scratch: UnsafeMutablePointer<Float>
+    private var readerGeneration: UInt64 = 0
+    private var readerPosition: Int64 = 0
+    private var readerSegment: Segment
+    private var readerEnded = false
+
+    // MARK: Control thread only
+    private var thread: pthread_t?
+    private let wake = StreamerSemaphore()
+    private let progress = StreamerSemaphore()
+
+    /// Opens `path`, fills the ring from stream position 0 of `segment` (here, on the calling
+    /// control thread) and starts the reader thread.
+    /// - Parameter capacity: the ring's minimum size in frames.
+    init(path: String, segment: Segment, version: UInt64, capacity: Int, counters: Counters) throws(AudioFileError) {
+        file = try SeekableAudioFileReader(path: path)
+        self.counters = counters
+        ring = StreamRing(channelCount: file.info.channels, minimumCapacity: max(capacity, 4 * Self.chunkFrames))
+        scratch = .allocate(capacity: Self.chunkFrames * ring.channelCount)
+        scratch.initialize(repeating: 0, count: Self.chunkFrames * ring.channelCount)
+        requestSlots = .allocate(capacity: 4 * Self.slotCount)
+        for i in 0..<(4 * Self.slotCount) { (requestSlots + i).initialize(to: Atomic<Int64>(0)) }
+        readerSegment = segment
+        headVersion = version
+        while fillOneChunk() {}
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var tid = pthread_t()
+        let rc = pthread_create(&tid, nil, { raw in
+            let streamer = Unmanaged<FileStreamer>.fromOpaque(raw!).takeRetainedValue()
+            streamer.runReader()
+            return nil
+        }, context)
+        if rc != 0 {
+            Unmanaged<FileStreamer>.fromOpaque(context).release()
+            throw .ioFailed(path: path, reason: "cannot start the disk reader thread (error \(rc))")
+        }
+        thread = tid
+    }
+
+    deinit {
+        stop()
+        scratch.deallocate()
+        requestSlots.deinitialize(count: 4 * Self.slotCount)
+        requestSlots.deallocate()
+    }
+
+    /// Stops the reader thread and waits for it to end. Control thread; idempotent.
+    func stop() {
+        guard let t = thread else { return }
+        thread = nil
+        stopRequested.store(true, ordering: .releasing)
+        wake.post()
+        pthread_join(t, nil)
+    }
+
+    // MARK: Consumer API (real-time safe)
+
+    /// Makes the ring's head stream position `position` of `segment` (as of `version`, which
+    /// changes whenever `segment` does) and returns how many frames from there are in the ring
+    /// now (0 while a seek is on its way). Frames before `position` are discarded.
+    @inline(__always)
+    func acquire(position: Int64, segment: Segment, version: UInt64) -> Int {
+        if waiting && dataGeneration.load(ordering: .acquiring) == requestedGeneration {
+            readIndex = dataStartIndex.load(ordering: .relaxed)
+            ring.releaseFrames(upTo: readIndex)
+            waiting = false
+        }
+        if version != headVersion || position < headPosition || position - headPosition > Int64(ring.capacity) {
+            requestSeek(position: position, segment: segment, version: version)
+            return 0
+        }
+        if waiting { return 0 }
+        var available = ring.writtenIndex - readIndex
+        if position > headPosition {
+            let skip = Int(min(Int64(available), position - headPosition))
+            readIndex += skip
+            headPosition += Int64(skip)
+            available -= skip
+            ring.releaseFrames(upTo: readIndex)
+            if headPosition != position { return 0 }
+        }
+        return available
+    }
+
+    /// Sample `offset` frames after the head, channel `channel` (within what ``acquire`` returned).
+    @inline(__always)
+    func sample(channel: Int, offset: Int) -> Float {
+        ring.sample(channel: channel, at: readIndex + offset)
+    }
+
+    /// Moves the head `frameCount` frames on (at most what ``acquire`` returned) and gives them back.
+    @inline(__always)
+    func consume(_ frameCount: Int) {
+        readIndex += frameCount
+        headPosition += Int64(frameCount)
+        ring.releaseFrames(upTo: readIndex)
+    }
+
+    private func requestSeek(position: Int64, segment: Segment, version: UInt64) {
+        requestedGeneration &+= 1
+        let slot = requestSlots + Int(requestedGeneration % UInt64(Self.slotCount)) * 4
+        slot[0].store(position, ordering: .releasing)
+        slot[1].store(segment.start, ordering: .releasing)
+        slot[2].store(segment.length, ordering: .releasing)
+        slot[3].store(segment.loop ? 1 : 0, ordering: .releasing)
+        requestGeneration.store(requestedGeneration, ordering: .releasing)
+        waiting = true
+        headPosition = position
+        headVersion = version
+    }
+
+    // MARK: Offline preparation (blocking; never on the render thread)
+
+    /// Makes the ring hold `frames` frames from stream position `position` (requesting a seek
+    /// as ``acquire(position:segment:version:)`` would), waiting for the reader as long as
+    /// needed (at most `timeout` seconds). Returns whether the frames are there.
+    /// Call only while no render runs (offline: between two renders, on the rendering thread).
+    @discardableResult
+    func waitUntilBuffered(position: Int64, segment: Segment, version: UInt64, frames: Int, timeout: Double = 30) -> Bool {
+        let wanted = min(frames, ring.capacity - Self.chunkFrames)
+        var clock = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        let deadline = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 + timeout
+        while true {
+            if acquire(position: position, segment: segment, version: version) >= wanted { return true }
+            clock_gettime(CLOCK_MONOTONIC, &clock)
+            if Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 > deadline { return false }
+            wake.post()
+            progress.wait(nanoseconds: 50_000_000)
+        }
+    }
+
+    // MARK: Reader thread
+
+    private func runReader() {
+        while !stopRequested.load(ordering: .acquiring) {
+            if takeRequest() { continue }
+            if fillOneChunk() { continue }
+            wake.wait(nanoseconds: Self.idlePollNanoseconds)
+        }
+    }
+
+    /// Adopts the consumer's newest seek request, if any. Returns whether there was one.
+    private func takeRequest() -> Bool {
+        var generation = requestGeneration.load(ordering: .acquiring)
+        guard generation != readerGeneration else { return false }
+        var position: Int64, start: Int64, length: Int64, loop: Int64
+        while true {
+            let slot = requestSlots + Int(generation % UInt64(Self.slotCount)) * 4
+            position = slot[0].load(ordering: .acquiring)
+            start = slot[1].load(ordering: .acquiring)
+            length = slot[2].load(ordering: .acquiring)
+            loop = slot[3].load(ordering: .acquiring)
+            // A slot is rewritten only `slotCount` requests later: if the generation has not
+            // moved, the fields belong to it (see the release/acquire pairs above).
+            let again = requestGeneration.load(ordering: .acquiring)
+            if again == generation { break }
+            generation = again
+        }
+        readerGeneration = generation
+        readerPosition = position
+        readerSegment = Segment(start: start, length: length, loop: loop != 0)
+        readerEnded = false
+        dataStartIndex.store(ring.producerWriteIndex, ordering: .relaxed)
+        dataGeneration.store(generation, ordering: .releasing)
+        progress.post()
+        return true
+    }
+
+    /// Reads one chunk of the stream into the ring if there is room for it. Returns whether it
+    /// did (false: the ring is full or the stream has ended).
+    private func fillOneChunk() -> Bool {
+        let segment = readerSegment
+        if readerEnded || segment.length <= 0 { return false }
+        let remaining = segment.loop ? Int64.max : segment.length - readerPosition
+        if remaining <= 0 {
+            readerEnded = true
+            progress.post()
+            return false
+        }
+        let free = ring.freeFrames
+        let wanted = Int(min(Int64(Self.chunkFrames), remaining))
+        guard free >= wanted else { return false }
+        let offset = segment.loop ? readerPosition % segment.length : readerPosition
+        let count = Int(min(Int64(wanted), segment.length - offset))
+        let delay = testOnly_readDelayMicroseconds.load(ordering: .relaxed)
+        if delay > 0 { usleep(UInt32(delay)) }
+        let got = file.read(into: scratch, atFrame: segment.start + offset, frameCount: count)
+        if got < count {
+            // A failed or short read (a damaged or truncated file): silence, counted.
+            counters.readFailures.add(1, ordering: .relaxed)
+            let from = max(0, got) * ring.channelCount
+            (scratch + from).update(repeating: 0, count: count * ring.channelCount - from)
+        }
+        ring.write(interleaved: scratch, frameCount: count)
+        readerPosition += Int64(count)
+        progress.post()
+        return true
+    }
+}
+
+/// A POSIX semaphore with a timed wait (wakes the disk reader; tells a waiting control thread
+/// that data arrived). Never touched by the render thread.
+private final class StreamerSemaphore: @unchecked Sendable {
+    private let semaphore: UnsafeMutablePointer<sem_t>
+
+    init() {
+        semaphore = .allocate(capacity: 1)
+        sem_init(semaphore, 0, 0)
+    }
+
+    deinit {
+        sem_destroy(semaphore)
+        semaphore.deallocate()
+    }
+
+    func post() { sem_post(semaphore) }
+
+    /// Waits for a post, at most `nanoseconds`.
+    func wait(nanoseconds: Int) {
+        var t = timespec()
+        clock_gettime(CLOCK_REALTIME, &t)
+        let total = Int(t.tv_nsec) + nanoseconds
+        t.tv_sec += total / 1_000_000_000
+        t.tv_nsec = total % 1_000_000_000
+        while sem_timedwait(semaphore, &t) != 0 && errno == EINTR {}
+    }
+}

@@ -1,0 +1,55 @@
+// An open sound file read piece by piece at any frame (libsndfile sf_seek + sf_readf_float), for streaming.
+import CSndFile
+
+/// A sound file kept open and read in pieces at arbitrary frames into memory the caller owns
+/// (cf. miniaudio's `ma_decoder_seek_to_pcm_frame` + `ma_decoder_read_pcm_frames`): no
+/// allocation per read, a seek only when the read does not continue where the last one ended.
+///
+/// Thread safety: not shared. Opened on a control thread, then used by one thread at a time
+/// (the player's disk-reader thread); every call does I/O, never on the render thread.
+final class SeekableAudioFileReader {
+    /// Where the file is.
+    let path: String
+    /// Rate, channels and length of the file.
+    let info: AudioFileInfo
+
+    // MARK: Owner thread only
+    private var file: OpaquePointer?
+    /// The frame the next `sf_readf_float` reads from (-1: unknown, seek first).
+    private var filePosition: Int64 = 0
+
+    /// Opens `path` for reading.
+    init(path: String) throws(AudioFileError) {
+        var sfinfo = SF_INFO()
+        guard let f = sf_open(path, Int32(SFM_READ), &sfinfo) else {
+            throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
+        }
+        self.path = path
+        file = f
+        info = AudioFileInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels), frames: sfinfo.frames)
+    }
+
+    deinit { if let file { sf_close(file) } }
+
+    /// Reads up to `frameCount` interleaved frames starting at file frame `frame` into
+    /// `destination` (room for `frameCount * info.channels` floats). Returns the frames read:
+    /// fewer than asked at the end of the file, and -1 when seeking or reading failed (the
+    /// position is then unknown and the next read seeks again). Allocates nothing.
+    func read(into destination: UnsafeMutablePointer<Float>, atFrame frame: Int64, frameCount: Int) -> Int {
+        guard let file, frameCount > 0 else { return 0 }
+        if frame != filePosition {
+            guard sf_seek(file, frame, SEEK_SET) == frame else {
+                filePosition = -1
+                return -1
+            }
+            filePosition = frame
+        }
+        let got = sf_readf_float(file, destination, Int64(frameCount))
+        guard got >= 0 else {
+            filePosition = -1
+            return -1
+        }
+        filePosition += got
+        return Int(got)
+    }
+}

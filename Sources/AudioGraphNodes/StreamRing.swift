@@ -1,0 +1,92 @@
+// A lock-free single-producer/single-consumer ring of non-interleaved audio frames (disk thread → render thread).
+
+import Synchronization
+
+/// A fixed ring of `capacity` frames (a power of two) per channel, written by one producer
+/// thread and read by one consumer thread, lock-free (cf. the acquire/release ring of
+/// AudioGraphPulse's `RingBuffer`, here non-interleaved and indexed by ever-growing frame counts).
+///
+/// Indices count frames since the ring was made and never wrap back (an `Int` lasts millions of
+/// years of audio); the slot of index `i` is `i & (capacity - 1)`. The producer publishes
+/// ``writtenIndex`` with release ordering after writing the samples; the consumer publishes the
+/// index it no longer needs with ``releaseFrames(upTo:)``, with release ordering after reading them.
+/// The consumer may skip forward (to any index up to ``writtenIndex``) to discard frames.
+///
+/// Thread safety: `write…` and ``freeFrames`` from the producer thread only; ``writtenIndex``,
+/// ``sample(channel:at:)`` and ``releaseFrames(upTo:)`` from the consumer thread only. All of them
+/// are real-time safe (no allocation, no lock, no wait). Storage is allocated in `init` and freed
+/// in `deinit` (off the render thread).
+final class StreamRing: @unchecked Sendable {
+    /// Channels per frame.
+    let channelCount: Int
+    /// Frames the ring holds (a power of two).
+    let capacity: Int
+    private let mask: Int
+    /// Channel `c`, slot `s` is at `storage[c * capacity + s]`.
+    private let storage: UnsafeMutablePointer<Float>
+
+    // MARK: Shared (atomic)
+    /// One past the last frame written (stored by the producer, releasing).
+    private let written = Atomic<Int>(0)
+    /// The first frame the consumer still needs (stored by the consumer, releasing).
+    private let consumed = Atomic<Int>(0)
+
+    // MARK: Producer thread only
+    private var producerIndex = 0
+
+    /// A ring of at least `minimumCapacity` frames (rounded up to a power of two).
+    init(channelCount: Int, minimumCapacity: Int) {
+        self.channelCount = max(1, channelCount)
+        var c = 1
+        while c < max(2, minimumCapacity) { c <<= 1 }
+        capacity = c
+        mask = c - 1
+        storage = .allocate(capacity: self.channelCount * c)
+        storage.initialize(repeating: 0, count: self.channelCount * c)
+    }
+
+    deinit { storage.deallocate() }
+
+    // MARK: Producer
+
+    /// The producer's next index (what it will publish after its next write).
+    var producerWriteIndex: Int { producerIndex }
+
+    /// Frames the producer may write now without overwriting frames the consumer still needs.
+    var freeFrames: Int { capacity - (producerIndex - consumed.load(ordering: .acquiring)) }
+
+    /// Appends `frameCount` interleaved frames of `channelCount` channels (at most ``freeFrames``)
+    /// and publishes them.
+    func write(interleaved source: UnsafePointer<Float>, frameCount: Int) {
+        assert(frameCount <= freeFrames, "ring overrun")
+        let ch = channelCount
+        for c in 0..<ch {
+            let channel = storage + c * capacity
+            var slot = producerIndex & mask
+            for i in 0..<frameCount {
+                channel[slot] = source[i * ch + c]
+                slot = (slot + 1) & mask
+            }
+        }
+        producerIndex += frameCount
+        written.store(producerIndex, ordering: .releasing)
+    }
+
+    // MARK: Consumer
+
+    /// One past the last frame the producer has published (acquiring: its samples are visible).
+    var writtenIndex: Int { written.load(ordering: .acquiring) }
+
+    /// The sample of channel `channel` at frame index `index` (which must lie between the
+    /// consumer's released index and ``writtenIndex``).
+    @inline(__always)
+    func sample(channel: Int, at index: Int) -> Float {
+        storage[channel * capacity + (index & mask)]
+    }
+
+    /// Gives the frames before `index` back to the producer.
+    @inline(__always)
+    func releaseFrames(upTo index: Int) {
+        consumed.store(index, ordering: .releasing)
+    }
+}
