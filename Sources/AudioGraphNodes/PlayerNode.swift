@@ -36,6 +36,14 @@ public final class PlayerNode: AudioNode, @unchecked Sendable {
     }
     private static let streamingThresholdBits = Atomic<UInt64>(30.0.bitPattern)
 
+    /// The smallest ring a streaming player gets, in frames (default 2^17: 2.7 s at 48 kHz; more
+    /// with big slices). Tests lower it so that small files wrap the ring many times.
+    static var streamingRingFrames: Int {
+        get { streamingRingFramesValue.load(ordering: .relaxed) }
+        set { streamingRingFramesValue.store(newValue, ordering: .relaxed) }
+    }
+    private static let streamingRingFramesValue = Atomic<Int>(1 << 17)
+
     // MARK: Shared (atomic): streaming counters, kept across kernels
     private let streamCounters = FileStreamer.Counters()
 
@@ -106,7 +114,7 @@ public final class PlayerNode: AudioNode, @unchecked Sendable {
             do {
                 // Room for many slices even behind a rate converter (see StreamingPlayerKernel.prepare).
                 let streamer = try FileStreamer(path: properties.path, segment: streamSegment, version: settingsVersion,
-                                                capacity: max(1 << 17, 32 * maximumFramesPerSlice + 16384),
+                                                capacity: max(Self.streamingRingFrames, 8 * maximumFramesPerSlice + 16384),
                                                 counters: streamCounters)
                 return StreamingPlayerKernel(node: self, streamer: streamer, segment: streamSegment, version: settingsVersion,
                                              startOffset: startOffset, maximumFramesPerSlice: maximumFramesPerSlice)
