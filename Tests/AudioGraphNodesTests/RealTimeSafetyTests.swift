@@ -1,9 +1,11 @@
 // Proves the render path allocates nothing and takes no lock while updates and parameter changes fly.
-import AudioGraphNodes
+import AudioGraphTesting
 import CAllocationCounter
 import Foundation
 import Synchronization
 import XCTest
+
+@testable import AudioGraphNodes
 
 #if canImport(Glibc)
 import Glibc
@@ -200,5 +202,88 @@ final class RealTimeSafetyTests: XCTestCase {
         print("real-time safety (effects and spatial): \(slices) slices, \(step) parameter rounds; "
               + "render thread: \(allocations) allocations, \(frees) frees, \(locks) mutex locks")
         assertNothingCounted(allocations, frees, locks)
+    }
+
+    /// Streaming players (the threshold lowered so a 1 s file streams, a 32 768-frame ring so it
+    /// refills all the time): one looping at 44.1 kHz into a 48 kHz mixer, one at 48 kHz, while
+    /// change lists move `startTime` and `segment` (each a seek request to the disk thread) and a
+    /// slow disk makes the render thread starve now and then. The render thread must allocate
+    /// nothing, free nothing and lock nothing; the disk threads end with the graph.
+    func testStreamingPlayersRenderWithoutAllocatingOrLockingWhileSeeking() throws {
+        let savedThreshold = PlayerNode.streamingThreshold, savedRing = PlayerNode.streamingRingFrames
+        PlayerNode.streamingThreshold = 0.01
+        PlayerNode.streamingRingFrames = 1 << 15
+        defer {
+            PlayerNode.streamingThreshold = savedThreshold
+            PlayerNode.streamingRingFrames = savedRing
+        }
+        let path = try makeFile()
+        defer { unlink(path) }
+        let path48 = NSTemporaryDirectory() + "rt-safety-48k-\(getpid()).wav"
+        do {
+            let w = try AudioFileWriter(path: path48, format: StreamFormat(sampleRate: 48000, channelCount: 1))
+            let s = AudioBufferStorage(channelCount: 1, capacity: 96000)
+            for i in 0..<96000 { s.list.channel(0)[i] = Float(sin(2 * Double.pi * 330 * Double(i) / 48000)) * 0.25 }
+            try w.write(s.list, frameCount: 96000)
+            try w.close()
+        }
+        defer { unlink(path48) }
+        let threadsBefore = ProcessThreads.count
+        let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
+        let looping = try PlayerNode(id: "looping", sampleRate: 48000, properties: PlayerProperties(file: path, path: path, loop: true))
+        let plain = try PlayerNode(id: "plain", sampleRate: 48000, properties: PlayerProperties(file: path48, path: path48, loop: true))
+        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
+        let out = GenericOutputNode(id: "out")
+        for n in [looping, plain, mixer, out] as [AudioNode] { try graph.addNode(n) }
+        try graph.connect("looping", to: "mix", inputBus: 0)
+        try graph.connect("plain", to: "mix", inputBus: 1)
+        try graph.connect("mix", to: "out")
+        try graph.initialize()
+        try graph.start()
+        XCTAssertTrue(looping.isStreaming && plain.isStreaming)
+
+        let slices = 6_000
+        let finished = Atomic<Bool>(false)
+        let nonSilent = Atomic<Int>(0)
+        ag_counter_reset()
+        let thread = runTrackedRenderThread(warmUp: {
+            for _ in 0..<64 { _ = graph.render(frameCount: 256) }
+        }, body: {
+            var audible = 0
+            for i in 0..<slices {
+                if let r = graph.render(frameCount: 256), !r.isSilent, r.buffer.channel(0)[255] != 0 { audible += 1 }
+                if i % 4 == 0 { usleep(100) }
+            }
+            nonSilent.store(audible, ordering: .relaxed)
+            finished.store(true, ordering: .releasing)
+        })
+        var step = 0
+        var updates = 0
+        while !finished.load(ordering: .acquiring) {
+            step += 1
+            if step % 3 == 0 {
+                try looping.setProperty("startTime", Double(step % 7) * 0.01)
+                try plain.setProperty("segment", PlayerSegment(start: Double(step % 5) * 0.2, duration: 0.5) as PlayerSegment?)
+                try graph.update(waitUntilApplied: false)
+                updates += 1
+            }
+            // Now and then a slow disk (the reader sleeps 20 ms per read).
+            let delay = step % 50 < 10 ? 20_000 : 0
+            (looping.kernel as? StreamingPlayerKernel)?.streamer.testOnly_readDelayMicroseconds.store(delay, ordering: .relaxed)
+            usleep(2000)
+        }
+        pthread_join(thread, nil)
+        let allocations = ag_counter_allocations(), frees = ag_counter_frees(), locks = ag_counter_locks()
+        graph.stop()
+        print("real-time safety (streaming players): \(slices) slices, \(updates) change lists with seeks, "
+              + "\(looping.streamStarvedFrames + plain.streamStarvedFrames) frames starved; "
+              + "render thread: \(allocations) allocations, \(frees) frees, \(locks) mutex locks")
+        XCTAssertGreaterThan(updates, 20, "too few seeks were requested during the render")
+        XCTAssertGreaterThan(nonSilent.load(ordering: .relaxed), slices / 4, "the players were mostly silent")
+        assertNothingCounted(allocations, frees, locks)
+        graph.uninitialize()
+        let deadline = Date().addingTimeInterval(2)
+        while ProcessThreads.count > threadsBefore && Date() < deadline { usleep(5000) }
+        XCTAssertLessThanOrEqual(ProcessThreads.count, threadsBefore, "a disk-reader thread outlived the graph")
     }
 }
