@@ -64,6 +64,8 @@ final class StreamingPlayerKernel: NodeKernel, @unchecked Sendable {
         let first = context.sampleTime - (startSampleTime + startOffset)
         let length = segment.length
         if length == 0 || first + Int64(n) <= 0 || (!segment.loop && first >= length) {
+            // Before the start: have the ring hold the beginning by then (a seek if it does not).
+            if length > 0 && first < 0 { _ = streamer.acquire(position: 0, segment: segment, version: version) }
             outputSilence(frameCount: n)
             return
         }
