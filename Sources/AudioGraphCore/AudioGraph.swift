@@ -209,7 +209,8 @@ public final class AudioGraph: @unchecked Sendable {
         guard state == .running else { return }
         stateValue.store(State.initialized.rawValue, ordering: .releasing)
         control.withLock { _ in
-            adoptPendingPlan()
+            // A timed plan not due yet is adopted too: the graph's state already includes it.
+            adoptPendingPlan(onlyWhenDue: false)
             retirePlans()
         }
     }
@@ -236,11 +237,18 @@ public final class AudioGraph: @unchecked Sendable {
     /// nodes, compiles a new render plan off the render thread and hands it over lock-free at the
     /// next slice boundary. Retired plans are released here, on the calling thread.
     ///
-    /// - Parameter waitUntilApplied: when the graph is running, wait (up to 1 s) until the render
-    ///   thread has adopted the plan; otherwise return at once (cf. AUGraphUpdate's outIsUpdated).
+    /// - Parameters:
+    ///   - waitUntilApplied: when the graph is running, wait (up to 1 s) until the render
+    ///     thread has adopted the plan; otherwise return at once (cf. AUGraphUpdate's outIsUpdated).
+    ///   - sampleTime: when given and the graph is running, the render thread adopts the plan at
+    ///     the first slice boundary at or after this graph frame instead of the next one, so a
+    ///     change can be published ahead of its time (sample-exact without a waiting control
+    ///     thread). A later `update` before then takes this plan's changes with it: they take
+    ///     effect with the later plan, so publish a timed plan only when no other update may
+    ///     come before its time (see `hasPendingPlan`).
     /// - Returns: whether the new plan is in use when the call returns.
     @discardableResult
-    public func update(waitUntilApplied: Bool = true) throws(AudioGraphError) -> Bool {
+    public func update(waitUntilApplied: Bool = true, atSampleTime sampleTime: Int64? = nil) throws(AudioGraphError) -> Bool {
         let changes = pendingChanges.take()
         if !isInitialized {
             // While open, edits apply at once; a list queued with `enqueue` applies here, in order.
@@ -250,7 +258,7 @@ public final class AudioGraph: @unchecked Sendable {
         let generation: UInt64 = try control.withLock { _ throws(AudioGraphError) -> UInt64 in
             guard state != .open else { return 0 }
             retirePlans()
-            return try applyChanges(changes)
+            return try applyChanges(changes, activationTime: sampleTime ?? .min)
         }
         if generation == 0 { return true }
         if adoptedGeneration.load(ordering: .acquiring) >= generation { return true }
@@ -265,6 +273,10 @@ public final class AudioGraph: @unchecked Sendable {
         return true
     }
 
+    /// True while a published plan waits for the render thread (its slice boundary, or its
+    /// activation time, has not come yet). Any thread.
+    public var hasPendingPlan: Bool { pendingPlan.load(ordering: .acquiring) != 0 }
+
     /// Releases plans the render thread no longer uses. Control thread.
     public func collectRetiredPlans() { control.withLock { _ in retirePlans() } }
 
@@ -272,7 +284,7 @@ public final class AudioGraph: @unchecked Sendable {
     var testOnly_livePlanCount: Int { control.withLock { _ in livePlans.count } }
 
     // Called with `control` held.
-    private func applyChanges(_ changes: [PendingChange]) throws(AudioGraphError) -> UInt64 {
+    private func applyChanges(_ changes: [PendingChange], activationTime: Int64) throws(AudioGraphError) -> UInt64 {
         var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
         var added: [AudioNode] = []
         var parameterSets: [(AudioNode, Int, Double, Double)] = []
@@ -353,7 +365,7 @@ public final class AudioGraph: @unchecked Sendable {
         for (n, name, value) in propertySets {
             if let m = n.applyProperty(name, value), let k = n.kernel { commands.append(.message(k, m)) }
         }
-        let plan = compile(t, commands: commands)
+        let plan = compile(t, commands: commands, activationTime: activationTime)
         livePlans.append(plan)
         if isRunning {
             pendingPlan.store(UInt(bitPattern: Unmanaged.passRetained(plan).toOpaque()), ordering: .releasing)
@@ -385,16 +397,22 @@ public final class AudioGraph: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func adoptPendingPlan() {
-        let bits = pendingPlan.exchange(0, ordering: .acquiring)
-        if bits != 0 {
-            // The control side keeps its own reference in `livePlans`; drop the hand-off's one
-            // without releasing memory here (the +1 taken at publication balances this release,
-            // and livePlans still holds the plan).
-            let u = Unmanaged<RenderPlan>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-            adopt(u.takeUnretainedValue())
-            u.release()
-        }
+    private func adoptPendingPlan(onlyWhenDue: Bool = true) {
+        let bits = pendingPlan.load(ordering: .acquiring)
+        guard bits != 0 else { return }
+        // The plan stays alive while we look at it: the control side frees a plan (even one it
+        // took back) only after the render thread has adopted a newer one, which is later than
+        // this call.
+        let u = Unmanaged<RenderPlan>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+        if onlyWhenDue && u._withUnsafeGuaranteedRef({ $0.activationTime > renderSampleTime }) { return }
+        // Not due before this boundary: leave it. Due: take it, unless the control side took it
+        // back (or replaced it) meanwhile — then the newer plan is looked at next slice.
+        guard pendingPlan.compareExchange(expected: bits, desired: 0, ordering: .acquiring).exchanged else { return }
+        // The control side keeps its own reference in `livePlans`; drop the hand-off's one
+        // without releasing memory here (the +1 taken at publication balances this release,
+        // and livePlans still holds the plan).
+        adopt(u.takeUnretainedValue())
+        u.release()
     }
 
     private func adopt(_ plan: RenderPlan) {
@@ -411,7 +429,7 @@ public final class AudioGraph: @unchecked Sendable {
 
     // MARK: Compilation (control thread, `control` held)
 
-    private func compile(_ t: Topology, commands: [PlanCommand]) -> RenderPlan {
+    private func compile(_ t: Topology, commands: [PlanCommand], activationTime: Int64 = .min) -> RenderPlan {
         var index: [String: Int] = [:]
         for (i, id) in t.order.enumerated() { index[id] = i }
         let kernels = t.order.map { t.nodes[$0]!.kernel! }
@@ -427,7 +445,7 @@ public final class AudioGraph: @unchecked Sendable {
         let output = t.order.firstIndex { t.nodes[$0]!.isOutputNode } ?? 0
         defer { nextGeneration += 1 }
         return RenderPlan(generation: nextGeneration, kernels: kernels, inputs: inputs, outputEntry: output,
-                          commands: commands)
+                          commands: commands, activationTime: activationTime)
     }
 
     struct ResolvedFormats {

@@ -39,6 +39,9 @@ final class RenderPlan: @unchecked Sendable {
     }
 
     let generation: UInt64
+    /// The render thread adopts the plan at the first slice boundary at or after this graph
+    /// frame (`Int64.min`: at the next boundary).
+    let activationTime: Int64
     let entries: UnsafeMutablePointer<Entry>
     let entryCount: Int
     let inputSlots: UnsafeMutablePointer<InputSlot>
@@ -56,8 +59,9 @@ final class RenderPlan: @unchecked Sendable {
 
     /// `inputs[i]` lists, for kernel i, each input bus's (source kernel index, bus, adapter).
     init(generation: UInt64, kernels: [NodeKernel], inputs: [[(source: Int, bus: Int, adapter: InputAdapter?)]],
-         outputEntry: Int, commands: [PlanCommand]) {
+         outputEntry: Int, commands: [PlanCommand], activationTime: Int64 = .min) {
         self.generation = generation
+        self.activationTime = activationTime
         self.kernels = kernels
         self.outputEntry = outputEntry
         self.commands = commands

@@ -48,13 +48,15 @@ public struct LivePlayerSummary: Sendable {
 /// the server, and drives it.
 ///
 /// Timed `updates` take effect at the first slice boundary at or after their frame: their
-/// change lists are built before playback starts; the render thread is held (between slices)
-/// at the boundary until the control thread has published the list with `AudioGraph.update()`,
-/// so no slice renders a half-applied list and no update is late by more than that boundary.
+/// change lists are built before playback starts and each is published with
+/// `AudioGraph.update(atSampleTime:)` up to 100 ms ahead, once the one before it has been
+/// adopted; the render thread adopts it at its boundary by itself. Should the control thread
+/// fall behind, the render thread is held (between slices) at the first update not published
+/// yet, so no update is ever late and no slice renders a half-applied list.
 ///
 /// Text commands (`execute(_:)`): `set NODE ADDRESS VALUE [RAMP]` sets a parameter at once
-/// (ramping RAMP seconds); `connect FROM TO` and `disconnect TO` queue changes on the graph's
-/// pending-change list; `update` applies the queued list as one (cf. `AUGraphUpdate`).
+/// (ramping RAMP seconds); `connect FROM TO` and `disconnect TO` queue changes; `update`
+/// applies the queued changes as one list (cf. `AUGraphUpdate`).
 ///
 /// Thread safety: one control thread calls everything (`init`, `start`, `poll`, `execute`,
 /// `stop`). The graph renders on the output's render thread.
@@ -77,6 +79,18 @@ public final class LivePlayer {
     private var lastLatency: PulseLatency?
     private var started = false
     private var polls = 0
+    /// `connect` / `disconnect` commands waiting for an `update` command (kept here, not on the
+    /// graph's list, so a timed update does not take them along).
+    private var commandQueue: [PendingChange] = []
+    /// How far ahead of the rendered audio (frames) a timed update is published: 100 ms, at
+    /// least four slices.
+    private var publishAhead: Int64 { max(4 * Int64(graph.maximumFramesPerSlice), Int64(sampleRate / 10)) }
+
+    /// The first slice boundary at or after `frame` (the output renders whole slices from 0).
+    private static func boundary(of frame: Int64, slice: Int) -> Int64 {
+        let s = Int64(slice)
+        return frame <= 0 ? 0 : (frame + s - 1) / s * s
+    }
 
     /// Builds and initializes the graph and connects to PulseAudio.
     ///
@@ -163,25 +177,29 @@ public final class LivePlayer {
     ///   is rejected by the graph.
     public func poll() throws(LivePlayerError) {
         if let fault = output.fault ?? input?.fault { throw .pulse(fault) }
-        // The render thread is held at the first slice boundary at or after the next update's
-        // frame; every update due by that boundary goes into one list (published once, so the
-        // render thread adopts it at that boundary — two plans published back to back could
-        // replace each other before the render thread saw the first).
-        let boundary = Int64(output.renderedFrames)
-        var due = 0
-        while nextUpdate + due < updates.count, boundary >= updates[nextUpdate + due].frame {
-            graph.enqueue(contentsOf: updates[nextUpdate + due].changes)
-            due += 1
-        }
-        if due > 0 {
-            do {
-                try graph.update(waitUntilApplied: false)
-            } catch {
-                throw .graph(error)
+        // The next timed update is published ahead of its time (once the previous one has been
+        // adopted): the render thread adopts it by itself at its slice boundary. Updates that
+        // fall on the same boundary go into one list (two plans timed at one boundary would be
+        // adopted a slice apart). The render thread is held at the first update not published
+        // yet, so a control thread that falls behind delays audio, never an update.
+        if nextUpdate < updates.count, !graph.hasPendingPlan {
+            let boundary = Self.boundary(of: updates[nextUpdate].frame, slice: graph.maximumFramesPerSlice)
+            if boundary - Int64(output.renderedFrames) <= publishAhead {
+                var due = 0
+                while nextUpdate + due < updates.count,
+                      Self.boundary(of: updates[nextUpdate + due].frame, slice: graph.maximumFramesPerSlice) == boundary {
+                    graph.enqueue(contentsOf: updates[nextUpdate + due].changes)
+                    due += 1
+                }
+                do {
+                    try graph.update(waitUntilApplied: false, atSampleTime: boundary)
+                } catch {
+                    throw .graph(error)
+                }
+                for i in nextUpdate..<(nextUpdate + due) { applied.append((updates[i].frame, boundary)) }
+                nextUpdate += due
+                output.setRenderLimit(nextUpdate < updates.count ? updates[nextUpdate].frame : nil)
             }
-            for i in nextUpdate..<(nextUpdate + due) { applied.append((updates[i].frame, boundary)) }
-            nextUpdate += due
-            output.setRenderLimit(nextUpdate < updates.count ? updates[nextUpdate].frame : nil)
         }
         graph.collectRetiredPlans()
         polls += 1
@@ -210,12 +228,19 @@ public final class LivePlayer {
             guard words.count == 3, let from = BusReference(words[1]), let to = BusReference(words[2]) else {
                 return "usage: connect FROM[:BUS] TO[:BUS]"
             }
-            graph.enqueue(.connect(source: from.node, sourceBus: from.bus, destination: to.node, destinationBus: to.bus))
+            commandQueue.append(.connect(source: from.node, sourceBus: from.bus, destination: to.node, destinationBus: to.bus))
         case "disconnect":
             guard words.count == 2, let to = BusReference(words[1]) else { return "usage: disconnect TO[:BUS]" }
-            graph.enqueue(.disconnect(destination: to.node, destinationBus: to.bus))
+            commandQueue.append(.disconnect(destination: to.node, destinationBus: to.bus))
         case "update":
             guard words.count == 1 else { return "usage: update" }
+            // A timed update published ahead of its time goes first (a list applied now would
+            // take its changes with it, early): wait until the render thread has adopted it.
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(2))
+            while graph.hasPendingPlan && clock.now < deadline { usleep(1000) }
+            graph.enqueue(contentsOf: commandQueue)
+            commandQueue.removeAll()
             do {
                 try graph.update(waitUntilApplied: true)
             } catch {

@@ -39,8 +39,13 @@ struct PlayCommand: ParsableCommand {
         }
         installInterruptHandlers()
         let commands = Mutex<[String]>([])
+        // The control loop sleeps up to 5 ms between polls; a command line wakes it at once.
+        let wake = DispatchSemaphore(value: 0)
         let reader = Thread {
-            while let line = readLine() { commands.withLock { $0.append(line) } }
+            while let line = readLine() {
+                commands.withLock { $0.append(line) }
+                wake.signal()
+            }
         }
         reader.start()
 
@@ -58,7 +63,7 @@ struct PlayCommand: ParsableCommand {
             for line in commands.withLock({ q -> [String] in defer { q.removeAll() }; return q }) {
                 if let problem = player.execute(line) { Diagnostics.error("audiograph: \(problem)") }
             }
-            usleep(2_000)
+            _ = wake.wait(timeout: .now() + .milliseconds(5))
         }
         let summary = player.stop()
         if let failure { throw Self.exit(for: failure, graph: graph) }

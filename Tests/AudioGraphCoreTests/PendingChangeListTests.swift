@@ -197,6 +197,39 @@ final class PendingChangeListTests: XCTestCase {
         XCTAssertEqual(g.testOnly_livePlanCount, 1)
     }
 
+    /// A plan published with a sample time waits for the first slice boundary at or after it:
+    /// slices of 64 frames, a re-patch timed at frame 150 switches the output at frame 192.
+    func testTimedUpdateIsAdoptedAtTheFirstBoundaryAtOrAfterItsTime() throws {
+        let a = CountingSourceNode("a", value: 1), b = CountingSourceNode("b", value: 2)
+        let g = try makeGraph([a, b, TestOutputNode()], "a -> out")
+        try g.initialize()
+        try g.start()
+        try g.disconnect("out")
+        try g.connect("b", to: "out")
+        XCTAssertFalse(try g.update(waitUntilApplied: false, atSampleTime: 150))
+        XCTAssertTrue(g.hasPendingPlan)
+        var out: [Float] = []
+        for _ in 0..<5 { out += renderSlice(g, frames: 64) }
+        XCTAssertEqual(Array(out[0..<192]), [Float](repeating: 1, count: 192))
+        XCTAssertEqual(Array(out[192...]), [Float](repeating: 2, count: 128))
+        XCTAssertFalse(g.hasPendingPlan)
+        g.collectRetiredPlans()
+        XCTAssertEqual(g.testOnly_livePlanCount, 1)
+        // A time already passed takes effect at the next boundary; stop() adopts one not yet due.
+        try g.disconnect("out")
+        try g.connect("a", to: "out")
+        try g.update(waitUntilApplied: false, atSampleTime: 0)
+        XCTAssertEqual(renderSlice(g, frames: 4), [1, 1, 1, 1])
+        try g.disconnect("out")
+        try g.connect("b", to: "out")
+        try g.update(waitUntilApplied: false, atSampleTime: 1_000_000)
+        XCTAssertEqual(renderSlice(g, frames: 4), [1, 1, 1, 1])
+        g.stop()
+        XCTAssertFalse(g.hasPendingPlan)
+        try g.start()
+        XCTAssertEqual(renderSlice(g, frames: 4), [2, 2, 2, 2])
+    }
+
     /// One thread renders 20 000 slices while another re-patches and sets parameters: every
     /// slice is one of the valid states (a half-applied list would leave the gain's input empty).
     func testConcurrentUpdatesNeverShowAHalfAppliedList() throws {

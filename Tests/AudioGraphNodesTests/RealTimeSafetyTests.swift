@@ -118,7 +118,10 @@ final class RealTimeSafetyTests: XCTestCase {
                                                .setParameter(node: "mix", address: "input.0.volume", value: 1, rampDuration: 0)])
                 }
                 connected.toggle()
-                if try graph.update(waitUntilApplied: false) || true { updates += 1 }
+                // Every other list is timed (some in the past, some slices ahead): the render thread
+                // then also looks at plans it leaves for later, and races the take-back.
+                let timed: Int64? = step % 8 == 0 ? Int64(step) * 64 : nil
+                if try graph.update(waitUntilApplied: false, atSampleTime: timed) || true { updates += 1 }
             }
             usleep(200)
         }

@@ -21,15 +21,13 @@ final class LivePlayerTests: PulseServerTestCase {
         """
     }
 
-    /// Plays oscillator → output live for 5 s with updates at frames 24007 and 24010, records the null
-    /// sink's monitor, and compares every recorded frame with the offline render of the same graph
-    /// whose updates are at 24064 — the first 256-frame slice boundary at or after them, where the
-    /// spec says a live update takes effect.
-    func testLivePlaybackEqualsOfflineRenderWithUpdateAtSliceBoundary() throws {
-        let live = try GraphLoader.parse(text: graphText(output: "output", updateFrame: 24007, secondFrame: 24010))
-        let offline = try GraphLoader.parse(text: graphText(output: "genericOutput", updateFrame: 24064))
+    /// Plays `live` for `frames` frames while recording the null sink's monitor (`drive` polls
+    /// the player until the render thread has rendered that many frames), and counts how many
+    /// recorded frames equal the offline render `offline`, from its first sound on.
+    private func playAndCompare(_ live: ValidatedGraph, with offline: ValidatedGraph, frames: Int,
+                                drive: (LivePlayer) throws -> Void) throws -> (matching: Int, rest: Int, summary: LivePlayerSummary) {
         let offlinePath = server.directory.appendingPathComponent("offline.wav").path
-        let renderer = try OfflineRenderer(offline, outputPath: offlinePath, frames: 264_000, sampleType: .float32)
+        let renderer = try OfflineRenderer(offline, outputPath: offlinePath, frames: Int64(frames) + 24_000, sampleType: .float32)
         try renderer.render(to: offlinePath)
         let expected = try AudioFileReader.read(path: offlinePath).channels
         XCTAssertEqual(expected[0][0], 0)
@@ -40,20 +38,17 @@ final class LivePlayerTests: PulseServerTestCase {
         usleep(300_000)
         let player = try LivePlayer(live, server: server.serverString)
         try player.start()
-        while player.renderedFrames < 240_000 {  // 5 s
-            try player.poll()
-            usleep(2_000)
-        }
+        try drive(player)
         let summary = player.stop()
         usleep(300_000)
         server.stopChild(recorder)
 
         let samples = try PulseTestServer.readRawFloat32(file)
-        let frames = samples.count / 2
-        let first = try XCTUnwrap((0..<frames).first { samples[2 * $0] != 0 }, "silent recording")
+        let recorded = samples.count / 2
+        let first = try XCTUnwrap((0..<recorded).first { samples[2 * $0] != 0 }, "silent recording")
         // recorded[first] is offline frame 1 (frame 0 of a sine at phase 0 is 0).
         var matching = 0
-        while first + matching < frames, matching + 1 < expected[0].count,
+        while first + matching < recorded, matching + 1 < expected[0].count,
               samples[2 * (first + matching)] == expected[0][matching + 1],
               samples[2 * (first + matching) + 1] == expected[1][matching + 1] {
             matching += 1
@@ -65,12 +60,55 @@ final class LivePlayerTests: PulseServerTestCase {
                        (summary.latency?.total ?? -1) * 1000, (summary.latency?.server ?? -1) * 1000,
                        (summary.latency?.ring ?? -1) * 1000, summary.requestedLatency, summary.underruns,
                        summary.realtime ? "yes" : "no"))
+        return (matching, rest, summary)
+    }
+
+    /// Plays oscillator → output live for 5 s with updates at frames 24007 and 24010, records the null
+    /// sink's monitor, and compares every recorded frame with the offline render of the same graph
+    /// whose updates are at 24064 — the first 256-frame slice boundary at or after them, where the
+    /// spec says a live update takes effect.
+    func testLivePlaybackEqualsOfflineRenderWithUpdateAtSliceBoundary() throws {
+        let live = try GraphLoader.parse(text: graphText(output: "output", updateFrame: 24007, secondFrame: 24010))
+        let offline = try GraphLoader.parse(text: graphText(output: "genericOutput", updateFrame: 24064))
+        let (matching, rest, summary) = try playAndCompare(live, with: offline, frames: 240_000) { player in
+            while player.renderedFrames < 240_000 {  // 5 s
+                try player.poll()
+                usleep(2_000)
+            }
+        }
         XCTAssertEqual(summary.appliedUpdates.map(\.scheduled), [24007, 24010])
         XCTAssertEqual(summary.appliedUpdates.map(\.applied), [24064, 24064])
         XCTAssertGreaterThan(matching, 230_000, "the live recording departs from the offline render at frame \(matching + 1)")
         XCTAssertEqual(rest, 0)
         XCTAssertEqual(summary.underruns, 0)
         XCTAssertNotNil(summary.latency)
+    }
+
+    /// A timed update is published ahead of its time and adopted by the render thread on its
+    /// own: the control thread polls until it has published the update at frame 48007 (boundary
+    /// 48128), then stops polling for 1.5 s. Audio keeps flowing (the render thread is not held:
+    /// no underrun, 1.5 s more rendered) and the change lands exactly at the boundary.
+    func testTimedUpdateLandsAtItsBoundaryWithoutAPollingControlThread() throws {
+        let live = try GraphLoader.parse(text: graphText(output: "output", updateFrame: 48007))
+        let offline = try GraphLoader.parse(text: graphText(output: "genericOutput", updateFrame: 48128))
+        var renderedAtPublish = 0
+        var renderedAfter = 0
+        let (matching, rest, summary) = try playAndCompare(live, with: offline, frames: 144_000) { player in
+            while !player.graph.hasPendingPlan {
+                try player.poll()
+                usleep(1_000)
+            }
+            renderedAtPublish = player.renderedFrames
+            usleep(1_500_000)  // no poll
+            renderedAfter = player.renderedFrames
+        }
+        print("published with \(renderedAtPublish) frames rendered (boundary 48128); 1.5 s later \(renderedAfter)")
+        XCTAssertLessThan(renderedAtPublish, 48128, "published before its boundary")
+        XCTAssertGreaterThan(renderedAfter, 48128 + 60_000, "the render thread was not held at the update")
+        XCTAssertEqual(summary.appliedUpdates.map(\.applied), [48128, 48128])
+        XCTAssertGreaterThan(matching, 100_000, "the live recording departs from the offline render at frame \(matching + 1)")
+        XCTAssertEqual(rest, 0)
+        XCTAssertEqual(summary.underruns, 0)
     }
 
     /// Text commands: `set` changes a parameter at once; `connect`/`disconnect` wait for `update`.
