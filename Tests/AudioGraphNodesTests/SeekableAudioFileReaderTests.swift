@@ -1,0 +1,28 @@
+// Tests of SeekableAudioFileReader: pieces read anywhere equal the whole file read by AudioFileReader.
+import Foundation
+import XCTest
+@testable import AudioGraphNodes
+
+final class SeekableAudioFileReaderTests: XCTestCase {
+    func testPiecesAnywhereEqualTheFile() throws {
+        let path = try temporaryDirectory(self).appendingPathComponent("f.wav").path
+        let n = 50_000
+        try writeSoundFile(path, [(0..<n).map { Float($0) / Float(n) }, (0..<n).map { -Float($0) / Float(n) }], sampleRate: 44100)
+        let whole = try AudioFileReader.read(path: path).channels
+        let reader = try SeekableAudioFileReader(path: path)
+        XCTAssertEqual(reader.info, AudioFileInfo(sampleRate: 44100, channels: 2, frames: Int64(n)))
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 4096)
+        defer { buffer.deallocate() }
+        // Backwards, forwards, contiguous and overlapping pieces.
+        for (start, count) in [(40_000, 4096), (0, 100), (100, 4096), (4196, 1), (12_345, 3000), (49_000, 4096)] {
+            let got = reader.read(into: buffer, atFrame: Int64(start), frameCount: count)
+            XCTAssertEqual(got, min(count, n - start), "piece at \(start)")
+            for i in 0..<got {
+                XCTAssertEqual(buffer[2 * i], whole[0][start + i])
+                XCTAssertEqual(buffer[2 * i + 1], whole[1][start + i])
+            }
+        }
+        XCTAssertEqual(reader.read(into: buffer, atFrame: Int64(n), frameCount: 10), 0, "nothing past the end")
+        XCTAssertThrowsError(try SeekableAudioFileReader(path: path + ".missing"))
+    }
+}

@@ -1,0 +1,64 @@
+// Tests of StreamRing: a producer and a consumer thread pass two million frames through a small ring, in order.
+import Foundation
+import Synchronization
+import XCTest
+@testable import AudioGraphNodes
+
+final class StreamRingTests: XCTestCase {
+    func testCapacityIsAPowerOfTwoAndFreeFramesFollowTheConsumer() {
+        let ring = StreamRing(channelCount: 2, minimumCapacity: 1000)
+        XCTAssertEqual(ring.capacity, 1024)
+        XCTAssertEqual(ring.freeFrames, 1024)
+        let frames: [Float] = (0..<600).flatMap { [Float($0), -Float($0)] }
+        frames.withUnsafeBufferPointer { ring.write(interleaved: $0.baseAddress!, frameCount: 600) }
+        XCTAssertEqual(ring.writtenIndex, 600)
+        XCTAssertEqual(ring.freeFrames, 424)
+        XCTAssertEqual(ring.sample(channel: 1, at: 599), -599)
+        ring.releaseFrames(upTo: 500)
+        XCTAssertEqual(ring.freeFrames, 924)
+        // Wraps: frames 600..<1200 land in slots 600..<1024 then 0..<176.
+        let more: [Float] = (600..<1200).flatMap { [Float($0), -Float($0)] }
+        more.withUnsafeBufferPointer { ring.write(interleaved: $0.baseAddress!, frameCount: 600) }
+        XCTAssertEqual((500..<1200).map { ring.sample(channel: 0, at: $0) }, (500..<1200).map { Float($0) })
+        XCTAssertEqual((500..<1200).map { ring.sample(channel: 1, at: $0) }, (500..<1200).map { -Float($0) })
+    }
+
+    /// Frame k carries k (left) and -k (right); pieces of varying sizes on both sides, the
+    /// consumer checks every frame and skips ahead now and then as a seek would.
+    func testAProducerAndAConsumerThreadPassEveryFrameInOrder() {
+        let ring = StreamRing(channelCount: 2, minimumCapacity: 4096)
+        let total = 2_000_000
+        let producer = Thread {
+            var next = 0
+            var piece = [Float](repeating: 0, count: 2 * 997)
+            var size = 1
+            while next < total {
+                size = size % 997 + 1
+                let n = min(size, total - next, ring.freeFrames)
+                if n == 0 { continue }
+                for i in 0..<n {
+                    piece[2 * i] = Float(next + i)
+                    piece[2 * i + 1] = -Float(next + i)
+                }
+                piece.withUnsafeBufferPointer { ring.write(interleaved: $0.baseAddress!, frameCount: n) }
+                next += n
+            }
+        }
+        producer.start()
+        var index = 0
+        var errors = 0
+        var step = 0
+        while index < total {
+            let available = ring.writtenIndex - index
+            if available == 0 { continue }
+            step += 1
+            let n = min(available, step % 701 + 1)
+            for i in 0..<n where ring.sample(channel: 0, at: index + i) != Float(index + i)
+                || ring.sample(channel: 1, at: index + i) != -Float(index + i) { errors += 1 }
+            index += n
+            ring.releaseFrames(upTo: index)
+        }
+        XCTAssertEqual(index, total)
+        XCTAssertEqual(errors, 0, "frames arrived out of order or torn")
+    }
+}
