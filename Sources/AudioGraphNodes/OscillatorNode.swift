@@ -115,6 +115,7 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         rng = SplitMix64(seed: p.seed)
         frequencyIndex = node.parameterIndex(of: ParameterAddress(name: "frequency"))!
         amplitudeIndex = node.parameterIndex(of: ParameterAddress(name: "amplitude"))!
+        BandLimitedSeries.prepare()  // builds its tables here, not on the render thread
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
     }
@@ -171,7 +172,7 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
             case .noise:
                 value = a * rng.nextSignedUnit()
             case .square, .sawtooth, .triangle:
-                value = a * Self.bandLimited(waveform, phase: phase, frequency: f, sampleRate: rate)
+                value = a * BandLimitedSeries.value(waveform, phase: phase, frequency: f, sampleRate: rate)
             }
             first[i] = Float(value)
             if waveform != .noise {
@@ -182,67 +183,6 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         }
         for c in 1..<max(1, out.channelCount) { out.channel(c).update(from: first, count: n) }
         outputIsSilent[0] = false
-    }
-
-    /// The Fourier series of a unit square/sawtooth/triangle wave at `phase` (cycles), summed up
-    /// to the Nyquist frequency (at most 512 harmonics). Real-time safe.
-    @inline(__always)
-    static func bandLimited(_ waveform: Waveform, phase: Double, frequency: Double, sampleRate: Double) -> Double {
-        guard frequency > 0 else { return 0 }
-        let harmonics = min(512, Int((sampleRate / 2) / frequency))
-        if harmonics < 1 { return 0 }
-        let theta = 2 * Double.pi * phase
-        // sin(k*theta) by the angle-addition recurrence; square and triangle have odd harmonics
-        // only, so they step by 2*theta. One loop per waveform keeps the inner loop branch-free.
-        let s1 = sin(theta), c1 = cos(theta)
-        var sum = 0.0
-        switch waveform {
-        case .sawtooth:
-            // sum of (-1)^(k+1) sin(k theta) / k: the sign folds into rotating by theta + pi.
-            var sk = s1, ck = c1
-            let sr = -s1, cr = -c1
-            var k = 1.0
-            let n = Double(harmonics)
-            while k <= n {
-                sum += sk / k
-                let s = sk * cr + ck * sr
-                ck = ck * cr - sk * sr
-                sk = s
-                k += 1
-            }
-        case .square, .triangle:
-            let s2 = 2 * s1 * c1, c2 = c1 * c1 - s1 * s1
-            var sk = s1, ck = c1
-            var k = 1.0
-            let n = Double(harmonics)
-            if waveform == .square {
-                while k <= n {
-                    sum += sk / k
-                    let s = sk * c2 + ck * s2
-                    ck = ck * c2 - sk * s2
-                    sk = s
-                    k += 2
-                }
-            } else {
-                var sign = 1.0
-                while k <= n {
-                    sum += sign * sk / (k * k)
-                    let s = sk * c2 + ck * s2
-                    ck = ck * c2 - sk * s2
-                    sk = s
-                    sign = -sign
-                    k += 2
-                }
-            }
-        default:
-            break
-        }
-        switch waveform {
-        case .square: return 4 / Double.pi * sum
-        case .sawtooth: return 2 / Double.pi * sum
-        case .triangle: return 8 / (Double.pi * Double.pi) * sum
-        default: return 0
-        }
     }
 }
 

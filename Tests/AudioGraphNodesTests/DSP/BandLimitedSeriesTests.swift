@@ -1,0 +1,136 @@
+// Tests of BandLimitedSeries against the Fourier series summed term by term, and the recurrence it replaced.
+import AudioGraphCore
+import Foundation
+import XCTest
+@testable import AudioGraphNodes
+
+final class BandLimitedSeriesTests: XCTestCase {
+    /// The series written out: every harmonic k <= min(512, floor((sr/2)/f)), each sine from libm.
+    private func reference(_ w: Waveform, phase: Double, frequency f: Double, sampleRate sr: Double) -> Double {
+        let top = min(512, Int(sr / 2 / f))
+        if top < 1 { return 0 }
+        let theta = 2 * Double.pi * phase
+        var sum = 0.0
+        for k in 1...top {
+            let kd = Double(k)
+            switch w {
+            case .square where k % 2 == 1: sum += 4 / Double.pi * sin(kd * theta) / kd
+            case .sawtooth: sum += 2 / Double.pi * (k % 2 == 1 ? 1 : -1) * sin(kd * theta) / kd
+            case .triangle where k % 2 == 1: sum += 8 / (Double.pi * Double.pi) * (k % 4 == 1 ? 1 : -1) * sin(kd * theta) / (kd * kd)
+            default: break
+            }
+        }
+        return sum
+    }
+
+    /// The kernel OscillatorNode used before BandLimitedSeries (one angle-addition chain, a
+    /// division per harmonic), kept here so the new one is held to the values it replaced.
+    private func previous(_ waveform: Waveform, phase: Double, frequency: Double, sampleRate: Double) -> Double {
+        guard frequency > 0 else { return 0 }
+        let harmonics = min(512, Int((sampleRate / 2) / frequency))
+        if harmonics < 1 { return 0 }
+        let theta = 2 * Double.pi * phase
+        let s1 = sin(theta), c1 = cos(theta)
+        var sum = 0.0
+        let n = Double(harmonics)
+        var k = 1.0
+        if waveform == .sawtooth {
+            var sk = s1, ck = c1
+            let sr = -s1, cr = -c1
+            while k <= n {
+                sum += sk / k
+                let s = sk * cr + ck * sr
+                ck = ck * cr - sk * sr
+                sk = s
+                k += 1
+            }
+            return 2 / Double.pi * sum
+        }
+        let s2 = 2 * s1 * c1, c2 = c1 * c1 - s1 * s1
+        var sk = s1, ck = c1
+        var sign = 1.0
+        while k <= n {
+            sum += waveform == .square ? sk / k : sign * sk / (k * k)
+            let s = sk * c2 + ck * s2
+            ck = ck * c2 - sk * s2
+            sk = s
+            sign = -sign
+            k += 2
+        }
+        return waveform == .square ? 4 / Double.pi * sum : 8 / (Double.pi * Double.pi) * sum
+    }
+
+    private struct Worst {
+        var error = 0.0
+        var at = ""
+        mutating func note(_ e: Double, _ place: @autoclosure () -> String) {
+            if !(e <= error) { error = e; at = place() }
+        }
+    }
+
+    /// Frequencies 20 Hz ... 20 kHz (every harmonic count from 512 down to 1 appears) and phases
+    /// including the awkward ones: near 0, 1/4, 1/2, 1, and near multiples of 1/64, where the
+    /// lane rotation by 8*delta is close to a whole turn.
+    func testMatchesTheSeriesSummedTermByTerm() {
+        BandLimitedSeries.prepare()
+        var phases: [Double] = [0, 1e-15, 1e-12, 1e-9, 1e-6, 0.25, 0.5 - 1e-9, 0.5, 0.5 + 1e-9, 0.75, 1 - 1e-9, 1 - 1e-15,
+                                1.0 / 3, 0.1]
+        for j in 1..<64 { phases += [Double(j) / 64, Double(j) / 64 + 1e-11, Double(j) / 64 - 3e-8] }
+        var generator = SplitMix64(seed: 2024)
+        for _ in 0..<150 { phases.append((generator.nextSignedUnit() + 1) / 2) }
+        var toReference = Worst(), toPrevious = Worst()
+        var comparisons = 0
+        for sr in [44100.0, 48000.0] {
+            var frequencies: [Double] = [20, 21.5, 43.07, 44.1, 46.875, 47, 55, 110, 220, 329.63, 440, 441, 880, 1000,
+                                         1318.5, 2756.25, 5000, 7350, 11025, 12000, 15000, 19999.9, 20000]
+            for i in 0...80 { frequencies.append(20 * pow(1000, Double(i) / 80)) }  // log-spaced 20 Hz ... 20 kHz
+            for f in frequencies {
+                for p in phases {
+                    for w in [Waveform.square, .sawtooth, .triangle] {
+                        let value = BandLimitedSeries.value(w, phase: p, frequency: f, sampleRate: sr)
+                        toReference.note(abs(value - reference(w, phase: p, frequency: f, sampleRate: sr)), "\(w) \(f) Hz at \(sr), phase \(p)")
+                        toPrevious.note(abs(value - previous(w, phase: p, frequency: f, sampleRate: sr)), "\(w) \(f) Hz at \(sr), phase \(p)")
+                        comparisons += 1
+                    }
+                }
+            }
+        }
+        print("BandLimitedSeries: \(comparisons) values; max |difference| to the term-by-term series \(toReference.error) (\(toReference.at)), to the previous recurrence \(toPrevious.error) (\(toPrevious.at))")
+        XCTAssertLessThanOrEqual(toReference.error, 1e-9, toReference.at)
+        XCTAssertLessThanOrEqual(toPrevious.error, 1e-9, toPrevious.at)
+    }
+
+    /// Frequency automation: a per-sample exponential sweep 20 Hz -> 20 kHz with the phase
+    /// accumulated as OscillatorNode does, so the harmonic count changes from sample to sample.
+    func testFollowsAPerSampleFrequencySweep() {
+        BandLimitedSeries.prepare()
+        for sr in [44100.0, 48000.0] {
+            let frames = 24000
+            for w in [Waveform.square, .sawtooth, .triangle] {
+                var phase = 0.0
+                var worst = Worst()
+                var counts = Set<Int>()
+                for n in 0..<frames {
+                    let f = 20 * pow(1000, Double(n) / Double(frames - 1))
+                    counts.insert(min(512, Int(sr / 2 / f)))
+                    let value = BandLimitedSeries.value(w, phase: phase, frequency: f, sampleRate: sr)
+                    worst.note(abs(value - reference(w, phase: phase, frequency: f, sampleRate: sr)), "frame \(n), \(f) Hz")
+                    phase += f / sr
+                    if phase >= 1 { phase -= phase.rounded(.down) }
+                }
+                XCTAssertLessThanOrEqual(worst.error, 1e-9, "\(w) at \(sr): \(worst.at)")
+                XCTAssertGreaterThan(counts.count, 300, "the sweep crosses many harmonic counts")
+            }
+        }
+    }
+
+    func testEdgeCasesAreSilent() {
+        XCTAssertEqual(BandLimitedSeries.value(.square, phase: 0.3, frequency: 0, sampleRate: 48000), 0)
+        XCTAssertEqual(BandLimitedSeries.value(.sawtooth, phase: 0.3, frequency: -5, sampleRate: 48000), 0)
+        XCTAssertEqual(BandLimitedSeries.value(.triangle, phase: 0.3, frequency: 24001, sampleRate: 48000), 0, "no harmonic below Nyquist")
+        XCTAssertEqual(BandLimitedSeries.value(.sine, phase: 0.3, frequency: 440, sampleRate: 48000), 0)
+        // At exactly Nyquist one harmonic remains: the fundamental.
+        XCTAssertEqual(BandLimitedSeries.value(.square, phase: 0.125, frequency: 24000, sampleRate: 48000),
+                       4 / Double.pi * sin(Double.pi / 4), accuracy: 1e-15)
+    }
+}
