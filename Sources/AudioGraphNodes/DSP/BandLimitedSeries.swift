@@ -12,12 +12,15 @@ import Foundation
 /// - triangle: `w[t] = (-1)^t / (2t+1)^2`, `delta = 2*theta`, `M = (K+1)/2`, `scale = 8/pi^2`;
 ///
 /// where `K = min(512, floor((sampleRate/2) / frequency))`. The weights are precomputed tables
-/// (no division per harmonic). The sum runs in ``laneCount`` lanes: lane `j` holds term
-/// `j + m * laneCount` as a unit phasor `(cos, sin)` that is rotated by `laneCount * delta` per
-/// step, so the eight rotations are independent chains instead of one long one; the last, partial
-/// block is masked with exact 0/1 weights and the lanes are summed at the end. Rotation keeps the
-/// rounding error growing linearly with the number of steps (at most 64): the result differs
-/// from the directly summed series by about 1e-13 (see `BandLimitedSeriesTests`).
+/// (no division per harmonic). The sum runs in ``laneCount`` lanes: lane `j` holds the terms
+/// `j + m * laneCount`, `m = 0, 1, ...`, a trigonometric sum with angle step `laneCount * delta`
+/// that Clenshaw's recurrence evaluates from the last block down with one multiply and two adds
+/// per term; the eight lanes are independent chains instead of one long one (the previous kernel
+/// rotated one phasor harmonic by harmonic and divided by k). The last, partial block is masked
+/// with exact 0/1 weights and the lanes are summed at the end. The chains are at most 64 steps
+/// long, so rounding stays small: the result is within about 2e-13 of the series summed term by
+/// term with libm's sine (see `BandLimitedSeriesTests`; the requirement is 1e-9). `sin`/`cos`
+/// of theta come from ``sinCos(cycles:)`` (within 1e-15 of libm's).
 ///
 /// Thread safety: stateless; the tables are built once (``prepare()``, called when an oscillator
 /// kernel is created) and only read afterwards, so ``value(_:phase:frequency:sampleRate:)`` may
@@ -72,8 +75,7 @@ enum BandLimitedSeries {
         guard frequency > 0 else { return 0 }
         let harmonics = min(maximumHarmonics, Int((sampleRate / 2) / frequency))
         if harmonics < 1 { return 0 }
-        let theta = 2 * Double.pi * phase
-        let s1 = sin(theta), c1 = cos(theta)
+        let (s1, c1) = sinCos(cycles: phase)
         switch waveform {
         case .sawtooth:
             return 2 / Double.pi * sum(UnsafePointer(sawtoothWeights), terms: harmonics, sinTheta: s1, cosTheta: c1,
@@ -104,19 +106,57 @@ enum BandLimitedSeries {
         let sc = sa * c2 + ca * s2, cc = ca * c2 - sa * s2
         let lowSin = SIMD4(s1, sa, sb, sc), lowCos = SIMD4(c1, ca, cb, cc)
         let highSin = lowSin * c4 + lowCos * s4, highCos = lowCos * c4 - lowSin * s4
-        var s = Lanes(lowHalf: lowSin, highHalf: highSin)
-        var c = Lanes(lowHalf: lowCos, highHalf: highCos)
-        var acc = Lanes(repeating: 0)
-        var t = 0
-        while t + laneCount <= terms {
-            acc += load(w + t) * s
-            let rotated = s * c8 + c * s8
-            c = c * c8 - s * s8
-            s = rotated
-            t += laneCount
+        let s = Lanes(lowHalf: lowSin, highHalf: highSin)
+        let c = Lanes(lowHalf: lowCos, highHalf: highCos)
+        // Clenshaw's recurrence per lane, from the last block down: b_m = w_m + 2 cos(8 delta) b_(m+1) - b_(m+2).
+        var t = (terms - 1) / laneCount * laneCount
+        var b1 = load(w + t) * tailMasks[terms - t]
+        var b2 = Lanes(repeating: 0)
+        let twoCos = Lanes(repeating: 2 * c8)
+        while t > 0 {
+            t -= laneCount
+            let b = (load(w + t) - b2) + twoCos * b1
+            b2 = b1
+            b1 = b
         }
-        if t < terms { acc += load(w + t) * tailMasks[terms - t] * s }
-        return acc.sum()
+        // Lane j sums to sin(beta_j) b_0 + sin(8 delta - beta_j) b_1, beta_j = theta + j delta.
+        return (s * b1 + (s8 * c - c8 * s) * b2).sum()
+    }
+
+    /// `(sin(2*pi*x), cos(2*pi*x))` for x in [0, 1], within 1e-15 of libm's (a phase in cycles
+    /// needs no libm range reduction, and one call gives both): the quarter turn is split off
+    /// exactly (x - q/4 is exact for these x), leaving |angle| <= pi/4 for the Taylor
+    /// polynomials (to x^15 and x^16; the first omitted terms are below 5e-17).
+    @inline(__always)
+    static func sinCos(cycles x: Double) -> (sin: Double, cos: Double) {
+        // Round to the nearest integer by the 1.5 * 2^52 trick: rounded() calls libm's round()
+        // on the baseline x86-64 target (no SSE4.1 roundsd).
+        let magic = 6_755_399_441_055_744.0
+        let quarter = (x * 4 + magic) - magic
+        let a = (x - quarter * 0.25) * (2 * Double.pi)
+        let a2 = a * a
+        var s = 1.0 / 1_307_674_368_000
+        s = s * -a2 + 1.0 / 6_227_020_800
+        s = s * -a2 + 1.0 / 39_916_800
+        s = s * -a2 + 1.0 / 362_880
+        s = s * -a2 + 1.0 / 5040
+        s = s * -a2 + 1.0 / 120
+        s = s * -a2 + 1.0 / 6
+        s = a - a * a2 * s
+        var c = 1.0 / 20_922_789_888_000
+        c = c * -a2 + 1.0 / 87_178_291_200
+        c = c * -a2 + 1.0 / 479_001_600
+        c = c * -a2 + 1.0 / 3_628_800
+        c = c * -a2 + 1.0 / 40320
+        c = c * -a2 + 1.0 / 720
+        c = c * -a2 + 1.0 / 24
+        c = 1 + a2 * (c * a2 - 0.5)
+        switch Int(quarter) & 3 {
+        case 0: return (s, c)
+        case 1: return (c, -s)
+        case 2: return (-s, -c)
+        default: return (-c, s)
+        }
     }
 
     @inline(__always)
