@@ -135,22 +135,14 @@ enum BandLimitedSeries {
         let quarter = (x * 4 + magic) - magic
         let a = (x - quarter * 0.25) * (2 * Double.pi)
         let a2 = a * a
-        var s = 1.0 / 1_307_674_368_000
-        s = s * -a2 + 1.0 / 6_227_020_800
-        s = s * -a2 + 1.0 / 39_916_800
-        s = s * -a2 + 1.0 / 362_880
-        s = s * -a2 + 1.0 / 5040
-        s = s * -a2 + 1.0 / 120
-        s = s * -a2 + 1.0 / 6
-        s = a - a * a2 * s
-        var c = 1.0 / 20_922_789_888_000
-        c = c * -a2 + 1.0 / 87_178_291_200
-        c = c * -a2 + 1.0 / 479_001_600
-        c = c * -a2 + 1.0 / 3_628_800
-        c = c * -a2 + 1.0 / 40320
-        c = c * -a2 + 1.0 / 720
-        c = c * -a2 + 1.0 / 24
-        c = 1 + a2 * (c * a2 - 0.5)
+        // Estrin's scheme (pairs of coefficients, then powers of a^2) for a short dependency chain.
+        let a4 = a2 * a2, a8 = a4 * a4
+        let s01 = -1.0 / 6 + a2 * (1.0 / 120), s23 = -1.0 / 5040 + a2 * (1.0 / 362_880)
+        let s45 = -1.0 / 39_916_800 + a2 * (1.0 / 6_227_020_800), s6 = -1.0 / 1_307_674_368_000
+        let s = a + (a * a2) * ((s01 + a4 * s23) + a8 * (s45 + a4 * s6))
+        let c01 = -0.5 + a2 * (1.0 / 24), c23 = -1.0 / 720 + a2 * (1.0 / 40320)
+        let c45 = -1.0 / 3_628_800 + a2 * (1.0 / 479_001_600), c67 = -1.0 / 87_178_291_200 + a2 * (1.0 / 20_922_789_888_000)
+        let c = 1 + a2 * ((c01 + a4 * c23) + a8 * (c45 + a4 * c67))
         switch Int(quarter) & 3 {
         case 0: return (s, c)
         case 1: return (c, -s)
