@@ -93,6 +93,8 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
     private let seed: UInt64
     private let frequencyIndex: Int
     private let amplitudeIndex: Int
+    /// Taken here so that its tables are built on the control thread, not while rendering.
+    private let series = BandLimitedSeries.shared
 
     // MARK: Render thread only
     private var waveform: Waveform
@@ -115,7 +117,6 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         rng = SplitMix64(seed: p.seed)
         frequencyIndex = node.parameterIndex(of: ParameterAddress(name: "frequency"))!
         amplitudeIndex = node.parameterIndex(of: ParameterAddress(name: "amplitude"))!
-        BandLimitedSeries.prepare()  // builds its tables here, not on the render thread
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
     }
@@ -172,7 +173,7 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
             case .noise:
                 value = a * rng.nextSignedUnit()
             case .square, .sawtooth, .triangle:
-                value = a * BandLimitedSeries.value(waveform, phase: phase, frequency: f, sampleRate: rate)
+                value = a * series.value(waveform, phase: phase, frequency: f, sampleRate: rate)
             }
             first[i] = Float(value)
             if waveform != .noise {

@@ -22,10 +22,10 @@ import Foundation
 /// term with libm's sine (see `BandLimitedSeriesTests`; the requirement is 1e-9). `sin`/`cos`
 /// of theta come from ``sinCos(cycles:)`` (within 1e-15 of libm's).
 ///
-/// Thread safety: stateless; the tables are built once (``prepare()``, called when an oscillator
+/// Thread safety: immutable; the tables of ``shared`` are built once (when the first oscillator
 /// kernel is created) and only read afterwards, so ``value(_:phase:frequency:sampleRate:)`` may
 /// run on any thread and is real-time safe (no allocation, locks or I/O).
-enum BandLimitedSeries {
+struct BandLimitedSeries: @unchecked Sendable {
     /// The most harmonics any wave sums.
     static let maximumHarmonics = 512
     /// Harmonics evaluated side by side.
@@ -33,58 +33,59 @@ enum BandLimitedSeries {
 
     typealias Lanes = SIMD8<Double>
 
-    /// The weight tables, `maximumHarmonics + laneCount` entries each (the tail is zeros, read by
-    /// the masked last block only). Built once, never freed; immutable after initialization.
-    nonisolated(unsafe) private static let sawtoothWeights = table { t in (t % 2 == 0 ? 1.0 : -1.0) / Double(t + 1) }
-    nonisolated(unsafe) private static let squareWeights = table { t in 1.0 / Double(2 * t + 1) }
-    nonisolated(unsafe) private static let triangleWeights = table { t in
-        let k = Double(2 * t + 1)
-        return (t % 2 == 0 ? 1.0 : -1.0) / (k * k)
-    }
+    /// The tables, built on first use: ``OscillatorKernel`` takes them when it is created, on the
+    /// control thread, so the render thread never builds them (nor pays a lazy-global check).
+    static let shared = BandLimitedSeries()
+
+    // MARK: Immutable after init (built once, never freed)
+    /// The weights, `maximumHarmonics + laneCount` entries each (the tail is zeros, read by the
+    /// masked last block only).
+    private let sawtoothWeights: UnsafePointer<Double>
+    private let squareWeights: UnsafePointer<Double>
+    private let triangleWeights: UnsafePointer<Double>
     /// `tailMasks[r]`: 1 in the first `r` lanes, 0 in the others (r = 0...laneCount).
-    nonisolated(unsafe) private static let tailMasks: UnsafeMutablePointer<Lanes> = {
-        let p = UnsafeMutablePointer<Lanes>.allocate(capacity: laneCount + 1)
-        for r in 0...laneCount {
+    private let tailMasks: UnsafePointer<Lanes>
+
+    private init() {
+        sawtoothWeights = Self.table { t in (t % 2 == 0 ? 1.0 : -1.0) / Double(t + 1) }
+        squareWeights = Self.table { t in 1.0 / Double(2 * t + 1) }
+        triangleWeights = Self.table { t in
+            let k = Double(2 * t + 1)
+            return (t % 2 == 0 ? 1.0 : -1.0) / (k * k)
+        }
+        let masks = UnsafeMutablePointer<Lanes>.allocate(capacity: Self.laneCount + 1)
+        for r in 0...Self.laneCount {
             var v = Lanes(repeating: 0)
             for j in 0..<r { v[j] = 1 }
-            p[r] = v
+            masks[r] = v
         }
-        return p
-    }()
+        tailMasks = UnsafePointer(masks)
+    }
 
-    private static func table(_ weight: (Int) -> Double) -> UnsafeMutablePointer<Double> {
+    private static func table(_ weight: (Int) -> Double) -> UnsafePointer<Double> {
         let count = maximumHarmonics + laneCount
         let p = UnsafeMutablePointer<Double>.allocate(capacity: count)
         for t in 0..<count { p[t] = t < maximumHarmonics ? weight(t) : 0 }
-        return p
-    }
-
-    /// Builds the tables now (they are lazily initialized globals); call off the render thread,
-    /// before the first ``value(_:phase:frequency:sampleRate:)``, so that never allocates.
-    static func prepare() {
-        _ = sawtoothWeights
-        _ = squareWeights
-        _ = triangleWeights
-        _ = tailMasks
+        return UnsafePointer(p)
     }
 
     /// The unit wave at `phase` (cycles, in [0, 1)) for a fundamental of `frequency` Hz at
     /// `sampleRate`; 0 for other waveforms, a frequency <= 0 or one above Nyquist. Real-time safe.
     @inline(__always)
-    static func value(_ waveform: Waveform, phase: Double, frequency: Double, sampleRate: Double) -> Double {
+    func value(_ waveform: Waveform, phase: Double, frequency: Double, sampleRate: Double) -> Double {
         guard frequency > 0 else { return 0 }
-        let harmonics = min(maximumHarmonics, Int((sampleRate / 2) / frequency))
+        let harmonics = min(Self.maximumHarmonics, Int((sampleRate / 2) / frequency))
         if harmonics < 1 { return 0 }
-        let (s1, c1) = sinCos(cycles: phase)
+        let (s1, c1) = Self.sinCos(cycles: phase)
         switch waveform {
         case .sawtooth:
-            return 2 / Double.pi * sum(UnsafePointer(sawtoothWeights), terms: harmonics, sinTheta: s1, cosTheta: c1,
+            return 2 / Double.pi * sum(sawtoothWeights, terms: harmonics, sinTheta: s1, cosTheta: c1,
                                        sinDelta: s1, cosDelta: c1)
         case .square:
-            return 4 / Double.pi * sum(UnsafePointer(squareWeights), terms: (harmonics + 1) / 2, sinTheta: s1, cosTheta: c1,
+            return 4 / Double.pi * sum(squareWeights, terms: (harmonics + 1) / 2, sinTheta: s1, cosTheta: c1,
                                        sinDelta: 2 * s1 * c1, cosDelta: c1 * c1 - s1 * s1)
         case .triangle:
-            return 8 / (Double.pi * Double.pi) * sum(UnsafePointer(triangleWeights), terms: (harmonics + 1) / 2,
+            return 8 / (Double.pi * Double.pi) * sum(triangleWeights, terms: (harmonics + 1) / 2,
                                                      sinTheta: s1, cosTheta: c1,
                                                      sinDelta: 2 * s1 * c1, cosDelta: c1 * c1 - s1 * s1)
         default:
@@ -94,7 +95,7 @@ enum BandLimitedSeries {
 
     /// `sum_{t < terms} w[t] * sin(theta + t * delta)`, given the sines and cosines of theta and delta.
     @inline(__always)
-    private static func sum(_ w: UnsafePointer<Double>, terms: Int, sinTheta s1: Double, cosTheta c1: Double,
+    private func sum(_ w: UnsafePointer<Double>, terms: Int, sinTheta s1: Double, cosTheta c1: Double,
                             sinDelta sd: Double, cosDelta cd: Double) -> Double {
         // Powers of e^(i delta) by squaring: delta, 2 delta, 4 delta, 8 delta (the lane step).
         let s2 = 2 * sd * cd, c2 = cd * cd - sd * sd
@@ -109,13 +110,13 @@ enum BandLimitedSeries {
         let s = Lanes(lowHalf: lowSin, highHalf: highSin)
         let c = Lanes(lowHalf: lowCos, highHalf: highCos)
         // Clenshaw's recurrence per lane, from the last block down: b_m = w_m + 2 cos(8 delta) b_(m+1) - b_(m+2).
-        var t = (terms - 1) / laneCount * laneCount
-        var b1 = load(w + t) * tailMasks[terms - t]
+        var t = (terms - 1) / Self.laneCount * Self.laneCount
+        var b1 = Self.load(w + t) * tailMasks[terms - t]
         var b2 = Lanes(repeating: 0)
         let twoCos = Lanes(repeating: 2 * c8)
         while t > 0 {
-            t -= laneCount
-            let b = (load(w + t) - b2) + twoCos * b1
+            t -= Self.laneCount
+            let b = (Self.load(w + t) - b2) + twoCos * b1
             b2 = b1
             b1 = b
         }

@@ -72,7 +72,6 @@ final class BandLimitedSeriesTests: XCTestCase {
     /// including the awkward ones: near 0, 1/4, 1/2, 1, and near multiples of 1/64, where the
     /// lane rotation by 8*delta is close to a whole turn.
     func testMatchesTheSeriesSummedTermByTerm() {
-        BandLimitedSeries.prepare()
         var phases: [Double] = [0, 1e-15, 1e-12, 1e-9, 1e-6, 0.25, 0.5 - 1e-9, 0.5, 0.5 + 1e-9, 0.75, 1 - 1e-9, 1 - 1e-15,
                                 1.0 / 3, 0.1]
         for j in 1..<64 { phases += [Double(j) / 64, Double(j) / 64 + 1e-11, Double(j) / 64 - 3e-8] }
@@ -87,7 +86,7 @@ final class BandLimitedSeriesTests: XCTestCase {
             for f in frequencies {
                 for p in phases {
                     for w in [Waveform.square, .sawtooth, .triangle] {
-                        let value = BandLimitedSeries.value(w, phase: p, frequency: f, sampleRate: sr)
+                        let value = BandLimitedSeries.shared.value(w, phase: p, frequency: f, sampleRate: sr)
                         toReference.note(abs(value - reference(w, phase: p, frequency: f, sampleRate: sr)), "\(w) \(f) Hz at \(sr), phase \(p)")
                         toPrevious.note(abs(value - previous(w, phase: p, frequency: f, sampleRate: sr)), "\(w) \(f) Hz at \(sr), phase \(p)")
                         comparisons += 1
@@ -103,7 +102,6 @@ final class BandLimitedSeriesTests: XCTestCase {
     /// Frequency automation: a per-sample exponential sweep 20 Hz -> 20 kHz with the phase
     /// accumulated as OscillatorNode does, so the harmonic count changes from sample to sample.
     func testFollowsAPerSampleFrequencySweep() {
-        BandLimitedSeries.prepare()
         for sr in [44100.0, 48000.0] {
             let frames = 24000
             for w in [Waveform.square, .sawtooth, .triangle] {
@@ -113,7 +111,7 @@ final class BandLimitedSeriesTests: XCTestCase {
                 for n in 0..<frames {
                     let f = 20 * pow(1000, Double(n) / Double(frames - 1))
                     counts.insert(min(512, Int(sr / 2 / f)))
-                    let value = BandLimitedSeries.value(w, phase: phase, frequency: f, sampleRate: sr)
+                    let value = BandLimitedSeries.shared.value(w, phase: phase, frequency: f, sampleRate: sr)
                     worst.note(abs(value - reference(w, phase: phase, frequency: f, sampleRate: sr)), "frame \(n), \(f) Hz")
                     phase += f / sr
                     if phase >= 1 { phase -= phase.rounded(.down) }
@@ -125,12 +123,12 @@ final class BandLimitedSeriesTests: XCTestCase {
     }
 
     func testEdgeCasesAreSilent() {
-        XCTAssertEqual(BandLimitedSeries.value(.square, phase: 0.3, frequency: 0, sampleRate: 48000), 0)
-        XCTAssertEqual(BandLimitedSeries.value(.sawtooth, phase: 0.3, frequency: -5, sampleRate: 48000), 0)
-        XCTAssertEqual(BandLimitedSeries.value(.triangle, phase: 0.3, frequency: 24001, sampleRate: 48000), 0, "no harmonic below Nyquist")
-        XCTAssertEqual(BandLimitedSeries.value(.sine, phase: 0.3, frequency: 440, sampleRate: 48000), 0)
+        XCTAssertEqual(BandLimitedSeries.shared.value(.square, phase: 0.3, frequency: 0, sampleRate: 48000), 0)
+        XCTAssertEqual(BandLimitedSeries.shared.value(.sawtooth, phase: 0.3, frequency: -5, sampleRate: 48000), 0)
+        XCTAssertEqual(BandLimitedSeries.shared.value(.triangle, phase: 0.3, frequency: 24001, sampleRate: 48000), 0, "no harmonic below Nyquist")
+        XCTAssertEqual(BandLimitedSeries.shared.value(.sine, phase: 0.3, frequency: 440, sampleRate: 48000), 0)
         // At exactly Nyquist one harmonic remains: the fundamental.
-        XCTAssertEqual(BandLimitedSeries.value(.square, phase: 0.125, frequency: 24000, sampleRate: 48000),
+        XCTAssertEqual(BandLimitedSeries.shared.value(.square, phase: 0.125, frequency: 24000, sampleRate: 48000),
                        4 / Double.pi * sin(Double.pi / 4), accuracy: 1e-15)
     }
 }
