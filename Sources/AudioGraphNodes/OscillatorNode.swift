@@ -105,6 +105,10 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
     /// The sample time the phase is at (the frame after the last one rendered).
     private var phaseTime: Int64 = 0
     private var rng: SplitMix64
+    /// Per slice: each frame's phase and frequency (0 where silent), so that the band-limited
+    /// waves can be evaluated two frames at a time. Sized at init, freed in deinit.
+    private let framePhases: UnsafeMutablePointer<Double>
+    private let frameFrequencies: UnsafeMutablePointer<Double>
 
     init(node: OscillatorNode, maximumFramesPerSlice: Int) {
         let p = node.properties
@@ -117,8 +121,15 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         rng = SplitMix64(seed: p.seed)
         frequencyIndex = node.parameterIndex(of: ParameterAddress(name: "frequency"))!
         amplitudeIndex = node.parameterIndex(of: ParameterAddress(name: "amplitude"))!
+        framePhases = .allocate(capacity: max(1, maximumFramesPerSlice))
+        frameFrequencies = .allocate(capacity: max(1, maximumFramesPerSlice))
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
+    }
+
+    deinit {
+        framePhases.deallocate()
+        frameFrequencies.deallocate()
     }
 
     override func receive(_ message: KernelMessage) {
@@ -158,32 +169,64 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
             phase -= phase.rounded(.down)
         }
         phaseTime = t0 + Int64(n)
-        for i in 0..<n {
-            let t = t0 + Int64(i)
-            if t < begin || t >= end {
-                first[i] = 0
-                continue
+        switch waveform {
+        case .square, .sawtooth, .triangle:
+            renderBandLimited(into: first, frameCount: n, firstFrame: t0, begin: begin, end: end,
+                              frequency: frequency, amplitude: amplitude, inverseRate: inverseRate)
+        case .sine, .noise:
+            for i in 0..<n {
+                let t = t0 + Int64(i)
+                if t < begin || t >= end {
+                    first[i] = 0
+                    continue
+                }
+                let a = Double(amplitude[i])
+                if waveform == .noise {
+                    first[i] = Float(a * rng.nextSignedUnit())
+                } else {
+                    let f = frequency.isConstant ? parameterStates[frequencyIndex].current : Double(frequency[i])  // a constant frequency keeps its Double value
+                    first[i] = Float(a * sin(2 * Double.pi * phase))
+                    phase += f * inverseRate
+                    if phase >= 1 { phase -= phase.rounded(.down) }
+                }
+                framesRendered += 1
             }
-            let a = Double(amplitude[i])
-            let f = frequency.isConstant ? parameterStates[frequencyIndex].current : Double(frequency[i])  // a constant frequency keeps its Double value
-            let value: Double
-            switch waveform {
-            case .sine:
-                value = a * sin(2 * Double.pi * phase)
-            case .noise:
-                value = a * rng.nextSignedUnit()
-            case .square, .sawtooth, .triangle:
-                value = a * series.value(waveform, phase: phase, frequency: f, sampleRate: rate)
-            }
-            first[i] = Float(value)
-            if waveform != .noise {
-                phase += f * inverseRate
-                if phase >= 1 { phase -= phase.rounded(.down) }
-            }
-            framesRendered += 1
         }
         for c in 1..<max(1, out.channelCount) { out.channel(c).update(from: first, count: n) }
         outputIsSilent[0] = false
+    }
+
+    /// The square/sawtooth/triangle frames of one slice: the phases first (the sequential part),
+    /// then the waves two frames at a time. Each frame's value does not depend on its partner, so
+    /// the output is the same for any slicing. Real-time safe.
+    @inline(__always)
+    private func renderBandLimited(into first: UnsafeMutablePointer<Float>, frameCount n: Int, firstFrame t0: Int64,
+                                   begin: Int64, end: Int64, frequency: ParameterValues, amplitude: ParameterValues,
+                                   inverseRate: Double) {
+        for i in 0..<n {
+            let t = t0 + Int64(i)
+            if t < begin || t >= end {
+                framePhases[i] = 0
+                frameFrequencies[i] = 0
+                continue
+            }
+            let f = frequency.isConstant ? parameterStates[frequencyIndex].current : Double(frequency[i])  // a constant frequency keeps its Double value
+            framePhases[i] = phase
+            frameFrequencies[i] = f
+            phase += f * inverseRate
+            if phase >= 1 { phase -= phase.rounded(.down) }
+            framesRendered += 1
+        }
+        var i = 0
+        while i < n {
+            let j = min(i + 1, n - 1)
+            let (x, y) = series.valuePair(waveform, (framePhases[i], frameFrequencies[i]), (framePhases[j], frameFrequencies[j]),
+                                          sampleRate: rate)
+            let t = t0 + Int64(i)
+            first[i] = t < begin || t >= end ? 0 : Float(Double(amplitude[i]) * x)
+            if j > i { first[j] = t + 1 < begin || t + 1 >= end ? 0 : Float(Double(amplitude[j]) * y) }
+            i += 2
+        }
     }
 }
 

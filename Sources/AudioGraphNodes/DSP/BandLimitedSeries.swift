@@ -1,4 +1,4 @@
-// The Fourier partial sums of the unit square/sawtooth/triangle waves, eight harmonics at a time.
+// The Fourier partial sums of the unit square/sawtooth/triangle waves, in SIMD lanes, two samples at a time.
 import AudioGraphCore
 import Foundation
 
@@ -12,15 +12,17 @@ import Foundation
 /// - triangle: `w[t] = (-1)^t / (2t+1)^2`, `delta = 2*theta`, `M = (K+1)/2`, `scale = 8/pi^2`;
 ///
 /// where `K = min(512, floor((sampleRate/2) / frequency))`. The weights are precomputed tables
-/// (no division per harmonic). The sum runs in ``laneCount`` lanes: lane `j` holds the terms
-/// `j + m * laneCount`, `m = 0, 1, ...`, a trigonometric sum with angle step `laneCount * delta`
+/// (no division per harmonic). The sum runs in ``laneCount`` (4) lanes per sample: lane `j`
+/// holds the terms `j + 4m`, `m = 0, 1, ...`, a trigonometric sum with angle step `4 * delta`
 /// that Clenshaw's recurrence evaluates from the last block down with one multiply and two adds
-/// per term; the eight lanes are independent chains instead of one long one (the previous kernel
-/// rotated one phasor harmonic by harmonic and divided by k). The last, partial block is masked
-/// with exact 0/1 weights and the lanes are summed at the end. The chains are at most 64 steps
-/// long, so rounding stays small: the result is within about 2e-13 of the series summed term by
-/// term with libm's sine (see `BandLimitedSeriesTests`; the requirement is 1e-9). `sin`/`cos`
-/// of theta come from ``sinCos(cycles:)`` (within 1e-15 of libm's).
+/// per term. Two samples share one `SIMD8<Double>` (``valuePair(_:_:_:sampleRate:)``), so eight
+/// independent chains run instead of the previous kernel's one (which rotated a phasor harmonic
+/// by harmonic and divided by k), and one sample's setup overlaps the other's. Blocks past a
+/// sample's last term are masked with exact zeros, so a sample's value never depends on its
+/// partner (checked bit for bit in the tests). The chains are at most 128 steps long: the result
+/// is within about 2e-13 of the series summed term by term with libm's sine (see
+/// `BandLimitedSeriesTests`; the requirement is 1e-9). `sin`/`cos` of theta come from
+/// ``sinCos(cycles:)`` (within 1e-15 of libm's).
 ///
 /// Thread safety: immutable; the tables of ``shared`` are built once (when the first oscillator
 /// kernel is created) and only read afterwards, so ``value(_:phase:frequency:sampleRate:)`` may
@@ -28,9 +30,10 @@ import Foundation
 struct BandLimitedSeries: @unchecked Sendable {
     /// The most harmonics any wave sums.
     static let maximumHarmonics = 512
-    /// Harmonics evaluated side by side.
-    static let laneCount = 8
+    /// Harmonics of one sample evaluated side by side.
+    static let laneCount = 4
 
+    /// Two samples' lanes: the low half is the first sample's, the high half the second's.
     typealias Lanes = SIMD8<Double>
 
     /// The tables, built on first use: ``OscillatorKernel`` takes them when it is created, on the
@@ -43,8 +46,6 @@ struct BandLimitedSeries: @unchecked Sendable {
     private let sawtoothWeights: UnsafePointer<Double>
     private let squareWeights: UnsafePointer<Double>
     private let triangleWeights: UnsafePointer<Double>
-    /// `tailMasks[r]`: 1 in the first `r` lanes, 0 in the others (r = 0...laneCount).
-    private let tailMasks: UnsafePointer<Lanes>
 
     private init() {
         sawtoothWeights = Self.table { t in (t % 2 == 0 ? 1.0 : -1.0) / Double(t + 1) }
@@ -53,13 +54,6 @@ struct BandLimitedSeries: @unchecked Sendable {
             let k = Double(2 * t + 1)
             return (t % 2 == 0 ? 1.0 : -1.0) / (k * k)
         }
-        let masks = UnsafeMutablePointer<Lanes>.allocate(capacity: Self.laneCount + 1)
-        for r in 0...Self.laneCount {
-            var v = Lanes(repeating: 0)
-            for j in 0..<r { v[j] = 1 }
-            masks[r] = v
-        }
-        tailMasks = UnsafePointer(masks)
     }
 
     private static func table(_ weight: (Int) -> Double) -> UnsafePointer<Double> {
@@ -71,57 +65,87 @@ struct BandLimitedSeries: @unchecked Sendable {
 
     /// The unit wave at `phase` (cycles, in [0, 1)) for a fundamental of `frequency` Hz at
     /// `sampleRate`; 0 for other waveforms, a frequency <= 0 or one above Nyquist. Real-time safe.
+    /// The same as either half of ``valuePair(_:_:_:sampleRate:)``, bit for bit.
     @inline(__always)
     func value(_ waveform: Waveform, phase: Double, frequency: Double, sampleRate: Double) -> Double {
-        guard frequency > 0 else { return 0 }
-        let harmonics = min(Self.maximumHarmonics, Int((sampleRate / 2) / frequency))
-        if harmonics < 1 { return 0 }
-        let (s1, c1) = Self.sinCos(cycles: phase)
-        switch waveform {
-        case .sawtooth:
-            return 2 / Double.pi * sum(sawtoothWeights, terms: harmonics, sinTheta: s1, cosTheta: c1,
-                                       sinDelta: s1, cosDelta: c1)
-        case .square:
-            return 4 / Double.pi * sum(squareWeights, terms: (harmonics + 1) / 2, sinTheta: s1, cosTheta: c1,
-                                       sinDelta: 2 * s1 * c1, cosDelta: c1 * c1 - s1 * s1)
-        case .triangle:
-            return 8 / (Double.pi * Double.pi) * sum(triangleWeights, terms: (harmonics + 1) / 2,
-                                                     sinTheta: s1, cosTheta: c1,
-                                                     sinDelta: 2 * s1 * c1, cosDelta: c1 * c1 - s1 * s1)
-        default:
-            return 0
-        }
+        valuePair(waveform, (phase, frequency), (phase, frequency), sampleRate: sampleRate).0
     }
 
-    /// `sum_{t < terms} w[t] * sin(theta + t * delta)`, given the sines and cosines of theta and delta.
+    /// Two samples of the unit wave, each `(phase, frequency)` as in
+    /// ``value(_:phase:frequency:sampleRate:)``, evaluated side by side (the lanes of one sample do
+    /// not depend on the other's, so each result is bit-identical to evaluating it alone; two
+    /// samples keep twice as many independent chains busy). Real-time safe.
     @inline(__always)
-    private func sum(_ w: UnsafePointer<Double>, terms: Int, sinTheta s1: Double, cosTheta c1: Double,
-                            sinDelta sd: Double, cosDelta cd: Double) -> Double {
-        // Powers of e^(i delta) by squaring: delta, 2 delta, 4 delta, 8 delta (the lane step).
+    func valuePair(_ waveform: Waveform, _ a: (phase: Double, frequency: Double), _ b: (phase: Double, frequency: Double),
+                   sampleRate: Double) -> (Double, Double) {
+        let weights: UnsafePointer<Double>, scale: Double, odd: Bool
+        switch waveform {
+        case .sawtooth: weights = sawtoothWeights; scale = 2 / Double.pi; odd = false
+        case .square: weights = squareWeights; scale = 4 / Double.pi; odd = true
+        case .triangle: weights = triangleWeights; scale = 8 / (Double.pi * Double.pi); odd = true
+        default: return (0, 0)
+        }
+        let termsA = Self.terms(frequency: a.frequency, sampleRate: sampleRate, odd: odd)
+        let termsB = Self.terms(frequency: b.frequency, sampleRate: sampleRate, odd: odd)
+        if termsA == 0 && termsB == 0 { return (0, 0) }
+        let la = Self.lanes(phase: a.phase, odd: odd)
+        let lb = Self.lanes(phase: b.phase, odd: odd)
+        let s = Lanes(lowHalf: la.sin, highHalf: lb.sin), c = Lanes(lowHalf: la.cos, highHalf: lb.cos)
+        let stepSin = Lanes(lowHalf: .init(repeating: la.stepSin), highHalf: .init(repeating: lb.stepSin))
+        let stepCos = Lanes(lowHalf: .init(repeating: la.stepCos), highHalf: .init(repeating: lb.stepCos))
+        let twoCos = 2 * stepCos
+        // Clenshaw's recurrence per lane, from the last block down: b_m = w_m + 2 cos(step) b_(m+1) - b_(m+2).
+        // Blocks past a sample's last term get weight 0, which keeps its lanes at exactly 0 until
+        // its own terms start: the same values as starting there.
+        let fewer = min(termsA, termsB)
+        var t = (max(termsA, termsB) - 1) / Self.laneCount * Self.laneCount
+        var b1 = Lanes(repeating: 0), b2 = Lanes(repeating: 0)
+        let termLimit = Lanes(lowHalf: .init(repeating: Double(termsA)), highHalf: .init(repeating: Double(termsB)))
+        while t + Self.laneCount > fewer {
+            let index = Lanes(0, 1, 2, 3, 0, 1, 2, 3) + Lanes(repeating: Double(t))
+            let w = Self.load(weights + t).replacing(with: 0, where: index .>= termLimit)
+            let next = (w - b2) + twoCos * b1
+            b2 = b1
+            b1 = next
+            if t == 0 { break }
+            t -= Self.laneCount
+        }
+        if t + Self.laneCount <= fewer {
+            while true {
+                let next = (Self.load(weights + t) - b2) + twoCos * b1
+                b2 = b1
+                b1 = next
+                if t == 0 { break }
+                t -= Self.laneCount
+            }
+        }
+        // Lane j sums to sin(beta_j) b_0 + sin(step - beta_j) b_1, beta_j = theta + j delta.
+        let lanes = s * b1 + (stepSin * c - stepCos * s) * b2
+        // A sample without terms is +0 whatever its lanes' zeros are signed (as when evaluated alone).
+        return (termsA == 0 ? 0 : scale * lanes.lowHalf.sum(), termsB == 0 ? 0 : scale * lanes.highHalf.sum())
+    }
+
+    /// Terms of the series below Nyquist: harmonics 1...K (K <= 512), odd ones only if `odd`.
+    @inline(__always)
+    private static func terms(frequency: Double, sampleRate: Double, odd: Bool) -> Int {
+        guard frequency > 0 else { return 0 }
+        let ratio = (sampleRate / 2) / frequency
+        let harmonics = ratio >= Double(maximumHarmonics) ? maximumHarmonics : Int(ratio)
+        return odd ? (harmonics + 1) / 2 : harmonics
+    }
+
+    /// One sample's lanes: lane j at e^(i (theta + j delta)) for j = 0...3, and the lane step
+    /// e^(i 4 delta); delta = theta, or 2 theta for the odd harmonics.
+    @inline(__always)
+    private static func lanes(phase: Double, odd: Bool) -> (sin: SIMD4<Double>, cos: SIMD4<Double>, stepSin: Double, stepCos: Double) {
+        let (s1, c1) = sinCos(cycles: phase)
+        let sd = odd ? 2 * s1 * c1 : s1, cd = odd ? c1 * c1 - s1 * s1 : c1
         let s2 = 2 * sd * cd, c2 = cd * cd - sd * sd
         let s4 = 2 * s2 * c2, c4 = c2 * c2 - s2 * s2
-        let s8 = 2 * s4 * c4, c8 = c4 * c4 - s4 * s4
-        // Lane j starts at e^(i (theta + j delta)): lanes 0...3 from theta, 4...7 rotated by 4 delta.
         let sa = s1 * cd + c1 * sd, ca = c1 * cd - s1 * sd
         let sb = s1 * c2 + c1 * s2, cb = c1 * c2 - s1 * s2
         let sc = sa * c2 + ca * s2, cc = ca * c2 - sa * s2
-        let lowSin = SIMD4(s1, sa, sb, sc), lowCos = SIMD4(c1, ca, cb, cc)
-        let highSin = lowSin * c4 + lowCos * s4, highCos = lowCos * c4 - lowSin * s4
-        let s = Lanes(lowHalf: lowSin, highHalf: highSin)
-        let c = Lanes(lowHalf: lowCos, highHalf: highCos)
-        // Clenshaw's recurrence per lane, from the last block down: b_m = w_m + 2 cos(8 delta) b_(m+1) - b_(m+2).
-        var t = (terms - 1) / Self.laneCount * Self.laneCount
-        var b1 = Self.load(w + t) * tailMasks[terms - t]
-        var b2 = Lanes(repeating: 0)
-        let twoCos = Lanes(repeating: 2 * c8)
-        while t > 0 {
-            t -= Self.laneCount
-            let b = (Self.load(w + t) - b2) + twoCos * b1
-            b2 = b1
-            b1 = b
-        }
-        // Lane j sums to sin(beta_j) b_0 + sin(8 delta - beta_j) b_1, beta_j = theta + j delta.
-        return (s * b1 + (s8 * c - c8 * s) * b2).sum()
+        return (SIMD4(s1, sa, sb, sc), SIMD4(c1, ca, cb, cc), s4, c4)
     }
 
     /// `(sin(2*pi*x), cos(2*pi*x))` for x in [0, 1], within 1e-15 of libm's (a phase in cycles
@@ -154,6 +178,7 @@ struct BandLimitedSeries: @unchecked Sendable {
 
     @inline(__always)
     private static func load(_ p: UnsafePointer<Double>) -> Lanes {
-        UnsafeRawPointer(p).loadUnaligned(as: Lanes.self)
+        let w = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Double>.self)
+        return Lanes(lowHalf: w, highHalf: w)
     }
 }

@@ -147,3 +147,52 @@ extension BandLimitedSeriesTests {
         XCTAssertLessThan(worst, 2e-15, "at \(at)")
     }
 }
+
+extension BandLimitedSeriesTests {
+    /// Two frames evaluated together give, bit for bit, what each gives alone (so the output does
+    /// not depend on how frames pair up within slices), also when their harmonic counts differ.
+    func testAPairIsBitIdenticalToEachAlone() {
+        let series = BandLimitedSeries.shared
+        var generator = SplitMix64(seed: 99)
+        func unit() -> Double { (generator.nextSignedUnit() + 1) / 2 }
+        for _ in 0..<20_000 {
+            let sr = unit() < 0.5 ? 44100.0 : 48000.0
+            let a = (phase: unit(), frequency: 20 * pow(1000, unit()))
+            let b = (phase: unit(), frequency: unit() < 0.1 ? 0 : 20 * pow(1000, unit()))
+            for w in [Waveform.square, .sawtooth, .triangle] {
+                let (x, y) = series.valuePair(w, a, b, sampleRate: sr)
+                let alone = (series.value(w, phase: a.phase, frequency: a.frequency, sampleRate: sr),
+                             series.value(w, phase: b.phase, frequency: b.frequency, sampleRate: sr))
+                XCTAssertEqual(x.bitPattern, alone.0.bitPattern, "\(w) \(a) with \(b)")
+                XCTAssertEqual(y.bitPattern, alone.1.bitPattern, "\(w) \(b) with \(a)")
+                XCTAssertLessThanOrEqual(abs(x - reference(w, phase: a.phase, frequency: a.frequency, sampleRate: sr)), 1e-9)
+            }
+        }
+    }
+}
+
+extension BandLimitedSeriesTests {
+    /// Rendered through OscillatorNode (frames evaluated in pairs within a slice), a band-limited
+    /// wave with a start at an odd frame and a per-sample frequency ramp is the same for any
+    /// slicing, including odd slice lengths that pair the frames differently.
+    func testOscillatorOutputIsTheSameForAnySlicing() throws {
+        func render(slice: Int, slices: [Int]?, _ w: Waveform) throws -> [Float] {
+            let o = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: w, startTime: 0.0001))
+            try o.setParameter("frequency", 60)
+            let g = try startedGraph([o], "osc -> out", slice: slice)
+            var x = renderFrames(g, frames: 1001, channels: 1, slices: slices)[0]
+            try o.setParameter("frequency", 9000, rampFrames: 3001)  // the harmonic count changes every few frames
+            try g.update(waitUntilApplied: false)
+            x += renderFrames(g, frames: 4000, channels: 1, slices: slices)[0]
+            return x
+        }
+        for w in [Waveform.square, .sawtooth, .triangle] {
+            let whole = try render(slice: 512, slices: nil, w)
+            XCTAssertEqual(whole.count, 5001)
+            XCTAssertGreaterThan(whole.map(abs).max()!, 0.5, "\(w) sounds")
+            let bits = whole.map(\.bitPattern)  // bit for bit, signed zeros too
+            XCTAssertEqual(bits, try render(slice: 64, slices: [1, 7, 64, 13], w).map(\.bitPattern), "\(w)")
+            XCTAssertEqual(bits, try render(slice: 1, slices: [1], w).map(\.bitPattern), "\(w)")
+        }
+    }
+}
