@@ -3,7 +3,7 @@ import AudioGraphCore
 import Foundation
 
 /// The band-limited square, sawtooth and triangle waves: their Fourier series summed up to the
-/// Nyquist frequency (at most ``maximumHarmonics`` harmonics), evaluated one sample at a time.
+/// Nyquist frequency (at most ``maximumHarmonics`` harmonics), for one sample or two at a time.
 ///
 /// Every wave is written as `scale * sum_{t < M} w[t] * sin(theta + t * delta)`, with
 /// `theta = 2*pi*phase`:
