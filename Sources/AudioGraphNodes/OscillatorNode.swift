@@ -93,6 +93,8 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
     private let seed: UInt64
     private let frequencyIndex: Int
     private let amplitudeIndex: Int
+    /// Taken here so that its tables are built on the control thread, not while rendering.
+    private let series = BandLimitedSeries.shared
 
     // MARK: Render thread only
     private var waveform: Waveform
@@ -103,6 +105,10 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
     /// The sample time the phase is at (the frame after the last one rendered).
     private var phaseTime: Int64 = 0
     private var rng: SplitMix64
+    /// Per slice: each frame's phase and frequency (0 where silent), so that the band-limited
+    /// waves can be evaluated two frames at a time. Sized at init, freed in deinit.
+    private let framePhases: UnsafeMutablePointer<Double>
+    private let frameFrequencies: UnsafeMutablePointer<Double>
 
     init(node: OscillatorNode, maximumFramesPerSlice: Int) {
         let p = node.properties
@@ -115,8 +121,15 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         rng = SplitMix64(seed: p.seed)
         frequencyIndex = node.parameterIndex(of: ParameterAddress(name: "frequency"))!
         amplitudeIndex = node.parameterIndex(of: ParameterAddress(name: "amplitude"))!
+        framePhases = .allocate(capacity: max(1, maximumFramesPerSlice))
+        frameFrequencies = .allocate(capacity: max(1, maximumFramesPerSlice))
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
+    }
+
+    deinit {
+        framePhases.deallocate()
+        frameFrequencies.deallocate()
     }
 
     override func receive(_ message: KernelMessage) {
@@ -156,92 +169,63 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
             phase -= phase.rounded(.down)
         }
         phaseTime = t0 + Int64(n)
-        for i in 0..<n {
-            let t = t0 + Int64(i)
-            if t < begin || t >= end {
-                first[i] = 0
-                continue
+        switch waveform {
+        case .square, .sawtooth, .triangle:
+            renderBandLimited(into: first, frameCount: n, firstFrame: t0, begin: begin, end: end,
+                              frequency: frequency, amplitude: amplitude, inverseRate: inverseRate)
+        case .sine, .noise:
+            for i in 0..<n {
+                let t = t0 + Int64(i)
+                if t < begin || t >= end {
+                    first[i] = 0
+                    continue
+                }
+                let a = Double(amplitude[i])
+                if waveform == .noise {
+                    first[i] = Float(a * rng.nextSignedUnit())
+                } else {
+                    let f = frequency.isConstant ? parameterStates[frequencyIndex].current : Double(frequency[i])  // a constant frequency keeps its Double value
+                    first[i] = Float(a * sin(2 * Double.pi * phase))
+                    phase += f * inverseRate
+                    if phase >= 1 { phase -= phase.rounded(.down) }
+                }
+                framesRendered += 1
             }
-            let a = Double(amplitude[i])
-            let f = frequency.isConstant ? parameterStates[frequencyIndex].current : Double(frequency[i])  // a constant frequency keeps its Double value
-            let value: Double
-            switch waveform {
-            case .sine:
-                value = a * sin(2 * Double.pi * phase)
-            case .noise:
-                value = a * rng.nextSignedUnit()
-            case .square, .sawtooth, .triangle:
-                value = a * Self.bandLimited(waveform, phase: phase, frequency: f, sampleRate: rate)
-            }
-            first[i] = Float(value)
-            if waveform != .noise {
-                phase += f * inverseRate
-                if phase >= 1 { phase -= phase.rounded(.down) }
-            }
-            framesRendered += 1
         }
         for c in 1..<max(1, out.channelCount) { out.channel(c).update(from: first, count: n) }
         outputIsSilent[0] = false
     }
 
-    /// The Fourier series of a unit square/sawtooth/triangle wave at `phase` (cycles), summed up
-    /// to the Nyquist frequency (at most 512 harmonics). Real-time safe.
+    /// The square/sawtooth/triangle frames of one slice: the phases first (the sequential part),
+    /// then the waves two frames at a time. Each frame's value does not depend on its partner, so
+    /// the output is the same for any slicing. Real-time safe.
     @inline(__always)
-    static func bandLimited(_ waveform: Waveform, phase: Double, frequency: Double, sampleRate: Double) -> Double {
-        guard frequency > 0 else { return 0 }
-        let harmonics = min(512, Int((sampleRate / 2) / frequency))
-        if harmonics < 1 { return 0 }
-        let theta = 2 * Double.pi * phase
-        // sin(k*theta) by the angle-addition recurrence; square and triangle have odd harmonics
-        // only, so they step by 2*theta. One loop per waveform keeps the inner loop branch-free.
-        let s1 = sin(theta), c1 = cos(theta)
-        var sum = 0.0
-        switch waveform {
-        case .sawtooth:
-            // sum of (-1)^(k+1) sin(k theta) / k: the sign folds into rotating by theta + pi.
-            var sk = s1, ck = c1
-            let sr = -s1, cr = -c1
-            var k = 1.0
-            let n = Double(harmonics)
-            while k <= n {
-                sum += sk / k
-                let s = sk * cr + ck * sr
-                ck = ck * cr - sk * sr
-                sk = s
-                k += 1
+    private func renderBandLimited(into first: UnsafeMutablePointer<Float>, frameCount n: Int, firstFrame t0: Int64,
+                                   begin: Int64, end: Int64, frequency: ParameterValues, amplitude: ParameterValues,
+                                   inverseRate: Double) {
+        for i in 0..<n {
+            let t = t0 + Int64(i)
+            if t < begin || t >= end {
+                framePhases[i] = 0
+                frameFrequencies[i] = 0
+                continue
             }
-        case .square, .triangle:
-            let s2 = 2 * s1 * c1, c2 = c1 * c1 - s1 * s1
-            var sk = s1, ck = c1
-            var k = 1.0
-            let n = Double(harmonics)
-            if waveform == .square {
-                while k <= n {
-                    sum += sk / k
-                    let s = sk * c2 + ck * s2
-                    ck = ck * c2 - sk * s2
-                    sk = s
-                    k += 2
-                }
-            } else {
-                var sign = 1.0
-                while k <= n {
-                    sum += sign * sk / (k * k)
-                    let s = sk * c2 + ck * s2
-                    ck = ck * c2 - sk * s2
-                    sk = s
-                    sign = -sign
-                    k += 2
-                }
-            }
-        default:
-            break
+            let f = frequency.isConstant ? parameterStates[frequencyIndex].current : Double(frequency[i])  // a constant frequency keeps its Double value
+            framePhases[i] = phase
+            frameFrequencies[i] = f
+            phase += f * inverseRate
+            if phase >= 1 { phase -= phase.rounded(.down) }
+            framesRendered += 1
         }
-        switch waveform {
-        case .square: return 4 / Double.pi * sum
-        case .sawtooth: return 2 / Double.pi * sum
-        case .triangle: return 8 / (Double.pi * Double.pi) * sum
-        default: return 0
+        var i = 0
+        while i < n {
+            let j = min(i + 1, n - 1)
+            let (x, y) = series.valuePair(waveform, (framePhases[i], frameFrequencies[i]), (framePhases[j], frameFrequencies[j]),
+                                          sampleRate: rate)
+            let t = t0 + Int64(i)
+            first[i] = t < begin || t >= end ? 0 : Float(Double(amplitude[i]) * x)
+            if j > i { first[j] = t + 1 < begin || t + 1 >= end ? 0 : Float(Double(amplitude[j]) * y) }
+            i += 2
         }
     }
 }
