@@ -49,7 +49,7 @@ final class FileStreamer: @unchecked Sendable {
     static let chunkFrames = 8192
     /// How long the idle reader sleeps before looking for work again (it is also woken by
     /// ``waitUntilBuffered(position:segment:version:frames:)``).
-    static let idlePollNanoseconds = 5_000_000
+    static let idlePollSeconds = 0.005
 
     let ring: StreamRing
     let counters: Counters
@@ -85,8 +85,8 @@ final class FileStreamer: @unchecked Sendable {
 
     // MARK: Control thread only
     private var thread: pthread_t?
-    private let wake = StreamerSemaphore()
-    private let progress = StreamerSemaphore()
+    private let wake = WakeSemaphore()
+    private let progress = WakeSemaphore()
 
     /// Opens `path`, fills the ring from stream position 0 of `segment` (here, on the calling
     /// control thread) and starts the reader thread.
@@ -205,7 +205,7 @@ final class FileStreamer: @unchecked Sendable {
             clock_gettime(CLOCK_MONOTONIC, &clock)
             if Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 > deadline { return false }
             wake.post()
-            progress.wait(nanoseconds: 50_000_000)
+            progress.wait(timeout: 0.05)
         }
     }
 
@@ -215,7 +215,7 @@ final class FileStreamer: @unchecked Sendable {
         while !stopRequested.load(ordering: .acquiring) {
             if takeRequest() { continue }
             if fillOneChunk() { continue }
-            wake.wait(nanoseconds: Self.idlePollNanoseconds)
+            wake.wait(timeout: Self.idlePollSeconds)
         }
     }
 
@@ -275,33 +275,5 @@ final class FileStreamer: @unchecked Sendable {
         readerPosition += Int64(count)
         progress.post()
         return true
-    }
-}
-
-/// A POSIX semaphore with a timed wait (wakes the disk reader; tells a waiting control thread
-/// that data arrived). Never touched by the render thread.
-private final class StreamerSemaphore: @unchecked Sendable {
-    private let semaphore: UnsafeMutablePointer<sem_t>
-
-    init() {
-        semaphore = .allocate(capacity: 1)
-        sem_init(semaphore, 0, 0)
-    }
-
-    deinit {
-        sem_destroy(semaphore)
-        semaphore.deallocate()
-    }
-
-    func post() { sem_post(semaphore) }
-
-    /// Waits for a post, at most `nanoseconds`.
-    func wait(nanoseconds: Int) {
-        var t = timespec()
-        clock_gettime(CLOCK_REALTIME, &t)
-        let total = Int(t.tv_nsec) + nanoseconds
-        t.tv_sec += total / 1_000_000_000
-        t.tv_nsec = total % 1_000_000_000
-        while sem_timedwait(semaphore, &t) != 0 && errno == EINTR {}
     }
 }

@@ -29,16 +29,18 @@ public final class PlayerNode: AudioNode, @unchecked Sendable {
 
     /// Files longer than this many seconds stream from disk instead of being decoded into memory
     /// (decided at initialize, by the whole file's length, so that a `segment` change never has
-    /// to decode a long part on the control thread). Tests lower it to stream small files.
-    static var streamingThreshold: Double {
+    /// to decode a long part on the control thread). Any thread; applies to players initialized
+    /// afterwards. Tests lower it to stream small files.
+    public static var streamingThreshold: Double {
         get { Double(bitPattern: streamingThresholdBits.load(ordering: .relaxed)) }
         set { streamingThresholdBits.store(newValue.bitPattern, ordering: .relaxed) }
     }
     private static let streamingThresholdBits = Atomic<UInt64>(30.0.bitPattern)
 
     /// The smallest ring a streaming player gets, in frames (default 2^17: 2.7 s at 48 kHz; more
-    /// with big slices). Tests lower it so that small files wrap the ring many times.
-    static var streamingRingFrames: Int {
+    /// with big slices). Any thread; applies to players initialized afterwards. Tests lower it so
+    /// that small files wrap the ring many times.
+    public static var streamingRingFrames: Int {
         get { streamingRingFramesValue.load(ordering: .relaxed) }
         set { streamingRingFramesValue.store(newValue, ordering: .relaxed) }
     }

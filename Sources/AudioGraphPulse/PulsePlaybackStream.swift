@@ -1,4 +1,5 @@
 // Real-time playback to a PulseAudio sink from a render callback on a dedicated thread.
+import AudioGraphNodes
 import CPulse
 import CPulseShim
 import Glibc

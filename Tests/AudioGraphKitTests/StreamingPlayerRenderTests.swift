@@ -1,22 +1,19 @@
 // OfflineRenderer with streaming players: the rendered file equals the in-memory render and the source file, bit for bit.
 @testable import AudioGraphKit
 @testable import AudioGraphNodes
+import AudioGraphTesting
 import Foundation
 import XCTest
 
 final class StreamingPlayerRenderTests: XCTestCase {
-    private var savedThreshold = 0.0
-    private var savedRing = 0
+    private var saved: StreamingPlayerSettings?
 
     override func setUp() {
-        savedThreshold = PlayerNode.streamingThreshold
-        savedRing = PlayerNode.streamingRingFrames
-        PlayerNode.streamingRingFrames = 1 << 15
+        saved = .override(ringFrames: 1 << 15)
     }
 
     override func tearDown() {
-        PlayerNode.streamingThreshold = savedThreshold
-        PlayerNode.streamingRingFrames = savedRing
+        saved?.restore()
     }
 
     /// Frames 0..<n of a noise-like channel (every value distinct enough to show a misplaced frame).

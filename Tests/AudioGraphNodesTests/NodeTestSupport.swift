@@ -107,3 +107,23 @@ func formulaSource(_ id: String, channels: Int, sampleRate: Double? = nil,
         return false
     }
 }
+
+/// The Fourier series of the unit band-limited waves, written out term by term with libm's sin:
+/// every harmonic k <= min(512, floor(sampleRate / 2 / frequency)) of sin(k theta), weighted
+/// 4/(pi k) (square, odd k), 2/(pi k) alternating (sawtooth), 8/(pi^2 k^2) alternating (triangle,
+/// odd k). The independent reference for the oscillator and BandLimitedSeries tests.
+func fourierSeries(_ w: Waveform, theta: Double, frequency f: Double, sampleRate sr: Double) -> Double {
+    let top = min(512, Int(sr / 2 / f))
+    if top < 1 { return 0 }
+    var sum = 0.0
+    for k in 1...top {
+        let kd = Double(k)
+        switch w {
+        case .square where k % 2 == 1: sum += 4 / Double.pi * sin(kd * theta) / kd
+        case .sawtooth: sum += 2 / Double.pi * (k % 2 == 1 ? 1 : -1) * sin(kd * theta) / kd
+        case .triangle where k % 2 == 1: sum += 8 / (Double.pi * Double.pi) * (k % 4 == 1 ? 1 : -1) * sin(kd * theta) / (kd * kd)
+        default: break
+        }
+    }
+    return sum
+}

@@ -143,21 +143,9 @@ final class OscillatorNodeTests: XCTestCase {
         XCTAssertNotEqual(Array(x[0..<1000]), other)
     }
 
-    /// The Fourier series of the unit waves, written out here: harmonics up to Nyquist.
+    /// The Fourier series of the unit waves (`fourierSeries`, harmonics up to Nyquist) at frame n.
     private func fourier(_ w: Waveform, f: Double, n: Int) -> Double {
-        let theta = 2 * Double.pi * f * Double(n) / sr
-        let top = min(512, Int(sr / 2 / f))
-        var sum = 0.0
-        for k in 1...top {
-            let kd = Double(k)
-            switch w {
-            case .square where k % 2 == 1: sum += 4 / Double.pi * sin(kd * theta) / kd
-            case .sawtooth: sum += 2 / Double.pi * (k % 2 == 1 ? 1 : -1) * sin(kd * theta) / kd
-            case .triangle where k % 2 == 1: sum += 8 / (Double.pi * Double.pi) * (k % 4 == 1 ? 1 : -1) * sin(kd * theta) / (kd * kd)
-            default: break
-            }
-        }
-        return sum
+        fourierSeries(w, theta: 2 * Double.pi * f * Double(n) / sr, frequency: f, sampleRate: sr)
     }
 
     func testBandLimitedWavesMatchTheirFourierSeries() throws {

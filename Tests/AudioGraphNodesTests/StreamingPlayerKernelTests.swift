@@ -12,18 +12,14 @@ final class StreamingPlayerKernelTests: XCTestCase {
     let length = 150_000
     let slices = [1, 64, 512, 4096]
 
-    private var savedThreshold = 0.0
-    private var savedRing = 0
+    private var saved: StreamingPlayerSettings?
 
     override func setUp() {
-        savedThreshold = PlayerNode.streamingThreshold
-        savedRing = PlayerNode.streamingRingFrames
-        PlayerNode.streamingRingFrames = 1 << 15
+        saved = .override(ringFrames: 1 << 15)
     }
 
     override func tearDown() {
-        PlayerNode.streamingThreshold = savedThreshold
-        PlayerNode.streamingRingFrames = savedRing
+        saved?.restore()
     }
 
     /// A stereo float file of `length` frames of noise-like values (left) and a ramp (right), all
@@ -263,8 +259,7 @@ final class StreamingPlayerKernelTests: XCTestCase {
     /// process grows by a few megabytes, not by the decoded size; the samples are right, also
     /// after a segment change to minute nine.
     func testATenMinuteFileInitializesQuicklyInLittleMemory() throws {
-        PlayerNode.streamingRingFrames = savedRing
-        PlayerNode.streamingThreshold = savedThreshold  // the default: 30 s
+        saved?.restore()  // the defaults: streams files over 30 s, ring 2^17 frames
         let frames = 600 * 48000
         let path = try temporaryDirectory(self).appendingPathComponent("ten-minutes.wav").path
         do {

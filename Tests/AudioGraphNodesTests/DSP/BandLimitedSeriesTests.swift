@@ -7,20 +7,7 @@ import XCTest
 final class BandLimitedSeriesTests: XCTestCase {
     /// The series written out: every harmonic k <= min(512, floor((sr/2)/f)), each sine from libm.
     private func reference(_ w: Waveform, phase: Double, frequency f: Double, sampleRate sr: Double) -> Double {
-        let top = min(512, Int(sr / 2 / f))
-        if top < 1 { return 0 }
-        let theta = 2 * Double.pi * phase
-        var sum = 0.0
-        for k in 1...top {
-            let kd = Double(k)
-            switch w {
-            case .square where k % 2 == 1: sum += 4 / Double.pi * sin(kd * theta) / kd
-            case .sawtooth: sum += 2 / Double.pi * (k % 2 == 1 ? 1 : -1) * sin(kd * theta) / kd
-            case .triangle where k % 2 == 1: sum += 8 / (Double.pi * Double.pi) * (k % 4 == 1 ? 1 : -1) * sin(kd * theta) / (kd * kd)
-            default: break
-            }
-        }
-        return sum
+        fourierSeries(w, theta: 2 * Double.pi * phase, frequency: f, sampleRate: sr)
     }
 
     /// The kernel OscillatorNode used before BandLimitedSeries (one angle-addition chain, a

@@ -1,16 +1,17 @@
-// A POSIX counting semaphore used to wake the render thread without locks.
+// A POSIX counting semaphore: lock-free posts, timed waits (render-thread wake-ups, the disk reader).
 import Glibc
 
 /// A POSIX semaphore (`sem_t`): `post()` is lock-free and async-signal-safe (an atomic increment
-/// and, only if a thread sleeps, a futex wake), so libpulse's mainloop thread can post it from a
-/// callback to tell the render thread that ring-buffer space was freed. The render thread waits
-/// on it *between* slices, never inside a render call.
+/// and, only if a thread sleeps, a futex wake). Uses: libpulse's mainloop thread posts it from a
+/// callback to tell the PulseAudio render thread that ring-buffer space was freed (that thread
+/// waits on it *between* slices, never inside a render call); a streaming player's disk reader
+/// waits on one for work and posts another when data arrived.
 ///
 /// Thread safety: any number of threads may `post()` and `wait(timeout:)` concurrently.
-final class WakeSemaphore: @unchecked Sendable {
+package final class WakeSemaphore: @unchecked Sendable {
     private let semaphore: UnsafeMutablePointer<sem_t>
 
-    init() {
+    package init() {
         semaphore = .allocate(capacity: 1)
         sem_init(semaphore, 0, 0)
     }
@@ -22,13 +23,13 @@ final class WakeSemaphore: @unchecked Sendable {
 
     /// Increments the count, waking one waiter. Real-time safe.
     @inline(__always)
-    func post() {
+    package func post() {
         sem_post(semaphore)
     }
 
     /// Waits until posted or `timeout` seconds passed. Returns true when posted.
     @discardableResult
-    func wait(timeout: Double) -> Bool {
+    package func wait(timeout: Double) -> Bool {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         let nanos = Int(ts.tv_nsec) + Int(timeout * 1e9)
@@ -41,7 +42,7 @@ final class WakeSemaphore: @unchecked Sendable {
     }
 
     /// Consumes all pending posts without waiting.
-    func drain() {
+    package func drain() {
         while sem_trywait(semaphore) == 0 {}
     }
 }
