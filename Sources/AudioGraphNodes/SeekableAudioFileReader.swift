@@ -6,12 +6,13 @@ import CSndFile
 /// allocation per read, a seek only when the read does not continue where the last one ended.
 ///
 /// Thread safety: not shared. Opened on a control thread, then used by one thread at a time
-/// (the player's disk-reader thread); every call does I/O, never on the render thread.
-final class SeekableAudioFileReader {
+/// (the player's disk-reader thread, `audiograph meter FILE`); every call does I/O, never on
+/// the render thread.
+public final class SeekableAudioFileReader {
     /// Where the file is.
-    let path: String
+    public let path: String
     /// Rate, channels and length of the file.
-    let info: AudioFileInfo
+    public let info: AudioFileInfo
 
     // MARK: Owner thread only
     private var file: OpaquePointer?
@@ -19,7 +20,7 @@ final class SeekableAudioFileReader {
     private var filePosition: Int64 = 0
 
     /// Opens `path` for reading.
-    init(path: String) throws(AudioFileError) {
+    public init(path: String) throws(AudioFileError) {
         var sfinfo = SF_INFO()
         guard let f = sf_open(path, Int32(SFM_READ), &sfinfo) else {
             throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
@@ -35,7 +36,7 @@ final class SeekableAudioFileReader {
     /// `destination` (room for `frameCount * info.channels` floats). Returns the frames read:
     /// fewer than asked at the end of the file, and -1 when seeking or reading failed (the
     /// position is then unknown and the next read seeks again). Allocates nothing.
-    func read(into destination: UnsafeMutablePointer<Float>, atFrame frame: Int64, frameCount: Int) -> Int {
+    public func read(into destination: UnsafeMutablePointer<Float>, atFrame frame: Int64, frameCount: Int) -> Int {
         guard let file, frameCount > 0 else { return 0 }
         if frame != filePosition {
             guard sf_seek(file, frame, SEEK_SET) == frame else {

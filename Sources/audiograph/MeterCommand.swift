@@ -26,31 +26,38 @@ struct MeterCommand: ParsableCommand {
         if let file { try meterFile(file) } else { try meterLive() }
     }
 
+    /// Reads the file 100 ms at a time (a long recording is never decoded whole into memory).
     private func meterFile(_ path: String) throws {
-        let audio: (info: AudioFileInfo, channels: [[Float]])
+        let reader: SeekableAudioFileReader
         do {
-            audio = try AudioFileReader.read(path: path)
+            reader = try SeekableAudioFileReader(path: path)
         } catch {
             Diagnostics.error("\(path): \(error)")
             throw ExitCode(ExitStatus.invalidInput)
         }
-        let block = max(1, Int((audio.info.sampleRate / 10).rounded()))
-        var start = 0
-        let total = audio.channels.first?.count ?? 0
-        while start < total {
-            let n = min(block, total - start)
-            let meter = withPointers(audio.channels, offset: start) { LevelMeter(channels: $0, frameCount: n) }
-            print(String(format: "%7.1f s  ", Double(start) / audio.info.sampleRate) + meter.line())
-            start += n
+        let info = reader.info
+        let channels = info.channels
+        let block = max(1, Int((info.sampleRate / 10).rounded()))
+        let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: block * channels)
+        let planar = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: block) }
+        defer {
+            interleaved.deallocate()
+            planar.forEach { $0.deallocate() }
         }
-    }
-
-    private func withPointers<R>(_ channels: [[Float]], offset: Int, _ body: ([UnsafePointer<Float>]) -> R) -> R {
-        func nest(_ i: Int, _ acc: [UnsafePointer<Float>]) -> R {
-            if i == channels.count { return body(acc) }
-            return channels[i].withUnsafeBufferPointer { nest(i + 1, acc + [$0.baseAddress! + offset]) }
+        var start: Int64 = 0
+        while start < info.frames {
+            let n = reader.read(into: interleaved, atFrame: start, frameCount: Int(min(Int64(block), info.frames - start)))
+            guard n > 0 else {
+                Diagnostics.error("\(path): cannot read at frame \(start) of \(info.frames)")
+                throw ExitCode(ExitStatus.invalidInput)
+            }
+            for c in 0..<channels {
+                for f in 0..<n { planar[c][f] = interleaved[f * channels + c] }
+            }
+            let meter = LevelMeter(channels: planar.map { UnsafePointer($0) }, frameCount: n)
+            print(String(format: "%7.1f s  ", Double(start) / info.sampleRate) + meter.line())
+            start += Int64(n)
         }
-        return nest(0, [])
     }
 
     private func meterLive() throws {
