@@ -49,6 +49,44 @@ final class RealTimeSafetyTests: XCTestCase {
         XCTAssertEqual(locks, 0, "the render thread took a mutex")
     }
 
+    /// What the render thread did in one scenario.
+    private struct TrackedRun {
+        var audibleSlices: Int
+        var controlSteps: Int
+        var allocations: UInt64, frees: UInt64, locks: UInt64
+    }
+
+    /// Renders `slices` 256-frame slices of `graph` on a tracked thread (after 64 untracked
+    /// warm-up slices) while this thread calls `control` with step 1, 2, ... until the render is
+    /// done; counts the slices `isAudible` accepts, and what the render thread allocated, freed
+    /// and locked. `pauseEvery4`: microseconds the render thread sleeps every fourth slice (0: none).
+    private func renderWhileChanging(_ graph: AudioGraph, slices: Int, pauseEvery4: UInt32 = 0,
+                                     isAudible: @escaping @Sendable (InputBuffer) -> Bool = { !$0.isSilent },
+                                     control: (Int) throws -> Void) rethrows -> TrackedRun {
+        let finished = Atomic<Bool>(false)
+        let audible = Atomic<Int>(0)
+        ag_counter_reset()
+        let thread = runTrackedRenderThread(warmUp: {
+            for _ in 0..<64 { _ = graph.render(frameCount: 256) }
+        }, body: {
+            var count = 0
+            for i in 0..<slices {
+                if let r = graph.render(frameCount: 256), isAudible(r) { count += 1 }
+                if pauseEvery4 > 0 && i % 4 == 0 { usleep(pauseEvery4) }
+            }
+            audible.store(count, ordering: .relaxed)
+            finished.store(true, ordering: .releasing)
+        })
+        var step = 0
+        while !finished.load(ordering: .acquiring) {
+            step += 1
+            try control(step)
+        }
+        pthread_join(thread, nil)
+        return TrackedRun(audibleSlices: audible.load(ordering: .relaxed), controlSteps: step,
+                          allocations: ag_counter_allocations(), frees: ag_counter_frees(), locks: ag_counter_locks())
+    }
+
     /// Writes a 1 s stereo 44.1 kHz file (so the mixer's implicit rate conversion runs too).
     private func makeFile() throws -> String {
         let path = NSTemporaryDirectory() + "rt-safety-\(getpid()).wav"
@@ -87,25 +125,9 @@ final class RealTimeSafetyTests: XCTestCase {
         try graph.start()
 
         let slices = 10_000
-        let finished = Atomic<Bool>(false)
-        let nonSilent = Atomic<Int>(0)
-        ag_counter_reset()
-        let thread = runTrackedRenderThread(warmUp: {
-            for _ in 0..<64 { _ = graph.render(frameCount: 256) }
-        }, body: {
-            var audible = 0
-            for _ in 0..<slices {
-                if let r = graph.render(frameCount: 256), !r.isSilent { audible += 1 }
-            }
-            nonSilent.store(audible, ordering: .relaxed)
-            finished.store(true, ordering: .releasing)
-        })
-
         var updates = 0
         var connected = true
-        var step = 0
-        while !finished.load(ordering: .acquiring) {
-            step += 1
+        let run = try renderWhileChanging(graph, slices: slices) { step in
             try osc1.setParameter("frequency", 200 + Double(step % 400), rampFrames: step % 3 == 0 ? 480 : 0)
             try mixer.setParameter("input.2.pan", Double(step % 21) / 10 - 1)
             try mixer.setParameter("input.1.volume", Double(step % 5) / 4, rampFrames: 128)
@@ -125,16 +147,12 @@ final class RealTimeSafetyTests: XCTestCase {
             }
             usleep(200)
         }
-        pthread_join(thread, nil)
-        let allocations = ag_counter_allocations()
-        let frees = ag_counter_frees()
-        let locks = ag_counter_locks()
         graph.stop()
-        print("real-time safety: \(slices) slices, \(updates) change lists, \(step) parameter rounds; "
-              + "render thread: \(allocations) allocations, \(frees) frees, \(locks) mutex locks")
+        print("real-time safety: \(slices) slices, \(updates) change lists, \(run.controlSteps) parameter rounds; "
+              + "render thread: \(run.allocations) allocations, \(run.frees) frees, \(run.locks) mutex locks")
         XCTAssertGreaterThan(updates, 20, "too few change lists were applied during the render")
-        XCTAssertGreaterThan(nonSilent.load(ordering: .relaxed), slices / 2)
-        assertNothingCounted(allocations, frees, locks)
+        XCTAssertGreaterThan(run.audibleSlices, slices / 2)
+        assertNothingCounted(run.allocations, run.frees, run.locks)
     }
 
     /// The effect and spatial nodes: eq (gliding band parameters), delay (gliding delay time),
@@ -172,18 +190,8 @@ final class RealTimeSafetyTests: XCTestCase {
         try graph.start()
 
         let slices = 3_000
-        let finished = Atomic<Bool>(false)
-        ag_counter_reset()
-        let thread = runTrackedRenderThread(warmUp: {
-            for _ in 0..<64 { _ = graph.render(frameCount: 256) }
-        }, body: {
-            for _ in 0..<slices { _ = graph.render(frameCount: 256) }
-            finished.store(true, ordering: .releasing)
-        })
-        var step = 0
         var connected = true
-        while !finished.load(ordering: .acquiring) {
-            step += 1
+        let run = try renderWhileChanging(graph, slices: slices) { step in
             let angle = Double(step % 360) * Double.pi / 180
             try hrtf.setParameter("input.0.x", 2 * cos(angle))
             try hrtf.setParameter("input.0.z", 2 * sin(angle))
@@ -199,12 +207,10 @@ final class RealTimeSafetyTests: XCTestCase {
             }
             usleep(300)
         }
-        pthread_join(thread, nil)
-        let allocations = ag_counter_allocations(), frees = ag_counter_frees(), locks = ag_counter_locks()
         graph.stop()
-        print("real-time safety (effects and spatial): \(slices) slices, \(step) parameter rounds; "
-              + "render thread: \(allocations) allocations, \(frees) frees, \(locks) mutex locks")
-        assertNothingCounted(allocations, frees, locks)
+        print("real-time safety (effects and spatial): \(slices) slices, \(run.controlSteps) parameter rounds; "
+              + "render thread: \(run.allocations) allocations, \(run.frees) frees, \(run.locks) mutex locks")
+        assertNothingCounted(run.allocations, run.frees, run.locks)
     }
 
     /// Streaming players (the threshold lowered so a 1 s file streams, a 32 768-frame ring so it
@@ -246,24 +252,9 @@ final class RealTimeSafetyTests: XCTestCase {
         XCTAssertTrue(looping.isStreaming && plain.isStreaming)
 
         let slices = 6_000
-        let finished = Atomic<Bool>(false)
-        let nonSilent = Atomic<Int>(0)
-        ag_counter_reset()
-        let thread = runTrackedRenderThread(warmUp: {
-            for _ in 0..<64 { _ = graph.render(frameCount: 256) }
-        }, body: {
-            var audible = 0
-            for i in 0..<slices {
-                if let r = graph.render(frameCount: 256), !r.isSilent, r.buffer.channel(0)[255] != 0 { audible += 1 }
-                if i % 4 == 0 { usleep(100) }
-            }
-            nonSilent.store(audible, ordering: .relaxed)
-            finished.store(true, ordering: .releasing)
-        })
-        var step = 0
         var updates = 0
-        while !finished.load(ordering: .acquiring) {
-            step += 1
+        let run = try renderWhileChanging(graph, slices: slices, pauseEvery4: 100,
+                                          isAudible: { !$0.isSilent && $0.buffer.channel(0)[255] != 0 }) { step in
             if step % 3 == 0 {
                 try looping.setProperty("startTime", Double(step % 7) * 0.01)
                 try plain.setProperty("segment", PlayerSegment(start: Double(step % 5) * 0.2, duration: 0.5) as PlayerSegment?)
@@ -275,15 +266,13 @@ final class RealTimeSafetyTests: XCTestCase {
             (looping.kernel as? StreamingPlayerKernel)?.streamer.testOnly_readDelayMicroseconds.store(delay, ordering: .relaxed)
             usleep(2000)
         }
-        pthread_join(thread, nil)
-        let allocations = ag_counter_allocations(), frees = ag_counter_frees(), locks = ag_counter_locks()
         graph.stop()
         print("real-time safety (streaming players): \(slices) slices, \(updates) change lists with seeks, "
               + "\(looping.streamStarvedFrames + plain.streamStarvedFrames) frames starved; "
-              + "render thread: \(allocations) allocations, \(frees) frees, \(locks) mutex locks")
+              + "render thread: \(run.allocations) allocations, \(run.frees) frees, \(run.locks) mutex locks")
         XCTAssertGreaterThan(updates, 20, "too few seeks were requested during the render")
-        XCTAssertGreaterThan(nonSilent.load(ordering: .relaxed), slices / 4, "the players were mostly silent")
-        assertNothingCounted(allocations, frees, locks)
+        XCTAssertGreaterThan(run.audibleSlices, slices / 4, "the players were mostly silent")
+        assertNothingCounted(run.allocations, run.frees, run.locks)
         graph.uninitialize()
         let deadline = Date().addingTimeInterval(2)
         while ProcessThreads.count > threadsBefore && Date() < deadline { usleep(5000) }
