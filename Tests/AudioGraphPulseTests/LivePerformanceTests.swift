@@ -101,7 +101,7 @@ final class LivePerformanceTests: PulseServerTestCase {
     /// asserts that run played its whole length without an underrun. Runs the machine stalled in
     /// are printed with their counts; when every attempt stalled the result is inconclusive (skip).
     private func cleanRun(_ cli: String, _ graph: String, seconds: Int, busy: Bool, _ label: String,
-                          attempts: Int = 5) throws -> Run {
+                          attempts: Int = 8) throws -> Run {
         var stalled: [Run] = []
         for _ in 0..<attempts {
             let run = try play(cli, graph, seconds: Double(seconds), busy: busy)
