@@ -51,7 +51,7 @@ public final class AudioGraph: @unchecked Sendable {
 
     // MARK: Control threads only (guarded by `control`)
     private let control = Mutex<Void>(())
-    private var nodesByID: [String: AudioNode] = [:]
+    private var nodesByID: [String: GraphNode] = [:]
     private var nodeOrder: [String] = []
     private var connectionsByInput: [BusKey: BusKey] = [:]
     private var livePlans: [RenderPlan] = []
@@ -98,9 +98,9 @@ public final class AudioGraph: @unchecked Sendable {
     // MARK: Inspection (control threads)
 
     /// The node with this id, or nil.
-    public func node(_ id: String) -> AudioNode? { control.withLock { _ in nodesByID[id] } }
+    public func node(_ id: String) -> GraphNode? { control.withLock { _ in nodesByID[id] } }
     /// Every node, in the order added.
-    public var nodes: [AudioNode] { control.withLock { _ in nodeOrder.compactMap { nodesByID[$0] } } }
+    public var nodes: [GraphNode] { control.withLock { _ in nodeOrder.compactMap { nodesByID[$0] } } }
     /// Every connection, sorted by destination.
     public var connections: [Connection] {
         control.withLock { _ in
@@ -110,7 +110,7 @@ public final class AudioGraph: @unchecked Sendable {
         }
     }
     /// The output node, if there is exactly one.
-    public var outputNode: AudioNode? {
+    public var outputNode: GraphNode? {
         let outs = nodes.filter(\.isOutputNode)
         return outs.count == 1 ? outs[0] : nil
     }
@@ -118,7 +118,7 @@ public final class AudioGraph: @unchecked Sendable {
     // MARK: Editing
 
     /// Adds a node: at once while open, queued (applied by `update()`) once initialized.
-    public func addNode(_ node: AudioNode) throws(AudioGraphError) {
+    public func addNode(_ node: GraphNode) throws(AudioGraphError) {
         try edit(.addNode(node))
     }
 
@@ -286,9 +286,9 @@ public final class AudioGraph: @unchecked Sendable {
     // Called with `control` held.
     private func applyChanges(_ changes: [PendingChange], activationTime: Int64) throws(AudioGraphError) -> UInt64 {
         var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
-        var added: [AudioNode] = []
-        var parameterSets: [(AudioNode, Int, Double, Double)] = []
-        var propertySets: [(AudioNode, String, any Sendable)] = []
+        var added: [GraphNode] = []
+        var parameterSets: [(GraphNode, Int, Double, Double)] = []
+        var propertySets: [(GraphNode, String, any Sendable)] = []
         for change in changes {
             switch change {
             case .addNode(let n):

@@ -9,7 +9,7 @@
 public final class KernelTap: @unchecked Sendable {
     /// The output bus recorded.
     public let bus: Int
-    private let storage: AudioBufferStorage
+    private let storage: ChannelBufferStorage
     /// Frames recorded since the last drain.
     public private(set) var frameCount = 0
     /// Frames that did not fit before a drain (0 unless a slice pulls the node unusually often).
@@ -20,11 +20,11 @@ public final class KernelTap: @unchecked Sendable {
     ///     rate converter).
     public init(bus: Int, channelCount: Int, capacity: Int) {
         self.bus = bus
-        storage = AudioBufferStorage(channelCount: channelCount, capacity: capacity)
+        storage = ChannelBufferStorage(channelCount: channelCount, capacity: capacity)
     }
 
     /// Appends `frames` frames of `buffer`. Real-time safe.
-    func record(_ buffer: AudioBufferList, frames: Int) {
+    func record(_ buffer: ChannelBufferList, frames: Int) {
         let n = min(frames, storage.list.capacity - frameCount)
         if n < frames { droppedFrames += Int64(frames - n) }
         guard n > 0 else { return }
@@ -35,7 +35,7 @@ public final class KernelTap: @unchecked Sendable {
     }
 
     /// Hands the recorded frames to `body` (a view valid during the call) and empties the tap.
-    public func drain<E: Error>(_ body: (AudioBufferList, Int) throws(E) -> Void) throws(E) {
+    public func drain<E: Error>(_ body: (ChannelBufferList, Int) throws(E) -> Void) throws(E) {
         defer { frameCount = 0 }
         if frameCount > 0 { try body(storage.list, frameCount) }
     }

@@ -2,7 +2,7 @@
 
 /// The render-side processor of a node (cf. a web-audio-api-rs `AudioProcessor`).
 ///
-/// A kernel is created by its ``AudioNode`` on a control thread at initialize (or in `update()`
+/// A kernel is created by its ``GraphNode`` on a control thread at initialize (or in `update()`
 /// for a node added while running), with every buffer it will need: one output buffer per output
 /// bus sized from `maximumFramesPerSlice`, and a scratch buffer per parameter. From then on only
 /// the render thread calls it. Subclasses override ``render(context:inputs:)``.
@@ -13,7 +13,7 @@ open class NodeKernel: @unchecked Sendable {
     /// The node's id (for diagnostics; never formatted on the render thread).
     public let nodeID: String
     /// Output buses (each a view of storage this kernel owns).
-    public let outputs: UnsafeMutableBufferPointer<AudioBufferList>
+    public let outputs: UnsafeMutableBufferPointer<ChannelBufferList>
     /// Formats of the output buses.
     public let outputFormats: [StreamFormat]
     /// The largest slice the kernel is asked for.
@@ -34,7 +34,7 @@ open class NodeKernel: @unchecked Sendable {
     var lastRenderedFrameCount: Int = -1
 
     // MARK: Control thread only (ownership of memory)
-    private let outputStorage: [AudioBufferStorage]
+    private let outputStorage: [ChannelBufferStorage]
     private let parameterScratch: UnsafeMutablePointer<Float>
 
     public init(nodeID: String, outputFormats: [StreamFormat], maximumFramesPerSlice: Int,
@@ -44,7 +44,7 @@ open class NodeKernel: @unchecked Sendable {
         self.maximumFramesPerSlice = maximumFramesPerSlice
         self.parameters = parameters
         outputStorage = outputFormats.map {
-            AudioBufferStorage(channelCount: $0.channelCount, capacity: maximumFramesPerSlice)
+            ChannelBufferStorage(channelCount: $0.channelCount, capacity: maximumFramesPerSlice)
         }
         outputs = .allocate(capacity: max(1, outputFormats.count))
         for (i, s) in outputStorage.enumerated() { (outputs.baseAddress! + i).initialize(to: s.list) }
@@ -144,11 +144,11 @@ public struct RenderInputs {
 /// One pulled input bus: its buffer (at least the slice's frame count) and whether it is silent.
 public struct InputBuffer {
     /// The samples (owned by the source node or the input's rate converter).
-    public let buffer: AudioBufferList
+    public let buffer: ChannelBufferList
     /// Whether every sample of this slice is zero.
     public let isSilent: Bool
 
-    public init(buffer: AudioBufferList, isSilent: Bool) {
+    public init(buffer: ChannelBufferList, isSilent: Bool) {
         self.buffer = buffer
         self.isSilent = isSilent
     }

@@ -5,7 +5,7 @@ import Synchronization
 /// `AudioGraph.update()` all together or not at all.
 public enum PendingChange: @unchecked Sendable {
     /// Adds a node (not yet initialized; update() sets it up off the render thread).
-    case addNode(AudioNode)
+    case addNode(GraphNode)
     /// Removes a node and every connection to or from it.
     case removeNode(String)
     /// Connects an output bus to an input bus.

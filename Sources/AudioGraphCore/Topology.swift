@@ -3,7 +3,7 @@
 /// Nodes and connections of a graph, as a value that a change list is applied to on a copy.
 /// Thread safety: a value; the graph keeps its own under its control mutex.
 struct Topology {
-    var nodes: [String: AudioNode]
+    var nodes: [String: GraphNode]
     var order: [String]
     /// Destination input bus → source output bus.
     var connections: [AudioGraph.BusKey: AudioGraph.BusKey]

@@ -8,7 +8,7 @@ public struct BuiltGraph: @unchecked Sendable {
     /// What it was built from.
     public let validated: ValidatedGraph
     /// The graph's output node.
-    public let outputNode: AudioNode
+    public let outputNode: GraphNode
 }
 
 /// Turns graph descriptions into engine graphs, and their updates into pending-change lists.
@@ -24,7 +24,7 @@ public enum GraphBuilder {
     ///     nodes their PulseAudio context).
     public static func build(_ validated: ValidatedGraph, maximumFramesPerSlice: Int? = nil,
                              outputs: OutputPlacement = .asDescribed,
-                             prepare: ((AudioNode) -> Void)? = nil) throws(AudioGraphError) -> BuiltGraph {
+                             prepare: ((GraphNode) -> Void)? = nil) throws(AudioGraphError) -> BuiltGraph {
         let d = validated.description
         let graph = AudioGraph(sampleRate: d.sampleRate,
                                maximumFramesPerSlice: maximumFramesPerSlice ?? d.maximumFramesPerSlice)

@@ -21,8 +21,8 @@ public enum NodeFactory {
     ///
     /// - Parameter outputs: what an output node becomes (see ``OutputPlacement``).
     public static func makeNode(_ description: NodeDescription, sampleRate: Double,
-                                outputs: OutputPlacement = .asDescribed) throws(AudioGraphError) -> AudioNode {
-        let node: AudioNode
+                                outputs: OutputPlacement = .asDescribed) throws(AudioGraphError) -> GraphNode {
+        let node: GraphNode
         switch description.configuration {
         case .oscillator(let p):
             node = OscillatorNode(id: description.id, sampleRate: sampleRate, properties: p)

@@ -117,8 +117,8 @@ public final class OfflineRenderer {
             .map { (frame: $0.element.when.frame(sampleRate: graphTimelineRate), index: $0.offset, update: $0.element) }
             .sorted { ($0.frame, $0.index) < ($1.frame, $1.index) }
         var nextUpdate = 0
-        let silence = AudioBufferStorage(channelCount: 64, capacity: sliceSize)
-        let mapped = AudioBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)
+        let silence = ChannelBufferStorage(channelCount: 64, capacity: sliceSize)
+        let mapped = ChannelBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)
         var graphFrames: Int64 = 0
         var failure: RenderError?
         // One recorder per tap, attached to the node's kernel once it exists (nodes added by an
@@ -198,7 +198,7 @@ public final class OfflineRenderer {
             throw .graph(error)
         }
         defer { graph.stop() }
-        let chunk = AudioBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)
+        let chunk = ChannelBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)
         var chunkPointers = (0..<fileFormat.channelCount).map { chunk.list.channel($0) }
         var resampler: Resampler?
         if outputRate != graphTimelineRate {
@@ -252,7 +252,7 @@ public final class OfflineRenderer {
         finished = true
     }
 
-    private func measure(_ b: AudioBufferList, frameCount n: Int) {
+    private func measure(_ b: ChannelBufferList, frameCount n: Int) {
         for c in 0..<min(b.channelCount, fileFormat.channelCount) {
             let x = b.channel(c)
             var sum = 0.0
@@ -267,7 +267,7 @@ public final class OfflineRenderer {
     }
 
     /// Up/down-mixes to the file's channel count ("speakers" rules for 1/2/4/6, discrete otherwise).
-    static func remix(_ source: AudioBufferList, into target: AudioBufferList, frameCount: Int) {
+    static func remix(_ source: ChannelBufferList, into target: ChannelBufferList, frameCount: Int) {
         var ins = (0..<source.channelCount).map { UnsafePointer(source.channel($0)) }
         var outs = (0..<target.channelCount).map { target.channel($0) }
         ins.withUnsafeMutableBufferPointer { i in

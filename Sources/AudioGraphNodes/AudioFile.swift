@@ -150,7 +150,7 @@ public final class AudioFileWriter {
 
     /// Appends `frameCount` frames of `buffer` (its first `format.channelCount` channels; missing
     /// channels are written as silence).
-    public func write(_ buffer: AudioBufferList, frameCount: Int) throws(AudioFileError) {
+    public func write(_ buffer: ChannelBufferList, frameCount: Int) throws(AudioFileError) {
         guard let file, frameCount > 0 else { return }
         let ch = format.channelCount
         let written: Int64

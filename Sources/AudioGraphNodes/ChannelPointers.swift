@@ -33,7 +33,7 @@ final class ChannelPointers: @unchecked Sendable {
 
     /// Points both tables at frame `frame` of every channel of `buffer` (at most `capacity`).
     @inline(__always)
-    func point(at buffer: AudioBufferList, frame: Int = 0) {
+    func point(at buffer: ChannelBufferList, frame: Int = 0) {
         count = min(buffer.channelCount, capacity)
         for c in 0..<count {
             let p = buffer.channel(c) + frame
@@ -51,7 +51,7 @@ final class ChannelPointers: @unchecked Sendable {
     /// and all of them when it is absent or silent, are zeroed. Returns whether the input was
     /// silent (absent counts as silent).
     @inline(__always) @discardableResult
-    static func loadInput(_ input: InputBuffer?, into output: AudioBufferList, frameCount n: Int) -> Bool {
+    static func loadInput(_ input: InputBuffer?, into output: ChannelBufferList, frameCount n: Int) -> Bool {
         if let input, !input.isSilent {
             for c in 0..<output.channelCount {
                 if c < input.channelCount { output.channel(c).update(from: input.buffer.channel(c), count: n) }
@@ -65,7 +65,7 @@ final class ChannelPointers: @unchecked Sendable {
 
     /// True when the first `frameCount` frames of every channel of `buffer` are zero.
     @inline(__always)
-    static func isAllZero(_ buffer: AudioBufferList, frameCount n: Int) -> Bool {
+    static func isAllZero(_ buffer: ChannelBufferList, frameCount n: Int) -> Bool {
         for c in 0..<buffer.channelCount {
             let y = buffer.channel(c)
             for i in 0..<n where y[i] != 0 { return false }

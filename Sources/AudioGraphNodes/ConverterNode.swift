@@ -18,7 +18,7 @@
 /// frame; the switch is not seamless).
 ///
 /// Thread safety: configure on a control thread.
-public final class ConverterNode: AudioNode, @unchecked Sendable {
+public final class ConverterNode: GraphNode, @unchecked Sendable {
     /// The configuration (quality is updated by `setProperty("quality", ...)`).
     // MARK: Control thread only
     public private(set) var properties: ConverterProperties

@@ -14,7 +14,7 @@
 /// followed in 10 ms crossfades.
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread.
-public final class DelayNode: AudioNode, @unchecked Sendable {
+public final class DelayNode: GraphNode, @unchecked Sendable {
     public init(id: String, sampleRate: Double) {
         super.init(id: id, typeName: "delay", inputBusCount: 1, outputBusCount: 1,
                    parameters: NodeSchema.for(.delay).parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))

@@ -17,7 +17,7 @@ import Foundation
 /// The bands' filter types come from the `bands` (or `preset`) property, fixed at creation.
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread.
-public final class EQNode: AudioNode, @unchecked Sendable {
+public final class EQNode: GraphNode, @unchecked Sendable {
     /// The bands as configured (their values are the parameters' initial values).
     public let properties: EQProperties
 

@@ -28,7 +28,7 @@
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread; the HRTF
 /// set is loaded (file I/O, FFT planning) at initialize on the control thread.
-public final class EnvironmentNode: AudioNode, @unchecked Sendable {
+public final class EnvironmentNode: GraphNode, @unchecked Sendable {
     // MARK: Control thread only
     /// The properties as last applied.
     public private(set) var properties: EnvironmentProperties

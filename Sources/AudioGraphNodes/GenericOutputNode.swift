@@ -9,7 +9,7 @@
 /// format (rate, channels, sample type) happens where the audio leaves the graph.
 ///
 /// Thread safety: configure on a control thread.
-public final class GenericOutputNode: AudioNode, @unchecked Sendable {
+public final class GenericOutputNode: GraphNode, @unchecked Sendable {
     /// The client format's declared fields.
     public let clientFormatRequest: PartialStreamFormat
 

@@ -14,7 +14,7 @@
 /// `input.N.pan` -1...1, `input.N.enable` 0 or 1. A disabled or silent input is skipped.
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread.
-public final class MixerNode: AudioNode, @unchecked Sendable {
+public final class MixerNode: GraphNode, @unchecked Sendable {
     /// Output channel count.
     public let channels: Int
 
@@ -50,7 +50,7 @@ final class MixerKernel: NodeKernel, @unchecked Sendable {
     /// Per input: indices of volume, pan, enable.
     private let inputParameterIndices: UnsafeMutablePointer<(volume: Int, pan: Int, enable: Int)>
     /// Two scratch channels (a down-mix to stereo) and pointer tables for ChannelMixing.
-    private let scratch: AudioBufferStorage
+    private let scratch: ChannelBufferStorage
     private let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
     private let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let gainScratch: UnsafeMutablePointer<Float>
@@ -65,7 +65,7 @@ final class MixerKernel: NodeKernel, @unchecked Sendable {
                 node.parameterIndex(of: ParameterAddress(scope: .input, element: i, name: "pan"))!,
                 node.parameterIndex(of: ParameterAddress(scope: .input, element: i, name: "enable"))!))
         }
-        scratch = AudioBufferStorage(channelCount: 2, capacity: maximumFramesPerSlice)
+        scratch = ChannelBufferStorage(channelCount: 2, capacity: maximumFramesPerSlice)
         inputPointers = .allocate(capacity: 1024)
         outputPointers = .allocate(capacity: 1024)
         gainScratch = .allocate(capacity: maximumFramesPerSlice)
@@ -123,7 +123,7 @@ final class MixerKernel: NodeKernel, @unchecked Sendable {
     }
 
     /// Adds one input into the output. Real-time safe.
-    private func mix(_ input: AudioBufferList, into out: AudioBufferList, frameCount n: Int,
+    private func mix(_ input: ChannelBufferList, into out: ChannelBufferList, frameCount n: Int,
                      pan: ChannelMixing.Values, gain: ChannelMixing.Values) {
         if out.channelCount == 2 {
             var source = input

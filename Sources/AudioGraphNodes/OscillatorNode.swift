@@ -13,7 +13,7 @@ import Foundation
 /// counted from the frame the node was added).
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread.
-public final class OscillatorNode: AudioNode, @unchecked Sendable {
+public final class OscillatorNode: GraphNode, @unchecked Sendable {
     /// The configuration (waveform, startTime and stopTime may change while running).
     public private(set) var properties: OscillatorProperties
     private let sampleRate: Double

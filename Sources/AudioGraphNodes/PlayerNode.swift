@@ -21,7 +21,7 @@ import Synchronization
 /// Thread safety: configure on a control thread; parameters may be set from any thread. The
 /// counters may be read from any thread. ``prepareForOfflineRender(graphSampleTime:graphSampleRate:)``
 /// blocks; call it only from the thread that renders, between two renders.
-public final class PlayerNode: AudioNode, @unchecked Sendable {
+public final class PlayerNode: GraphNode, @unchecked Sendable {
     /// The configuration (its `path` is the resolved file path).
     public private(set) var properties: PlayerProperties
     /// Rate, channels and length of the file.
@@ -155,7 +155,7 @@ public final class PlayerNode: AudioNode, @unchecked Sendable {
     }
 
     public override func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? {
-        var samples: AudioBufferStorage?
+        var samples: ChannelBufferStorage?
         switch name {
         case "loop": properties.loop = value as! Bool
         case "startTime": properties.startTime = value as! Double
@@ -184,12 +184,12 @@ final class PlayerKernel: NodeKernel, @unchecked Sendable {
         let loop: Bool
         let startOffset: Int64
         /// New decoded samples (a segment change of an in-memory player), or nil to keep the current ones.
-        let samples: AudioBufferStorage?
+        let samples: ChannelBufferStorage?
         /// The file frames played (a streaming player seeks to them).
         let frameRange: Range<Int64>
         /// The node's settings version (a streaming player re-seeks when it changes).
         let version: UInt64
-        init(loop: Bool, startOffset: Int64, samples: AudioBufferStorage?, frameRange: Range<Int64>, version: UInt64) {
+        init(loop: Bool, startOffset: Int64, samples: ChannelBufferStorage?, frameRange: Range<Int64>, version: UInt64) {
             self.loop = loop
             self.startOffset = startOffset
             self.samples = samples
@@ -199,9 +199,9 @@ final class PlayerKernel: NodeKernel, @unchecked Sendable {
     }
 
     /// Copies decoded channels into storage the kernel can own (control thread).
-    static func storage(for data: [[Float]], channels: Int) -> AudioBufferStorage {
+    static func storage(for data: [[Float]], channels: Int) -> ChannelBufferStorage {
         let frames = data.first?.count ?? 0
-        let storage = AudioBufferStorage(channelCount: channels, capacity: frames)
+        let storage = ChannelBufferStorage(channelCount: channels, capacity: frames)
         for (c, channel) in data.enumerated() where frames > 0 && c < channels {
             channel.withUnsafeBufferPointer { storage.list.channel(c).update(from: $0.baseAddress!, count: frames) }
         }
@@ -209,7 +209,7 @@ final class PlayerKernel: NodeKernel, @unchecked Sendable {
     }
 
     // MARK: Render thread only (replaced by messages; the old storage leaves in the message)
-    private var samples: AudioBufferStorage
+    private var samples: ChannelBufferStorage
     private var length: Int64
     private let volumeIndex: Int
 

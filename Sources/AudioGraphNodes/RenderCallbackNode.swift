@@ -8,9 +8,9 @@
 /// locks, I/O or waiting).
 ///
 /// Thread safety: configure on a control thread; the closure is called on the render thread only.
-public final class RenderCallbackNode: AudioNode, @unchecked Sendable {
+public final class RenderCallbackNode: GraphNode, @unchecked Sendable {
     /// Fills `buffer` for the slice described by `context`; returns true when it wrote silence.
-    public typealias Callback = @Sendable (_ context: RenderContext, _ buffer: AudioBufferList) -> Bool
+    public typealias Callback = @Sendable (_ context: RenderContext, _ buffer: ChannelBufferList) -> Bool
 
     let callback: Callback
     private let channels: Int

@@ -18,7 +18,7 @@ final class ResamplingInputAdapter: InputAdapter, @unchecked Sendable {
     let sourceSampleRate: Double
     let targetSampleRate: Double
     private let maximumFramesPerSlice: Int
-    private let output: AudioBufferStorage
+    private let output: ChannelBufferStorage
     private let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
     // MARK: Render thread only
@@ -33,7 +33,7 @@ final class ResamplingInputAdapter: InputAdapter, @unchecked Sendable {
         sourceSampleRate = sourceFormat.sampleRate
         self.targetSampleRate = targetSampleRate
         self.maximumFramesPerSlice = maximumFramesPerSlice
-        output = AudioBufferStorage(channelCount: channelCount, capacity: maximumFramesPerSlice)
+        output = ChannelBufferStorage(channelCount: channelCount, capacity: maximumFramesPerSlice)
         outputPointers = .allocate(capacity: max(1, channelCount))
         for c in 0..<channelCount { (outputPointers + c).initialize(to: output.list.channel(c)) }
         super.init()

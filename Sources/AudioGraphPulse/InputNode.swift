@@ -13,7 +13,7 @@ import Glibc
 ///
 /// Thread safety: configure, attach, start and stop on one control thread; the kernel runs on
 /// the render thread and only reads the ring (real-time safe). Counters may be read from any thread.
-public final class InputNode: AudioNode, @unchecked Sendable {
+public final class InputNode: GraphNode, @unchecked Sendable {
     /// The node's properties (source, channels, latency).
     public let properties: InputProperties
 

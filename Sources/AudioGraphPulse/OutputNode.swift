@@ -18,7 +18,7 @@ import Synchronization
 /// `renderedFrames` may be read from any thread; `setRenderLimit` may be called from any thread.
 /// The render callback it installs is real-time safe (it only calls `AudioGraph.render` and
 /// copies samples).
-public final class OutputNode: AudioNode, @unchecked Sendable {
+public final class OutputNode: GraphNode, @unchecked Sendable {
     /// The node's properties (sink, latency, stream name).
     public let properties: OutputProperties
 

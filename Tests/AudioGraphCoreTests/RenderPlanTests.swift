@@ -28,7 +28,7 @@ final class RenderPlanTests: XCTestCase {
         try g.initialize()
         try g.start()
         weak var kernel: NodeKernel?
-        weak var node: AudioNode?
+        weak var node: GraphNode?
         do {
             let b = CountingSourceNode("b", value: 2)
             node = b

@@ -19,7 +19,7 @@ final class RenderProbe: Sendable {
 
 /// A source: `value` (parameter, a-rate) on every channel, or its own frame count since it
 /// started (`localTime`), or silence. Counts its renders.
-final class CountingSourceNode: AudioNode, @unchecked Sendable {
+final class CountingSourceNode: GraphNode, @unchecked Sendable {
     enum Mode { case constant, localTime, silent }
     let mode: Mode
     let probe = RenderProbe()
@@ -83,7 +83,7 @@ final class CountingSourceKernel: NodeKernel, @unchecked Sendable {
 }
 
 /// An effect: output = input * `gain` (0...10, 1); silent (flagged) when its input is.
-final class GainNode: AudioNode, @unchecked Sendable {
+final class GainNode: GraphNode, @unchecked Sendable {
     let probe = RenderProbe()
 
     init(_ id: String, gain: Double = 1, declaredFormat: PartialStreamFormat = PartialStreamFormat()) {
@@ -125,7 +125,7 @@ final class GainKernel: NodeKernel, @unchecked Sendable {
 }
 
 /// Two inputs summed channel by channel (missing or silent inputs count as zero).
-final class SumNode: AudioNode, @unchecked Sendable {
+final class SumNode: GraphNode, @unchecked Sendable {
     init(_ id: String, declaredFormat: PartialStreamFormat = PartialStreamFormat()) {
         super.init(id: id, typeName: "sum", inputBusCount: 2, outputBusCount: 1, parameters: [],
                    declaredFormat: declaredFormat)
@@ -154,7 +154,7 @@ final class SumKernel: NodeKernel, @unchecked Sendable {
 }
 
 /// The graph's output for the core tests (one input, no outputs), pulled by `render(frameCount:)`.
-final class TestOutputNode: AudioNode, @unchecked Sendable {
+final class TestOutputNode: GraphNode, @unchecked Sendable {
     init(_ id: String = "out") {
         super.init(id: id, typeName: "testOutput", inputBusCount: 1, outputBusCount: 0, parameters: [])
     }
@@ -165,7 +165,7 @@ final class TestOutputNode: AudioNode, @unchecked Sendable {
 // MARK: Helpers
 
 /// Builds an open graph from nodes and "a -> b:1" connection lines (the topology as text).
-func makeGraph(_ nodes: [AudioNode], _ topology: String, sampleRate: Double = 48000,
+func makeGraph(_ nodes: [GraphNode], _ topology: String, sampleRate: Double = 48000,
                maximumFramesPerSlice: Int = 64) throws -> AudioGraph {
     let g = AudioGraph(sampleRate: sampleRate, maximumFramesPerSlice: maximumFramesPerSlice)
     for n in nodes { try g.addNode(n) }

@@ -7,7 +7,7 @@ final class TopologyTests: XCTestCase {
     private func topology(_ ids: [String], _ connections: String) throws -> Topology {
         var t = Topology(nodes: [:], order: [], connections: [:])
         for id in ids {
-            let node: AudioNode = id.hasPrefix("s") ? CountingSourceNode(id) : id.hasPrefix("g") ? GainNode(id)
+            let node: GraphNode = id.hasPrefix("s") ? CountingSourceNode(id) : id.hasPrefix("g") ? GainNode(id)
                 : id.hasPrefix("m") ? SumNode(id) : TestOutputNode(id)
             try t.apply(.addNode(node))
         }

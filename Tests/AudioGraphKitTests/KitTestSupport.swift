@@ -34,7 +34,7 @@ func renderToFile(_ v: ValidatedGraph, _ path: String, frames: Int64? = nil, sli
 /// Writes one channel per array to a float32 WAV.
 func writeWAV(_ path: String, _ channels: [[Float]], sampleRate: Double) throws {
     let frames = channels[0].count
-    let storage = AudioBufferStorage(channelCount: channels.count, capacity: frames)
+    let storage = ChannelBufferStorage(channelCount: channels.count, capacity: frames)
     for (c, ch) in channels.enumerated() { for i in 0..<frames { storage.list.channel(c)[i] = ch[i] } }
     let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: sampleRate, channelCount: channels.count))
     try w.write(storage.list, frameCount: frames)

@@ -76,7 +76,7 @@ final class AudioFileTests: XCTestCase {
     func testMissingChannelsAreWrittenAsSilence() throws {
         let dir = try temporaryDirectory(self)
         let path = dir.appendingPathComponent("wide.wav").path
-        let storage = AudioBufferStorage(channelCount: 1, capacity: 4)
+        let storage = ChannelBufferStorage(channelCount: 1, capacity: 4)
         for i in 0..<4 { storage.list.channel(0)[i] = 0.25 }
         let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 8000, channelCount: 3))
         try w.write(storage.list, frameCount: 4)

@@ -7,7 +7,7 @@ import XCTest
 
 /// Builds a graph from nodes plus a `GenericOutputNode` "out" and connection lines
 /// (`a -> mix:1`, `mix -> out`), initializes and starts it.
-func startedGraph(_ nodes: [AudioNode], _ connections: String, sampleRate: Double = 48000,
+func startedGraph(_ nodes: [GraphNode], _ connections: String, sampleRate: Double = 48000,
                   slice: Int = 512, output: GenericOutputNode = GenericOutputNode(id: "out")) throws -> AudioGraph {
     let g = AudioGraph(sampleRate: sampleRate, maximumFramesPerSlice: slice)
     for n in nodes { try g.addNode(n) }
@@ -86,7 +86,7 @@ func temporaryDirectory(_ test: XCTestCase) throws -> URL {
 /// Writes channels of samples to a sound file with `AudioFileWriter`.
 func writeSoundFile(_ path: String, _ channels: [[Float]], sampleRate: Double, sampleType: SampleType = .float32) throws {
     let frames = channels[0].count
-    let storage = AudioBufferStorage(channelCount: channels.count, capacity: frames)
+    let storage = ChannelBufferStorage(channelCount: channels.count, capacity: frames)
     for (c, ch) in channels.enumerated() {
         for i in 0..<frames { storage.list.channel(c)[i] = ch[i] }
     }

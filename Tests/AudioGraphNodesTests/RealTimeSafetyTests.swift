@@ -91,7 +91,7 @@ final class RealTimeSafetyTests: XCTestCase {
     private func makeFile() throws -> String {
         let path = NSTemporaryDirectory() + "rt-safety-\(getpid()).wav"
         let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 44100, channelCount: 2))
-        let s = AudioBufferStorage(channelCount: 2, capacity: 44100)
+        let s = ChannelBufferStorage(channelCount: 2, capacity: 44100)
         for i in 0..<44100 {
             s.list.channel(0)[i] = Float(sin(2 * Double.pi * 440 * Double(i) / 44100)) * 0.5
             s.list.channel(1)[i] = Float(sin(2 * Double.pi * 660 * Double(i) / 44100)) * 0.5
@@ -115,7 +115,7 @@ final class RealTimeSafetyTests: XCTestCase {
                                     properties: PlayerProperties(file: path, path: path, loop: true))
         let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 4)
         let out = GenericOutputNode(id: "out")
-        for n in [osc1, osc2, noise, player, mixer, out] as [AudioNode] { try graph.addNode(n) }
+        for n in [osc1, osc2, noise, player, mixer, out] as [GraphNode] { try graph.addNode(n) }
         try graph.connect("osc1", to: "mix", inputBus: 0)
         try graph.connect("osc2", to: "mix", inputBus: 1)
         try graph.connect("player", to: "mix", inputBus: 2)
@@ -176,7 +176,7 @@ final class RealTimeSafetyTests: XCTestCase {
         let panner = EnvironmentNode(id: "panner", sampleRate: 48000, inputBusCount: 1)
         let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
         let out = GenericOutputNode(id: "out")
-        for n in [player, converter, eq, delay, osc, hrtf, panner, mixer, out] as [AudioNode] { try graph.addNode(n) }
+        for n in [player, converter, eq, delay, osc, hrtf, panner, mixer, out] as [GraphNode] { try graph.addNode(n) }
         try graph.connect("player", to: "conv")
         try graph.connect("conv", to: "eq")
         try graph.connect("eq", to: "delay")
@@ -231,7 +231,7 @@ final class RealTimeSafetyTests: XCTestCase {
         let path48 = NSTemporaryDirectory() + "rt-safety-48k-\(getpid()).wav"
         do {
             let w = try AudioFileWriter(path: path48, format: StreamFormat(sampleRate: 48000, channelCount: 1))
-            let s = AudioBufferStorage(channelCount: 1, capacity: 96000)
+            let s = ChannelBufferStorage(channelCount: 1, capacity: 96000)
             for i in 0..<96000 { s.list.channel(0)[i] = Float(sin(2 * Double.pi * 330 * Double(i) / 48000)) * 0.25 }
             try w.write(s.list, frameCount: 96000)
             try w.close()
@@ -243,7 +243,7 @@ final class RealTimeSafetyTests: XCTestCase {
         let plain = try PlayerNode(id: "plain", sampleRate: 48000, properties: PlayerProperties(file: path48, path: path48, loop: true))
         let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
         let out = GenericOutputNode(id: "out")
-        for n in [looping, plain, mixer, out] as [AudioNode] { try graph.addNode(n) }
+        for n in [looping, plain, mixer, out] as [GraphNode] { try graph.addNode(n) }
         try graph.connect("looping", to: "mix", inputBus: 0)
         try graph.connect("plain", to: "mix", inputBus: 1)
         try graph.connect("mix", to: "out")

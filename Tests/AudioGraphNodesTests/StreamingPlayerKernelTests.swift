@@ -78,7 +78,7 @@ final class StreamingPlayerKernelTests: XCTestCase {
     /// Renders the same player configuration streaming and in memory at every slice size;
     /// returns the streamed outputs (per slice size) and the in-memory one at 512.
     private func renderBoth(_ path: String, frames: Int, loop: Bool = false, start: Double = 0,
-                            segment: PlayerSegment? = nil, through: String = "p -> out", extra: () -> [AudioNode] = { [] },
+                            segment: PlayerSegment? = nil, through: String = "p -> out", extra: () -> [GraphNode] = { [] },
                             actions: [Int: (AudioGraph) throws -> Void] = [:]) throws -> (streamed: [[[Float]]], memory: [[Float]]) {
         let threadsBefore = ProcessThreads.count
         let mem = try player(path, streaming: false, loop: loop, start: start, segment: segment)
@@ -264,7 +264,7 @@ final class StreamingPlayerKernelTests: XCTestCase {
         let path = try temporaryDirectory(self).appendingPathComponent("ten-minutes.wav").path
         do {
             let chunk = 48000
-            let s = AudioBufferStorage(channelCount: 2, capacity: chunk)
+            let s = ChannelBufferStorage(channelCount: 2, capacity: chunk)
             let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 48000, channelCount: 2))
             for k in 0..<(frames / chunk) {
                 for i in 0..<chunk {

@@ -221,7 +221,7 @@ final class CommandLineLiveTests: PulseServerTestCase {
     func testMeterOnFilePrintsLevelsAtTenHertz() throws {
         let path = server.directory.appendingPathComponent("sine.wav").path
         let writer = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 48000, channelCount: 2))
-        let storage = AudioBufferStorage(channelCount: 2, capacity: 48000)
+        let storage = ChannelBufferStorage(channelCount: 2, capacity: 48000)
         for n in 0..<48000 {
             let v = Float(0.5 * sin(2 * Double.pi * 1000 * Double(n) / 48000 + 0.25))
             storage.list.channel(0)[n] = v

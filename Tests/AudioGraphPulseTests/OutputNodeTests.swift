@@ -31,7 +31,7 @@ final class OutputNodeTests: PulseServerTestCase {
         let b = OscillatorNode(id: "b", sampleRate: 48000, properties: OscillatorProperties(waveform: .triangle, channels: 2))
         let mix = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
         let out = OutputNode(id: "out", properties: OutputProperties(latency: 20))
-        for n in [a, b, mix, out] as [AudioNode] { try graph.addNode(n) }
+        for n in [a, b, mix, out] as [GraphNode] { try graph.addNode(n) }
         try graph.connect("a", to: "mix", inputBus: 0)
         try graph.connect("b", to: "mix", inputBus: 1)
         try graph.connect("mix", to: "out")

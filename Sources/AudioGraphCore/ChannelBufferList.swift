@@ -3,11 +3,11 @@
 /// A view of non-interleaved `Float` audio: `channelCount` channels of `capacity` frames each.
 ///
 /// The view does not own its memory (it is a pair of pointers and sizes, free to copy on the
-/// render thread); an ``AudioBufferStorage`` owns it.
+/// render thread); an ``ChannelBufferStorage`` owns it.
 ///
 /// Thread safety: the view itself is a value; whoever owns the storage decides which thread may
 /// write the samples (a node's output buffers are written by the render thread only).
-public struct AudioBufferList: @unchecked Sendable {
+public struct ChannelBufferList: @unchecked Sendable {
     /// Channel count.
     public let channelCount: Int
     /// Frames per channel the memory holds (the graph's `maximumFramesPerSlice` for buses).
@@ -37,26 +37,26 @@ public struct AudioBufferList: @unchecked Sendable {
 
     /// Copies `frameCount` frames of every channel common to both lists. Real-time safe.
     @inline(__always)
-    public func copy(from source: AudioBufferList, frameCount: Int) {
+    public func copy(from source: ChannelBufferList, frameCount: Int) {
         let n = Swift.min(channelCount, source.channelCount)
         for c in 0..<n { channel(c).update(from: source.channel(c), count: frameCount) }
     }
 }
 
-/// Owns the memory of an ``AudioBufferList``, zeroed at allocation and freed in `deinit`.
+/// Owns the memory of an ``ChannelBufferList``, zeroed at allocation and freed in `deinit`.
 ///
 /// Allocate on a control thread (at initialize); the render thread only uses ``list``.
 /// Thread safety: immutable after init; `deinit` must not run on the render thread, which the
 /// render-plan hand-off guarantees (retired plans are released by the control thread).
-public final class AudioBufferStorage: @unchecked Sendable {
-    public let list: AudioBufferList
+public final class ChannelBufferStorage: @unchecked Sendable {
+    public let list: ChannelBufferList
 
     public init(channelCount: Int, capacity: Int) {
         precondition(channelCount >= 0 && capacity >= 0)
         let count = Swift.max(1, channelCount * capacity)
         let base = UnsafeMutablePointer<Float>.allocate(capacity: count)
         base.initialize(repeating: 0, count: count)
-        list = AudioBufferList(channelCount: channelCount, capacity: capacity, base: base)
+        list = ChannelBufferList(channelCount: channelCount, capacity: capacity, base: base)
     }
 
     deinit { list.base.deallocate() }

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// Thread safety: configure a node on one control thread. Parameters may be set from any thread
 /// (see ``AudioParameter``). The graph calls the hooks on control threads only.
-open class AudioNode: @unchecked Sendable, CustomStringConvertible {
+open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     /// Unique id within the graph (`[A-Za-z0-9_-]+`).
     public let id: String
     /// The node type as graph files name it (`oscillator`, `mixer`, ...).
@@ -34,7 +34,7 @@ open class AudioNode: @unchecked Sendable, CustomStringConvertible {
     public internal(set) var kernel: NodeKernel?
 
     private let parameterIndex: [ParameterAddress: Int]
-    private let listeners = Mutex<[(name: String, callback: @Sendable (AudioNode, String) -> Void)]>([])
+    private let listeners = Mutex<[(name: String, callback: @Sendable (GraphNode, String) -> Void)]>([])
 
     public init(id: String, typeName: String, inputBusCount: Int, outputBusCount: Int,
                 parameters: [ParameterInfo], declaredFormat: PartialStreamFormat = PartialStreamFormat()) {
@@ -87,7 +87,7 @@ open class AudioNode: @unchecked Sendable, CustomStringConvertible {
     // MARK: Properties
 
     /// Adds a callback run (on the thread that changed it) after a property changes.
-    public func addPropertyListener(_ name: String, _ callback: @escaping @Sendable (AudioNode, String) -> Void) {
+    public func addPropertyListener(_ name: String, _ callback: @escaping @Sendable (GraphNode, String) -> Void) {
         listeners.withLock { $0.append((name, callback)) }
     }
 
