@@ -23,6 +23,7 @@ extension AudioGraph {
     public func installTap(_ tap: LiveTap, onNode nodeID: String) throws(AudioGraphError) {
         try control.withLock { _ throws(AudioGraphError) in
             pruneFinishedTaps()
+            if state == .open { _ = liveTapCommandsForRemovedNodes() } // no kernels: nothing to publish
             guard let node = nodesByID[nodeID] else { throw .nodeNotFound(nodeID) }
             guard tap.bus < node.outputBusCount else {
                 throw .busOutOfRange(node: nodeID, scope: .output, bus: tap.bus, count: node.outputBusCount)
@@ -45,7 +46,12 @@ extension AudioGraph {
             guard tap.installedFlag.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else {
                 throw .invalidState("this tap was installed before (make a new LiveTap for each installation)")
             }
-            try tap.startDelivery()
+            do throws(AudioGraphError) {
+                try tap.startDelivery()
+            } catch {
+                tap.installedFlag.store(false, ordering: .relaxed)
+                throw error
+            }
             var entry = liveTapsByNode[key] ?? InstalledTaps(node: node, taps: [])
             entry.taps.append(tap)
             liveTapsByNode[key] = entry
@@ -53,6 +59,36 @@ extension AudioGraph {
                 publishCommands([.setLiveTaps(LiveTapChange(kernel: kernel, set: LiveTapSet(entry.taps), detaching: []))])
             }
         }
+    }
+
+    /// Makes a ``LiveTap`` for output bus `bus` of node `nodeID` and installs it (see
+    /// ``installTap(_:onNode:)``): its channel count and rate are `format`'s, or, when `format`
+    /// is nil, those of the bus (known once the graph is initialized; on an open graph pass the
+    /// format). `bufferSize` 0 means ``maximumFramesPerSlice``. The ring gets the default capacity
+    /// for the bus's rate relative to the graph's (a source running faster than the graph behind
+    /// a rate converter renders more frames per slice).
+    ///
+    /// Thread safety: any control thread; never the render thread.
+    @discardableResult
+    public func installTap(onNode nodeID: String, bus: Int, bufferSize: Int, format: StreamFormat? = nil,
+                           delivery: LiveTap.Delivery = .thread,
+                           block: @escaping LiveTap.Block) throws(AudioGraphError) -> LiveTap {
+        guard bufferSize >= 0 else { throw .invalidState("a tap's bufferSize must not be negative (\(bufferSize))") }
+        guard let node = node(nodeID) else { throw .nodeNotFound(nodeID) }
+        guard bus >= 0 && bus < node.outputBusCount else {
+            throw .busOutOfRange(node: nodeID, scope: .output, bus: bus, count: node.outputBusCount)
+        }
+        let busFormat = isInitialized ? control.withLock { _ in node.outputFormats.indices.contains(bus) ? node.outputFormats[bus] : nil } : nil
+        guard let f = format ?? busFormat else {
+            throw .invalidState("the format of output bus \(bus) of \"\(nodeID)\" is not known before initialize(); pass one")
+        }
+        let tap = LiveTap(bus: bus, channelCount: f.channelCount, sampleRate: f.sampleRate, bufferSize: bufferSize,
+                          maximumFramesPerSlice: maximumFramesPerSlice,
+                          minimumCapacity: LiveTap.defaultCapacity(bufferSize: bufferSize, maximumFramesPerSlice: maximumFramesPerSlice,
+                                                                   rateRatio: f.sampleRate / sampleRate),
+                          delivery: delivery, block: block)
+        try installTap(tap, onNode: nodeID)
+        return tap
     }
 
     /// Removes the tap on output bus `bus` of node `nodeID` and returns it (nil when there is
@@ -68,6 +104,7 @@ extension AudioGraph {
     public func removeTap(onNode nodeID: String, bus: Int) -> LiveTap? {
         control.withLock { _ in
             pruneFinishedTaps()
+            if state == .open { _ = liveTapCommandsForRemovedNodes() } // no kernels: nothing to publish
             guard let node = nodesByID[nodeID], var entry = liveTapsByNode[ObjectIdentifier(node)],
                   let index = entry.taps.firstIndex(where: { $0.bus == bus }) else { return nil }
             let tap = entry.taps.remove(at: index)
@@ -91,8 +128,8 @@ extension AudioGraph {
     }
 
     /// Delivers, on the calling thread, what every ``LiveTap/Delivery/manual`` tap of the graph
-    /// holds — installed ones and removed ones not finished yet — in installation order (see
-    /// ``LiveTap/deliverPending()``). The thread that drives a manual render calls it after each
+    /// holds — installed ones and removed ones not finished yet — tap after tap, each tap's
+    /// buffers in order (see ``LiveTap/deliverPending()``). The thread that drives a manual render calls it after each
     /// render call: then nothing is dropped and the taps' concatenated buffers equal what their
     /// buses rendered, bit for bit. Returns the number of buffers delivered.
     ///

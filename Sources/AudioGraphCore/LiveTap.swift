@@ -117,10 +117,12 @@ public final class LiveTap: @unchecked Sendable {
     ///   - sampleRate: the bus's rate (sets the delivery thread's polling period only).
     ///   - bufferSize: frames per delivered buffer; 0 means `maximumFramesPerSlice`.
     ///   - maximumFramesPerSlice: the graph's largest slice.
-    ///   - minimumCapacity: frames the ring holds at least. The default, several buffers and
-    ///     `16 × maximumFramesPerSlice` more, lets a manual driver drain once per render call
-    ///     even when the node renders several times per slice behind a rate converter, and a
-    ///     delivery thread sleep a poll period without loss.
+    ///   - minimumCapacity: frames the ring holds at least. The default,
+    ///     ``defaultCapacity(bufferSize:maximumFramesPerSlice:rateRatio:)`` at a ratio of 1, lets a
+    ///     manual driver drain once per render call, even for a node rendering several times per
+    ///     slice behind a rate converter, and a delivery thread sleep a poll period without loss.
+    ///     For a bus faster than the graph pass that function's value at its ratio (as
+    ///     ``AudioGraph/installTap(onNode:bus:bufferSize:format:delivery:block:)`` does).
     ///   - delivery: who calls `block`.
     ///   - block: receives every buffer, in order (see ``Block``).
     public init(bus: Int, channelCount: Int, sampleRate: Double, bufferSize: Int, maximumFramesPerSlice: Int,
@@ -130,7 +132,8 @@ public final class LiveTap: @unchecked Sendable {
         self.channelCount = channelCount
         self.sampleRate = sampleRate
         self.bufferSize = bufferSize == 0 ? maximumFramesPerSlice : bufferSize
-        let frames = minimumCapacity ?? (max(4 * self.bufferSize, 16 * maximumFramesPerSlice) + self.bufferSize)
+        let frames = minimumCapacity ?? Self.defaultCapacity(bufferSize: self.bufferSize,
+                                                             maximumFramesPerSlice: maximumFramesPerSlice, rateRatio: 1)
         bufferCount = max(2, (frames + self.bufferSize - 1) / self.bufferSize)
         self.delivery = delivery
         self.block = block
@@ -142,6 +145,16 @@ public final class LiveTap: @unchecked Sendable {
         slotSampleTimes.initialize(repeating: 0, count: bufferCount)
         slotHostTimes = .allocate(capacity: bufferCount)
         slotHostTimes.initialize(repeating: 0, count: bufferCount)
+    }
+
+    /// The ring size (frames) that holds four buffers or sixteen slices' worth of the bus's
+    /// frames, whichever is more, plus one buffer — `rateRatio` is the bus's rate over the
+    /// graph's (how many of its frames a graph frame costs, behind a rate converter), plus one
+    /// converter block (4096 frames) when it is not 1.
+    public static func defaultCapacity(bufferSize: Int, maximumFramesPerSlice: Int, rateRatio: Double) -> Int {
+        let size = bufferSize == 0 ? maximumFramesPerSlice : bufferSize
+        let slices = Int((16 * Double(maximumFramesPerSlice) * max(1, rateRatio)).rounded(.up))
+        return max(4 * size, slices) + size + (rateRatio == 1 ? 0 : 4096)
     }
 
     deinit {

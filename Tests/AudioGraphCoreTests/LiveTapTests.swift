@@ -193,40 +193,42 @@ final class LiveTapTests: XCTestCase {
         }
     }
 
-    /// A source at 44.1 kHz behind a 48 kHz mixer renders on its own timeline, several times or
-    /// not at all per slice: its tap counts the source's own frames (consecutive from 0, each
-    /// frame's value its own index) and holds every frame it rendered.
+    /// A source at 44.1 kHz (or 192 kHz) behind a 48 kHz mixer renders on its own timeline,
+    /// several times or not at all per slice: its tap counts the source's own frames (consecutive
+    /// from 0, each frame's value its own index) and, drained after each render call with the
+    /// capacity `installTap(onNode:bus:bufferSize:...)` picks for the rate, loses none.
     func testTapBehindARateConverterCarriesTheSourcesOwnTimeline() throws {
-        let source = CountingSourceNode("src", mode: .localTime, sampleRate: 44100)
-        let graph = try makeGraph([source, MixerNode(id: "mix", sampleRate: 48000), GenericOutputNode(id: "out")],
-                                  "src -> mix -> out", maximumFramesPerSlice: 256)
-        try graph.initialize()
-        try graph.start()
-        let recording = TapRecording()
-        let tap = LiveTap(bus: 0, channelCount: 1, sampleRate: 44100, bufferSize: 300, maximumFramesPerSlice: 256,
-                          delivery: .manual, block: recording.block)
-        try graph.installTap(tap, onNode: "src")
-        for _ in 0..<400 {
-            _ = graph.render(frameCount: 256)
+        for (rate, slice) in [(44100.0, 256), (192000.0, 512)] {
+            let source = CountingSourceNode("src", mode: .localTime, sampleRate: rate)
+            let graph = try makeGraph([source, MixerNode(id: "mix", sampleRate: 48000), GenericOutputNode(id: "out")],
+                                      "src -> mix -> out", maximumFramesPerSlice: slice)
+            try graph.initialize()
+            try graph.start()
+            let recording = TapRecording()
+            let tap = try graph.installTap(onNode: "src", bus: 0, bufferSize: 300, delivery: .manual, block: recording.block)
+            XCTAssertEqual(tap.sampleRate, rate)
+            for _ in 0..<400 {
+                _ = graph.render(frameCount: slice)
+                graph.deliverPendingTaps()
+            }
+            graph.removeTap(onNode: "src", bus: 0)
+            graph.stop() // adopts the removal on this thread
             graph.deliverPendingTaps()
+            XCTAssertTrue(tap.isFinished)
+            assertConsecutive(recording.received, size: 300, from: 0)
+            let values = recording.concatenated(channel: 0)
+            XCTAssertEqual(values.count, tap.deliveredFrameCount)
+            XCTAssertGreaterThan(Int64(values.count), source.probe.lastSampleTime.load(ordering: .acquiring),
+                                 "the tap did not see the source's last render")
+            for (i, v) in values.enumerated() where v != Float(i) {
+                XCTFail("\(rate) Hz: frame \(i) holds \(v): a frame was lost or repeated")
+                break
+            }
+            // The source runs ahead of the graph by the converter's latency, at rate/48 kHz.
+            let expected = 400.0 * Double(slice) * rate / 48000
+            XCTAssertEqual(Double(values.count), expected, accuracy: 8192, "frames of the source's timeline at \(rate) Hz")
+            XCTAssertEqual(tap.droppedFrameCount, 0, "\(rate) Hz")
         }
-        graph.removeTap(onNode: "src", bus: 0)
-        graph.stop() // adopts the removal on this thread
-        graph.deliverPendingTaps()
-        XCTAssertTrue(tap.isFinished)
-        let buffers = recording.received
-        assertConsecutive(buffers, size: 300, from: 0)
-        let values = recording.concatenated(channel: 0)
-        XCTAssertEqual(values.count, tap.deliveredFrameCount)
-        XCTAssertGreaterThan(Int64(values.count), source.probe.lastSampleTime.load(ordering: .acquiring),
-                             "the tap did not see the source's last render")
-        for (i, v) in values.enumerated() where v != Float(i) {
-            return XCTFail("frame \(i) holds \(v): a frame was lost or repeated")
-        }
-        // The source ran ahead of the graph by the converter's latency, at 44.1/48 of its rate.
-        let expected = 400.0 * 256 * 44100 / 48000
-        XCTAssertEqual(Double(values.count), expected, accuracy: 4096, "frames of the source's timeline")
-        XCTAssertEqual(tap.droppedFrameCount, 0)
     }
 
     /// A manual tap that nobody drains loses whole buffers once its ring is full, counted, and
@@ -352,6 +354,10 @@ final class LiveTapTests: XCTestCase {
                     delivery: .manual) { _, _, _, _ in }
         }
         XCTAssertEqual(tap().bufferSize, 64, "bufferSize 0 is the graph's slice")
+        XCTAssertThrowsError(try graph.installTap(onNode: "src", bus: 0, bufferSize: 10, delivery: .manual) { _, _, _, _ in }) {
+            XCTAssertEqual(($0 as? AudioGraphError)?.description,
+                           "the format of output bus 0 of \"src\" is not known before initialize(); pass one")
+        }
         XCTAssertThrowsError(try graph.installTap(tap(), onNode: "nope")) { XCTAssertEqual($0 as? AudioGraphError, .nodeNotFound("nope")) }
         XCTAssertThrowsError(try graph.installTap(tap(bus: 1), onNode: "src")) {
             XCTAssertEqual($0 as? AudioGraphError, .busOutOfRange(node: "src", scope: .output, bus: 1, count: 1))
@@ -361,8 +367,9 @@ final class LiveTapTests: XCTestCase {
             XCTAssertEqual(($0 as? AudioGraphError)?.description, "node \"src\": a tap of 1 channels on output bus 0, which carries 2")
         }
         XCTAssertThrowsError(try graph.installTap(tap(rate: 44100), onNode: "src"))
-        let first = tap()
-        try graph.installTap(first, onNode: "src")
+        let first = try graph.installTap(onNode: "src", bus: 0, bufferSize: 0, delivery: .manual) { _, _, _, _ in }
+        XCTAssertEqual(first.channelCount, 2, "the bus's format")
+        XCTAssertEqual(first.bufferSize, 64)
         XCTAssertThrowsError(try graph.installTap(tap(), onNode: "src")) {
             XCTAssertEqual(($0 as? AudioGraphError)?.description, "output bus 0 of \"src\" already has a tap (remove it first)")
         }
