@@ -120,7 +120,7 @@ extension AudioEngine {
     /// The output's latency in seconds as PulseAudio reports it (server + our ring); 0 when not
     /// running live.
     var outputPresentationLatency: TimeInterval {
-        withLock { (live?.output?.playbackStream?.latency()?.total).map { $0 / 1000 } ?? 0 }
+        withLock { live?.output?.playbackStream?.latency()?.total ?? 0 }
     }
 
     /// Resets one node: a fresh graph node (clean DSP state) in the running graph; players
