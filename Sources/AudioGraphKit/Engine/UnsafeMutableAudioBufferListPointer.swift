@@ -47,6 +47,30 @@ extension UnsafeMutableAudioBufferListPointer: MutableCollection, RandomAccessCo
     /// ``count``.
     public var endIndex: Int { count }
 
+    /// Walks the buffers by pointer. (The default `IndexingIterator` reads through the
+    /// subscript's `read` coroutine, whose frame a debug build allocates on the heap: not
+    /// real-time safe.)
+    public struct Iterator: IteratorProtocol {
+        private let buffers: UnsafeMutablePointer<AudioBuffer>
+        private let count: Int
+        private var index = 0
+
+        init(_ list: UnsafeMutableAudioBufferListPointer) {
+            buffers = list.buffers
+            count = list.count
+        }
+
+        /// The next buffer, or nil after the last. Real-time safe.
+        public mutating func next() -> AudioBuffer? {
+            guard index < count else { return nil }
+            defer { index += 1 }
+            return buffers[index]
+        }
+    }
+
+    /// An iterator over the buffers. Real-time safe.
+    public func makeIterator() -> Iterator { Iterator(self) }
+
     /// Buffer `index` (0 ..< count). Real-time safe.
     public subscript(index: Int) -> AudioBuffer {
         get {
