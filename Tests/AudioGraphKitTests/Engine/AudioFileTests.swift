@@ -181,6 +181,17 @@ final class AudioFileTests: XCTestCase {
         }
     }
 
+    func testWritingWithAFormatsSettings() throws {
+        // The AVAudioEngine idiom: AudioFile(forWriting: url, settings: someNode.outputFormat(forBus: 0).settings).
+        let url = try makeTemporaryDirectory(self).appendingPathComponent("tap.wav")
+        let standard = try XCTUnwrap(AudioFormat(standardFormatWithSampleRate: Self.rate, channels: 2))
+        try writeSine(url, settings: standard.settings)
+        try readBackInPieces(url, tolerance: 3e-8)
+        let f = try AudioFile(forReading: url)
+        XCTAssertEqual(f.fileFormat.commonFormat, .pcmFormatFloat32)
+        XCTAssertTrue(f.fileFormat.isInterleaved)
+    }
+
     func testMissingAndGarbageFilesThrowNamingTheFile() throws {
         let dir = try makeTemporaryDirectory(self)
         let missing = dir.appendingPathComponent("nothing-here.wav")
@@ -208,6 +219,10 @@ final class AudioFileTests: XCTestCase {
         let flac = dir.appendingPathComponent("a.flac")
         XCTAssertThrowsError(try AudioFile(forWriting: flac, settings: settings(bits: 32, float: true))) { error in
             XCTAssertEqual(error as? AudioFileError, .unsupportedSampleType(path: flac.path, sampleType: .float32))
+        }
+        XCTAssertThrowsError(try AudioFile(forWriting: wav, settings: [AVFormatIDKey: kAudioFormatFLAC, AVSampleRateKey: 48000,
+                                                                        AVNumberOfChannelsKey: 1])) { error in
+            XCTAssertEqual("\(error)", "\(wav.path): invalid settings: kAudioFormatFLAC needs a .flac file")
         }
         let unknown = dir.appendingPathComponent("a.xyz")
         XCTAssertThrowsError(try AudioFile(forWriting: unknown, settings: settings(bits: 16, float: false))) { error in
