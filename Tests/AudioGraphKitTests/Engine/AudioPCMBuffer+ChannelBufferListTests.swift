@@ -1,5 +1,5 @@
 // AudioPCMBuffer's package helpers: copying to and from the core's float ChannelBufferList with conversion.
-@testable import AudioGraphKit
+import AudioGraphKit
 import XCTest
 
 final class AudioPCMBufferChannelBufferListTests: XCTestCase {

@@ -1,5 +1,5 @@
 // Proves the engine value types' render-path members allocate nothing and take no lock.
-@testable import AudioGraphKit
+import AudioGraphKit
 import CAllocationCounter
 import XCTest
 
