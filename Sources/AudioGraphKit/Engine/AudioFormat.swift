@@ -47,8 +47,8 @@ public final class AudioFormat: Sendable, Hashable, CustomStringConvertible {
         self.init(validating: streamFormat)!
     }
 
-    /// Designated initializer: nil unless `format.isValid`.
-    init?(validating format: StreamFormat) {
+    /// The format the core's `StreamFormat` describes; nil unless `format.isValid`.
+    package init?(validating format: StreamFormat) {
         guard format.isValid else { return nil }
         sampleRate = format.sampleRate
         channelCount = AudioChannelCount(format.channelCount)

@@ -39,10 +39,8 @@ final class EngineValueTypesRealTimeSafetyTests: XCTestCase {
                 for buffer in abl { bytes &+= buffer.mDataByteSize }
                 b.copyFrames(to: core.list, destinationFrame: 0, fromFrame: 0, frameCount: n)
             }
-            for i in list.indices {
-                list[i] = AudioBuffer(mNumberChannels: 1, mDataByteSize: UInt32(n * 4),
-                                      mData: UnsafeMutableRawPointer(core.list.channel(i)))
-            }
+            list.point(at: core.list, frame: 8, frameCount: n, maximumBuffers: 2)
+            for i in list.indices { bytes &+= list[i].mDataByteSize }
             host &+= AudioTime.currentHostTime
         }
         for round in 0..<4 { slice(round) }   // warm up (first-touch witness tables of the test's own loops)
