@@ -77,6 +77,7 @@ public final class AudioFormat: Sendable, Hashable, CustomStringConvertible {
             && lhs.sampleType == rhs.sampleType && lhs.isInterleaved == rhs.isInterleaved
     }
 
+    /// Hashes the fields ``==`` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(sampleRate)
         hasher.combine(channelCount)

@@ -39,6 +39,7 @@ public struct UnsafeMutableAudioBufferListPointer: @unchecked Sendable {
 }
 
 extension UnsafeMutableAudioBufferListPointer: MutableCollection, RandomAccessCollection {
+    /// Buffers are indexed 0 ..< count.
     public typealias Index = Int
 
     /// 0.
