@@ -42,7 +42,7 @@ public final class AudioFormat: Sendable, Hashable, CustomStringConvertible {
     /// does not fail; an invalid one is a programming error and stops the program).
     public convenience init(streamFormat: StreamFormat) {
         guard streamFormat.isValid else {
-            preconditionFailure("AudioFormat(streamFormat:): invalid format \(streamFormat)")
+            fatalError("AudioFormat(streamFormat:): invalid format \(streamFormat)")
         }
         self.init(validating: streamFormat)!
     }

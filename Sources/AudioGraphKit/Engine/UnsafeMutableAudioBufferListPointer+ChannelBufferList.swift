@@ -7,10 +7,12 @@ extension UnsafeMutableAudioBufferListPointer {
     /// the channel count. The list must have room for that many buffers: `maximumBuffers` is what
     /// it was allocated for (``AudioBufferList/allocate(maximumBuffers:)``). Real-time safe.
     package func point(at channels: ChannelBufferList, frame: Int = 0, frameCount: Int, maximumBuffers: Int) {
-        precondition(channels.channelCount <= maximumBuffers,
-                     "UnsafeMutableAudioBufferListPointer.point(at:): \(channels.channelCount) channels, room for \(maximumBuffers) buffers")
-        precondition(frame >= 0 && frameCount >= 0 && frame + frameCount <= channels.capacity,
-                     "UnsafeMutableAudioBufferListPointer.point(at:): frames \(frame)..<\(frame + frameCount) outside the capacity \(channels.capacity)")
+        guard channels.channelCount <= maximumBuffers else {
+            fatalError("UnsafeMutableAudioBufferListPointer.point(at:): \(channels.channelCount) channels, room for \(maximumBuffers) buffers")
+        }
+        guard frame >= 0 && frameCount >= 0 && frame + frameCount <= channels.capacity else {
+            fatalError("UnsafeMutableAudioBufferListPointer.point(at:): frames \(frame)..<\(frame + frameCount) outside the capacity \(channels.capacity)")
+        }
         count = channels.channelCount
         let bytes = UInt32(frameCount * MemoryLayout<Float>.size)
         for c in 0..<channels.channelCount {

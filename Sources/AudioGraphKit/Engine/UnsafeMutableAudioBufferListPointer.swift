@@ -75,11 +75,15 @@ extension UnsafeMutableAudioBufferListPointer: MutableCollection, RandomAccessCo
     /// Buffer `index` (0 ..< count). Real-time safe.
     public subscript(index: Int) -> AudioBuffer {
         get {
-            precondition(index >= 0 && index < count, "UnsafeMutableAudioBufferListPointer: index \(index) out of range 0..<\(count)")
+            guard index >= 0 && index < count else {
+                fatalError("UnsafeMutableAudioBufferListPointer: index \(index) out of range 0..<\(count)")
+            }
             return buffers[index]
         }
         nonmutating set {
-            precondition(index >= 0 && index < count, "UnsafeMutableAudioBufferListPointer: index \(index) out of range 0..<\(count)")
+            guard index >= 0 && index < count else {
+                fatalError("UnsafeMutableAudioBufferListPointer: index \(index) out of range 0..<\(count)")
+            }
             buffers[index] = newValue
         }
     }
