@@ -1,6 +1,6 @@
 // AudioPCMBuffer: channel pointers by sample type, stride, frameLength and the CoreAudio buffer list.
 import AudioGraphKit
-import Foundation
+import AudioGraphTesting
 import XCTest
 
 final class AudioPCMBufferTests: XCTestCase {
@@ -90,29 +90,18 @@ final class AudioPCMBufferTests: XCTestCase {
     }
 
     func testFrameLengthAboveCapacityStopsTheProgramWithOneLine() throws {
-        // The child: this same test in a second run of the test bundle, with the variable set.
-        if ProcessInfo.processInfo.environment["AG_FRAMELENGTH_CHILD"] == "1" {
+        if TrapCheck.isChild {
             let format = try XCTUnwrap(AudioFormat(standardFormatWithSampleRate: 48000, channels: 1))
             let b = try XCTUnwrap(AudioPCMBuffer(pcmFormat: format, frameCapacity: 100))
             b.frameLength = 101
             return XCTFail("frameLength above the capacity was accepted")
         }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        p.arguments = ["AudioGraphKitTests.AudioPCMBufferTests/testFrameLengthAboveCapacityStopsTheProgramWithOneLine"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["AG_FRAMELENGTH_CHILD"] = "1"
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        p.environment = environment
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationReason, .uncaughtSignal, text)
-        let lines = text.split(separator: "\n").filter { $0.contains("AudioPCMBuffer.frameLength") }
-        XCTAssertEqual(lines.count, 1, text)
-        XCTAssertTrue(lines.first?.hasSuffix("AudioPCMBuffer.frameLength: 101 exceeds frameCapacity 100") ?? false, text)
+        let r = try TrapCheck.rerun("AudioGraphKitTests.AudioPCMBufferTests/testFrameLengthAboveCapacityStopsTheProgramWithOneLine")
+        XCTAssertTrue(r.stoppedBySignal, r.standardError)
+        // The message, once (the runtime's backtrace, when on, names the setter without it).
+        let lines = r.lines(containing: "exceeds frameCapacity")
+        XCTAssertEqual(lines.count, 1, r.standardError)
+        XCTAssertTrue(lines.first?.hasSuffix("Fatal error: AudioPCMBuffer.frameLength: 101 exceeds frameCapacity 100") ?? false,
+                      r.standardError)
     }
 }
