@@ -38,8 +38,9 @@ import Glibc
 /// thread only (real-time safe: no allocation, no lock, no wait, no system call besides the vDSO
 /// clock). ``deliverPending()``, ``waitUntilFinished(timeout:)`` and the counters may be called
 /// from any non-real-time thread; consumers are serialised by a mutex the render thread never
-/// touches, so the block never runs twice at once. The block must not install or remove taps of
-/// the same graph while the graph's control mutex is taken (it is not: delivery never holds it).
+/// touches, so the block never runs twice at once. The block may install and remove taps
+/// (delivery never holds the graph's mutex) but must not deliver its own tap again
+/// (``deliverPending()`` or `deliverPendingTaps()` from inside the block would deadlock).
 public final class LiveTap: @unchecked Sendable {
     /// What a tap delivers: the frames (a view valid only during the call; `channelCount`
     /// channels of `frameCount` frames, channel `c` at `buffer.channel(c)`), the frame count

@@ -338,9 +338,10 @@ final class LiveTapTests: XCTestCase {
             XCTAssertEqual(b.sampleTime % 512, 0)
             XCTAssertEqual(b.frames[0], (0..<512).map { Float(b.sampleTime + Int64($0)) }, "buffer at \(b.sampleTime)")
         }
-        // 1000 slices paced at 1 ms: about 1.1 s of sleeping and rendering. A render thread waiting
-        // for the block (40 ms per buffer, 500 buffers) would take 20 s.
-        XCTAssertLessThan(elapsed, 5, "the render thread lost its pace")
+        // 1000 slices paced at 1 ms: about 1.1 s of sleeping and rendering (a few seconds on a
+        // loaded machine). A render thread waiting for the block (40 ms per buffer, 500 buffers)
+        // would take 20 s.
+        XCTAssertLessThan(elapsed, 10, "the render thread lost its pace")
     }
 
     // MARK: Installation rules
