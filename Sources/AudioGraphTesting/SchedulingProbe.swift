@@ -1,4 +1,5 @@
 // A real-time thread that measures how late the machine lets it wake up (stalls of the whole machine).
+import AudioGraphCore
 import Foundation
 import Glibc
 import Synchronization
@@ -54,7 +55,7 @@ public final class SchedulingProbe: @unchecked Sendable {
     private let worst = Atomic<Int>(0)
     private let over2 = Atomic<Int>(0), over5 = Atomic<Int>(0), over10 = Atomic<Int>(0)
     private let realtime = Atomic<Bool>(false)
-    private let stallLog = Mutex<[(at: Double, lateness: Double)]>([])
+    private let stallLog = ControlLock<[(at: Double, lateness: Double)]>([])
     private var startedAt = 0  // control thread; handed to the probe thread at start
     private var thread: Thread?
 
