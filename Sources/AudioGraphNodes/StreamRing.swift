@@ -60,13 +60,14 @@ final class StreamRing: @unchecked Sendable {
     func write(interleaved source: UnsafePointer<Float>, frameCount: Int) {
         assert(frameCount <= freeFrames, "ring overrun")
         let ch = channelCount
+        // Two contiguous runs (before and after the wrap), each a plain strided copy.
+        let slot = producerIndex & mask
+        let first = min(frameCount, capacity - slot)
         for c in 0..<ch {
             let channel = storage + c * capacity
-            var slot = producerIndex & mask
-            for i in 0..<frameCount {
-                channel[slot] = source[i * ch + c]
-                slot = (slot + 1) & mask
-            }
+            let src = source + c
+            for i in 0..<first { channel[slot + i] = src[i * ch] }
+            for i in first..<frameCount { channel[i - first] = src[i * ch] }
         }
         producerIndex += frameCount
         written.store(producerIndex, ordering: .releasing)
