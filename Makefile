@@ -29,7 +29,7 @@ CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency
 
 # Debian packages: headers and libraries of the C wrappers, and a PulseAudio server and its
 # tools for the live-I/O tests. libmysofa1 is named too because it ships the default HRTF set.
-DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libpulse-dev pulseaudio pulseaudio-utils \
+DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libsoxr-dev libpulse-dev pulseaudio pulseaudio-utils \
                 libmysofa-dev libmysofa1 libfftw3-dev
 # Only `make bench` needs the peer renderer.
 BENCH_DEB_PACKAGES := sox
