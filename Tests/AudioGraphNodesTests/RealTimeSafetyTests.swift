@@ -156,8 +156,7 @@ final class RealTimeSafetyTests: XCTestCase {
     }
 
     /// The effect and spatial nodes: eq (gliding band parameters), delay (gliding delay time),
-    /// converter (44.1 kHz → 48 kHz with libsoxr, quality `best`, after its warm-up — see
-    /// ``Resampler`` — and a channel map), environment with HRTF and reverb and one
+    /// converter (44.1 kHz → 48 kHz with libsoxr, quality `best`, and a channel map), environment with HRTF and reverb and one
     /// with equal-power panning, with parameters moving and change lists flying.
     func testEffectAndSpatialNodesRenderWithoutAllocatingOrLocking() throws {
         let path = try makeFile()

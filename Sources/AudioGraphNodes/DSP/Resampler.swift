@@ -23,11 +23,17 @@ import CSoxr
 ///
 /// Allocation: libsamplerate never allocates while converting. libsoxr sets its stages up and
 /// grows its internal FIFOs during its first blocks (measured: 20 to 250 allocations within
-/// the first 8 000 to 16 000 output frames, depending on the ratio), then never again:
-/// steady-state conversion allocates nothing (`ResamplerTests.testSoxrAllocatesOnlyWhileWarmingUp`). It
-/// cannot be warmed up off the render thread without changing its output (libsoxr has no way
-/// to rewind, and `soxr_clear` frees everything), so a connection that starts converting live
-/// allocates in its first few slices; the render plan's real-time tests warm up first.
+/// the first 8 000 to 16 000 output frames, depending on the ratio), then never again. So
+/// `init` *primes* it on the control thread: it converts a silent pre-roll of Z input frames,
+/// Z a multiple of the rates' period (`inputRate / gcd(inputRate, outputRate)`) of at least
+/// 32 768 frames, so that the pre-roll is exactly Q = Z · ratio output frames; the first Q
+/// output frames (pre-roll only, before the signal starts) are then dropped by
+/// ``read(into:frameCount:)``. The engine's history is then silence, as for a fresh one, at the
+/// same phase: the output is the fresh engine's (measured: identical after the first block,
+/// whose onset transient differs by less than -60 dB), and the render thread never allocates
+/// (`ResamplerTests.testSoxrDoesNotAllocateFromTheFirstRead`). Rates that are not whole
+/// numbers, or whose period is longer than 2^20 frames, are not primed (they allocate in their
+/// first blocks, on the render thread).
 ///
 /// Thread safety: not thread-safe; `init` allocates (control thread); ``read(into:frameCount:)``
 /// and ``reset()`` are real-time safe when the provider is (with libsoxr's warm-up above) and
@@ -86,6 +92,8 @@ public final class Resampler {
     /// Nothing has been converted since creation (or since the last ``reset()``): a reset has
     /// nothing to forget (libsoxr's `soxr_clear` would free and re-create its buffers).
     private var isFresh = true
+    /// libsoxr: output frames of the silent pre-roll still to drop (see the type's documentation).
+    private var preRollFrames = 0
 
     /// Creates a converter for `channelCount` channels from `inputSampleRate` to
     /// `outputSampleRate` with `quality`, pulling input through `provider`. Allocates (control
@@ -122,6 +130,8 @@ public final class Resampler {
             let s = try Self.makeSoxr(inputSampleRate: inputSampleRate, outputSampleRate: outputSampleRate,
                                       channelCount: channelCount)
             soxr = s
+            preRollFrames = try Self.primeSoxr(s, inputSampleRate: inputSampleRate, outputSampleRate: outputSampleRate,
+                                               channelCount: channelCount)
             if let error = soxr_set_input_fn(s, Self.soxrCallback, context, block) {
                 throw .libsoxr(message: String(cString: error))
             }
@@ -167,6 +177,41 @@ public final class Resampler {
             throw .libsoxr(message: error.map { String(cString: $0) } ?? "soxr_create failed")
         }
         return s
+    }
+
+    /// Converts a silent pre-roll through `s` (control thread: allocates) so that libsoxr has
+    /// set itself up and grown its buffers; returns the output frames of the pre-roll that `s`
+    /// will still produce (to be dropped). 0 when the rates are not primed.
+    private static func primeSoxr(_ s: soxr_t, inputSampleRate: Double, outputSampleRate: Double,
+                                  channelCount: Int) throws(ResamplerError) -> Int {
+        guard inputSampleRate == inputSampleRate.rounded(), outputSampleRate == outputSampleRate.rounded(),
+              inputSampleRate < 1e9, outputSampleRate < 1e9 else { return 0 }
+        let inRate = Int(inputSampleRate), outRate = Int(outputSampleRate)
+        var a = inRate, b = outRate
+        while b != 0 { (a, b) = (b, a % b) }
+        let period = inRate / a
+        guard period <= 1 << 20 else { return 0 }
+        let z = (32_768 + period - 1) / period * period
+        let q = z / period * (outRate / a)
+        let zeros = UnsafeMutablePointer<Float>.allocate(capacity: z)
+        zeros.initialize(repeating: 0, count: z)
+        let channels = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: channelCount)
+        channels.initialize(repeating: UnsafePointer(zeros), count: channelCount)
+        let outputCapacity = q + 4096
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: outputCapacity * channelCount)
+        defer {
+            zeros.deallocate()
+            channels.deallocate()
+            output.deallocate()
+        }
+        var inputDone = 0, outputDone = 0
+        if let error = soxr_process(s, channels, z, &inputDone, output, outputCapacity, &outputDone) {
+            throw .libsoxr(message: String(cString: error))
+        }
+        guard inputDone == z, outputDone <= q else {
+            throw .libsoxr(message: "priming took \(inputDone) of \(z) input frames and gave \(outputDone) output frames (at most \(q))")
+        }
+        return q - outputDone
     }
 
     /// libsoxr's input function: serves (part of) the current input block, pulling the next
@@ -233,6 +278,13 @@ public final class Resampler {
         while produced < frameCount {
             if fifoCount == 0 {
                 if outputEnded { break }
+                if preRollFrames > 0 {
+                    // The primed engine's silent pre-roll: produced and dropped (fixed sizes: deterministic).
+                    let got = soxr_output(soxr, outputBlock, min(block, preRollFrames))
+                    if got <= 0 { outputEnded = true; break }
+                    preRollFrames -= got
+                    continue
+                }
                 let got = soxr != nil ? soxr_output(soxr, outputBlock, block)
                                       : Int(src_callback_read(state, ratio, block, outputBlock))
                 if got <= 0 { outputEnded = true; break }
@@ -257,8 +309,8 @@ public final class Resampler {
 
     /// Forgets all history (filter state, FIFO, end of input), as at creation. Real-time safe
     /// for libsamplerate, and for libsoxr while nothing has been converted since creation (an
-    /// input adapter starting); resetting a libsoxr converter that has run makes it rebuild its
-    /// buffers (`soxr_clear`), which allocates — the engine never does that on a running graph.
+    /// input adapter starting: nothing to do); resetting a libsoxr converter that has run makes
+    /// it rebuild its buffers (`soxr_clear`, not primed again), which allocates.
     public func reset() {
         if isFresh { return }
         if let soxr {
