@@ -172,6 +172,11 @@ final class FileStreamer: @unchecked Sendable {
         return available
     }
 
+    /// The ring index of the head (read it once per slice; the ring's own accessors then need
+    /// no access to this object's mutable state).
+    @inline(__always)
+    var headIndex: Int { readIndex }
+
     /// Sample `offset` frames after the head, channel `channel` (within what ``acquire`` returned).
     @inline(__always)
     func sample(channel: Int, offset: Int) -> Float {

@@ -13,7 +13,8 @@ import Synchronization
 /// The consumer may skip forward (to any index up to ``writtenIndex``) to discard frames.
 ///
 /// Thread safety: `write…` and ``freeFrames`` from the producer thread only; ``writtenIndex``,
-/// ``sample(channel:at:)`` and ``releaseFrames(upTo:)`` from the consumer thread only. All of them
+/// ``sample(channel:at:)``, ``copy(channel:from:count:into:gains:gain:)`` and
+/// ``releaseFrames(upTo:)`` from the consumer thread only. All of them
 /// are real-time safe (no allocation, no lock, no wait). Storage is allocated in `init` and freed
 /// in `deinit` (off the render thread).
 final class StreamRing: @unchecked Sendable {
@@ -83,6 +84,25 @@ final class StreamRing: @unchecked Sendable {
     @inline(__always)
     func sample(channel: Int, at index: Int) -> Float {
         storage[channel * capacity + (index & mask)]
+    }
+
+    /// Copies `count` samples of channel `channel` from frame index `index` on (all between the
+    /// consumer's released index and ``writtenIndex``) into `destination`, each multiplied by
+    /// `gains[i]`, or by `gain` when `gains` is nil. Two contiguous runs, no per-sample index
+    /// arithmetic beyond the wrap.
+    @inline(__always)
+    func copy(channel: Int, from index: Int, count: Int, into destination: UnsafeMutablePointer<Float>,
+              gains: UnsafePointer<Float>?, gain: Float) {
+        let source = storage + channel * capacity
+        let slot = index & mask
+        let first = min(count, capacity - slot)
+        if let gains {
+            for i in 0..<first { destination[i] = source[slot + i] * gains[i] }
+            for i in first..<count { destination[i] = source[i - first] * gains[i] }
+        } else {
+            for i in 0..<first { destination[i] = source[slot + i] * gain }
+            for i in first..<count { destination[i] = source[i - first] * gain }
+        }
     }
 
     /// Gives the frames before `index` back to the producer.

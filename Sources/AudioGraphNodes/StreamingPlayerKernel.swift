@@ -63,10 +63,14 @@ final class StreamingPlayerKernel: NodeKernel, @unchecked Sendable {
         let wanted = Int(b - a)
         let got = min(wanted, streamer.acquire(position: a, segment: segment, version: version, wanted: wanted))
         let out = outputs[0]
+        // Whole runs from the ring (sample × volume, as the in-memory kernel computes it).
+        let ring = streamer.ring
+        let head = streamer.headIndex
+        let gains = volume.values.map { UnsafePointer($0 + lead) }
         for c in 0..<out.channelCount {
             let dst = out.channel(c)
             for i in 0..<lead { dst[i] = 0 }
-            for j in 0..<got { dst[lead + j] = streamer.sample(channel: c, offset: j) * volume[lead + j] }
+            ring.copy(channel: c, from: head, count: got, into: dst + lead, gains: gains, gain: volume.constant)
             for i in (lead + got)..<n { dst[i] = 0 }
         }
         streamer.consume(got)
