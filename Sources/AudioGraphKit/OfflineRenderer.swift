@@ -256,12 +256,16 @@ public final class OfflineRenderer {
     private func measure(_ b: ChannelBufferList, frameCount n: Int) {
         for c in 0..<min(b.channelCount, fileFormat.channelCount) {
             let x = b.channel(c)
+            // Locals in the loop: a stored property of a class read and written per sample costs
+            // a dynamic exclusivity check each time (a fifth of a B4 render's time).
             var sum = 0.0
+            var top = peak
             for i in 0..<n {
                 let v = x[i]
-                peak = max(peak, abs(v))
+                top = max(top, abs(v))
                 sum += Double(v) * Double(v)
             }
+            peak = top
             sumOfSquares += sum
             samplesMeasured += Int64(n)
         }
