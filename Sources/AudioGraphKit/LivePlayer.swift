@@ -145,8 +145,10 @@ public final class LivePlayer {
         _ = stop()
     }
 
-    /// Starts capture (if the graph has an input) and playback.
-    public func start() throws(LivePlayerError) {
+    /// Starts capture (if the graph has an input) and playback. With `frames`, exactly that many
+    /// frames of the graph play (graph time, whatever the control thread does meanwhile), then
+    /// silence: see ``hasPlayedToEnd`` and ``drain(timeout:)``.
+    public func start(frames: Int64? = nil) throws(LivePlayerError) {
         guard !started else { return }
         do {
             if let input {
@@ -159,7 +161,7 @@ public final class LivePlayer {
                     + playback.playbackRingFrames
                 try input.startCapture(preRoll: preRoll)
             }
-            try output.start(graph: graph, context: context, renderLimit: updates.first?.frame)
+            try output.start(graph: graph, context: context, renderLimit: updates.first?.frame, endFrame: frames)
         } catch {
             input?.stopCapture()
             throw .pulse(error)
@@ -169,6 +171,14 @@ public final class LivePlayer {
 
     /// Frames the graph has rendered (the sample time of the next slice).
     public var renderedFrames: Int { output.renderedFrames }
+
+    /// Whether the `frames` given to ``start(frames:)`` have all been rendered.
+    public var hasPlayedToEnd: Bool { output.playbackStream?.hasRenderedToEnd ?? false }
+
+    /// Waits (at most `timeout` seconds) until what was rendered has been played by the server.
+    /// Call after ``hasPlayedToEnd``, before ``stop()``.
+    @discardableResult
+    public func drain(timeout: Double = 5) -> Bool { output.playbackStream?.drain(timeout: timeout) ?? true }
 
     /// Applies timed updates that are due, records the latency, and checks for faults. Call every
     /// few milliseconds from the control thread.
@@ -220,7 +230,7 @@ public final class LivePlayer {
             let ramp = words.count == 5 ? Double(words[4])! : 0
             guard ramp >= 0, ramp.isFinite else { return "RAMP must be seconds >= 0" }
             do {
-                try node.setParameter(words[2], value, rampFrames: Int((ramp * sampleRate).rounded()))
+                try node.setParameter(words[2], value, rampFrames: FrameCount.int(ramp * sampleRate))
             } catch {
                 return error.description
             }
@@ -238,11 +248,12 @@ public final class LivePlayer {
             // take its changes with it, early): wait until the render thread has adopted it.
             let clock = ContinuousClock()
             let deadline = clock.now.advanced(by: .seconds(2))
-            while graph.hasPendingPlan && clock.now < deadline { usleep(1000) }
+            // (Once the end frame is rendered nothing adopts plans any more: do not wait then.)
+            while graph.hasPendingPlan && clock.now < deadline && !hasPlayedToEnd { usleep(1000) }
             graph.enqueue(contentsOf: commandQueue)
             commandQueue.removeAll()
             do {
-                try graph.update(waitUntilApplied: true)
+                try graph.update(waitUntilApplied: !hasPlayedToEnd)
             } catch {
                 return error.description
             }
