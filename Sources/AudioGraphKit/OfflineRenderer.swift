@@ -76,9 +76,9 @@ public final class OfflineRenderer {
         } catch {
             throw .graph(error)
         }
-        guard let out = built.outputNode as? GenericOutputNode, let client = out.clientFormat else {
-            throw .noGenericOutput
-        }
+        guard let out = built.outputNode as? GenericOutputNode else { throw .noGenericOutput }
+        // Nothing connected to the output: silence, at the graph's rate in stereo unless declared.
+        let client = out.clientFormat ?? out.clientFormatRequest.filled(from: .canonical(sampleRate: built.graph.sampleRate, channelCount: 2))
         self.sliceSize = built.graph.maximumFramesPerSlice
         graphTimelineRate = out.inputFormat?.sampleRate ?? built.graph.sampleRate
         outputRate = client.sampleRate

@@ -191,7 +191,10 @@ final class DescriptionReader {
         }
         if let value = object["nodes"], let nodes = array(value, at: "nodes") {
             hasNodeList = true
-            for (index, element) in nodes.enumerated() {
+            if nodes.count > GraphDescription.maximumNodeCount {
+                report("nodes", .limitExceeded("\(nodes.count) nodes are more than a graph may hold, \(GraphDescription.maximumNodeCount)"))
+            }
+            for (index, element) in nodes.prefix(GraphDescription.maximumNodeCount).enumerated() {
                 if let node = decodeNode(element, at: Self.join("nodes", index: index)) {
                     graph.nodes.append(node)
                     nodeLocationList.append("\(Self.join("nodes", index: index)) (id \"\(node.id)\")")

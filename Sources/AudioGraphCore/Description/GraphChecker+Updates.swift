@@ -4,8 +4,9 @@ extension GraphChecker {
     /// Applies the updates in time order (file order for equal frames), reporting every action
     /// that cannot apply and every entry that leaves an invalid graph. Fills in the resulting
     /// configuration of `setProperty` actions.
-    func simulateUpdates(_ initial: Topology) {
+    func simulateUpdates(_ initial: Topology, formats initialFormats: ResolvedFormats) {
         var topology = initial
+        var formats = initialFormats
         let rate = graph.sampleRate
         let order = graph.updates.indices.sorted {
             (graph.updates[$0].when.frame(sampleRate: rate), $0) < (graph.updates[$1].when.frame(sampleRate: rate), $1)
@@ -23,7 +24,16 @@ extension GraphChecker {
             }
             checkNodeCounts(topology, at: location)
             if !reportCycles(topology, at: location) {
-                _ = resolveFormats(topology)
+                let next = resolveFormats(topology)
+                // A running node keeps its output format: the engine refuses a list that would
+                // change it (only nodes added by this entry start with a new one).
+                var added = Set<String>()
+                for case .addNode(let node) in graph.updates[index].actions { added.insert(node.id) }
+                for id in topology.order where !added.contains(id) {
+                    guard let before = formats[id]?.outputs, let after = next[id]?.outputs, !before.isEmpty, before != after else { continue }
+                    report(location, .invalidUpdate("the output format of \"\(id)\" would change from \(before.map(\.description).joined(separator: ", ")) to \(after.map(\.description).joined(separator: ", ")) while the graph runs (give the node a fixed format, or add a new node)"))
+                }
+                formats = next
             }
         }
     }

@@ -72,13 +72,16 @@ final class GraphChecker {
             formats = resolveFormats(topology)
         }
         checkTaps(topology)
-        simulateUpdates(topology)
+        simulateUpdates(topology, formats: formats)
         return ValidatedGraph(description: graph, formats: formats, audioFiles: audioFiles)
     }
 
     // MARK: Nodes and files
 
     func checkNodeCounts(_ topology: Topology, at location: String) {
+        if topology.order.count > GraphDescription.maximumNodeCount {
+            report(location, .limitExceeded("\(topology.order.count) nodes are more than a graph may hold, \(GraphDescription.maximumNodeCount)"))
+        }
         let outputs = topology.order.filter { topology.nodes[$0]?.schema.kind == .output }
         if outputs.count != 1 { report(location, .outputNodeCount(ids: outputs)) }
         let inputs = topology.order.filter { topology.nodes[$0]?.type == .input }
