@@ -94,7 +94,7 @@ extension DescriptionReader {
                 return nil
             }
             guard number <= GraphDescription.maximumTime else {
-                report(at(key), .limitExceeded(Self.timeLimit(ParameterInfo.format(number))))
+                report(at(key), .limitExceeded(Self.timeLimit(Self.spelling(object[key]!))))
                 return nil
             }
             return number
@@ -135,7 +135,7 @@ extension DescriptionReader {
             var duration: Double?
             if let number = number(object["duration"]!, at: at("duration")) {
                 if number > GraphDescription.maximumTime {
-                    report(at("duration"), .limitExceeded(Self.timeLimit(ParameterInfo.format(number))))
+                    report(at("duration"), .limitExceeded(Self.timeLimit(Self.spelling(object["duration"]!))))
                 } else if number > 0 { duration = number } else {
                     report(at("duration"), .invalidAutomation("duration \(ParameterInfo.format(number)) must be greater than 0"))
                 }

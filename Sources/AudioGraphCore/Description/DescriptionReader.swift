@@ -120,6 +120,12 @@ final class DescriptionReader {
         return x
     }
 
+    /// A number as written in the file (its JSON spelling).
+    static func spelling(_ value: JSONValue) -> String {
+        if case .number(let number) = value { return number.text }
+        return value.typeDescription
+    }
+
     /// The message for a time beyond ``GraphDescription/maximumTime``.
     static func timeLimit(_ text: String) -> String {
         "\(text) s is longer than the longest time accepted, \(ParameterInfo.format(GraphDescription.maximumTime)) s"
@@ -190,11 +196,13 @@ final class DescriptionReader {
             graph.duration = duration
         }
         if let value = object["nodes"], let nodes = array(value, at: "nodes") {
-            hasNodeList = true
             if nodes.count > GraphDescription.maximumNodeCount {
+                // Not decoded further: every other check would only repeat the same excess.
                 report("nodes", .limitExceeded("\(nodes.count) nodes are more than a graph may hold, \(GraphDescription.maximumNodeCount)"))
+                return graph
             }
-            for (index, element) in nodes.prefix(GraphDescription.maximumNodeCount).enumerated() {
+            hasNodeList = true
+            for (index, element) in nodes.enumerated() {
                 if let node = decodeNode(element, at: Self.join("nodes", index: index)) {
                     graph.nodes.append(node)
                     nodeLocationList.append("\(Self.join("nodes", index: index)) (id \"\(node.id)\")")
