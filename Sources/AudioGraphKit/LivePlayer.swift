@@ -78,6 +78,7 @@ public final class LivePlayer {
     private var applied: [(scheduled: Int64, applied: Int64)] = []
     private var lastLatency: PulseLatency?
     private var started = false
+    private var drained = false
     private var polls = 0
     /// `connect` / `disconnect` commands waiting for an `update` command (kept here, not on the
     /// graph's list, so a timed update does not take them along).
@@ -178,7 +179,12 @@ public final class LivePlayer {
     /// Waits (at most `timeout` seconds) until what was rendered has been played by the server.
     /// Call after ``hasPlayedToEnd``, before ``stop()``.
     @discardableResult
-    public func drain(timeout: Double = 5) -> Bool { output.playbackStream?.drain(timeout: timeout) ?? true }
+    public func drain(timeout: Double = 5) -> Bool {
+        // The latency is read while audio is still queued (a drained stream reports 0).
+        if let l = output.playbackStream?.latency() { lastLatency = l }
+        drained = true
+        return output.playbackStream?.drain(timeout: timeout) ?? true
+    }
 
     /// Applies timed updates that are due, records the latency, and checks for faults. Call every
     /// few milliseconds from the control thread.
@@ -267,7 +273,7 @@ public final class LivePlayer {
     @discardableResult
     public func stop() -> LivePlayerSummary {
         let stream = output.playbackStream
-        if let l = stream?.latency() { lastLatency = l }
+        if !drained, let l = stream?.latency() { lastLatency = l }
         let summary = LivePlayerSummary(
             renderedFrames: output.renderedFrames, latency: lastLatency, requestedLatency: output.properties.latency,
             underruns: output.underrunCount, captureUnderruns: input?.captureStream?.underrunCount ?? 0,
