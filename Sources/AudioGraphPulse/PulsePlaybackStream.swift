@@ -221,7 +221,9 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         // Give the render thread a moment to fill the ring so the first request is met.
         let sliceSamples = configuration.maximumFramesPerSlice * configuration.channels
         // (Not when held at frame 0: a control thread applies a change before the first slice.)
-        for _ in 0..<500 where ring.writableCount >= sliceSamples && renderLimit.load(ordering: .acquiring) > 0 {
+        // (Nor once the end frame is rendered: a stream shorter than the ring never fills it.)
+        for _ in 0..<500 where ring.writableCount >= sliceSamples && renderLimit.load(ordering: .acquiring) > 0
+            && Int64(framesRendered.load(ordering: .relaxed)) < endFrame.load(ordering: .acquiring) {
             usleep(1000)
         }
 
