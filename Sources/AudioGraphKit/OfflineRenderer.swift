@@ -114,18 +114,14 @@ public final class OfflineRenderer {
                 throw .file(error)
             }
             // Compressed types (FLAC, Ogg) take less than this; only the uncompressed are counted.
-            let major = AudioFileWriter.majorFormat(forPath: path)
-            guard major != AudioFileWriter.majorFormat(forPath: "x.flac"), major != AudioFileWriter.majorFormat(forPath: "x.ogg") else { return }
+            guard !AudioFileWriter.isCompressed(path: path) else { return }
             let folder = Self.folder(of: FileSystemPath.resolved(path))
             let sum = needed[folder]?.bytes ?? 0
             needed[folder] = (path, sum > Int64.max - bytes ? Int64.max : sum + bytes)
         }
         try account(outputPath, fileFormat, frames: frameCount)
         for tap in taps {
-            let node = built.graph.node(tap.node)
-            var format = node?.outputFormats[safe: tap.bus] ?? .canonical(sampleRate: graphTimelineRate, channelCount: 1)
-            format.sampleType = AudioFileWriter.defaultSampleType(forPath: tap.path)
-            let frames = FrameCount.int64(Double(frameCount) * format.sampleRate / outputRate, rounding: .up)
+            let (format, frames) = tapFile(tap)
             try account(tap.path, format, frames: frames)
         }
         for (folder, need) in needed {
@@ -134,6 +130,14 @@ public final class OfflineRenderer {
             let available = Int64(clamping: UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize)).partialValue)
             if need.bytes > available { throw .insufficientSpace(path: need.path, needed: need.bytes, available: available) }
         }
+    }
+
+    /// The format a tap's file is written in (its bus's format, or mono at the output timeline's
+    /// rate for a node that does not exist yet) and the frames it will hold at most.
+    private func tapFile(_ tap: TapDescription) -> (format: StreamFormat, frames: Int64) {
+        var format = built.graph.node(tap.node)?.outputFormats[safe: tap.bus] ?? .canonical(sampleRate: graphTimelineRate, channelCount: 1)
+        format.sampleType = AudioFileWriter.defaultSampleType(forPath: tap.path)
+        return (format, FrameCount.int64(Double(frameCount) * format.sampleRate / outputRate, rounding: .up))
     }
 
     /// The folder part of an absolute path.
@@ -167,11 +171,8 @@ public final class OfflineRenderer {
         do {
             writer = try AudioFileWriter(path: temporary, format: fileFormat, expectedFrames: frameCount)
             for tap in d.taps {
-                let node = graph.node(tap.node)
-                var tf = node?.outputFormats[safe: tap.bus] ?? .canonical(sampleRate: graphTimelineRate, channelCount: 1)
-                tf.sampleType = AudioFileWriter.defaultSampleType(forPath: tap.path)
+                let (tf, frames) = tapFile(tap)
                 let path = Self.temporaryPath(for: tap.path)
-                let frames = FrameCount.int64(Double(frameCount) * tf.sampleRate / outputRate, rounding: .up)
                 tapWriters.append((tap, try AudioFileWriter(path: path, format: tf, expectedFrames: frames), path, tf.sampleRate))
             }
         } catch {

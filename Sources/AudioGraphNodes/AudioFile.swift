@@ -145,6 +145,12 @@ public final class AudioFileWriter {
         return g >= 1e6 ? String(Int64(g)) : String(Double(Int64(g * 10)) / 10)
     }
 
+    /// Whether `path`'s type compresses (FLAC, Ogg Vorbis): its size is not known in advance.
+    public static func isCompressed(path: String) -> Bool {
+        let major = majorFormat(forPath: path)
+        return major == Int32(SF_FORMAT_FLAC) || major == Int32(SF_FORMAT_OGG)
+    }
+
     /// Whether a file written by this writer is an RF64 file (its container, not its extension).
     public var isRF64: Bool { major == Int32(SF_FORMAT_RF64) }
 
