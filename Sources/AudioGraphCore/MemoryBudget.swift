@@ -6,9 +6,10 @@ import Glibc
 import Darwin
 #endif
 
-/// The memory rules checked up front: the loader computes what the biggest per-node buffers
-/// (delay lines) will take at the resolved rate and channel count and refuses a graph that would
-/// not fit, naming the node and the limit, instead of letting the build allocate and die.
+/// The memory rules checked up front: the loader computes what the big buffers will take at the
+/// resolved rates and channel counts — each output bus's slice buffer, each delay line — and
+/// refuses a graph that would not fit, naming the node (or the count) and the limit, instead of
+/// letting the build allocate and die.
 ///
 /// Thread safety: stateless; reads `sysconf` once per call. Any thread.
 public enum MemoryBudget {
@@ -29,6 +30,17 @@ public enum MemoryBudget {
         let frames = Int64(delayLineCapacity(sampleRate: sampleRate))
         let (bytes, overflow) = frames.multipliedReportingOverflow(by: 2 * 4 * Int64(max(1, channels)))
         return overflow ? .max : bytes
+    }
+
+    /// Bytes of one output bus's buffer: `channels` × `frames` floats.
+    public static func sliceBytes(channels: Int, frames: Int) -> Int64 {
+        Int64(max(1, channels)) * Int64(max(1, frames)) * 4
+    }
+
+    /// `a + b`, saturating at `Int64.max`.
+    public static func adding(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
     }
 
     /// The machine's physical memory, bytes (nil when the system does not say).

@@ -37,6 +37,9 @@ extension GraphChecker {
         var result = ResolvedFormats()
         var delayBytes: Int64 = 0
         var delayReported = false
+        // Each output bus holds one slice per channel (the engine's buffers, sized at initialize).
+        var bufferBytes: Int64 = 0
+        var bufferNodes = 0
         for id in sorted {
             guard let node = topology.nodes[id], let location = topology.locations[id] else { continue }
             let formatLocation = DescriptionReader.join(location, "format")
@@ -132,7 +135,7 @@ extension GraphChecker {
                 }
                 if node.type == .delay, let format = output {
                     let bytes = checkDelayMemory(format, node: id, at: location)
-                    delayBytes = bytes > Int64.max - delayBytes ? .max : delayBytes + bytes
+                    delayBytes = MemoryBudget.adding(delayBytes, bytes)
                     if bytes > MemoryBudget.limit { delayReported = true }
                 }
             case .converter(let properties):
@@ -185,12 +188,18 @@ extension GraphChecker {
                                     at: DescriptionReader.join(DescriptionReader.join(propertiesLocation, "format"), "sampleRate"), node: id)
                 }
             }
-            if let output { outputs[id] = output }
+            if let output {
+                outputs[id] = output
+                bufferBytes = MemoryBudget.adding(bufferBytes, MemoryBudget.sliceBytes(channels: output.channels, frames: graph.maximumFramesPerSlice))
+                bufferNodes += 1
+            }
             if node.outputBusCount > 0, output == nil { continue }
             result.nodes[id] = NodeFormats(inputs: inputs, outputs: output.map { [$0] } ?? [], clientFormat: clientFormat)
         }
         if delayBytes > MemoryBudget.limit && !delayReported {
             report("nodes", .limitExceeded("the delay nodes need \(MemoryBudget.describe(delayBytes)) together, more than the \(MemoryBudget.describe(MemoryBudget.limit)) a graph may use (half this machine's memory)"))
+        } else if !delayReported, MemoryBudget.adding(bufferBytes, delayBytes) > MemoryBudget.limit {
+            report("nodes", .limitExceeded("the buffers of \(bufferNodes) nodes (\(graph.maximumFramesPerSlice) frames per slice per channel) and their delay lines need \(MemoryBudget.describe(MemoryBudget.adding(bufferBytes, delayBytes))), more than the \(MemoryBudget.describe(MemoryBudget.limit)) a graph may use (half this machine's memory)"))
         }
         return result
     }

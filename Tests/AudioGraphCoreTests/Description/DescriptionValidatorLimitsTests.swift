@@ -91,6 +91,21 @@ final class DescriptionValidatorLimitsTests: XCTestCase {
         ])
     }
 
+    /// Many wide nodes with big slices: their buffers alone pass the limit.
+    func testBufferMemoryBeyondHalfTheMachineIsRejected() {
+        let one = MemoryBudget.sliceBytes(channels: 256, frames: 65536)
+        XCTAssertEqual(one, 256 * 65536 * 4)
+        let count = Int(MemoryBudget.limit / one) + 1
+        let oscillators = (0..<count).map { #"{ "id": "o\#($0)", "type": "oscillator", "properties": { "channels": 256 } }"# }.joined(separator: ", ")
+        let text = #"{ "version": 1, "maximumFramesPerSlice": 65536, "nodes": [ \#(oscillators), \#(out) ], "connections": [ { "from": "o0", "to": "out" } ] }"#
+        XCTAssertEqual(errorLines(text), [
+            "graph.json: nodes: the buffers of \(count) nodes (65536 frames per slice per channel) and their delay lines need \(MemoryBudget.describe(one * Int64(count))), more than the \(MemoryBudget.describe(MemoryBudget.limit)) a graph may use (half this machine's memory)",
+        ])
+        // One fewer node than the limit allows loads.
+        let fewer = (0..<(count - 2)).map { #"{ "id": "o\#($0)", "type": "oscillator", "properties": { "channels": 256 } }"# }.joined(separator: ", ")
+        XCTAssertNoThrow(try loadGraph(#"{ "version": 1, "maximumFramesPerSlice": 65536, "nodes": [ \#(fewer), \#(out) ], "connections": [ { "from": "o0", "to": "out" } ] }"#))
+    }
+
     /// Validating a graph with 10 000 and 20 000 updates: linear growth (see the parser's test,
     /// which times 40 000 and 80 000 elements; validation does more per element).
     func testValidationIsLinearInTheNumberOfUpdates() throws {
