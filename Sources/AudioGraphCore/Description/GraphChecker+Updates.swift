@@ -16,7 +16,7 @@ extension GraphChecker {
             let actionLocations = reader.actionLocations[location] ?? []
             for (actionIndex, action) in graph.updates[index].actions.enumerated() {
                 let at = actionIndex < actionLocations.count ? actionLocations[actionIndex] : location
-                if let configuration = apply(action, at: at, to: &topology),
+                if let configuration = apply(action, at: at, in: location, to: &topology),
                    case .setProperty(let node, let name, let value, _) = action {
                     graph.updates[index].actions[actionIndex] = .setProperty(node: node, name: name, value: value,
                                                                               configuration: configuration)
@@ -38,8 +38,10 @@ extension GraphChecker {
         }
     }
 
-    /// Applies one action; returns the new configuration for a `setProperty`.
-    private func apply(_ action: UpdateAction, at location: String, to topology: inout Topology) -> NodeConfiguration? {
+    /// Applies one action; returns the new configuration for a `setProperty`. `updateLocation`
+    /// is where the entry is (cycles are reported there).
+    private func apply(_ action: UpdateAction, at location: String, in updateLocation: String,
+                       to topology: inout Topology) -> NodeConfiguration? {
         func join(_ key: String) -> String { DescriptionReader.join(location, key) }
         func existing(_ id: String, at key: String) -> NodeDescription? {
             if let node = topology.nodes[id] { return node }
@@ -52,7 +54,11 @@ extension GraphChecker {
                   let (_, info) = reader.parameter(address.description, of: node, at: join("address")) else { return nil }
             _ = reader.checkParameterValue(value, info, at: join("value"))
         case .connect(let connection):
-            connect(connection, at: location, in: &topology)
+            // The engine refuses a connection that closes a cycle when it is made, even if a
+            // later action of the list would open it again: so does the validator.
+            if connect(connection, at: location, in: &topology), reportCycles(topology, at: updateLocation) {
+                topology.inputs[BusKey(node: connection.to.node, bus: connection.to.bus)] = nil
+            }
         case .disconnect(let to):
             guard let node = existing(to.node, at: join("to")) else { return nil }
             if to.bus >= node.inputBusCount {
