@@ -76,7 +76,7 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
         (kernel as? StreamingPlayerKernel)?.prepareForOfflineRender()
     }
 
-    private var startOffset: Int64 { Int64((properties.startTime * fileInfo.sampleRate).rounded()) }
+    private var startOffset: Int64 { FrameCount.frames(seconds: properties.startTime, sampleRate: fileInfo.sampleRate) }
 
     private var streamSegment: FileStreamer.Segment {
         let range = playedFrameRange
@@ -98,9 +98,9 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
     /// The frames of the file that play: the segment, clipped to the file.
     public var playedFrameRange: Range<Int64> {
         let rate = fileInfo.sampleRate
-        let start = min(fileInfo.frames, max(0, Int64(((properties.segment?.start ?? 0) * rate).rounded())))
+        let start = min(fileInfo.frames, max(0, FrameCount.frames(seconds: properties.segment?.start ?? 0, sampleRate: rate)))
         var end = fileInfo.frames
-        if let d = properties.segment?.duration { end = min(end, start + max(0, Int64((d * rate).rounded()))) }
+        if let d = properties.segment?.duration { end = min(end, start + min(end - start, max(0, FrameCount.frames(seconds: d, sampleRate: rate)))) }
         return start..<max(start, end)
     }
 
@@ -225,7 +225,7 @@ final class PlayerKernel: NodeKernel, @unchecked Sendable {
         length = Int64(storage.list.capacity)
         volumeIndex = node.parameterIndex(of: ParameterAddress(name: "volume"))!
         loop = node.properties.loop
-        startOffset = Int64((node.properties.startTime * node.fileInfo.sampleRate).rounded())
+        startOffset = FrameCount.frames(seconds: node.properties.startTime, sampleRate: node.fileInfo.sampleRate)
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
     }

@@ -102,7 +102,8 @@ public final class Resampler {
                 quality: Quality = .best, provider: @escaping InputProvider) throws(ResamplerError) {
         guard channelCount > 0 else { throw .invalidChannelCount(channelCount) }
         let ratio = outputSampleRate / inputSampleRate
-        guard inputSampleRate > 0, outputSampleRate > 0, ratio.isFinite, ratio >= 1.0 / 256, ratio <= 256 else {
+        guard inputSampleRate > 0, outputSampleRate > 0, ratio.isFinite, ratio >= 1.0 / GraphDescription.maximumConversionRatio,
+              ratio <= GraphDescription.maximumConversionRatio else {
             throw .unsupportedRatio(inputSampleRate: inputSampleRate, outputSampleRate: outputSampleRate)
         }
         self.channelCount = channelCount
