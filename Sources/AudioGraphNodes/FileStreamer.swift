@@ -209,6 +209,17 @@ final class FileStreamer: @unchecked Sendable {
         }
     }
 
+    /// Like ``waitUntilBuffered(position:segment:version:frames:)`` from where the consumer
+    /// stands now (its head): for a consumer that only moves forward (a scheduled player's file
+    /// segment), so that the wait never turns into a seek. `frames` is capped at what the segment
+    /// has left. Call only while no render runs.
+    @discardableResult
+    func waitUntilBufferedFromHead(segment: Segment, frames: Int) -> Bool {
+        let remaining = segment.loop ? Int64.max : max(0, segment.length - headPosition)
+        return waitUntilBuffered(position: headPosition, segment: segment, version: headVersion,
+                                 frames: Int(min(Int64(frames), remaining)))
+    }
+
     // MARK: Reader thread
 
     private func runReader() {
