@@ -358,7 +358,7 @@ public final class AudioGraph: @unchecked Sendable {
         }
         adapters = newAdapters
         for (n, index, value, ramp) in parameterSets {
-            let rate = n.outputFormats.first?.sampleRate ?? n.inputFormats.compactMap { $0 }.first?.sampleRate ?? sampleRate
+            let rate = n.processingRate
             n.parameters[index].recordListValue(value)
             commands.append(.setParameter(n.kernel!, index: index, value: value, rampFrames: Int((ramp * rate).rounded())))
         }
@@ -379,20 +379,27 @@ public final class AudioGraph: @unchecked Sendable {
 
     // MARK: Rendering (render thread)
 
-    /// Renders one slice of `frameCount` frames (at most ``maximumFramesPerSlice``) and returns
-    /// what reaches the output node's input, or nil when nothing is connected to it. Adopts a
+    /// Renders one slice of `frameCount` frames and returns what reaches the output node's input
+    /// (`frameCount` valid frames), or nil when nothing is connected to it. Nodes that are pulled
+    /// every slice (``GraphNode/isPulledEverySlice``: sinks, capture) render too, after the output.
+    /// Asking for more than ``maximumFramesPerSlice`` frames is a programmer error and stops the
+    /// program with one line (the buffers are sized for that maximum). Adopts a
     /// newly published plan first (the slice boundary is where change lists take effect), then
     /// advances ``renderSampleTime``.
     ///
     /// Real-time safe: allocates nothing, takes no lock, never waits. One render thread at a time.
     public func render(frameCount: Int) -> InputBuffer? {
+        // A programmer error, like asking an Audio Unit for more than kAudioUnitProperty_MaximumFramesPerSlice:
+        // never a silent truncation.
+        precondition(frameCount <= maximumFramesPerSlice,
+                     "AudioGraph.render(frameCount:): \(frameCount) frames exceeds maximumFramesPerSlice \(maximumFramesPerSlice)")
         adoptPendingPlan()
         guard let plan = activePlan, frameCount > 0 else { return nil }
-        let n = min(frameCount, maximumFramesPerSlice)
-        let context = RenderContext(sampleTime: renderSampleTime, frameCount: n, sampleRate: sampleRate)
+        let context = RenderContext(sampleTime: renderSampleTime, frameCount: frameCount, sampleRate: sampleRate)
         let e = plan.entries[plan.outputEntry]
         let result = e.inputCount > 0 ? plan.pullInput(e.firstInput, context) : nil
-        renderSampleTime += Int64(n)
+        if plan.pulledEntryCount > 0 { plan.renderPulledEntries(context) }
+        renderSampleTime += Int64(frameCount)
         return result
     }
 
@@ -443,9 +450,10 @@ public final class AudioGraph: @unchecked Sendable {
             })
         }
         let output = t.order.firstIndex { t.nodes[$0]!.isOutputNode } ?? 0
+        let pulled = t.order.indices.filter { t.nodes[t.order[$0]]!.isPulledEverySlice }
         defer { nextGeneration += 1 }
         return RenderPlan(generation: nextGeneration, kernels: kernels, inputs: inputs, outputEntry: output,
-                          commands: commands, activationTime: activationTime)
+                          pulledEntries: pulled, commands: commands, activationTime: activationTime)
     }
 
     struct ResolvedFormats {

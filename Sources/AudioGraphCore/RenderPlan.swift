@@ -48,6 +48,10 @@ final class RenderPlan: @unchecked Sendable {
     let inputSlotCount: Int
     /// Entry index of the output node.
     let outputEntry: Int
+    /// Entries rendered every slice whether or not the output pulls them (sinks, capture nodes:
+    /// ``GraphNode/isPulledEverySlice``), after the output.
+    let pulledEntries: UnsafeMutablePointer<Int>
+    let pulledEntryCount: Int
     let commands: [PlanCommand]
     /// The commands again, in memory the render thread can walk without generic iteration
     /// (an unspecialised `IndexingIterator` boxes a four-word enum on the heap).
@@ -59,8 +63,11 @@ final class RenderPlan: @unchecked Sendable {
 
     /// `inputs[i]` lists, for kernel i, each input bus's (source kernel index, bus, adapter).
     init(generation: UInt64, kernels: [NodeKernel], inputs: [[(source: Int, bus: Int, adapter: InputAdapter?)]],
-         outputEntry: Int, commands: [PlanCommand], activationTime: Int64 = .min) {
+         outputEntry: Int, pulledEntries: [Int] = [], commands: [PlanCommand], activationTime: Int64 = .min) {
         self.generation = generation
+        pulledEntryCount = pulledEntries.count
+        self.pulledEntries = .allocate(capacity: max(1, pulledEntries.count))
+        self.pulledEntries.initialize(from: pulledEntries, count: pulledEntries.count)
         self.activationTime = activationTime
         self.kernels = kernels
         self.outputEntry = outputEntry
@@ -89,6 +96,17 @@ final class RenderPlan: @unchecked Sendable {
         commandStorage.deallocate()
         entries.deallocate()
         inputSlots.deallocate()
+        pulledEntries.deallocate()
+    }
+
+    /// Renders every entry that is pulled each slice (and not rendered yet). Real-time safe.
+    @inline(__always)
+    func renderPulledEntries(_ context: RenderContext) {
+        var i = 0
+        while i < pulledEntryCount {
+            renderEntry(pulledEntries[i], context)
+            i += 1
+        }
     }
 
     /// Renders entry `index` for `context` unless it already rendered that slice. Real-time safe.

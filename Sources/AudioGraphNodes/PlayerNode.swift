@@ -139,7 +139,7 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
         case "loop":
             guard value is Bool else { throw .invalidProperty(node: id, name: name, reason: "expected true or false") }
         case "startTime":
-            guard let v = value as? Double, v >= 0, v.isFinite else {
+            guard let v = PropertyValue.double(value), v >= 0, v.isFinite else {
                 throw .invalidProperty(node: id, name: name, reason: "expected a time in seconds >= 0")
             }
         case "segment":
@@ -158,7 +158,7 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
         var samples: ChannelBufferStorage?
         switch name {
         case "loop": properties.loop = value as! Bool
-        case "startTime": properties.startTime = value as! Double
+        case "startTime": properties.startTime = PropertyValue.double(value)!
         case "segment":
             properties.segment = value as! PlayerSegment?
             // An in-memory kernel: decode the new segment here, on the control thread; the kernel

@@ -78,7 +78,12 @@ final class OutputNodeTests: PulseServerTestCase {
         while !t.stopped.load(ordering: .acquiring) && clock.now < deadline { usleep(1000) }
         let allocations = ag_counter_allocations(), frees = ag_counter_frees(), locks = ag_counter_locks()
         let underruns = out.underrunCount
+        let renderedBeforeStop = out.renderedFrames
         out.stop()
+        // The counters keep the last run's values after stop() (they used to read 0).
+        XCTAssertGreaterThanOrEqual(out.renderedFrames, renderedBeforeStop)
+        XCTAssertGreaterThan(out.renderedFrames, 48000, "3 s were rendered")
+        XCTAssertGreaterThanOrEqual(out.underrunCount, underruns)
         let slices = t.slices.load(ordering: .relaxed)
         print("live real-time safety: \(slices) slices, \(lists) change lists, \(underruns) underruns; "
               + "render thread: \(allocations) allocations, \(frees) frees, \(locks) mutex locks")
