@@ -297,6 +297,7 @@ final class RealTimeSafetyTests: XCTestCase {
         let savedRing = ScheduledSoundPlayerNode.streamingRingFrames
         ScheduledSoundPlayerNode.streamingRingFrames = 1 << 15
         defer { ScheduledSoundPlayerNode.streamingRingFrames = savedRing }
+        let threadsBefore = ProcessThreads.count
         let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
         let player = ScheduledSoundPlayerNode(id: "player", format: StreamFormat(sampleRate: 48000, channelCount: 2))
         let out = GenericOutputNode(id: "out")
@@ -354,5 +355,9 @@ final class RealTimeSafetyTests: XCTestCase {
         XCTAssertGreaterThan(run.audibleSlices, slices / 4, "the player was mostly silent")
         assertNothingCounted(run.allocations, run.frees, run.locks)
         graph.uninitialize()
+        // Every segment's disk thread ends when its region is released; the notifier remains.
+        let deadline = Date().addingTimeInterval(3)
+        while ProcessThreads.count > threadsBefore + 1 && Date() < deadline { usleep(5000) }
+        XCTAssertLessThanOrEqual(ProcessThreads.count, threadsBefore + 1, "disk-reader threads outlived their segments")
     }
 }

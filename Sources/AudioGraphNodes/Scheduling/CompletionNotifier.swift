@@ -42,13 +42,19 @@ final class CompletionNotifier: @unchecked Sendable {
     }
 
     /// Stops the thread after it ran every handler already due (and, early, the ones still
-    /// waiting for their playback time), and joins it. Control thread; idempotent.
+    /// waiting for their playback time), and joins it (detaches it when called on the notifier
+    /// thread itself, from a handler). Any non-real-time thread; idempotent.
     func stop() {
         guard let t = thread else { return }
         thread = nil
         stopRequested.store(true, ordering: .releasing)
         shared.eventPosted.post()
-        pthread_join(t, nil)
+        if pthread_equal(t, pthread_self()) != 0 {
+            // The node went away inside one of its own handlers: the thread ends after it returns.
+            pthread_detach(t)
+        } else {
+            pthread_join(t, nil)
+        }
     }
 
     private func run() {

@@ -81,6 +81,12 @@ final class ScheduledRegion: @unchecked Sendable {
         self.completion = completion
     }
 
+    deinit {
+        // The disk thread holds its streamer: stop and join it (off the render thread: regions are
+        // released by the notifier or a control thread).
+        streamer?.stop()
+    }
+
     /// Runs the completion handler unless it already ran. Any non-real-time thread.
     func runCompletion() {
         guard !completionClaimed.exchange(true, ordering: .acquiringAndReleasing) else { return }

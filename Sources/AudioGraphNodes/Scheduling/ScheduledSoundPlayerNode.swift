@@ -172,9 +172,14 @@ public final class ScheduledSoundPlayerNode: GraphNode, @unchecked Sendable {
                 throw .file(error)
             }
         }
-        try enqueue { serial in
-            ScheduledRegion(serial: serial, streamer: streamer, segment: segment, at: time, callbackType: callbackType,
-                            completion: completion)
+        do {
+            try enqueue { serial in
+                ScheduledRegion(serial: serial, streamer: streamer, segment: segment, at: time, callbackType: callbackType,
+                                completion: completion)
+            }
+        } catch {
+            streamer?.stop()
+            throw error
         }
     }
 

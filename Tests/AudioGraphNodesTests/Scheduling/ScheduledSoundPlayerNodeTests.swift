@@ -1,5 +1,6 @@
 // Tests of the scheduled sound player: gapless sample-exact scheduling, loops and interruptions, files, handlers, timelines.
 import AudioGraphCore
+import AudioGraphTesting
 import Foundation
 import Synchronization
 import XCTest
@@ -384,5 +385,34 @@ final class ScheduledSoundPlayerNodeTests: XCTestCase {
         for c in 0..<2 { for b in buffers { expected[c] += UnsafeBufferPointer(start: b.list.channel(c), count: 4096) } }
         XCTAssertNil(firstDifference(out, expected), "the chain scheduled from the handlers has a gap or a repeat")
         XCTAssertTrue(log.wait(for: 3))
+    }
+
+    /// The notifier thread starts with the first schedule call and is joined when the node goes
+    /// away; a segment's disk thread ends when the segment is done.
+    func testThreadsEndWithTheirSegmentsAndTheNode() throws {
+        let dir = try temporaryDirectory(self)
+        let path = dir.appendingPathComponent("short.wav").path
+        try writeSoundFile(path, [[Float](repeating: 0.25, count: 1000), [Float](repeating: -0.25, count: 1000)], sampleRate: 48000)
+        let before = ProcessThreads.count
+        do {
+            let (g, player) = try playerGraph()
+            let log = HandlerLog()
+            try player.scheduleSegment(path: path, startingFrame: 100, frameCount: 500, completion: log.handler("segment"))
+            XCTAssertEqual(ProcessThreads.count, before + 2, "a notifier and a disk thread")
+            player.play()
+            let out = renderFrames(g, frames: 1024, channels: 2)
+            XCTAssertEqual(out[0][499], 0.25)
+            XCTAssertEqual(out[1][499], -0.25)
+            XCTAssertEqual(out[0][500], 0)
+            XCTAssertTrue(log.wait(for: 1))
+            let deadline = Date().addingTimeInterval(2)
+            while ProcessThreads.count > before + 1 && Date() < deadline { usleep(2000) }
+            XCTAssertEqual(ProcessThreads.count, before + 1, "the disk thread outlived its segment")
+            g.stop()
+            g.uninitialize()
+        }
+        let deadline = Date().addingTimeInterval(2)
+        while ProcessThreads.count > before && Date() < deadline { usleep(2000) }
+        XCTAssertEqual(ProcessThreads.count, before, "the notifier thread outlived its node")
     }
 }
