@@ -415,4 +415,51 @@ final class ScheduledSoundPlayerNodeTests: XCTestCase {
         while ProcessThreads.count > before && Date() < deadline { usleep(2000) }
         XCTAssertEqual(ProcessThreads.count, before, "the notifier thread outlived its node")
     }
+
+    /// `at: nil` with nothing before (or the previous region already over) plays at the frame
+    /// the next slice starts; an `at:` time already passed plays the rest of the region from
+    /// there (the past part is skipped, as AUScheduledSoundPlayer does with late slices).
+    func testLateRegionsStartAtTheNextSliceAndSkipWhatHasPassed() throws {
+        for slice in [1, 64, 512] {
+            let (g, player) = try playerGraph()
+            let a = makeBuffer(frames: 700, signal(1)), b = makeBuffer(frames: 400, signal(2)), c = makeBuffer(frames: 600, signal(3))
+            player.play()
+            var out = renderFrames(g, frames: 1000, channels: 2, slices: [slice])
+            try player.scheduleBuffer(a)                       // nothing before: now, node 1000
+            var part = renderFrames(g, frames: 2000, channels: 2, slices: [slice])
+            for ch in 0..<2 { out[ch] += part[ch] }
+            try player.scheduleBuffer(b)                       // a ended at 1700: now, node 3000
+            part = renderFrames(g, frames: 1000, channels: 2, slices: [slice])
+            for ch in 0..<2 { out[ch] += part[ch] }
+            try player.scheduleBuffer(c, at: 3800)             // 200 frames late at node 4000
+            part = renderFrames(g, frames: 1000, channels: 2, slices: [slice])
+            for ch in 0..<2 { out[ch] += part[ch] }
+            var expected = reference(total: 5000, [(1000, a, 700), (3000, b, 400)])
+            for ch in 0..<2 { for i in 200..<600 { expected[ch][4000 + i - 200] = c.list.channel(ch)[i] } }
+            XCTAssertNil(firstDifference(out, expected), "slice \(slice)")
+            g.stop()
+        }
+    }
+
+    /// A 44.1 kHz player into a 48 kHz mixer (the mixer converts its input's rate): the player
+    /// renders on its own 44.1 kHz timeline, and a 1 kHz tone buffer of 0.1 s comes out as a
+    /// 1 kHz tone of 0.1 s at 48 kHz.
+    func testPlayerAtAnotherRateBehindAConvertingMixer() throws {
+        let player = ScheduledSoundPlayerNode(id: "p", format: StreamFormat.canonical(sampleRate: 44100, channelCount: 1))
+        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 1)
+        let g = try startedGraph([player, mixer], "p -> mix -> out")
+        let tone = makeBuffer(channels: 1, frames: 4410) { _, i in Float(0.5 * sin(2 * Double.pi * 1000 * Double(i) / 44100)) }
+        try player.scheduleBuffer(tone, at: 4410)          // 0.1 s in
+        player.play()
+        let out = renderFrames(g, frames: 24000, channels: 2)[0]
+        let loud = out.indices.filter { abs(out[$0]) > 0.05 }
+        XCTAssertFalse(loud.isEmpty)
+        let (first, last) = (loud.first ?? 0, loud.last ?? 0)
+        XCTAssertEqual(Double(first) / 48000, 0.1, accuracy: 0.002)
+        XCTAssertEqual(Double(last - first) / 48000, 0.1, accuracy: 0.002)
+        let middle = Array(out[(first + 480)..<(first + 4320)])
+        let fit = toneFit(middle, frequency: 1000, sampleRate: 48000)
+        XCTAssertEqual(fit.amplitude, 0.5 * 0.7071, accuracy: 0.05, "equal-power mono-to-stereo pan of the mixer")
+        XCTAssertLessThan(fit.residualRMS, 0.01)
+    }
 }
