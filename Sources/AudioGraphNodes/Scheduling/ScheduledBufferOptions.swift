@@ -5,7 +5,9 @@
 ///
 /// Thread safety: a value type.
 public struct ScheduledBufferOptions: OptionSet, Sendable, Hashable {
+    /// The option bits (AVAudioPlayerNodeBufferOptions' values).
     public let rawValue: UInt
+    /// Options from their bits.
     public init(rawValue: UInt) { self.rawValue = rawValue }
 
     /// The buffer loops until it is interrupted (or the player stops). Regions scheduled after

@@ -17,6 +17,7 @@ public enum ScheduledSoundPlayerError: Error, Sendable, Hashable, CustomStringCo
     /// The file could not be opened or read.
     case file(AudioFileError)
 
+    /// One line for users, naming the file or the player.
     public var description: String {
         switch self {
         case let .fileFormatMismatch(path, rate, channels, playerRate, playerChannels):

@@ -462,4 +462,27 @@ final class ScheduledSoundPlayerNodeTests: XCTestCase {
         XCTAssertEqual(fit.amplitude, 0.5 * 0.7071, accuracy: 0.05, "equal-power mono-to-stereo pan of the mixer")
         XCTAssertLessThan(fit.residualRMS, 0.01)
     }
+
+    /// A handler may stop the player: the regions still pending run their handlers there (on the
+    /// notifier thread) and nothing plays after the stop reaches the render thread.
+    func testAHandlerMayStopThePlayer() throws {
+        let (g, player) = try playerGraph()
+        let log = HandlerLog()
+        let a = makeBuffer(frames: 512, signal(1)), b = makeBuffer(frames: 512, signal(2))
+        let stopper = log.handler("a")
+        try player.scheduleBuffer(a) { type in
+            stopper(type)
+            player.stop()
+        }
+        try player.scheduleBuffer(b, completion: log.handler("b"))
+        player.play()
+        var out = renderFrames(g, frames: 512, channels: 2)
+        XCTAssertTrue(log.wait(for: 2))
+        XCTAssertEqual(log.names, ["a", "b"])
+        XCTAssertEqual(log.all[1].thread, player.testOnly_notifierThreadID)
+        XCTAssertFalse(player.isPlaying)
+        let rest = renderFrames(g, frames: 1024, channels: 2)
+        for c in 0..<2 { out[c] += rest[c] }
+        XCTAssertNil(firstDifference(out, reference(total: 1536, [(0, a, 512)])))
+    }
 }
