@@ -328,8 +328,8 @@ final class RealTimeSafetyTests: XCTestCase {
                 case 5:
                     try player.scheduleBuffer(buffer, options: .interruptsAtLoop, callbackType: types[step % 3], completion: handler)
                 case 7:
-                    let now = player.playerTime(forNodeTime: graph.renderSampleTime) ?? 0
-                    try player.scheduleBuffer(buffer, at: now + Int64(step % 300), options: .interrupts,
+                    // Some of these times lie ahead of the player, some have passed (late regions).
+                    try player.scheduleBuffer(buffer, at: Int64(step) * 200 + Int64(step % 300), options: .interrupts,
                                               callbackType: types[step % 3], completion: handler)
                 case 9 where step % 40 == 9:
                     try player.scheduleSegment(path: path, startingFrame: Int64(step % 5000), frameCount: 40_000,
