@@ -393,7 +393,14 @@ final class ScheduledSoundPlayerNodeTests: XCTestCase {
         let dir = try temporaryDirectory(self)
         let path = dir.appendingPathComponent("short.wav").path
         try writeSoundFile(path, [[Float](repeating: 0.25, count: 1000), [Float](repeating: -0.25, count: 1000)], sampleRate: 48000)
-        let before = ProcessThreads.count
+        // Threads other tests left behind may still be ending: start from a steady count.
+        var before = ProcessThreads.count
+        for _ in 0..<50 {
+            usleep(20_000)
+            let now = ProcessThreads.count
+            if now == before { break }
+            before = now
+        }
         do {
             let (g, player) = try playerGraph()
             let log = HandlerLog()
