@@ -25,7 +25,7 @@ CONFORMANCE_DIR ?= ../shared/conformance
 # because the PulseAudio tests start a real server each.
 SWIFT_TEST_FLAGS ?=
 # The tests that exercise threads; `make tsan` runs them under ThreadSanitizer.
-CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency
+CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency|LiveTap
 
 # Debian packages: headers and libraries of the C wrappers, and a PulseAudio server and its
 # tools for the live-I/O tests. libmysofa1 is named too because it ships the default HRTF set.

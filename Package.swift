@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "AudioGraphPulseTests",
                     dependencies: ["AudioGraphPulse", "AudioGraphKit", "AudioGraphTesting", "CAllocationCounter"]),
         .testTarget(name: "AudioGraphKitTests",
-                    dependencies: ["AudioGraphKit", "AudioGraphTesting"],
+                    dependencies: ["AudioGraphKit", "AudioGraphTesting", "CAllocationCounter"],
                     resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

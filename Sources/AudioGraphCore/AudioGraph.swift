@@ -49,14 +49,17 @@ public final class AudioGraph: @unchecked Sendable {
     /// Where the graph is in its life cycle.
     public enum State: Int, Sendable { case open, initialized, running }
 
-    // MARK: Control threads only (guarded by `control`)
-    private let control = Mutex<Void>(())
-    private var nodesByID: [String: GraphNode] = [:]
+    // MARK: Control threads only (guarded by `control`; internal for AudioGraph+LiveTaps.swift)
+    let control = Mutex<Void>(())
+    var nodesByID: [String: GraphNode] = [:]
     private var nodeOrder: [String] = []
     private var connectionsByInput: [BusKey: BusKey] = [:]
     private var livePlans: [RenderPlan] = []
     private var adapters: [Connection: InputAdapter] = [:]
     private var nextGeneration: UInt64 = 1
+    /// Live taps by node, and removed taps not finished yet (see AudioGraph+LiveTaps.swift).
+    var liveTapsByNode: [ObjectIdentifier: InstalledTaps] = [:]
+    var finishingTaps: [LiveTap] = []
 
     // MARK: Shared (atomic)
     private let stateValue = Atomic<Int>(State.open.rawValue)
@@ -190,6 +193,7 @@ public final class AudioGraph: @unchecked Sendable {
             adapters = newAdapters
             var commands: [PlanCommand] = t.order.map { .start(t.nodes[$0]!.kernel!) }
             commands += newAdapters.map { .startAdapter($0.value, sourceRate: t.nodes[$0.key.source]!.outputFormats[$0.key.sourceBus].sampleRate) }
+            commands += liveTapCommandsForNewKernels()
             let plan = compile(t, commands: commands)
             renderSampleTime = 0
             livePlans = [plan]
@@ -344,14 +348,9 @@ public final class AudioGraph: @unchecked Sendable {
         nodeOrder = t.order
         connectionsByInput = t.connections
 
-        var commands: [PlanCommand] = []
         // A plan published but not adopted yet is taken back: its commands run with this one.
-        let old = pendingPlan.load(ordering: .acquiring)
-        if old != 0, pendingPlan.compareExchange(expected: old, desired: 0, ordering: .acquiringAndReleasing).exchanged {
-            let unadopted = Unmanaged<RenderPlan>.fromOpaque(UnsafeRawPointer(bitPattern: old)!)
-            commands += unadopted.takeUnretainedValue().commands
-            unadopted.release()
-        }
+        var commands: [PlanCommand] = takeBackUnadoptedPlan()?.commands ?? []
+        commands += liveTapCommandsForRemovedNodes()
         commands += newKernels.map { .start($0) }
         for (key, a) in newAdapters where adapters[key] == nil {
             commands.append(.startAdapter(a, sourceRate: t.nodes[key.source]!.outputFormats[key.sourceBus].sampleRate))
@@ -366,6 +365,43 @@ public final class AudioGraph: @unchecked Sendable {
             if let m = n.applyProperty(name, value), let k = n.kernel { commands.append(.message(k, m)) }
         }
         let plan = compile(t, commands: commands, activationTime: activationTime)
+        publish(plan)
+        for (n, name, _) in propertySets { n.notifyPropertyChanged(name) }
+        return plan.generation
+    }
+
+    /// Publishes a plan of the current topology that runs `commands` (live tap changes) on
+    /// adoption — `update()` without a change list. A plan published but not adopted yet is taken
+    /// back and its commands run first, at its activation time: a timed plan is never made early
+    /// (the new commands wait with it). Called with `control` held, while initialized.
+    func publishCommands(_ commands: [PlanCommand]) {
+        retirePlans()
+        var all: [PlanCommand] = []
+        var activationTime = Int64.min
+        if let unadopted = takeBackUnadoptedPlan() {
+            all = unadopted.commands
+            activationTime = unadopted.activationTime
+        }
+        all += commands
+        publish(compile(Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput),
+                        commands: all, activationTime: activationTime))
+    }
+
+    // Called with `control` held.
+    private func takeBackUnadoptedPlan() -> (commands: [PlanCommand], activationTime: Int64)? {
+        let old = pendingPlan.load(ordering: .acquiring)
+        guard old != 0, pendingPlan.compareExchange(expected: old, desired: 0, ordering: .acquiringAndReleasing).exchanged else {
+            return nil
+        }
+        let unadopted = Unmanaged<RenderPlan>.fromOpaque(UnsafeRawPointer(bitPattern: old)!)
+        defer { unadopted.release() }
+        let plan = unadopted.takeUnretainedValue()
+        return (plan.commands, plan.activationTime)
+    }
+
+    // Called with `control` held: hands `plan` to the render thread, or adopts it here when the
+    // graph is not running.
+    private func publish(_ plan: RenderPlan) {
         livePlans.append(plan)
         if isRunning {
             pendingPlan.store(UInt(bitPattern: Unmanaged.passRetained(plan).toOpaque()), ordering: .releasing)
@@ -373,8 +409,6 @@ public final class AudioGraph: @unchecked Sendable {
             adopt(plan)
             retirePlans()
         }
-        for (n, name, _) in propertySets { n.notifyPropertyChanged(name) }
-        return plan.generation
     }
 
     // MARK: Rendering (render thread)

@@ -13,6 +13,8 @@ enum PlanCommand {
     case message(NodeKernel, KernelMessage)
     /// A rate-converting input starts carrying audio.
     case startAdapter(InputAdapter, sourceRate: Double)
+    /// A kernel's live taps change (installed or removed).
+    case setLiveTaps(LiveTapChange)
 }
 
 /// An immutable snapshot of the graph compiled for rendering (cf. JUCE's RenderSequence): the
@@ -120,6 +122,7 @@ final class RenderPlan: @unchecked Sendable {
         k.render(context: context, inputs: RenderInputs(plan: self, first: e.firstInput, count: e.inputCount,
                                                         context: context))
         if !k.taps.isEmpty { k.recordTaps(frameCount: context.frameCount) }
+        if let live = k.liveTapSet { live.record(k, frameCount: context.frameCount, sampleTime: context.sampleTime) }
     }
 
     /// The buffer of input slot `slot`, rendering its source first. Real-time safe.
@@ -156,6 +159,8 @@ final class RenderPlan: @unchecked Sendable {
             case let .startAdapter(a, sourceRate):
                 let t = sourceRate == graphRate ? sampleTime : Int64((Double(sampleTime) * sourceRate / graphRate).rounded())
                 a.start(atUpstreamSampleTime: t)
+            case .setLiveTaps(let change):
+                change.apply()
             }
         }
     }

@@ -67,6 +67,17 @@ public final class InputNode: GraphNode, @unchecked Sendable {
                                parameters: parameters, capture: capture)
     }
 
+    /// Starts capture for full duplex with `output`, which is about to play `graph`: first
+    /// captures as much as the output will take at once (its latency, its first request, its
+    /// ring) plus two capture fragments, so the input ring never runs dry when playback starts.
+    /// No-op without a context.
+    public func startCapture(before output: OutputNode, graph: AudioGraph) throws(PulseError) {
+        let playback = output.streamConfiguration(graph: graph)
+        let milliseconds = playback.latencyMilliseconds + playback.playbackRequestMilliseconds + 2 * properties.latency
+        let preRoll = Int((milliseconds * graph.sampleRate / 1000).rounded(.up)) + playback.playbackRingFrames
+        try startCapture(preRoll: preRoll)
+    }
+
     /// Connects the capture stream (after initialize). No-op without a context.
     ///
     /// - Parameter preRoll: frames to accumulate before returning (at most `timeout` seconds),

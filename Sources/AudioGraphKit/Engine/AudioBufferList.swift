@@ -32,7 +32,9 @@ public struct AudioBufferList: @unchecked Sendable {
     /// Bytes a list of `maximumBuffers` buffers takes (at least 1): the struct plus one
     /// ``AudioBuffer`` stride per further buffer.
     public static func sizeInBytes(maximumBuffers: Int) -> Int {
-        precondition(maximumBuffers >= 1, "AudioBufferList.sizeInBytes: an AudioBufferList holds at least one AudioBuffer")
+        guard maximumBuffers >= 1 else {
+            fatalError("AudioBufferList.sizeInBytes: an AudioBufferList holds at least one AudioBuffer")
+        }
         return MemoryLayout<AudioBufferList>.size + (maximumBuffers - 1) * MemoryLayout<AudioBuffer>.stride
     }
 
@@ -41,7 +43,9 @@ public struct AudioBufferList: @unchecked Sendable {
     /// Allocates: not on the render thread.
     public static func allocate(maximumBuffers: Int) -> UnsafeMutableAudioBufferListPointer {
         let size = sizeInBytes(maximumBuffers: maximumBuffers)
-        guard let memory = calloc(size, 1) else { fatalError("AudioBufferList.allocate: out of memory (\(size) bytes)") }
+        guard let memory = calloc(size, 1) else {
+            fatalError("AudioBufferList.allocate: out of memory (\(size) bytes)")
+        }
         let list = memory.bindMemory(to: AudioBufferList.self, capacity: 1)
         (memory + bufferOffset).bindMemory(to: AudioBuffer.self, capacity: maximumBuffers)
         let pointer = UnsafeMutableAudioBufferListPointer(list)

@@ -74,7 +74,8 @@ public final class AudioFile: @unchecked Sendable {
     /// `settings` give the file's format with AVFAudio's keys: `AVSampleRateKey` and
     /// `AVNumberOfChannelsKey` (required), `AVLinearPCMBitDepthKey` and `AVLinearPCMIsFloatKey`
     /// (16/24/32-bit integers, 32/64-bit floats; when neither is given, float32, or 24-bit
-    /// integers for FLAC), `AVFormatIDKey` (`kAudioFormatLinearPCM`, or `kAudioFormatFLAC` too).
+    /// integers for FLAC), `AVFormatIDKey` (`kAudioFormatLinearPCM`, or `kAudioFormatFLAC` for a
+    /// `.flac` file); other keys are ignored, so a format's ``AudioFormat/settings`` serve.
     /// Throws when a key is invalid or the file type cannot store the samples (FLAC and floats).
     public convenience init(forWriting fileURL: URL, settings: [String: Any]) throws {
         try self.init(forWriting: fileURL, settings: settings, commonFormat: .pcmFormatFloat32, interleaved: false)
@@ -93,6 +94,10 @@ public final class AudioFile: @unchecked Sendable {
                                            defaultSampleType: AudioFileWriter.defaultSampleType(forPath: path))
         } catch let problem as AudioFormat.SettingsProblem {
             throw AudioFileError.invalidSettings(path: path, reason: problem.reason)
+        }
+        if let id = settings[AVFormatIDKey].flatMap(AudioFormat.number), id == Double(kAudioFormatFLAC),
+           AudioFileWriter.majorFormat(forPath: path) != AudioFileWriter.majorFormat(forPath: "x.flac") {
+            throw AudioFileError.invalidSettings(path: path, reason: "kAudioFormatFLAC needs a .flac file")
         }
         let fileSamples = StreamFormat(sampleRate: stored.sampleRate, channelCount: stored.channelCount,
                                        sampleType: stored.sampleType, isInterleaved: true)

@@ -42,13 +42,13 @@ public final class AudioFormat: Sendable, Hashable, CustomStringConvertible {
     /// does not fail; an invalid one is a programming error and stops the program).
     public convenience init(streamFormat: StreamFormat) {
         guard streamFormat.isValid else {
-            preconditionFailure("AudioFormat(streamFormat:): invalid format \(streamFormat)")
+            fatalError("AudioFormat(streamFormat:): invalid format \(streamFormat)")
         }
         self.init(validating: streamFormat)!
     }
 
-    /// Designated initializer: nil unless `format.isValid`.
-    init?(validating format: StreamFormat) {
+    /// The format the core's `StreamFormat` describes; nil unless `format.isValid`.
+    package init?(validating format: StreamFormat) {
         guard format.isValid else { return nil }
         sampleRate = format.sampleRate
         channelCount = AudioChannelCount(format.channelCount)
@@ -77,6 +77,7 @@ public final class AudioFormat: Sendable, Hashable, CustomStringConvertible {
             && lhs.sampleType == rhs.sampleType && lhs.isInterleaved == rhs.isInterleaved
     }
 
+    /// Hashes the fields ``==`` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(sampleRate)
         hasher.combine(channelCount)

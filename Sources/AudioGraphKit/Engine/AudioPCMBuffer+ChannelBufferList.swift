@@ -6,7 +6,9 @@ extension AudioPCMBuffer {
     /// (see ``copyFrames(from:sourceFrame:toFrame:frameCount:)``). Nil when `format` is not a PCM
     /// common format. Allocates: control threads only.
     package convenience init?(copying source: ChannelBufferList, sourceFrame: Int, frameCount: Int, format: AudioFormat) {
-        precondition(frameCount >= 0 && frameCount <= Int(UInt32.max), "AudioPCMBuffer(copying:): bad frame count \(frameCount)")
+        guard frameCount >= 0 && frameCount <= Int(UInt32.max) else {
+            fatalError("AudioPCMBuffer(copying:): bad frame count \(frameCount)")
+        }
         self.init(pcmFormat: format, frameCapacity: AudioFrameCount(frameCount))
         copyFrames(from: source, sourceFrame: sourceFrame, toFrame: 0, frameCount: frameCount)
         frameLength = AudioFrameCount(frameCount)
@@ -18,10 +20,12 @@ extension AudioPCMBuffer {
     /// the source lacks are written as silence; extra source channels are ignored.
     /// ``frameLength`` is left alone. Real-time safe (no allocation, no lock).
     package func copyFrames(from source: ChannelBufferList, sourceFrame: Int, toFrame: Int, frameCount: Int) {
-        precondition(sourceFrame >= 0 && frameCount >= 0 && sourceFrame + frameCount <= source.capacity,
-                     "AudioPCMBuffer.copyFrames(from:): frames \(sourceFrame)..<\(sourceFrame + frameCount) outside the source's \(source.capacity)")
-        precondition(toFrame >= 0 && toFrame + frameCount <= Int(frameCapacity),
-                     "AudioPCMBuffer.copyFrames(from:): frames \(toFrame)..<\(toFrame + frameCount) outside the capacity \(frameCapacity)")
+        guard sourceFrame >= 0 && frameCount >= 0 && sourceFrame + frameCount <= source.capacity else {
+            fatalError("AudioPCMBuffer.copyFrames(from:): frames \(sourceFrame)..<\(sourceFrame + frameCount) outside the source's \(source.capacity)")
+        }
+        guard toFrame >= 0 && toFrame + frameCount <= Int(frameCapacity) else {
+            fatalError("AudioPCMBuffer.copyFrames(from:): frames \(toFrame)..<\(toFrame + frameCount) outside the capacity \(frameCapacity)")
+        }
         let type = format.sampleType, bytes = type.bytesPerSample
         for c in 0..<Int(format.channelCount) {
             let destination = channelStart(c) + toFrame * stride * bytes
@@ -42,10 +46,12 @@ extension AudioPCMBuffer {
     /// are zeroed; extra buffer channels are ignored. Reads regardless of ``frameLength``.
     /// Real-time safe (no allocation, no lock).
     package func copyFrames(to destination: ChannelBufferList, destinationFrame: Int, fromFrame: Int, frameCount: Int) {
-        precondition(destinationFrame >= 0 && frameCount >= 0 && destinationFrame + frameCount <= destination.capacity,
-                     "AudioPCMBuffer.copyFrames(to:): frames \(destinationFrame)..<\(destinationFrame + frameCount) outside the destination's \(destination.capacity)")
-        precondition(fromFrame >= 0 && fromFrame + frameCount <= Int(frameCapacity),
-                     "AudioPCMBuffer.copyFrames(to:): frames \(fromFrame)..<\(fromFrame + frameCount) outside the capacity \(frameCapacity)")
+        guard destinationFrame >= 0 && frameCount >= 0 && destinationFrame + frameCount <= destination.capacity else {
+            fatalError("AudioPCMBuffer.copyFrames(to:): frames \(destinationFrame)..<\(destinationFrame + frameCount) outside the destination's \(destination.capacity)")
+        }
+        guard fromFrame >= 0 && fromFrame + frameCount <= Int(frameCapacity) else {
+            fatalError("AudioPCMBuffer.copyFrames(to:): frames \(fromFrame)..<\(fromFrame + frameCount) outside the capacity \(frameCapacity)")
+        }
         let type = format.sampleType, bytes = type.bytesPerSample
         for c in 0..<destination.channelCount {
             let target = destination.channel(c) + destinationFrame

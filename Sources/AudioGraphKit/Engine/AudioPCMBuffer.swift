@@ -55,7 +55,7 @@ public final class AudioPCMBuffer: @unchecked Sendable {
         case .float64: Self.fill(channelTable, as: Double.self, data: data, count: bufferCount, bufferBytes: bufferBytes)
         case .int16: Self.fill(channelTable, as: Int16.self, data: data, count: bufferCount, bufferBytes: bufferBytes)
         case .int32: Self.fill(channelTable, as: Int32.self, data: data, count: bufferCount, bufferBytes: bufferBytes)
-        case .int24: preconditionFailure("unreachable: int24 is .otherFormat")
+        case .int24: fatalError("unreachable: int24 is .otherFormat")
         }
         bufferList = AudioBufferList.allocate(maximumBuffers: bufferCount)
         for b in 0..<bufferCount {
@@ -85,8 +85,9 @@ public final class AudioPCMBuffer: @unchecked Sendable {
     public var frameLength: AudioFrameCount {
         get { validFrames }
         set {
-            precondition(newValue <= frameCapacity,
-                         "AudioPCMBuffer.frameLength: \(newValue) exceeds frameCapacity \(frameCapacity)")
+            guard newValue <= frameCapacity else {
+                fatalError("AudioPCMBuffer.frameLength: \(newValue) exceeds frameCapacity \(frameCapacity)")
+            }
             validFrames = newValue
             let bytes = UInt32(Int(newValue) * format.bytesPerFrame)
             for b in 0..<bufferList.count { bufferList.buffers[b].mDataByteSize = bytes }

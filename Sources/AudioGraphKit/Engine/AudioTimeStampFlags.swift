@@ -5,6 +5,7 @@
 ///
 /// Thread safety: a value type.
 public struct AudioTimeStampFlags: OptionSet, Sendable, Hashable {
+    /// The bits, as CoreAudio's `UInt32` flags.
     public let rawValue: UInt32
 
     /// Flags from their bits.

@@ -39,6 +39,7 @@ public struct UnsafeMutableAudioBufferListPointer: @unchecked Sendable {
 }
 
 extension UnsafeMutableAudioBufferListPointer: MutableCollection, RandomAccessCollection {
+    /// Buffers are indexed 0 ..< count.
     public typealias Index = Int
 
     /// 0.
@@ -47,14 +48,42 @@ extension UnsafeMutableAudioBufferListPointer: MutableCollection, RandomAccessCo
     /// ``count``.
     public var endIndex: Int { count }
 
+    /// Walks the buffers by pointer. (The default `IndexingIterator` reads through the
+    /// subscript's `read` coroutine, whose frame a debug build allocates on the heap: not
+    /// real-time safe.)
+    public struct Iterator: IteratorProtocol {
+        private let buffers: UnsafeMutablePointer<AudioBuffer>
+        private let count: Int
+        private var index = 0
+
+        init(_ list: UnsafeMutableAudioBufferListPointer) {
+            buffers = list.buffers
+            count = list.count
+        }
+
+        /// The next buffer, or nil after the last. Real-time safe.
+        public mutating func next() -> AudioBuffer? {
+            guard index < count else { return nil }
+            defer { index += 1 }
+            return buffers[index]
+        }
+    }
+
+    /// An iterator over the buffers. Real-time safe.
+    public func makeIterator() -> Iterator { Iterator(self) }
+
     /// Buffer `index` (0 ..< count). Real-time safe.
     public subscript(index: Int) -> AudioBuffer {
         get {
-            precondition(index >= 0 && index < count, "UnsafeMutableAudioBufferListPointer: index \(index) out of range 0..<\(count)")
+            guard index >= 0 && index < count else {
+                fatalError("UnsafeMutableAudioBufferListPointer: index \(index) out of range 0..<\(count)")
+            }
             return buffers[index]
         }
         nonmutating set {
-            precondition(index >= 0 && index < count, "UnsafeMutableAudioBufferListPointer: index \(index) out of range 0..<\(count)")
+            guard index >= 0 && index < count else {
+                fatalError("UnsafeMutableAudioBufferListPointer: index \(index) out of range 0..<\(count)")
+            }
             buffers[index] = newValue
         }
     }
