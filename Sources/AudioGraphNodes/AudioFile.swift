@@ -188,6 +188,14 @@ public final class AudioFileWriter {
                     }
                 }
             }
+            if format.sampleType != .float32 {
+                // libsndfile turns floats into WAV/AIFF integers by truncating toward -infinity (up
+                // to 1 LSB low); rounding first to SampleConversion's integer grid makes its
+                // conversion exact, so integer files hold round(x * 2^(bits-1)) as everywhere else.
+                scratch.withUnsafeMutableBufferPointer {
+                    SampleConversion.quantize($0.baseAddress!, count: frameCount * ch, to: format.sampleType)
+                }
+            }
             written = scratch.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, Int64(frameCount)) }
         }
         guard written == Int64(frameCount) else {

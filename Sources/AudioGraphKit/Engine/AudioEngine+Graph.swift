@@ -158,7 +158,7 @@ extension AudioEngine {
             let requiredInputs = (connections.filter { $0.destination === n }.map(\.destinationBus).max() ?? -1) + 1
             if let gn = n.graphNode, inGraph[n.graphID] === gn {
                 let formatChanged = n.connectionFormats[0] != n.graphNodeFormat
-                guard formatChanged || n.needsNewGraphNode || requiredInputs > gn.inputBusCount else { continue }
+                guard formatChanged || n.graphNodeIsStale || requiredInputs > gn.inputBusCount else { continue }
                 if running && !n.canBeReplacedWhileRunning {
                     throw .invalidState("\(n.description): its format cannot change while the engine runs (stop it first)")
                 }

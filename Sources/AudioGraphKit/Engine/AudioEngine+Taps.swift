@@ -32,7 +32,7 @@ extension AudioEngine {
                 // now, without rendering, so its last partial buffer is delivered before we return.
                 _ = graph.render(frameCount: 0)
             }
-            if manualMode != nil || !running { _ = graph.deliverPendingTaps() }
+            if manualMode == .offline || !running { _ = graph.deliverPendingTaps() }
             request.liveTap = nil
             return t ?? live
         }
@@ -55,7 +55,7 @@ extension AudioEngine {
             do {
                 request.liveTap = try graph.installTap(
                     onNode: node.graphID, bus: bus, bufferSize: request.bufferSize, format: busFormat,
-                    delivery: manualMode != nil ? .manual : .thread) { list, frames, sampleTime, hostTime in
+                    delivery: manualMode == .offline ? .manual : .thread) { list, frames, sampleTime, hostTime in
                     guard let buffer = AudioPCMBuffer(copying: list, sourceFrame: 0, frameCount: frames, format: format) else { return }
                     block(buffer, AudioTime(hostTime: hostTime, sampleTime: sampleTime, atRate: rate))
                 }

@@ -166,6 +166,9 @@ public final class AudioEngine: @unchecked Sendable {
             if node1 === node2 { engineProgrammerError(call, node1, "a node cannot feed itself") }
             connections.removeAll { ($0.destination === node2 && $0.destinationBus == bus2)
                 || ($0.source === node1 && $0.sourceBus == bus1) }
+            if reaches(from: node2, to: node1) {
+                engineProgrammerError(call, node2, "connecting \(node1) to it would make a cycle")
+            }
             if let format { node1.connectionFormats[bus1] = format }
             connections.append(EngineConnection(source: node1, sourceBus: bus1, destination: node2, destinationBus: bus2))
             applyEdit(call)
@@ -190,6 +193,9 @@ public final class AudioEngine: @unchecked Sendable {
             connections.removeAll { c in
                 (c.source === sourceNode && c.sourceBus == sourceBus)
                     || points.contains { $0.0 === c.destination && $0.1 == c.destinationBus }
+            }
+            for (n, _) in points where reaches(from: n, to: sourceNode) {
+                engineProgrammerError(call, n, "connecting \(sourceNode) to it would make a cycle")
             }
             if let format { sourceNode.connectionFormats[sourceBus] = format }
             for (n, b) in points {
@@ -301,6 +307,19 @@ public final class AudioEngine: @unchecked Sendable {
             node.graphID = "\(node.kindName)\(n)"
         }
         attached.append(node)
+    }
+
+    /// Whether audio flows from `a` to `b` through the model's connections.
+    func reaches(from a: AudioNode, to b: AudioNode) -> Bool {
+        var stack = [a]
+        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(a)]
+        while let n = stack.popLast() {
+            if n === b { return true }
+            for c in connections where c.source === n && seen.insert(ObjectIdentifier(c.destination)).inserted {
+                stack.append(c.destination)
+            }
+        }
+        return false
     }
 
     func requireAttached(_ node: AudioNode, _ call: String) {

@@ -58,7 +58,7 @@ public protocol Audio3DMixing: AnyObject {
     var obstruction: Float { get set }
     /// Direct and reverb attenuation, dB -100...0.
     var occlusion: Float { get set }
-    /// The share of the source sent to the environment's reverb, 0...100 (Apple's percent).
+    /// The share of the source sent to the environment's reverb, 0...1.
     var reverbBlend: Float { get set }
     /// Playback rate in the environment (0.5...2; kept, not applied on Linux yet).
     var rate: Float { get set }
@@ -107,7 +107,10 @@ extension AudioMixing where Self: AudioNode {
     }
     public var renderingAlgorithm: Audio3DMixingRenderingAlgorithm {
         get { mixing.renderingAlgorithm }
-        set { updateMixing("renderingAlgorithm") { $0.renderingAlgorithm = newValue } }
+        set {
+            updateMixing("renderingAlgorithm") { $0.renderingAlgorithm = newValue }
+            engine?.renderingAlgorithmsChanged(for: self)
+        }
     }
 
     public func destination(forMixer mixer: AudioNode, bus: AudioNodeBus) -> AudioMixingDestination? {
@@ -150,7 +153,10 @@ public final class AudioMixingDestination: AudioMixing, @unchecked Sendable {
     public var rate: Float { get { settings.rate } set { update("rate") { $0.rate = newValue } } }
     public var renderingAlgorithm: Audio3DMixingRenderingAlgorithm {
         get { settings.renderingAlgorithm }
-        set { update("renderingAlgorithm") { $0.renderingAlgorithm = newValue } }
+        set {
+            update("renderingAlgorithm") { $0.renderingAlgorithm = newValue }
+            if let source { source.engine?.renderingAlgorithmsChanged(for: source) }
+        }
     }
 
     public func destination(forMixer mixer: AudioNode, bus: AudioNodeBus) -> AudioMixingDestination? {
@@ -180,5 +186,16 @@ extension AudioNode {
     func updateMixing(_ call: String, _ change: (inout MixingSettings) -> Void) {
         change(&mixing)
         engine?.mixingChanged(self, call: call)
+    }
+}
+
+extension AudioEngine {
+    /// A source's rendering algorithm changed: environments it feeds may need another algorithm.
+    func renderingAlgorithmsChanged(for source: AudioNode) {
+        withLock {
+            for c in connections where c.source === source {
+                (c.destination as? AudioEnvironmentNode)?.renderingAlgorithmMayHaveChanged()
+            }
+        }
     }
 }

@@ -38,6 +38,8 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// Set when a configuration the graph node fixes at creation changed (an EQ band's type):
     /// the engine makes a new graph node in the next change list.
     var needsNewGraphNode = false
+    /// Whether the current graph node no longer matches the node's configuration.
+    var graphNodeIsStale: Bool { needsNewGraphNode }
     /// Mixing settings this node applies as a source (``AudioMixing``), and per destination.
     var mixing = MixingSettings()
     var destinationMixing: [DestinationKey: MixingSettings] = [:]

@@ -54,10 +54,8 @@ final class SinkBlockKernel: NodeKernel, @unchecked Sendable {
     override func render(context: RenderContext, inputs: RenderInputs) {
         guard channels > 0, let input = inputs.pull(0) else { return }
         let n = context.frameCount
-        for c in 0..<min(channels, input.channelCount) {
-            list[c] = AudioBuffer(mNumberChannels: 1, mDataByteSize: UInt32(n * 4),
-                                  mData: UnsafeMutableRawPointer(input.buffer.channel(c)))
-        }
+        guard input.channelCount <= channels else { return }
+        list.point(at: input.buffer, frameCount: n, maximumBuffers: channels)
         timestamp.pointee.mSampleTime = Double(context.sampleTime)
         timestamp.pointee.mHostTime = AudioTime.currentHostTime
         timestamp.pointee.mFlags = [.sampleTimeValid, .hostTimeValid]

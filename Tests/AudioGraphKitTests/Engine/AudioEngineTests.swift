@@ -1,5 +1,5 @@
 // Tests of AudioEngine through the public API: manual rendering, mixing, change lists, taps, sinks, errors.
-import AudioGraphKit
+@testable import AudioGraphKit
 import AudioGraphTesting
 import Foundation
 import XCTest
@@ -329,5 +329,58 @@ final class AudioEngineTests: XCTestCase {
         XCTAssertEqual(collected.lengths, Array(repeating: 100, count: 10) + [50])
         XCTAssertEqual(collected.times, (0..<11).map { Int64($0 * 100) })
         XCTAssertEqual(collected.samples, out[1])
+    }
+}
+
+final class AudioEnvironmentNodeTests: XCTestCase {
+    func testASourceToTheRightIsPannedRightAndAttenuatedWithDistance() throws {
+        let engine = AudioEngine()
+        try engine.enableManualRenderingMode(.offline, format: AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!,
+                                             maximumFrameCount: 1024)
+        let environment = AudioEnvironmentNode()
+        let source = makeSineSource(frequency: 700, channels: 1)
+        engine.attach(environment)
+        engine.attach(source)
+        engine.connect(environment, to: engine.mainMixerNode, format: nil)
+        engine.connect(source, to: environment, format: nil)
+        source.position = AudioMake3DPoint(1, 0, 0)
+        try engine.start()
+        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 1024))
+        XCTAssertEqual(try engine.renderOffline(1024, to: buffer), .success)
+        let l = buffer.floatChannelData![0], r = buffer.floatChannelData![1]
+        // Azimuth 90°: Web Audio's equal-power gains cos(π/2) and sin(π/2); 1 m is the reference distance.
+        for n in 0..<1024 {
+            XCTAssertEqual(r[n], sineSample(Int64(n), frequency: 700, rate: 48000), accuracy: 1e-6)
+            XCTAssertEqual(l[n], 0, accuracy: 1e-6)
+        }
+        // 4 m to the right with the inverse model (ref 1, rolloff 1): gain 1 / (1 + (4 - 1)) = 0.25.
+        source.position = AudioMake3DPoint(4, 0, 0)
+        XCTAssertEqual(try engine.renderOffline(1024, to: buffer), .success)
+        for n in 0..<1024 {
+            XCTAssertEqual(r[n], 0.25 * sineSample(Int64(1024 + n), frequency: 700, rate: 48000), accuracy: 1e-6)
+        }
+        // The environment's output volume scales everything.
+        environment.outputVolume = 0.5
+        XCTAssertEqual(try engine.renderOffline(1024, to: buffer), .success)
+        for n in 0..<1024 {
+            XCTAssertEqual(r[n], 0.125 * sineSample(Int64(2048 + n), frequency: 700, rate: 48000), accuracy: 1e-6)
+        }
+    }
+
+    func testVectorAndAngularOrientationsAgree() {
+        let e = AudioEnvironmentNode()
+        XCTAssertEqual(e.listenerVectorOrientation.forward.z, -1, accuracy: 1e-6)
+        XCTAssertEqual(e.listenerVectorOrientation.up.y, 1, accuracy: 1e-6)
+        // Facing -X (turned 90° to the left), head up.
+        e.listenerVectorOrientation = AudioMake3DVectorOrientation(AudioMake3DPoint(-1, 0, 0), AudioMake3DPoint(0, 1, 0))
+        XCTAssertEqual(e.listenerAngularOrientation.yaw, 90, accuracy: 1e-4)
+        XCTAssertEqual(e.listenerAngularOrientation.pitch, 0, accuracy: 1e-4)
+        XCTAssertEqual(e.listenerAngularOrientation.roll, 0, accuracy: 1e-4)
+        // Looking 30° up and tilted 20° right round-trips.
+        e.listenerAngularOrientation = AudioMake3DAngularOrientation(-45, 30, 20)
+        let back = AudioEnvironmentNode.angles(e.listenerVectorOrientation)
+        XCTAssertEqual(back.yaw, -45, accuracy: 1e-3)
+        XCTAssertEqual(back.pitch, 30, accuracy: 1e-3)
+        XCTAssertEqual(back.roll, 20, accuracy: 1e-3)
     }
 }

@@ -6,6 +6,8 @@ import XCTest
 final class AudioFileTests: XCTestCase {
     static let rate = 48000.0
     static let frames = 10_000
+    /// Half a 16-bit step (round to nearest), plus the Float rounding of the formula.
+    static let int16Tolerance = 0.5 / 32768 + 3e-8
 
     /// The reference signal: channel 0 a 440 Hz sine of amplitude 0.5, channel 1 1 kHz at 0.25.
     static func sine(_ channel: Int, _ n: Int) -> Double {
@@ -72,7 +74,7 @@ final class AudioFileTests: XCTestCase {
         let url = try makeTemporaryDirectory(self).appendingPathComponent("sine.wav")
         let written = try writeSine(url, settings: settings(bits: 16, float: false))
         XCTAssertEqual(written.fileFormat.commonFormat, .pcmFormatInt16)
-        try readBackInPieces(url, tolerance: 1.0 / 32768)
+        try readBackInPieces(url, tolerance: Self.int16Tolerance)
         XCTAssertEqual(try AudioFile(forReading: url).fileFormat.commonFormat, .pcmFormatInt16)
     }
 
@@ -87,7 +89,7 @@ final class AudioFileTests: XCTestCase {
     func testFLACInt16() throws {
         let url = try makeTemporaryDirectory(self).appendingPathComponent("sine.flac")
         try writeSine(url, settings: settings(bits: 16, float: false))
-        try readBackInPieces(url, tolerance: 1.0 / 32768)
+        try readBackInPieces(url, tolerance: Self.int16Tolerance)
         XCTAssertEqual(try AudioFile(forReading: url).fileFormat.commonFormat, .pcmFormatInt16)
     }
 
@@ -95,14 +97,14 @@ final class AudioFileTests: XCTestCase {
         let url = try makeTemporaryDirectory(self).appendingPathComponent("sine.flac")
         try writeSine(url, settings: [AVFormatIDKey: kAudioFormatFLAC, AVSampleRateKey: Self.rate, AVNumberOfChannelsKey: 2,
                                       AVLinearPCMBitDepthKey: 24])
-        try readBackInPieces(url, tolerance: 1.0 / 8_388_608)
+        try readBackInPieces(url, tolerance: 0.5 / 8_388_608 + 3e-8)
         XCTAssertEqual(try AudioFile(forReading: url).fileFormat.commonFormat, .otherFormat)
     }
 
     func testAIFFInt16AndFloat32() throws {
         let dir = try makeTemporaryDirectory(self)
         try writeSine(dir.appendingPathComponent("sine.aiff"), settings: settings(bits: 16, float: false))
-        try readBackInPieces(dir.appendingPathComponent("sine.aiff"), tolerance: 1.0 / 32768)
+        try readBackInPieces(dir.appendingPathComponent("sine.aiff"), tolerance: Self.int16Tolerance)
         try writeSine(dir.appendingPathComponent("sine.aif"), settings: settings(bits: 32, float: true))
         try readBackInPieces(dir.appendingPathComponent("sine.aif"), tolerance: 3e-8)
     }
@@ -142,7 +144,7 @@ final class AudioFileTests: XCTestCase {
         for i in 0..<500 {
             for c in 0..<2 {
                 XCTAssertEqual(Double(s[i * 2 + c]), Double(f[c][i]) * 32768, "frame \(i) channel \(c)")
-                XCTAssertEqual(Double(s[i * 2 + c]) / 32768, Self.sine(c, 2000 + i), accuracy: 1.0 / 32768)
+                XCTAssertEqual(Double(s[i * 2 + c]) / 32768, Self.sine(c, 2000 + i), accuracy: Self.int16Tolerance)
             }
         }
     }
@@ -150,7 +152,7 @@ final class AudioFileTests: XCTestCase {
     func testSoundfileReadsTheSameSamples() throws {
         // python3's soundfile (libsndfile through its own binding, numpy) as an independent reader.
         let dir = try makeTemporaryDirectory(self)
-        for (name, bits, float, tolerance) in [("x.wav", 16, false, 1.0 / 32768), ("x.flac", 16, false, 1.0 / 32768),
+        for (name, bits, float, tolerance) in [("x.wav", 16, false, Self.int16Tolerance), ("x.flac", 16, false, Self.int16Tolerance),
                                                ("x.aiff", 32, true, 3e-8)] {
             let url = dir.appendingPathComponent(name)
             try writeSine(url, settings: settings(bits: bits, float: float))
