@@ -152,4 +152,50 @@ final class AudioPlayerNodeTests: XCTestCase {
         XCTAssertEqual(log.withLock { $0.map(\.0) }, [.dataPlayedBack, .dataConsumed], "stop() runs the pending handler")
         XCTAssertEqual(log.withLock { $0.last?.1 }, UInt(pthread_self()), "stop() runs it on the calling thread")
     }
+
+    // MARK: Programmer errors (Apple raises): one line, then the program stops
+
+    private func assertStops(_ test: String, expected: [String], file: StaticString = #filePath, line: UInt = #line,
+                             _ body: () throws -> Void) throws {
+        if TrapCheck.isChild {
+            try body()
+            return
+        }
+        let r = try TrapCheck.rerun("AudioGraphKitTests.AudioPlayerNodeTests/\(test)")
+        XCTAssertTrue(r.stoppedBySignal, "status \(r.status): \(r.standardError)", file: file, line: line)
+        let lines = r.lines(containing: "AudioEngine: ")
+        XCTAssertEqual(lines.count, 1, r.standardError, file: file, line: line)
+        for piece in expected {
+            XCTAssertTrue(lines.first?.contains(piece) == true, "\(piece) missing from: \(lines)", file: file, line: line)
+        }
+    }
+
+    func testAMonoBufferOnAStereoPlayerStops() throws {
+        try assertStops("testAMonoBufferOnAStereoPlayerStops",
+                        expected: ["scheduleBuffer(_:at:options:completionHandler:)", "AudioPlayerNode", "1 channels, the player 2"]) {
+            let (engine, player) = try playerEngine()
+            let mono = try XCTUnwrap(AudioPCMBuffer(pcmFormat: AudioFormat(standardFormatWithSampleRate: 48000, channels: 1)!, frameCapacity: 10))
+            withExtendedLifetime(engine) { player.scheduleBuffer(mono) }
+        }
+    }
+
+    func testAFileAtAnotherRateStops() throws {
+        try assertStops("testAFileAtAnotherRateStops",
+                        expected: ["scheduleFile(_:at:completionHandler:)", "AudioPlayerNode", "44100 Hz, 2 ch does not match the player's format (48000 Hz, 2 ch)"]) {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("player-44k-\(getpid()).wav")
+            let w = try AudioFileWriter(path: url.path, format: StreamFormat(sampleRate: 44100, channelCount: 2))
+            try w.write(ChannelBufferStorage(channelCount: 2, capacity: 100).list, frameCount: 100)
+            try w.close()
+            let (engine, player) = try playerEngine()
+            let file = try AudioFile(forReading: url)
+            withExtendedLifetime(engine) { player.scheduleFile(file, at: nil) }
+        }
+    }
+
+    func testSchedulingOnAPlayerThatIsNotAttachedStops() throws {
+        try assertStops("testSchedulingOnAPlayerThatIsNotAttachedStops",
+                        expected: ["scheduleBuffer(_:at:options:completionHandler:)", "AudioPlayerNode", "not attached"]) {
+            AudioPlayerNode().scheduleBuffer(try buffer(frames: 10) { _, _ in 0 })
+        }
+    }
 }
