@@ -189,7 +189,16 @@ public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable 
             current = fresh
             return (fresh, old)
         }
-        replaced?.stop()
+        if let replaced {
+            replaced.stop()
+            // Freeing it joins its notifier thread, which may be inside a handler waiting for the
+            // engine's lock (held here when the engine rebuilds the node): let a short-lived
+            // thread hold the last reference, after this call has returned.
+            Thread {
+                usleep(50_000)
+                withExtendedLifetime(replaced) {}
+            }.start()
+        }
         return node
     }
 

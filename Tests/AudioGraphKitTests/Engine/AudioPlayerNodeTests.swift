@@ -153,6 +153,30 @@ final class AudioPlayerNodeTests: XCTestCase {
         XCTAssertEqual(log.withLock { $0.last?.1 }, UInt(pthread_self()), "stop() runs it on the calling thread")
     }
 
+    /// Reconnecting the player in another format before `start()` replaces its engine node: the
+    /// buffers scheduled in the old format are dropped (their handlers run) and the player plays
+    /// in the new one.
+    func testAFormatChangeDropsTheOldScheduleAndPlaysInTheNewFormat() throws {
+        let (engine, player) = try playerEngine()
+        let dropped = Mutex<Int>(0)
+        player.scheduleBuffer(try buffer(frames: 100) { _, _ in 0.5 }) { dropped.withLock { $0 += 1 } }
+        let mono = AudioFormat(standardFormatWithSampleRate: 48000, channels: 1)!
+        engine.disconnectNodeOutput(player)
+        engine.connect(player, to: engine.mainMixerNode, format: mono)
+        let b = try XCTUnwrap(AudioPCMBuffer(pcmFormat: mono, frameCapacity: 100))
+        b.frameLength = 100
+        for i in 0..<100 { b.floatChannelData![0][i] = 0.25 }
+        player.scheduleBuffer(b)
+        XCTAssertEqual(dropped.withLock { $0 }, 1, "the buffer of the old format was not dropped")
+        try engine.start()
+        player.play()
+        let out = try render(engine, frames: 200)
+        // A mono input of the main mixer is panned equal-power: 0.25 × cos(π/4) on each side.
+        XCTAssertEqual(Double(out[0][50]), 0.25 * 0.5.squareRoot(), accuracy: 1e-6)
+        XCTAssertEqual(Double(out[1][50]), 0.25 * 0.5.squareRoot(), accuracy: 1e-6)
+        XCTAssertEqual(out[0][150], 0)
+    }
+
     // MARK: Programmer errors (Apple raises): one line, then the program stops
 
     private func assertStops(_ test: String, expected: [String], file: StaticString = #filePath, line: UInt = #line,
