@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // AudioGraph: a pull-model node-graph audio engine for Linux, in the spirit of AUGraph.
 import PackageDescription
+import Foundation
 
 let package = Package(
     name: "AudioGraph",
@@ -67,3 +68,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The fuzz targets (`make fuzz`) exist only when AG_FUZZ is set: they are linked against
+// libFuzzer's main (`-sanitize=fuzzer`), which no ordinary build has.
+if ProcessInfo.processInfo.environment["AG_FUZZ"] != nil {
+    package.targets += [
+        .executableTarget(name: "FuzzGraphLoader", dependencies: ["AudioGraphKit"], path: "Fuzz/FuzzGraphLoader"),
+        .executableTarget(name: "FuzzWAVReader", dependencies: ["AudioGraphKit", "AudioGraphTesting"], path: "Fuzz/FuzzWAVReader"),
+    ]
+}

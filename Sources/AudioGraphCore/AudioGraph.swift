@@ -50,7 +50,7 @@ public final class AudioGraph: @unchecked Sendable {
     public enum State: Int, Sendable { case open, initialized, running }
 
     // MARK: Control threads only (guarded by `control`; internal for AudioGraph+LiveTaps.swift)
-    let control = Mutex<Void>(())
+    let control = ControlLock<Void>(())
     var nodesByID: [String: GraphNode] = [:]
     private var nodeOrder: [String] = []
     private var connectionsByInput: [BusKey: BusKey] = [:]
@@ -149,19 +149,24 @@ public final class AudioGraph: @unchecked Sendable {
     public func enqueue(contentsOf changes: [PendingChange]) { pendingChanges.append(contentsOf: changes) }
 
     private func edit(_ change: PendingChange) throws(AudioGraphError) {
-        if isInitialized {
-            enqueue(change)
-            return
-        }
-        try control.withLock { _ throws(AudioGraphError) in
+        // The state is checked under the lock: an `initialize()` on another thread cannot slip in
+        // between the check and the edit (a node added then would never get a kernel).
+        let changedProperty: (GraphNode, String)? = try control.withLock { _ throws(AudioGraphError) -> (GraphNode, String)? in
+            if state != .open {
+                enqueue(change)
+                return nil
+            }
             var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
+            var changed: (GraphNode, String)?
             switch change {
             case .setParameter(let node, let address, let value, _):
                 guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
                 try n.setParameter(address, value)
             case .setProperty(let node, let name, let value):
                 guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
-                try n.setProperty(name, value)
+                try n.validateProperty(name, value)
+                _ = n.applyProperty(name, value)
+                changed = (n, name)
             default:
                 try t.apply(change)
             }
@@ -170,7 +175,10 @@ public final class AudioGraph: @unchecked Sendable {
             nodesByID = t.nodes
             nodeOrder = t.order
             connectionsByInput = t.connections
+            return changed
         }
+        // Listeners run outside the graph lock: one that reads or edits the graph must not deadlock.
+        if let (n, name) = changedProperty { n.notifyPropertyChanged(name) }
     }
 
     // MARK: Life cycle
@@ -259,11 +267,14 @@ public final class AudioGraph: @unchecked Sendable {
             for change in changes { try edit(change) }
             return true
         }
-        let generation: UInt64 = try control.withLock { _ throws(AudioGraphError) -> UInt64 in
-            guard state != .open else { return 0 }
+        let (generation, changedProperties) = try control.withLock {
+            _ throws(AudioGraphError) -> (UInt64, [(GraphNode, String)]) in
+            guard state != .open else { return (0, []) }
             retirePlans()
             return try applyChanges(changes, activationTime: sampleTime ?? .min)
         }
+        // Listeners run outside the graph lock: one that reads or edits the graph must not deadlock.
+        for (n, name) in changedProperties { n.notifyPropertyChanged(name) }
         if generation == 0 { return true }
         if adoptedGeneration.load(ordering: .acquiring) >= generation { return true }
         guard waitUntilApplied, isRunning else { return false }
@@ -287,8 +298,9 @@ public final class AudioGraph: @unchecked Sendable {
     /// Number of compiled plans still held (the active one, pending ones, not yet retired ones).
     var testOnly_livePlanCount: Int { control.withLock { _ in livePlans.count } }
 
-    // Called with `control` held.
-    private func applyChanges(_ changes: [PendingChange], activationTime: Int64) throws(AudioGraphError) -> UInt64 {
+    // Called with `control` held. Returns the new plan's generation and the properties changed
+    // (their listeners are called by the caller, after it releases `control`).
+    private func applyChanges(_ changes: [PendingChange], activationTime: Int64) throws(AudioGraphError) -> (UInt64, [(GraphNode, String)]) {
         var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
         var added: [GraphNode] = []
         var parameterSets: [(GraphNode, Int, Double, Double)] = []
@@ -366,8 +378,7 @@ public final class AudioGraph: @unchecked Sendable {
         }
         let plan = compile(t, commands: commands, activationTime: activationTime)
         publish(plan)
-        for (n, name, _) in propertySets { n.notifyPropertyChanged(name) }
-        return plan.generation
+        return (plan.generation, propertySets.map { ($0.0, $0.1) })
     }
 
     /// Publishes a plan of the current topology that runs `commands` (live tap changes) on

@@ -34,7 +34,7 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     public internal(set) var kernel: NodeKernel?
 
     private let parameterIndex: [ParameterAddress: Int]
-    private let listeners = Mutex<[(name: String, callback: @Sendable (GraphNode, String) -> Void)]>([])
+    private let listeners = ControlLock<[(name: String, callback: @Sendable (GraphNode, String) -> Void)]>([])
 
     public init(id: String, typeName: String, inputBusCount: Int, outputBusCount: Int,
                 parameters: [ParameterInfo], declaredFormat: PartialStreamFormat = PartialStreamFormat()) {
@@ -101,7 +101,8 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
 
     // MARK: Properties
 
-    /// Adds a callback run (on the thread that changed it) after a property changes.
+    /// Adds a callback run (on the thread that changed it) after a property changes. It runs
+    /// after the graph has released its lock, so it may read or edit the graph.
     public func addPropertyListener(_ name: String, _ callback: @escaping @Sendable (GraphNode, String) -> Void) {
         listeners.withLock { $0.append((name, callback)) }
     }

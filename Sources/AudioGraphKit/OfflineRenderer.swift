@@ -158,7 +158,8 @@ public final class OfflineRenderer {
                 var n = min(sliceSize, count - done)
                 if nextUpdate < updates.count { n = Int(min(Int64(n), updates[nextUpdate].frame - graphFrames)) }
                 for p in players { p.prepareForOfflineRender(graphSampleTime: graph.renderSampleTime, graphSampleRate: graph.sampleRate) }
-                let result = graph.render(frameCount: n)
+                // Only the render call runs as a render thread (updates and file writes do not).
+                let result = RenderThread.whileMarked { graph.render(frameCount: n) }
                 let source = result?.buffer ?? silence.list
                 var written = source
                 if source.channelCount != fileFormat.channelCount {

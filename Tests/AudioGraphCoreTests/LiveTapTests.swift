@@ -44,7 +44,7 @@ final class TapRecording: Sendable {
 
 /// A thread rendering `graph` in `sliceFrames` slices, sleeping `pauseMicroseconds` after each,
 /// until stopped; records its own pthread and how many frames it rendered.
-final class RenderThread: @unchecked Sendable {
+final class TapTestRenderThread: @unchecked Sendable {
     private let stopFlag = Atomic<Bool>(false)
     private let renderedFrames = Atomic<Int>(0)
     private let maxRenderNanos = Atomic<Int>(0)
@@ -61,7 +61,7 @@ final class RenderThread: @unchecked Sendable {
         self.slices = slices
         let context = Unmanaged.passRetained(self).toOpaque()
         let rc = pthread_create(&thread, nil, { raw in
-            let me = Unmanaged<RenderThread>.fromOpaque(raw!).takeRetainedValue()
+            let me = Unmanaged<TapTestRenderThread>.fromOpaque(raw!).takeRetainedValue()
             me.run()
             return nil
         }, context)
@@ -272,7 +272,7 @@ final class LiveTapTests: XCTestCase {
         let graph = try makeGraph([source, GainNode("g"), TestOutputNode()], "src -> g -> out", maximumFramesPerSlice: 256)
         try graph.initialize()
         try graph.start()
-        let render = RenderThread(graph: graph, sliceFrames: 256, pauseMicroseconds: 500)
+        let render = TapTestRenderThread(graph: graph, sliceFrames: 256, pauseMicroseconds: 500)
         XCTAssertTrue(eventually { render.frames > 256 * 20 })
         let recording = TapRecording()
         let tap = LiveTap(bus: 0, channelCount: 1, sampleRate: 48000, bufferSize: 1000, maximumFramesPerSlice: 256,
@@ -319,7 +319,7 @@ final class LiveTapTests: XCTestCase {
         try graph.installTap(tap, onNode: "src")
         let slices = 1000
         let started = Date()
-        let render = RenderThread(graph: graph, sliceFrames: 256, pauseMicroseconds: 1000, slices: slices)
+        let render = TapTestRenderThread(graph: graph, sliceFrames: 256, pauseMicroseconds: 1000, slices: slices)
         pthread_join(render.thread, nil)
         let elapsed = Date().timeIntervalSince(started)
         graph.removeTap(onNode: "src", bus: 0)
