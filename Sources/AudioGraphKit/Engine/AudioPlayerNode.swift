@@ -30,7 +30,7 @@ public typealias AudioPlayerNodeCompletionHandler = @Sendable (AudioPlayerNodeCo
 public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable {
     /// The engine-level node: kept across graph builds while the format stays the same, so that
     /// what is scheduled before `start()` plays after it.
-    private let scheduler = Mutex<ScheduledSoundPlayerNode?>(nil)
+    private let scheduler = ControlLock<ScheduledSoundPlayerNode?>(nil)
 
     /// A player (attach it to an engine and connect it before scheduling).
     public init() {

@@ -20,7 +20,7 @@ final class ScheduledPlayerShared: @unchecked Sendable {
     /// The most regions scheduled and not yet given back by the render thread.
     let maximumRegions: Int
     /// Regions whose completion has not run, by identity (control threads and the notifier).
-    let pending = Mutex<[ObjectIdentifier: ScheduledRegion]>([:])
+    let pending = ControlLock<[ObjectIdentifier: ScheduledRegion]>([:])
     /// Disk-streaming counters of the node's file segments (starved frames, failed reads).
     let streamCounters = FileStreamer.Counters()
 

@@ -64,7 +64,7 @@ public final class ScheduledSoundPlayerNode: GraphNode, @unchecked Sendable {
         var notifier: CompletionNotifier?
         var prerollFrames = 0
     }
-    private let control = Mutex(ControlState())
+    private let control = ControlLock(ControlState())
 
     /// A player whose output has `format`'s rate and channel count.
     public init(id: String, format: StreamFormat) {
