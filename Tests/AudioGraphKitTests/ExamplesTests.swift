@@ -129,7 +129,12 @@ final class ExamplesTests: XCTestCase {
         let s = try XCTUnwrap(server)
         // A 0.4-amplitude tone: RMS 20·log10(0.4/√2) = -10.97 dBFS, peak -7.96 dBFS.
         let tone = s.directory.appendingPathComponent("tone.raw")
-        let wave = (0..<96000).flatMap { n in Array(repeating: Float(0.4 * sin(2 * Double.pi * 1000 * Double(n) / 48000)), count: 2) }
+        var wave = [Float](repeating: 0, count: 2 * 96000)
+        for n in 0..<96000 {
+            let v = Float(0.4 * sin(2 * Double.pi * 1000 * Double(n) / 48000))
+            wave[2 * n] = v
+            wave[2 * n + 1] = v
+        }
         try wave.withUnsafeBytes { try Data($0).write(to: tone) }
         let meter = try ChildProcess(executable: try binary("SoundMeter"), arguments: ["2.5"],
                                      environment: ProcessInfo.processInfo.environment.merging(env) { $1 },
