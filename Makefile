@@ -4,7 +4,8 @@
 #   make test         the whole XCTest suite (debug build)
 #   make conformance  the black-box cases in ../shared/conformance against the release CLI
 #   make tsan         the concurrency tests under ThreadSanitizer
-#   make bench        offline render speed against a peer renderer (sox)
+#   make bench        offline render speed: B1..B6 against sox, ffmpeg, gst, numpy (../shared/bench), cost per node
+#   make fuzz         libFuzzer + AddressSanitizer on the graph loader and the WAV readers
 #
 # Works from a fresh clone as root on Debian 12 (`deps` uses apt-get and pip).
 
@@ -25,19 +26,23 @@ CONFORMANCE_DIR ?= ../shared/conformance
 # because the PulseAudio tests start a real server each.
 SWIFT_TEST_FLAGS ?=
 # The tests that exercise threads; `make tsan` runs them under ThreadSanitizer.
-CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency
+CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency|LiveTap
 
 # Debian packages: headers and libraries of the C wrappers, and a PulseAudio server and its
 # tools for the live-I/O tests. libmysofa1 is named too because it ships the default HRTF set.
-DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libpulse-dev pulseaudio pulseaudio-utils \
+DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libsoxr-dev libpulse-dev pulseaudio pulseaudio-utils \
                 libmysofa-dev libmysofa1 libfftw3-dev
-# Only `make bench` needs the peer renderer.
-BENCH_DEB_PACKAGES := sox
+# Only `make bench` needs the peer renderers: those ../shared/bench/interleaved.sh runs (sox,
+# ffmpeg, GStreamer; numpy comes with deps-python) and GNU time, which times them.
+BENCH_DEB_PACKAGES := sox ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base \
+                      gstreamer1.0-plugins-good time
+# Rounds per benchmark case (interleaved: every round times every peer once).
+BENCH_ROUNDS ?= 5
 # The conformance runner's Python modules (import names equal the pip names).
 PY_MODULES := numpy scipy soundfile
 PY_IMPORTS := numpy, scipy, soundfile
 
-.PHONY: all deps deps-debian deps-python deps-python-debian deps-bench build run test tsan conformance bench clean
+.PHONY: all deps deps-debian deps-python deps-python-debian deps-bench build run test tsan conformance bench fuzz clean
 
 all: build
 
@@ -81,7 +86,7 @@ deps-python:
 deps-python-debian:
 	$(call apt_install_missing,python3-numpy python3-scipy python3-soundfile)
 
-deps-bench:
+deps-bench: deps-python
 	$(call apt_install_missing,$(BENCH_DEB_PACKAGES))
 
 # --------------------------------------------------------------------------------------- build
@@ -115,9 +120,35 @@ conformance: deps build
 	fi
 
 bench: deps deps-bench build
-	bash scripts/bench.sh
+	bash scripts/bench.sh $(BENCH_ROUNDS)
+
+# ---------------------------------------------------------------------------------------- fuzz
+
+# libFuzzer (the Swift toolchain's) with AddressSanitizer: the graph loader (bytes as a graph
+# file) and the WAV readers (WAVFile and libsndfile through AudioFileReader), FUZZ_SECONDS each,
+# seeded from Graphs/, the test fixtures and Fuzz/seed-wavs.py. The corpus grows in
+# $(FUZZ_DIR)/corpus-*; a crashing input is saved as $(FUZZ_DIR)/crash-* and fails the target.
+FUZZ_SECONDS ?= 90
+FUZZ_DIR := .build-fuzz
+# -sanitize=fuzzer would also link libFuzzer's main, which clashes with the Swift entry point
+# SwiftPM links as `main`: instrument like it (coverage for libFuzzer, AddressSanitizer), link
+# libFuzzer without its main, and let Fuzz/*/main.swift call LLVMFuzzerRunDriver.
+FUZZER_LIB := $(firstword $(wildcard $(dir $(shell command -v $(SWIFT)))../lib/swift/clang/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a))
+FUZZ_FLAGS := -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
+              -Xlinker $(FUZZER_LIB) -Xlinker -lstdc++
+FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
+
+fuzz: deps
+	@test -n "$(FUZZER_LIB)" || { echo "fuzz: libclang_rt.fuzzer_no_main not found next to $(SWIFT)" >&2; exit 1; }
+	AG_FUZZ=1 $(SWIFT) build --scratch-path $(FUZZ_DIR) $(FUZZ_FLAGS) --product FuzzGraphLoader
+	AG_FUZZ=1 $(SWIFT) build --scratch-path $(FUZZ_DIR) $(FUZZ_FLAGS) --product FuzzWAVReader
+	rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds/graph $(FUZZ_DIR)/seeds/wav $(FUZZ_DIR)/corpus-graph $(FUZZ_DIR)/corpus-wav
+	cp Graphs/*.json Tests/AudioGraphKitTests/Fixtures/*.json $(FUZZ_DIR)/seeds/graph/
+	$(PYTHON) Fuzz/seed-wavs.py $(FUZZ_DIR)/seeds/wav
+	$(FUZZ_DIR)/debug/FuzzGraphLoader $(FUZZ_RUN) -artifact_prefix=$(FUZZ_DIR)/crash-graph- $(FUZZ_DIR)/corpus-graph $(FUZZ_DIR)/seeds/graph
+	$(FUZZ_DIR)/debug/FuzzWAVReader $(FUZZ_RUN) -artifact_prefix=$(FUZZ_DIR)/crash-wav- $(FUZZ_DIR)/corpus-wav $(FUZZ_DIR)/seeds/wav
 
 # --------------------------------------------------------------------------------------- clean
 
 clean:
-	rm -rf .build .build-tsan $(DEMO_OUT)
+	rm -rf .build .build-tsan .build-fuzz $(DEMO_OUT)

@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // AudioGraph: a pull-model node-graph audio engine for Linux, in the spirit of AUGraph.
 import PackageDescription
+import Foundation
 
 let package = Package(
     name: "AudioGraph",
@@ -21,6 +22,8 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         // libsamplerate: sample-rate conversion (converter node, implicit mixer/environment input conversion).
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        // libsoxr: the fast, very-high-quality sample-rate converter (quality `best`, the default).
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // libpulse: PulseAudio playback and capture. Its headers are on the default path and its
         // pkg-config flags make SwiftPM warn about -pthread, so no pkgConfig here.
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
@@ -39,7 +42,7 @@ let package = Package(
         .target(name: "AudioGraphCore"),
         // Stock nodes: oscillator, player, mixer, eq, delay, converter, environment, generic output.
         .target(name: "AudioGraphNodes",
-                dependencies: ["AudioGraphCore", "CSndFile", "CSampleRate", "CMySofa", "CFFTW"]),
+                dependencies: ["AudioGraphCore", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW"]),
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "CPulse", "CPulseShim"]),
@@ -62,8 +65,17 @@ let package = Package(
         .testTarget(name: "AudioGraphPulseTests",
                     dependencies: ["AudioGraphPulse", "AudioGraphKit", "AudioGraphTesting", "CAllocationCounter"]),
         .testTarget(name: "AudioGraphKitTests",
-                    dependencies: ["AudioGraphKit", "AudioGraphTesting"],
+                    dependencies: ["AudioGraphKit", "AudioGraphTesting", "CAllocationCounter"],
                     resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The fuzz targets (`make fuzz`) exist only when AG_FUZZ is set: they are linked against
+// libFuzzer's main (`-sanitize=fuzzer`), which no ordinary build has.
+if ProcessInfo.processInfo.environment["AG_FUZZ"] != nil {
+    package.targets += [
+        .executableTarget(name: "FuzzGraphLoader", dependencies: ["AudioGraphKit"], path: "Fuzz/FuzzGraphLoader"),
+        .executableTarget(name: "FuzzWAVReader", dependencies: ["AudioGraphKit", "AudioGraphTesting"], path: "Fuzz/FuzzWAVReader"),
+    ]
+}

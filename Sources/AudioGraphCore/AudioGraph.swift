@@ -49,14 +49,17 @@ public final class AudioGraph: @unchecked Sendable {
     /// Where the graph is in its life cycle.
     public enum State: Int, Sendable { case open, initialized, running }
 
-    // MARK: Control threads only (guarded by `control`)
-    private let control = Mutex<Void>(())
-    private var nodesByID: [String: GraphNode] = [:]
+    // MARK: Control threads only (guarded by `control`; internal for AudioGraph+LiveTaps.swift)
+    let control = ControlLock<Void>(())
+    var nodesByID: [String: GraphNode] = [:]
     private var nodeOrder: [String] = []
     private var connectionsByInput: [BusKey: BusKey] = [:]
     private var livePlans: [RenderPlan] = []
     private var adapters: [Connection: InputAdapter] = [:]
     private var nextGeneration: UInt64 = 1
+    /// Live taps by node, and removed taps not finished yet (see AudioGraph+LiveTaps.swift).
+    var liveTapsByNode: [ObjectIdentifier: InstalledTaps] = [:]
+    var finishingTaps: [LiveTap] = []
 
     // MARK: Shared (atomic)
     private let stateValue = Atomic<Int>(State.open.rawValue)
@@ -146,19 +149,24 @@ public final class AudioGraph: @unchecked Sendable {
     public func enqueue(contentsOf changes: [PendingChange]) { pendingChanges.append(contentsOf: changes) }
 
     private func edit(_ change: PendingChange) throws(AudioGraphError) {
-        if isInitialized {
-            enqueue(change)
-            return
-        }
-        try control.withLock { _ throws(AudioGraphError) in
+        // The state is checked under the lock: an `initialize()` on another thread cannot slip in
+        // between the check and the edit (a node added then would never get a kernel).
+        let changedProperty: (GraphNode, String)? = try control.withLock { _ throws(AudioGraphError) -> (GraphNode, String)? in
+            if state != .open {
+                enqueue(change)
+                return nil
+            }
             var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
+            var changed: (GraphNode, String)?
             switch change {
             case .setParameter(let node, let address, let value, _):
                 guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
                 try n.setParameter(address, value)
             case .setProperty(let node, let name, let value):
                 guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
-                try n.setProperty(name, value)
+                try n.validateProperty(name, value)
+                _ = n.applyProperty(name, value)
+                changed = (n, name)
             default:
                 try t.apply(change)
             }
@@ -167,7 +175,10 @@ public final class AudioGraph: @unchecked Sendable {
             nodesByID = t.nodes
             nodeOrder = t.order
             connectionsByInput = t.connections
+            return changed
         }
+        // Listeners run outside the graph lock: one that reads or edits the graph must not deadlock.
+        if let (n, name) = changedProperty { n.notifyPropertyChanged(name) }
     }
 
     // MARK: Life cycle
@@ -190,6 +201,7 @@ public final class AudioGraph: @unchecked Sendable {
             adapters = newAdapters
             var commands: [PlanCommand] = t.order.map { .start(t.nodes[$0]!.kernel!) }
             commands += newAdapters.map { .startAdapter($0.value, sourceRate: t.nodes[$0.key.source]!.outputFormats[$0.key.sourceBus].sampleRate) }
+            commands += liveTapCommandsForNewKernels()
             let plan = compile(t, commands: commands)
             renderSampleTime = 0
             livePlans = [plan]
@@ -255,11 +267,14 @@ public final class AudioGraph: @unchecked Sendable {
             for change in changes { try edit(change) }
             return true
         }
-        let generation: UInt64 = try control.withLock { _ throws(AudioGraphError) -> UInt64 in
-            guard state != .open else { return 0 }
+        let (generation, changedProperties) = try control.withLock {
+            _ throws(AudioGraphError) -> (UInt64, [(GraphNode, String)]) in
+            guard state != .open else { return (0, []) }
             retirePlans()
             return try applyChanges(changes, activationTime: sampleTime ?? .min)
         }
+        // Listeners run outside the graph lock: one that reads or edits the graph must not deadlock.
+        for (n, name) in changedProperties { n.notifyPropertyChanged(name) }
         if generation == 0 { return true }
         if adoptedGeneration.load(ordering: .acquiring) >= generation { return true }
         guard waitUntilApplied, isRunning else { return false }
@@ -283,8 +298,9 @@ public final class AudioGraph: @unchecked Sendable {
     /// Number of compiled plans still held (the active one, pending ones, not yet retired ones).
     var testOnly_livePlanCount: Int { control.withLock { _ in livePlans.count } }
 
-    // Called with `control` held.
-    private func applyChanges(_ changes: [PendingChange], activationTime: Int64) throws(AudioGraphError) -> UInt64 {
+    // Called with `control` held. Returns the new plan's generation and the properties changed
+    // (their listeners are called by the caller, after it releases `control`).
+    private func applyChanges(_ changes: [PendingChange], activationTime: Int64) throws(AudioGraphError) -> (UInt64, [(GraphNode, String)]) {
         var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
         var added: [GraphNode] = []
         var parameterSets: [(GraphNode, Int, Double, Double)] = []
@@ -344,21 +360,16 @@ public final class AudioGraph: @unchecked Sendable {
         nodeOrder = t.order
         connectionsByInput = t.connections
 
-        var commands: [PlanCommand] = []
         // A plan published but not adopted yet is taken back: its commands run with this one.
-        let old = pendingPlan.load(ordering: .acquiring)
-        if old != 0, pendingPlan.compareExchange(expected: old, desired: 0, ordering: .acquiringAndReleasing).exchanged {
-            let unadopted = Unmanaged<RenderPlan>.fromOpaque(UnsafeRawPointer(bitPattern: old)!)
-            commands += unadopted.takeUnretainedValue().commands
-            unadopted.release()
-        }
+        var commands: [PlanCommand] = takeBackUnadoptedPlan()?.commands ?? []
+        commands += liveTapCommandsForRemovedNodes()
         commands += newKernels.map { .start($0) }
         for (key, a) in newAdapters where adapters[key] == nil {
             commands.append(.startAdapter(a, sourceRate: t.nodes[key.source]!.outputFormats[key.sourceBus].sampleRate))
         }
         adapters = newAdapters
         for (n, index, value, ramp) in parameterSets {
-            let rate = n.outputFormats.first?.sampleRate ?? n.inputFormats.compactMap { $0 }.first?.sampleRate ?? sampleRate
+            let rate = n.processingRate
             n.parameters[index].recordListValue(value)
             commands.append(.setParameter(n.kernel!, index: index, value: value, rampFrames: FrameCount.int(ramp * rate)))
         }
@@ -366,6 +377,42 @@ public final class AudioGraph: @unchecked Sendable {
             if let m = n.applyProperty(name, value), let k = n.kernel { commands.append(.message(k, m)) }
         }
         let plan = compile(t, commands: commands, activationTime: activationTime)
+        publish(plan)
+        return (plan.generation, propertySets.map { ($0.0, $0.1) })
+    }
+
+    /// Publishes a plan of the current topology that runs `commands` (live tap changes) on
+    /// adoption — `update()` without a change list. A plan published but not adopted yet is taken
+    /// back and its commands run first, at its activation time: a timed plan is never made early
+    /// (the new commands wait with it). Called with `control` held, while initialized.
+    func publishCommands(_ commands: [PlanCommand]) {
+        retirePlans()
+        var all: [PlanCommand] = []
+        var activationTime = Int64.min
+        if let unadopted = takeBackUnadoptedPlan() {
+            all = unadopted.commands
+            activationTime = unadopted.activationTime
+        }
+        all += commands
+        publish(compile(Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput),
+                        commands: all, activationTime: activationTime))
+    }
+
+    // Called with `control` held.
+    private func takeBackUnadoptedPlan() -> (commands: [PlanCommand], activationTime: Int64)? {
+        let old = pendingPlan.load(ordering: .acquiring)
+        guard old != 0, pendingPlan.compareExchange(expected: old, desired: 0, ordering: .acquiringAndReleasing).exchanged else {
+            return nil
+        }
+        let unadopted = Unmanaged<RenderPlan>.fromOpaque(UnsafeRawPointer(bitPattern: old)!)
+        defer { unadopted.release() }
+        let plan = unadopted.takeUnretainedValue()
+        return (plan.commands, plan.activationTime)
+    }
+
+    // Called with `control` held: hands `plan` to the render thread, or adopts it here when the
+    // graph is not running.
+    private func publish(_ plan: RenderPlan) {
         livePlans.append(plan)
         if isRunning {
             pendingPlan.store(UInt(bitPattern: Unmanaged.passRetained(plan).toOpaque()), ordering: .releasing)
@@ -373,26 +420,31 @@ public final class AudioGraph: @unchecked Sendable {
             adopt(plan)
             retirePlans()
         }
-        for (n, name, _) in propertySets { n.notifyPropertyChanged(name) }
-        return plan.generation
     }
 
     // MARK: Rendering (render thread)
 
-    /// Renders one slice of `frameCount` frames (at most ``maximumFramesPerSlice``) and returns
-    /// what reaches the output node's input, or nil when nothing is connected to it. Adopts a
+    /// Renders one slice of `frameCount` frames and returns what reaches the output node's input
+    /// (`frameCount` valid frames), or nil when nothing is connected to it. Nodes that are pulled
+    /// every slice (``GraphNode/isPulledEverySlice``: sinks, capture) render too, after the output.
+    /// Asking for more than ``maximumFramesPerSlice`` frames is a programmer error and stops the
+    /// program with one line (the buffers are sized for that maximum). Adopts a
     /// newly published plan first (the slice boundary is where change lists take effect), then
     /// advances ``renderSampleTime``.
     ///
     /// Real-time safe: allocates nothing, takes no lock, never waits. One render thread at a time.
     public func render(frameCount: Int) -> InputBuffer? {
+        // A programmer error, like asking an Audio Unit for more than kAudioUnitProperty_MaximumFramesPerSlice:
+        // never a silent truncation.
+        precondition(frameCount <= maximumFramesPerSlice,
+                     "AudioGraph.render(frameCount:): \(frameCount) frames exceeds maximumFramesPerSlice \(maximumFramesPerSlice)")
         adoptPendingPlan()
         guard let plan = activePlan, frameCount > 0 else { return nil }
-        let n = min(frameCount, maximumFramesPerSlice)
-        let context = RenderContext(sampleTime: renderSampleTime, frameCount: n, sampleRate: sampleRate)
+        let context = RenderContext(sampleTime: renderSampleTime, frameCount: frameCount, sampleRate: sampleRate)
         let e = plan.entries[plan.outputEntry]
         let result = e.inputCount > 0 ? plan.pullInput(e.firstInput, context) : nil
-        renderSampleTime += Int64(n)
+        if plan.pulledEntryCount > 0 { plan.renderPulledEntries(context) }
+        renderSampleTime += Int64(frameCount)
         return result
     }
 
@@ -443,9 +495,10 @@ public final class AudioGraph: @unchecked Sendable {
             })
         }
         let output = t.order.firstIndex { t.nodes[$0]!.isOutputNode } ?? 0
+        let pulled = t.order.indices.filter { t.nodes[t.order[$0]]!.isPulledEverySlice }
         defer { nextGeneration += 1 }
         return RenderPlan(generation: nextGeneration, kernels: kernels, inputs: inputs, outputEntry: output,
-                          commands: commands, activationTime: activationTime)
+                          pulledEntries: pulled, commands: commands, activationTime: activationTime)
     }
 
     struct ResolvedFormats {

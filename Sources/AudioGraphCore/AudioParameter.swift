@@ -27,7 +27,7 @@ public final class AudioParameter: @unchecked Sendable {
     private let lastSetBits: Atomic<UInt64>
 
     // MARK: Control threads only
-    private let writers = Mutex<Void>(())
+    private let writers = ControlLock<Void>(())
 
     public init(info: ParameterInfo, nodeID: String, initialValue: Double? = nil) {
         self.info = info
@@ -52,7 +52,15 @@ public final class AudioParameter: @unchecked Sendable {
             throw .parameterOutOfRange(node: nodeID, address: address, value: newValue, range: info.rangeDescription)
         }
         writers.withLock { _ in
-            sequence.wrappingAdd(1, ordering: .acquiringAndReleasing)  // odd: a write is in progress
+            // The writer half of the sequence lock (the reader is `poll`). The odd count must be
+            // visible before any data store: a release *fence* after the increment orders it before
+            // the stores that follow (a release increment alone only orders what came before it,
+            // so on ARM64 the data could land first and a reader take a torn pair for a consistent
+            // one). A reader that sees a new data store acquires the fence through its own acquire
+            // fence and then reads an odd or newer count, and drops the pair. The closing increment
+            // releases the data to readers that acquire the even count.
+            sequence.wrappingAdd(1, ordering: .relaxed)  // odd: a write is in progress
+            atomicMemoryFence(ordering: .releasing)
             valueBits.store(newValue.bitPattern, ordering: .relaxed)
             rampFrames.store(UInt64(max(0, frames)), ordering: .relaxed)
             sequence.wrappingAdd(1, ordering: .releasing)  // even: consistent again
@@ -64,6 +72,9 @@ public final class AudioParameter: @unchecked Sendable {
     /// Real-time safe: never waits; a concurrent write is seen at the next call.
     @inline(__always)
     func poll(after lastSequence: UInt64) -> (sequence: UInt64, value: Double, rampFrames: Int)? {
+        // The reader half of the sequence lock: acquire the even count, read the pair, then an
+        // acquire fence so the second count load cannot move above the data loads (it pairs with
+        // the writer's release fence); a changed count means a write overlapped: try next slice.
         let s1 = sequence.load(ordering: .acquiring)
         if s1 == lastSequence || s1 & 1 == 1 { return nil }
         let v = valueBits.load(ordering: .relaxed)

@@ -34,7 +34,7 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     public internal(set) var kernel: NodeKernel?
 
     private let parameterIndex: [ParameterAddress: Int]
-    private let listeners = Mutex<[(name: String, callback: @Sendable (GraphNode, String) -> Void)]>([])
+    private let listeners = ControlLock<[(name: String, callback: @Sendable (GraphNode, String) -> Void)]>([])
 
     public init(id: String, typeName: String, inputBusCount: Int, outputBusCount: Int,
                 parameters: [ParameterInfo], declaredFormat: PartialStreamFormat = PartialStreamFormat()) {
@@ -78,6 +78,21 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
         try p.setValue(value, rampFrames: rampFrames)
     }
 
+    /// Sets a parameter now, ramping linearly over `rampDuration` seconds of the node's rate
+    /// (from any thread; lock-free for the render thread). The seconds form matches change lists.
+    public func setParameter(_ address: String, _ value: Double, rampDuration: Double) throws(AudioGraphError) {
+        guard rampDuration >= 0, rampDuration.isFinite, rampDuration <= 3600 else {
+            throw .parameterOutOfRange(node: id, address: address + " rampDuration", value: rampDuration, range: "0...3600")
+        }
+        try setParameter(address, value, rampFrames: Int((rampDuration * processingRate).rounded()))
+    }
+
+    /// The rate the node's parameters count frames at: its output's (or input's) rate once
+    /// initialized, else the graph's.
+    public var processingRate: Double {
+        outputFormats.first?.sampleRate ?? inputFormats.compactMap { $0 }.first?.sampleRate ?? graph?.sampleRate ?? 48000
+    }
+
     /// Sets scheduled values for a parameter. Control thread, before the graph starts.
     public func setAutomation(_ automation: (any ParameterAutomation)?, for address: String) throws(AudioGraphError) {
         guard let p = parameter(address) else { throw .parameterNotFound(node: id, address: address) }
@@ -86,7 +101,8 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
 
     // MARK: Properties
 
-    /// Adds a callback run (on the thread that changed it) after a property changes.
+    /// Adds a callback run (on the thread that changed it) after a property changes. It runs
+    /// after the graph has released its lock, so it may read or edit the graph.
     public func addPropertyListener(_ name: String, _ callback: @escaping @Sendable (GraphNode, String) -> Void) {
         listeners.withLock { $0.append((name, callback)) }
     }
@@ -122,6 +138,11 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
 
     /// Whether this is the graph's output node (`output`, `genericOutput`).
     open var isOutputNode: Bool { false }
+
+    /// Whether the graph renders this node every slice even when the output does not pull it:
+    /// a sink (it consumes audio the output never asks for) or a capture node (its audio is
+    /// consumed every slice, so taps and sinks see it with nothing connected downstream).
+    open var isPulledEverySlice: Bool { false }
 
     /// Whether inputs at another sample rate are accepted (mixer, environment, converter,
     /// generic output). A node that converts but returns no adapter converts by itself.

@@ -31,6 +31,8 @@ open class NodeKernel: @unchecked Sendable {
     var lastRenderedSampleTime: Int64 = .min
     /// Taps recording output buses (offline rendering; empty otherwise).
     var taps: [KernelTap] = []
+    /// Live taps on the output buses (swapped in by a plan's `LiveTapChange`; nil: none).
+    var liveTapSet: LiveTapSet?
     var lastRenderedFrameCount: Int = -1
 
     // MARK: Control thread only (ownership of memory)

@@ -23,7 +23,7 @@ public enum PendingChange: @unchecked Sendable {
 /// Thread safety: any control thread may append; `update()` takes the whole list. The render
 /// thread never touches it (a mutex is fine here).
 public final class PendingChangeList: Sendable {
-    private let changes = Mutex<[PendingChange]>([])
+    private let changes = ControlLock<[PendingChange]>([])
 
     public init() {}
 

@@ -13,6 +13,8 @@ enum PlanCommand {
     case message(NodeKernel, KernelMessage)
     /// A rate-converting input starts carrying audio.
     case startAdapter(InputAdapter, sourceRate: Double)
+    /// A kernel's live taps change (installed or removed).
+    case setLiveTaps(LiveTapChange)
 }
 
 /// An immutable snapshot of the graph compiled for rendering (cf. JUCE's RenderSequence): the
@@ -48,6 +50,10 @@ final class RenderPlan: @unchecked Sendable {
     let inputSlotCount: Int
     /// Entry index of the output node.
     let outputEntry: Int
+    /// Entries rendered every slice whether or not the output pulls them (sinks, capture nodes:
+    /// ``GraphNode/isPulledEverySlice``), after the output.
+    let pulledEntries: UnsafeMutablePointer<Int>
+    let pulledEntryCount: Int
     let commands: [PlanCommand]
     /// The commands again, in memory the render thread can walk without generic iteration
     /// (an unspecialised `IndexingIterator` boxes a four-word enum on the heap).
@@ -59,8 +65,11 @@ final class RenderPlan: @unchecked Sendable {
 
     /// `inputs[i]` lists, for kernel i, each input bus's (source kernel index, bus, adapter).
     init(generation: UInt64, kernels: [NodeKernel], inputs: [[(source: Int, bus: Int, adapter: InputAdapter?)]],
-         outputEntry: Int, commands: [PlanCommand], activationTime: Int64 = .min) {
+         outputEntry: Int, pulledEntries: [Int] = [], commands: [PlanCommand], activationTime: Int64 = .min) {
         self.generation = generation
+        pulledEntryCount = pulledEntries.count
+        self.pulledEntries = .allocate(capacity: max(1, pulledEntries.count))
+        self.pulledEntries.initialize(from: pulledEntries, count: pulledEntries.count)
         self.activationTime = activationTime
         self.kernels = kernels
         self.outputEntry = outputEntry
@@ -89,6 +98,17 @@ final class RenderPlan: @unchecked Sendable {
         commandStorage.deallocate()
         entries.deallocate()
         inputSlots.deallocate()
+        pulledEntries.deallocate()
+    }
+
+    /// Renders every entry that is pulled each slice (and not rendered yet). Real-time safe.
+    @inline(__always)
+    func renderPulledEntries(_ context: RenderContext) {
+        var i = 0
+        while i < pulledEntryCount {
+            renderEntry(pulledEntries[i], context)
+            i += 1
+        }
     }
 
     /// Renders entry `index` for `context` unless it already rendered that slice. Real-time safe.
@@ -102,6 +122,7 @@ final class RenderPlan: @unchecked Sendable {
         k.render(context: context, inputs: RenderInputs(plan: self, first: e.firstInput, count: e.inputCount,
                                                         context: context))
         if !k.taps.isEmpty { k.recordTaps(frameCount: context.frameCount) }
+        if let live = k.liveTapSet { live.record(k, frameCount: context.frameCount, sampleTime: context.sampleTime) }
     }
 
     /// The buffer of input slot `slot`, rendering its source first. Real-time safe.
@@ -138,6 +159,8 @@ final class RenderPlan: @unchecked Sendable {
             case let .startAdapter(a, sourceRate):
                 let t = sourceRate == graphRate ? sampleTime : Int64((Double(sampleTime) * sourceRate / graphRate).rounded())
                 a.start(atUpstreamSampleTime: t)
+            case .setLiveTaps(let change):
+                change.apply()
             }
         }
     }

@@ -152,16 +152,7 @@ public final class LivePlayer {
     public func start(frames: Int64? = nil) throws(LivePlayerError) {
         guard !started else { return }
         do {
-            if let input {
-                // Full duplex: the output fills its buffer (latency + sink period + ring) from
-                // captured audio at once, and captured audio arrives in fragments of the input's
-                // latency: capture that much first, so the input ring never runs dry.
-                let playback = output.streamConfiguration(graph: graph)
-                let preRoll = Int(((playback.latencyMilliseconds + playback.playbackRequestMilliseconds
-                                    + 2 * input.properties.latency) * sampleRate / 1000).rounded(.up))
-                    + playback.playbackRingFrames
-                try input.startCapture(preRoll: preRoll)
-            }
+            try input?.startCapture(before: output, graph: graph)
             try output.start(graph: graph, context: context, renderLimit: updates.first?.frame, endFrame: frames)
         } catch {
             input?.stopCapture()

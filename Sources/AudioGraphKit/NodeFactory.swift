@@ -56,7 +56,11 @@ public enum NodeFactory {
         case .converter(let p):
             node = ConverterNode(id: description.id, properties: p)
         case .input(let p):
-            node = InputNode(id: description.id, properties: p)
+            let input = InputNode(id: description.id, properties: p)
+            // Rendered offline (or by a caller that attaches no server), a graph's input is silent
+            // on purpose; live playback attaches a context and captures.
+            if case .live = outputs {} else { input.rendersSilenceWithoutContext = true }
+            node = input
         }
         if let f = description.format {
             let declared = f.partialStreamFormat

@@ -225,7 +225,8 @@ public final class OfflineRenderer {
                 var n = min(sliceSize, count - done)
                 if nextUpdate < updates.count { n = Int(min(Int64(n), updates[nextUpdate].frame - graphFrames)) }
                 for p in players { p.prepareForOfflineRender(graphSampleTime: graph.renderSampleTime, graphSampleRate: graph.sampleRate) }
-                let result = graph.render(frameCount: n)
+                // Only the render call runs as a render thread (updates and file writes do not).
+                let result = RenderThread.whileMarked { graph.render(frameCount: n) }
                 let source = result?.buffer ?? silence.list
                 var written = source
                 if source.channelCount != fileFormat.channelCount {
@@ -323,12 +324,16 @@ public final class OfflineRenderer {
     private func measure(_ b: ChannelBufferList, frameCount n: Int) {
         for c in 0..<min(b.channelCount, fileFormat.channelCount) {
             let x = b.channel(c)
+            // Locals in the loop: a stored property of a class read and written per sample costs
+            // a dynamic exclusivity check each time (a fifth of a B4 render's time).
             var sum = 0.0
+            var top = peak
             for i in 0..<n {
                 let v = x[i]
-                peak = max(peak, abs(v))
+                top = max(top, abs(v))
                 sum += Double(v) * Double(v)
             }
+            peak = top
             sumOfSquares += sum
             samplesMeasured += Int64(n)
         }

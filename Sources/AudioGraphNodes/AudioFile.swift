@@ -13,6 +13,12 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
     case ioFailed(path: String, reason: String)
     /// The file type's 32-bit size fields cannot hold this much audio (`bytes` of samples).
     case tooLarge(path: String, bytes: Int64, typeName: String)
+    /// The settings asked for no format the file can be written in (missing rate, bad bit depth).
+    case invalidSettings(path: String, reason: String)
+    /// A buffer's format is not the file's processing format, or no buffer can have that format.
+    case formatMismatch(path: String, reason: String)
+    /// The file is not open for this (reading a file opened for writing, or a closed file).
+    case notOpen(path: String, operation: String)
 
     public var description: String {
         switch self {
@@ -25,6 +31,9 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .tooLarge(path, bytes, typeName):
             return "\(path): \(typeName) files hold at most 4 GiB of samples; this one needs "
                 + "\(AudioFileWriter.gibibytes(bytes)) GiB (use .wav, .w64, .rf64, .caf or .flac)"
+        case let .invalidSettings(path, reason): return "\(path): invalid settings: \(reason)"
+        case let .formatMismatch(path, reason): return "\(path): \(reason)"
+        case let .notOpen(path, operation): return "\(path): not open for \(operation)"
         }
     }
 }
@@ -238,6 +247,14 @@ public final class AudioFileWriter {
                     } else {
                         for i in 0..<frameCount { s[i * ch + c] = 0 }
                     }
+                }
+            }
+            if format.sampleType != .float32 {
+                // libsndfile turns floats into WAV/AIFF integers by truncating toward -infinity (up
+                // to 1 LSB low); rounding first to SampleConversion's integer grid makes its
+                // conversion exact, so integer files hold round(x * 2^(bits-1)) as everywhere else.
+                scratch.withUnsafeMutableBufferPointer {
+                    SampleConversion.quantize($0.baseAddress!, count: frameCount * ch, to: format.sampleType)
                 }
             }
             written = scratch.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, Int64(frameCount)) }

@@ -101,7 +101,7 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
             case "hrtf":
                 guard value is String else { throw .invalidProperty(node: id, name: name, reason: "expected a file path") }
             default:
-                guard let c = value as? Int, c == 2 else { throw .invalidProperty(node: id, name: name, reason: "the output is stereo: 2") }
+                guard let c = PropertyValue.int(value), c == 2 else { throw .invalidProperty(node: id, name: name, reason: "the output is stereo: 2") }
             }
         default:
             throw .invalidProperty(node: id, name: name, reason: "no such property")
@@ -116,7 +116,7 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
         case "hrtf":
             properties.hrtf = value as? String
             properties.hrtfPath = nil
-        case "channels": properties.channels = value as! Int
+        case "channels": properties.channels = PropertyValue.int(value)!
         default: return nil
         }
         return EnvironmentKernel.Settings(properties)

@@ -41,17 +41,17 @@ public final class OscillatorNode: GraphNode, @unchecked Sendable {
                 throw .invalidProperty(node: id, name: name, reason: "expected one of " + Waveform.allCases.map(\.rawValue).joined(separator: ", "))
             }
         case "startTime":
-            guard let v = value as? Double, v >= 0, v.isFinite else {
+            guard let v = PropertyValue.double(value), v >= 0, v.isFinite else {
                 throw .invalidProperty(node: id, name: name, reason: "expected a time in seconds >= 0")
             }
         case "stopTime":
-            guard let v = value as? Double? else { throw .invalidProperty(node: id, name: name, reason: "expected a time in seconds or null") }
+            guard let v = PropertyValue.optionalDouble(value) else { throw .invalidProperty(node: id, name: name, reason: "expected a time in seconds or null") }
             if let v, !(v >= 0 && v.isFinite) { throw .invalidProperty(node: id, name: name, reason: "expected a time in seconds >= 0") }
         case "channels", "seed":
             guard kernel == nil else {
                 throw .invalidProperty(node: id, name: name, reason: "cannot be changed once the node is set up (only waveform, startTime and stopTime can)")
             }
-            guard let v = value as? Int, v >= 0 else { throw .invalidProperty(node: id, name: name, reason: "expected an integer") }
+            guard let v = PropertyValue.int(value), v >= 0 else { throw .invalidProperty(node: id, name: name, reason: "expected an integer") }
         default:
             throw .invalidProperty(node: id, name: name, reason: "no such property")
         }
@@ -60,12 +60,12 @@ public final class OscillatorNode: GraphNode, @unchecked Sendable {
     public override func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? {
         switch name {
         case "waveform": properties.waveform = (value as? Waveform) ?? Waveform(rawValue: value as! String)!
-        case "startTime": properties.startTime = value as! Double
-        case "stopTime": properties.stopTime = value as! Double?
+        case "startTime": properties.startTime = PropertyValue.double(value)!
+        case "stopTime": properties.stopTime = PropertyValue.optionalDouble(value)!
         case "channels":
-            properties.channels = value as! Int
+            properties.channels = PropertyValue.int(value)!
             declaredFormat.channelCount = properties.channels
-        case "seed": properties.seed = UInt64(value as! Int)
+        case "seed": properties.seed = UInt64(PropertyValue.int(value)!)
         default: return nil
         }
         let rate = outputFormats.first?.sampleRate ?? sampleRate

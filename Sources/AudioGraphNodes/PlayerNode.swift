@@ -14,13 +14,14 @@ import Synchronization
 /// reads — no disk I/O, allocation, lock or wait on the render thread either way. A streaming
 /// player that finds data missing (a slow disk, a seek just requested) outputs silence for it
 /// and counts the frames in ``streamStarvedFrames``. Offline renderers call
-/// ``prepareForOfflineRender(graphSampleTime:graphSampleRate:)`` before every slice so that
-/// nothing is ever missing: the output is then bit-identical to the in-memory path.
+/// ``prepareForOfflineRender(graphSampleTime:graphSampleRate:)`` before every slice: the render
+/// then reads the file synchronously, so nothing is ever missing and nothing waits; the output
+/// is bit-identical to the in-memory path.
 /// `loop`, `startTime` and `segment` can be changed while running (through a change list).
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread. The
 /// counters may be read from any thread. ``prepareForOfflineRender(graphSampleTime:graphSampleRate:)``
-/// blocks; call it only from the thread that renders, between two renders.
+/// joins the disk thread; call it only from the thread that renders, between two renders.
 public final class PlayerNode: GraphNode, @unchecked Sendable {
     /// The configuration (its `path` is the resolved file path).
     public private(set) var properties: PlayerProperties
@@ -63,15 +64,16 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
     /// Failed or short reads of the file while streaming (their frames play as silence). Any thread.
     public var streamReadFailures: Int64 { streamCounters.readFailures.load(ordering: .relaxed) }
 
-    /// For offline rendering: blocks until a streaming player's ring holds the frames the next
-    /// render (of the graph frame `graphSampleTime` at the graph rate `graphSampleRate`) needs.
-    /// Does nothing for an in-memory player or before initialize. Call it from the thread that
-    /// renders, after the graph's `update()` for this frame and before `render`, never while a
-    /// render runs; the render itself never waits.
+    /// For offline rendering: switches a streaming player to synchronous reading — its disk
+    /// thread stops and every later render reads exactly the frames it needs from the file on
+    /// the rendering thread, so an offline render never waits for another thread and never
+    /// reads a file region twice (unless the player seeks back). The output is bit-identical to
+    /// the in-memory path. Does nothing for an in-memory player or before initialize; call it
+    /// from the thread that renders, after the graph's `update()` and before `render`, never
+    /// while a render runs (cheap after the first call). The arguments are not needed any more
+    /// (kept for callers).
     public func prepareForOfflineRender(graphSampleTime: Int64, graphSampleRate: Double) {
-        guard let k = kernel as? StreamingPlayerKernel else { return }
-        k.prepare(graphSampleTime: graphSampleTime, graphSampleRate: graphSampleRate, startOffset: startOffset,
-                  segment: streamSegment, version: settingsVersion)
+        (kernel as? StreamingPlayerKernel)?.prepareForOfflineRender()
     }
 
     private var startOffset: Int64 { FrameCount.frames(seconds: properties.startTime, sampleRate: fileInfo.sampleRate) }
@@ -114,7 +116,7 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         if Double(fileInfo.frames) > Self.streamingThreshold * fileInfo.sampleRate {
             do {
-                // Room for many slices even behind a rate converter (see StreamingPlayerKernel.prepare).
+                // Room for many slices even behind a rate converter, which pulls ahead of the graph frame.
                 let streamer = try FileStreamer(path: properties.path, segment: streamSegment, version: settingsVersion,
                                                 capacity: max(Self.streamingRingFrames, 8 * maximumFramesPerSlice + 16384),
                                                 counters: streamCounters)
@@ -139,7 +141,7 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
         case "loop":
             guard value is Bool else { throw .invalidProperty(node: id, name: name, reason: "expected true or false") }
         case "startTime":
-            guard let v = value as? Double, v >= 0, v.isFinite else {
+            guard let v = PropertyValue.double(value), v >= 0, v.isFinite else {
                 throw .invalidProperty(node: id, name: name, reason: "expected a time in seconds >= 0")
             }
         case "segment":
@@ -158,7 +160,7 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
         var samples: ChannelBufferStorage?
         switch name {
         case "loop": properties.loop = value as! Bool
-        case "startTime": properties.startTime = value as! Double
+        case "startTime": properties.startTime = PropertyValue.double(value)!
         case "segment":
             properties.segment = value as! PlayerSegment?
             // An in-memory kernel: decode the new segment here, on the control thread; the kernel

@@ -13,6 +13,10 @@ public final class SeekableAudioFileReader {
     public let path: String
     /// Rate, channels and length of the file.
     public let info: AudioFileInfo
+    /// The sample type the file stores: 16/24/32-bit integers or 32/64-bit floats as stored;
+    /// float32 for every other encoding (8-bit, µ-law, Vorbis, ...), which libsndfile decodes
+    /// to floats.
+    public let storedSampleType: SampleType
 
     // MARK: Owner thread only
     private var file: OpaquePointer?
@@ -26,6 +30,13 @@ public final class SeekableAudioFileReader {
         self.path = path
         file = f
         info = AudioFileInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels), frames: sfinfo.frames)
+        switch sfinfo.format & Int32(SF_FORMAT_SUBMASK) {
+        case Int32(SF_FORMAT_PCM_16): storedSampleType = .int16
+        case Int32(SF_FORMAT_PCM_24): storedSampleType = .int24
+        case Int32(SF_FORMAT_PCM_32): storedSampleType = .int32
+        case Int32(SF_FORMAT_DOUBLE): storedSampleType = .float64
+        default: storedSampleType = .float32
+        }
     }
 
     deinit { if let file { sf_close(file) } }

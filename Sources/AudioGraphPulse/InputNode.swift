@@ -8,8 +8,8 @@ import Glibc
 /// When a `PulseContext` is attached before the graph initializes, `makeKernel` creates a
 /// `PulseCaptureStream` at the node's output format (the graph's rate, `channels` channels);
 /// `startCapture()` connects it, and each slice the kernel reads exactly `frameCount` frames from
-/// its lock-free ring (silence, counted, when the ring runs short). Without a context (an offline
-/// render) the node outputs silence.
+/// its lock-free ring (silence, counted, when the ring runs short). Without a context,
+/// initialize fails unless ``rendersSilenceWithoutContext`` says silence is meant (offline renders).
 ///
 /// Thread safety: configure, attach, start and stop on one control thread; the kernel runs on
 /// the render thread and only reads the ring (real-time safe). Counters may be read from any thread.
@@ -20,6 +20,10 @@ public final class InputNode: GraphNode, @unchecked Sendable {
     // MARK: Control thread only
     /// The connection captures use; set before the graph initializes.
     public var pulseContext: PulseContext?
+    /// Whether initializing without a ``pulseContext`` is meant (an offline render of a graph
+    /// that has an input): the node then outputs silence. Otherwise a missing context is an
+    /// error at initialize, never silent.
+    public var rendersSilenceWithoutContext = false
     private var capture: PulseCaptureStream?
 
     /// A capture node named `id`; attach `pulseContext` before the graph initializes to capture.
@@ -37,10 +41,18 @@ public final class InputNode: GraphNode, @unchecked Sendable {
         return [StreamFormat.canonical(sampleRate: rate, channelCount: channels)]
     }
 
+    /// Captured audio is consumed every slice, whether or not anything downstream reaches the
+    /// output (taps and sinks on an input-only graph see it; the capture ring never overflows).
+    public override var isPulledEverySlice: Bool { true }
+
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         capture?.stop()
         capture = nil
         let format = outputFormats[0]
+        guard pulseContext != nil || rendersSilenceWithoutContext else {
+            throw .nodeSetupFailed(node: id, reason: "no PulseAudio context to capture from: set pulseContext before initialize "
+                                   + "(or rendersSilenceWithoutContext for an offline render)")
+        }
         if let context = pulseContext {
             do {
                 capture = try PulseCaptureStream(context: context, configuration: PulseStreamConfiguration(
@@ -53,6 +65,17 @@ public final class InputNode: GraphNode, @unchecked Sendable {
         }
         return InputNodeKernel(nodeID: id, outputFormats: outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                                parameters: parameters, capture: capture)
+    }
+
+    /// Starts capture for full duplex with `output`, which is about to play `graph`: first
+    /// captures as much as the output will take at once (its latency, its first request, its
+    /// ring) plus two capture fragments, so the input ring never runs dry when playback starts.
+    /// No-op without a context.
+    public func startCapture(before output: OutputNode, graph: AudioGraph) throws(PulseError) {
+        let playback = output.streamConfiguration(graph: graph)
+        let milliseconds = playback.latencyMilliseconds + playback.playbackRequestMilliseconds + 2 * properties.latency
+        let preRoll = Int((milliseconds * graph.sampleRate / 1000).rounded(.up)) + playback.playbackRingFrames
+        try startCapture(preRoll: preRoll)
     }
 
     /// Connects the capture stream (after initialize). No-op without a context.

@@ -25,6 +25,8 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
     // MARK: Control thread only
     private var stream: PulsePlaybackStream?
     private weak var drivenGraph: AudioGraph?
+    /// The counters of the last stream, kept after `stop()` so they can still be read.
+    private var stopped = (underruns: 0, renderedFrames: 0, fault: PulseError?.none)
 
     /// A playback node named `id` (sink, latency and stream name from `properties`).
     public init(id: String, properties: OutputProperties = OutputProperties()) {
@@ -98,12 +100,16 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
             throw error
         }
         stream = s
+        stopped = (0, 0, nil)
         drivenGraph = graph
     }
 
     /// Stops the stream (joining the render thread) and then the graph. Idempotent.
     public func stop() {
-        stream?.stop()
+        if let stream {
+            stream.stop()
+            stopped = (stream.underrunCount, stream.renderedFrames, stream.fault)
+        }
         stream = nil
         drivenGraph?.stop()
         drivenGraph = nil
@@ -112,14 +118,15 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
     /// The running playback stream (latency, buffer attributes, counters), nil when stopped.
     public var playbackStream: PulsePlaybackStream? { stream }
 
-    /// Why playback failed while running (nil when fine or stopped).
-    public var fault: PulseError? { stream?.fault }
+    /// Why playback failed (nil when fine); after `stop()`, why the last run failed, if it did.
+    public var fault: PulseError? { stream.map { $0.fault } ?? stopped.fault }
 
-    /// Server underruns since start.
-    public var underrunCount: Int { stream?.underrunCount ?? 0 }
+    /// Server underruns since start (after `stop()`: those of the last run).
+    public var underrunCount: Int { stream?.underrunCount ?? stopped.underruns }
 
-    /// Frames of the graph rendered since start: the sample time of the next slice.
-    public var renderedFrames: Int { stream?.renderedFrames ?? 0 }
+    /// Frames of the graph rendered since start: the sample time of the next slice (after
+    /// `stop()`: the frames the last run rendered).
+    public var renderedFrames: Int { stream?.renderedFrames ?? stopped.renderedFrames }
 
     /// See `PulsePlaybackStream.setRenderLimit(_:)`.
     public func setRenderLimit(_ frame: Int64?) { stream?.setRenderLimit(frame) }

@@ -1,4 +1,5 @@
 // A connection to a PulseAudio server, driven by libpulse's threaded mainloop.
+import AudioGraphCore
 import CPulse
 import CPulseShim
 import Glibc
@@ -30,7 +31,7 @@ public final class PulseContext: @unchecked Sendable {
     // MARK: Shared (atomic / mutex)
     private let connected = Atomic<Bool>(false)
     private let closed = Atomic<Bool>(false)
-    private let state = Mutex<(failure: PulseError?, handler: (@Sendable (PulseError) -> Void)?)>((nil, nil))
+    private let state = ControlLock<(failure: PulseError?, handler: (@Sendable (PulseError) -> Void)?)>((nil, nil))
 
     /// Connects to `server` (nil: libpulse's default, i.e. `$PULSE_SERVER` or the user's runtime
     /// directory) and waits up to `timeout` seconds until the context is ready.

@@ -266,6 +266,9 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         let frames = configuration.maximumFramesPerSlice
         let channels = configuration.channels
         let sliceSamples = frames * channels
+        // The real-time check: a ControlLock taken anywhere below counts (and traps in debug).
+        RenderThread.markCurrentThread(true)
+        defer { RenderThread.markCurrentThread(false) }
         while running.load(ordering: .acquiring) {
             let end = endFrame.load(ordering: .acquiring)
             while ring.writableCount >= sliceSamples && sampleTime < renderLimit.load(ordering: .acquiring) && sampleTime < end {

@@ -1,5 +1,5 @@
 // The first failure of a running Pulse stream and the handler to tell, shared by playback and capture.
-import Synchronization
+import AudioGraphCore
 
 /// Holds the first fault a running stream met and the handler the owner set for it.
 ///
@@ -11,7 +11,7 @@ final class PulseStreamFault: Sendable {
     typealias Handler = @Sendable (PulseError) -> Void
 
     // MARK: Shared (mutex)
-    private let state = Mutex<(fault: PulseError?, handler: Handler?)>((nil, nil))
+    private let state = ControlLock<(fault: PulseError?, handler: Handler?)>((nil, nil))
 
     /// The recorded fault, nil when none.
     var fault: PulseError? { state.withLock { $0.fault } }

@@ -1,4 +1,5 @@
 // A joinable POSIX thread that asks for real-time scheduling (the dedicated render thread).
+import AudioGraphCore
 import CPulseShim
 import Glibc
 import Synchronization
@@ -19,7 +20,7 @@ final class RealtimeThread: @unchecked Sendable {
     private let realtime = Atomic<Bool>(false)
 
     /// Starts a thread named `name` (at most 15 bytes are kept) that runs `body` then ends.
-    init(name: String, priority: Int32 = 20, body: @escaping @Sendable () -> Void) {
+    init(name: String, priority: Int32 = RenderThread.schedulingPriority, body: @escaping @Sendable () -> Void) {
         final class Start {
             let body: @Sendable () -> Void
             let owner: RealtimeThread

@@ -1,13 +1,16 @@
 // A real-time thread that measures how late the machine lets it wake up (stalls of the whole machine).
+import AudioGraphCore
 import Foundation
 import Glibc
 import Synchronization
 
 /// Measures the machine's ability to run a real-time thread on time while a test runs.
 ///
-/// A `SCHED_FIFO` thread (priority 10: above normal threads and PulseAudio's null-sink thread,
-/// below our render and libpulse threads) sleeps `period` at a time and records how much later
-/// than asked it woke up. A real-time thread that wakes 10 ms late means the machine itself
+/// A `SCHED_FIFO` thread (``priority``: above the engine's render thread, libpulse's and
+/// PulseAudio's null-sink thread) sleeps `period` at a time and records how much later than asked
+/// it woke up. It must outrank the engine: a probe below the render thread could be held off by
+/// the engine itself, and the live tests would then blame the machine (and retry) for the engine's
+/// own stall. It sleeps almost all the time, so it takes next to nothing from the threads it outranks. A real-time thread that wakes 10 ms late means the machine itself
 /// stalled (on a virtual machine: the hypervisor ran another guest on this CPU), and every audio
 /// thread on it was held off as long; no client can avoid an underrun when such a stall is longer
 /// than its buffer. Live-performance tests use the probe to tell their own glitches from the
@@ -54,9 +57,17 @@ public final class SchedulingProbe: @unchecked Sendable {
     private let worst = Atomic<Int>(0)
     private let over2 = Atomic<Int>(0), over5 = Atomic<Int>(0), over10 = Atomic<Int>(0)
     private let realtime = Atomic<Bool>(false)
-    private let stallLog = Mutex<[(at: Double, lateness: Double)]>([])
+    private let grantedPriority = Atomic<Int>(0)
+    private let stallLog = ControlLock<[(at: Double, lateness: Double)]>([])
     private var startedAt = 0  // control thread; handed to the probe thread at start
     private var thread: Thread?
+
+    /// The probe thread's `SCHED_FIFO` priority: 10 above the render threads' (``RenderThread/schedulingPriority``).
+    public static let priority: Int32 = RenderThread.schedulingPriority + 10
+
+    /// The scheduling policy and priority the probe thread ran with (`SCHED_OTHER` and 0 when it
+    /// got no real-time policy); valid after `stop()`.
+    public private(set) var threadPriority: Int32 = 0
 
     /// A stopped probe that will wake every `period` seconds (1 ms by default).
     public init(period: Double = 0.001) {
@@ -69,6 +80,7 @@ public final class SchedulingProbe: @unchecked Sendable {
     public func start() {
         guard thread == nil else { return }
         wakeups.store(0, ordering: .relaxed)
+        grantedPriority.store(0, ordering: .relaxed)
         worst.store(0, ordering: .relaxed)
         over2.store(0, ordering: .relaxed)
         over5.store(0, ordering: .relaxed)
@@ -92,6 +104,7 @@ public final class SchedulingProbe: @unchecked Sendable {
             while !finished.load(ordering: .acquiring) { usleep(1000) }
             thread = nil
         }
+        threadPriority = Int32(grantedPriority.load(ordering: .relaxed))
         return Report(wakeups: wakeups.load(ordering: .relaxed),
                       maximumLateness: Double(worst.load(ordering: .relaxed)) / 1e9,
                       lateOver2ms: over2.load(ordering: .relaxed), lateOver5ms: over5.load(ordering: .relaxed),
@@ -113,8 +126,11 @@ public final class SchedulingProbe: @unchecked Sendable {
 
     private func run(origin: Int) {
         var param = sched_param()
-        param.sched_priority = 10
+        param.sched_priority = Self.priority
         realtime.store(pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0, ordering: .relaxed)
+        var policy: Int32 = 0
+        var got = sched_param()
+        if pthread_getschedparam(pthread_self(), &policy, &got) == 0 { grantedPriority.store(Int(got.sched_priority), ordering: .relaxed) }
         var due = Self.now() + periodNanoseconds
         while running.load(ordering: .acquiring) {
             let stall = stallRequest.exchange(0, ordering: .acquiring)

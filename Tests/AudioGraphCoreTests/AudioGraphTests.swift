@@ -1,5 +1,6 @@
 // Tests of AudioGraph: editing while open, errors, format propagation, life cycle, rendering.
 import XCTest
+import AudioGraphTesting
 @testable import AudioGraphCore
 
 final class AudioGraphTests: XCTestCase {
@@ -204,16 +205,57 @@ final class AudioGraphTests: XCTestCase {
         XCTAssertNil(g.render(frameCount: 0))
     }
 
-    func testRenderClampsToMaximumFramesPerSlice() throws {
+    func testRenderAboveTheMaximumStopsTheProgramWithOneLine() throws {
         let g = try makeGraph([CountingSourceNode("a", mode: .localTime), TestOutputNode()], "a -> out",
                               maximumFramesPerSlice: 32)
         try g.initialize()
         try g.start()
-        XCTAssertNotNil(g.render(frameCount: 100))
+        XCTAssertNotNil(g.render(frameCount: 32))
         XCTAssertEqual(g.renderSampleTime, 32)
+        if TrapCheck.isChild {
+            _ = g.render(frameCount: 100)
+            return
+        }
+        let r = try TrapCheck.rerun("AudioGraphCoreTests.AudioGraphTests/testRenderAboveTheMaximumStopsTheProgramWithOneLine")
+        XCTAssertTrue(r.stoppedBySignal, "status \(r.status): \(r.standardError)")
+        XCTAssertEqual(r.lines(containing: "100 frames exceeds maximumFramesPerSlice 32").count, 1, r.standardError)
     }
 
     // MARK: Rendering
+
+    func testNodesPulledEverySliceRenderWithoutAConsumer() throws {
+        // "a" feeds the output; "b" feeds a sink that nothing downstream pulls.
+        let a = CountingSourceNode("a", mode: .localTime), b = CountingSourceNode("b", mode: .localTime)
+        let sink = GainNode("sink")
+        sink.pulledEverySlice = true
+        let idle = GainNode("idle")
+        let g = try makeGraph([a, b, sink, idle, TestOutputNode()], "a -> out; b -> sink; b -> idle")
+        try g.initialize()
+        try g.start()
+        for _ in 0..<5 { _ = g.render(frameCount: 64) }
+        XCTAssertEqual(sink.probe.renders, 5, "a sink renders every slice")
+        XCTAssertEqual(b.probe.renders, 5, "its source renders for it, once per slice")
+        XCTAssertEqual(idle.probe.renders, 0, "a node that nothing pulls does not render")
+        XCTAssertEqual(a.probe.renders, 5)
+    }
+
+    func testSetParameterRampDurationIsInSecondsOfTheNodesRate() throws {
+        let gain = GainNode("g", gain: 0)
+        let g = try makeGraph([CountingSourceNode("a", mode: .constant), gain, TestOutputNode()], "a -> g -> out")
+        try g.initialize()
+        try g.start()
+        try gain.setParameter("gain", 1, rampDuration: 64 / 48000)
+        let first = try XCTUnwrap(g.render(frameCount: 64)).buffer.channel(0)
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { out.deallocate() }
+        out.update(from: first, count: 64)
+        out.advanced(by: 64).update(from: try XCTUnwrap(g.render(frameCount: 64)).buffer.channel(0), count: 64)
+        // A 64-frame linear ramp from 0 to 1 (frame i has i/64), then 1: 64 frames at 48 kHz.
+        for i in [0, 1, 31, 63] { XCTAssertEqual(Double(out[i]), Double(i) / 64, accuracy: 1e-6, "frame \(i)") }
+        XCTAssertEqual(out[64], 1)
+        XCTAssertEqual(out[100], 1)
+        XCTAssertThrowsError(try gain.setParameter("gain", 1, rampDuration: -1))
+    }
 
     func testSampleTimeAdvancesByFrameCount() throws {
         let a = CountingSourceNode("a", mode: .localTime)

@@ -1,5 +1,6 @@
 // Tests of AudioParameter: range checks, change-list ramps per sample, values set from another thread.
 import Foundation
+import Synchronization
 import XCTest
 @testable import AudioGraphCore
 
@@ -114,5 +115,47 @@ final class AudioParameterTests: XCTestCase {
         writers.wait()
         try p.setValue(7)
         XCTAssertEqual(renderSlice(g, frames: 4), [7, 7, 7, 7])
+    }
+}
+
+/// The sequence lock under real threads.
+final class AudioParameterConcurrencyTests: XCTestCase {
+    /// A writer thread publishes pairs that belong together (value v, ramp of v frames) while this
+    /// thread polls like the render thread: every pair it accepts must be one that was written
+    /// (ramp == value), and the sequence numbers it sees only grow. On x86-64 (TSO) a torn pair
+    /// cannot show up even without the writer's release fence; on ARM64 the missing fence let the
+    /// data stores overtake the odd count, which this check catches there.
+    func testConcurrencyReaderNeverSeesATornPair() throws {
+        let info = ParameterInfo(address: ParameterAddress(name: "x"), unit: .generic, minValue: 0, maxValue: 1e9, defaultValue: 0)
+        let p = AudioParameter(info: info, nodeID: "n")
+        let stop = Atomic<Bool>(false)
+        let writes = Atomic<Int>(0)
+        let writer = Thread {
+            var v = 1
+            while !stop.load(ordering: .relaxed) {
+                try! p.setValue(Double(v), rampFrames: v)
+                v = v % 1_000_000 + 1
+                writes.wrappingAdd(1, ordering: .relaxed)
+            }
+        }
+        writer.start()
+        var last: UInt64 = 0
+        var accepted = 0, torn = 0, backwards = 0
+        let deadline = Date().addingTimeInterval(1.5)
+        while Date() < deadline || accepted < 1000 {
+            for _ in 0..<1000 {
+                guard let r = p.poll(after: last) else { continue }
+                if r.sequence < last { backwards += 1 }
+                if r.rampFrames != Int(r.value) { torn += 1 }
+                last = r.sequence
+                accepted += 1
+            }
+        }
+        stop.store(true, ordering: .relaxed)
+        while !writer.isFinished { usleep(1000) }
+        print("seqlock: \(writes.load(ordering: .relaxed)) writes, \(accepted) pairs read, \(torn) torn")
+        XCTAssertEqual(torn, 0, "the reader accepted a pair that was never written")
+        XCTAssertEqual(backwards, 0)
+        XCTAssertGreaterThan(writes.load(ordering: .relaxed), 1000, "the writer hardly ran: nothing was raced")
     }
 }

@@ -53,12 +53,16 @@ final class RenderPlanTests: XCTestCase {
         try g.initialize()
         try g.start()
         for i in 0..<10 {
-            g.enqueue(.setParameter(node: "g", address: "gain", value: Double(i % 3), rampDuration: 0))
+            g.enqueue(.setParameter(node: "g", address: "gain", value: Double(i + 1) / 2, rampDuration: 0))
             try g.update(waitUntilApplied: false)
+            // Each newer list took the unadopted one back: only one plan waits for the render thread.
+            XCTAssertTrue(g.hasPendingPlan)
         }
-        // Ten lists published without a render: each newer one took the unadopted one back.
-        XCTAssertLessThanOrEqual(g.testOnly_livePlanCount, 11)
-        XCTAssertEqual(renderSlice(g, frames: 4), [0, 0, 0, 0].enumerated().map { Float($0.offset) * Float(9 % 3) })
+        // Nothing was adopted, so nothing could be retired: the first plan and the ten compiled since.
+        XCTAssertEqual(g.testOnly_livePlanCount, 11)
+        // One render adopts the newest plan (gain 5, the last list's) over the source's own frame count 0, 1, 2, 3.
+        XCTAssertEqual(renderSlice(g, frames: 4), [0, 5, 10, 15])
+        XCTAssertFalse(g.hasPendingPlan)
         g.collectRetiredPlans()
         XCTAssertEqual(g.testOnly_livePlanCount, 1)
     }

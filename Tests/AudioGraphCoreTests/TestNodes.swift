@@ -83,8 +83,11 @@ final class CountingSourceKernel: NodeKernel, @unchecked Sendable {
 }
 
 /// An effect: output = input * `gain` (0...10, 1); silent (flagged) when its input is.
+/// `pulledEverySlice` makes it a sink the graph renders each slice without a consumer.
 final class GainNode: GraphNode, @unchecked Sendable {
     let probe = RenderProbe()
+    var pulledEverySlice = false
+    override var isPulledEverySlice: Bool { pulledEverySlice }
 
     init(_ id: String, gain: Double = 1, declaredFormat: PartialStreamFormat = PartialStreamFormat()) {
         super.init(id: id, typeName: "gain", inputBusCount: 1, outputBusCount: 1,

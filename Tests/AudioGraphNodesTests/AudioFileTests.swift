@@ -34,14 +34,26 @@ final class AudioFileTests: XCTestCase {
     // Integer types: at most one quantization step (libsndfile scales by 2^(bits-1) - 1 when writing).
     func testWAVFloat32IsExact() throws { try roundTrip("wav", .float32, tolerance: 0) }
     func testWAVFloat64() throws { try roundTrip("wav", .float64, tolerance: 0) }
-    func testWAVInt16() throws { try roundTrip("wav", .int16, tolerance: 1.0 / 32768 * 1.01) }
-    func testWAVInt24() throws { try roundTrip("wav", .int24, tolerance: 1.0 / 8_388_608 * 1.01) }
+    func testWAVInt16() throws { try roundTrip("wav", .int16, tolerance: 0.5 / 32768) }
+    func testWAVInt24() throws { try roundTrip("wav", .int24, tolerance: 0.5 / 8_388_608 * 1.01) }
     func testWAVInt32() throws { try roundTrip("wav", .int32, tolerance: 1e-7) }
-    func testFLACInt16() throws { try roundTrip("flac", .int16, tolerance: 1.0 / 32768 * 1.01) }
-    func testFLACInt24() throws { try roundTrip("flac", .int24, tolerance: 1.0 / 8_388_608 * 1.01) }
-    func testAIFFInt16() throws { try roundTrip("aiff", .int16, tolerance: 1.0 / 32768 * 1.01) }
-    func testAIFFInt24() throws { try roundTrip("aiff", .int24, tolerance: 1.0 / 8_388_608 * 1.01) }
+    func testFLACInt16() throws { try roundTrip("flac", .int16, tolerance: 0.5 / 32768) }
+    func testFLACInt24() throws { try roundTrip("flac", .int24, tolerance: 0.5 / 8_388_608 * 1.01) }
+    func testAIFFInt16() throws { try roundTrip("aiff", .int16, tolerance: 0.5 / 32768) }
+    func testAIFFInt24() throws { try roundTrip("aiff", .int24, tolerance: 0.5 / 8_388_608 * 1.01) }
     func testAIFFFloat32() throws { try roundTrip("aiff", .float32, tolerance: 0) }
+
+    func testIntegerSamplesAreRoundedToNearest() throws {
+        // libsndfile alone would floor -0.34417728 × 32768 = -11278.001 to -11279; we store -11278.
+        let dir = try temporaryDirectory(self)
+        let xs: [Float] = [-0.34417728, 0.34417728, -0.17918397, 0.5 / 32768, -0.5 / 32768, 1.4 / 32768, -1.6 / 32768]
+        for ext in ["wav", "aiff", "flac"] {
+            let path = dir.appendingPathComponent("r.\(ext)").path
+            try writeSoundFile(path, [xs], sampleRate: 8000, sampleType: .int16)
+            let stored = try AudioFileReader.read(path: path).channels[0].map { Double($0) * 32768 }
+            XCTAssertEqual(stored, xs.map { (Double($0) * 32768).rounded(.toNearestOrEven) }, ext)
+        }
+    }
 
     func testInt16IsReallySixteenBits() throws {
         // 16-bit quantization is visible: a value between two steps does not survive.

@@ -11,7 +11,7 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
     }
 
-    /// oscillator (44.1 kHz) -> converter (48 kHz, best) -> eq (3 bands, automated frequency) ->
+    /// oscillator (44.1 kHz) -> converter (48 kHz, best: libsoxr) -> eq (3 bands, automated frequency) ->
     /// delay (automated wet) -> out: 2000 slices rendered with only the render calls tracked,
     /// parameter steps, ramps and a quality change in between.
     func testRenderAllocatesNothingAndTakesNoLock() throws {
@@ -32,6 +32,10 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         for _ in 0..<8 { _ = g.render(frameCount: 256) }   // warm up (first-touch lazies)
 
         var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
+        let savedTrapping = RenderThread.trapsOnViolation
+        RenderThread.trapsOnViolation = false
+        defer { RenderThread.trapsOnViolation = savedTrapping }
+        RenderThread.resetLockViolations()
         var firstBad: Int?   // run with AG_COUNTER_BACKTRACE=1 to see where
         for i in 0..<2000 {
             switch i {
@@ -46,9 +50,11 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
             default: break
             }
             ag_counter_reset()
+            RenderThread.markCurrentThread(true)
             ag_counter_track_this_thread(1)
             let r = g.render(frameCount: 256)
             ag_counter_track_this_thread(0)
+            RenderThread.markCurrentThread(false)
             if firstBad == nil && ag_counter_allocations() + ag_counter_locks() > 0 { firstBad = i }
             allocations += ag_counter_allocations()
             locks += ag_counter_locks()
@@ -57,6 +63,7 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         g.collectRetiredPlans()
         XCTAssertEqual(allocations, 0, "first at slice \(firstBad ?? -1)")
         XCTAssertEqual(locks, 0, "first at slice \(firstBad ?? -1)")
+        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
         XCTAssertEqual(audible, 2000)
     }
 }

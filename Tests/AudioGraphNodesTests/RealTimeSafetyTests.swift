@@ -1,4 +1,4 @@
-// Proves the render path allocates nothing and takes no lock while updates and parameter changes fly.
+// Proves the render path allocates nothing and takes no lock while updates fly, and that the proof can fail.
 import AudioGraphTesting
 import CAllocationCounter
 import Foundation
@@ -11,7 +11,9 @@ import XCTest
 import Glibc
 #endif
 
-/// Runs `body` on a new pthread that counts its own allocations and locks (after `warmUp`).
+/// Runs `body` on a new pthread that counts its own allocations and pthread locks and is marked
+/// as a render thread (so a `ControlLock` taken on it counts in `RenderThread.lockViolations`),
+/// after `warmUp`.
 private func runTrackedRenderThread(warmUp: @escaping @Sendable () -> Void,
                                     body: @escaping @Sendable () -> Void) -> pthread_t {
     final class Context: @unchecked Sendable {
@@ -24,9 +26,11 @@ private func runTrackedRenderThread(warmUp: @escaping @Sendable () -> Void,
     let created = pthread_create(&thread, nil, { raw in
         let c = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
         c.warmUp()
+        RenderThread.markCurrentThread(true)
         ag_counter_track_this_thread(1)
         c.body()
         ag_counter_track_this_thread(0)
+        RenderThread.markCurrentThread(false)
         return nil
     }, context)
     precondition(created == 0)
@@ -38,22 +42,40 @@ final class RealTimeSafetyTests: XCTestCase {
     /// the hand-off between the render and control threads), only the counts are not asserted.
     private var counting: Bool { ag_counter_is_sanitized() == 0 }
 
+    private var savedTrapping = true
+
     override func setUpWithError() throws {
         if counting { XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle") }
+        // Count control locks on the render thread instead of trapping, so a test can assert.
+        savedTrapping = RenderThread.trapsOnViolation
+        RenderThread.trapsOnViolation = false
     }
 
-    private func assertNothingCounted(_ allocations: UInt64, _ frees: UInt64, _ locks: UInt64) {
+    override func tearDown() {
+        RenderThread.trapsOnViolation = savedTrapping
+    }
+
+    /// Control locks are checked in every build (the check is ours, not the interposer's);
+    /// allocations, frees and pthread locks only where the interposer counts.
+    private func assertNothingCounted(_ run: TrackedRun) {
+        XCTAssertEqual(run.controlLocks, 0, "the render thread took a ControlLock")
         guard counting else { return }
-        XCTAssertEqual(allocations, 0, "the render thread allocated")
-        XCTAssertEqual(frees, 0, "the render thread freed memory (a plan or kernel released on it?)")
-        XCTAssertEqual(locks, 0, "the render thread took a mutex")
+        XCTAssertEqual(run.allocations, 0, "the render thread allocated")
+        XCTAssertEqual(run.frees, 0, "the render thread freed memory (a plan or kernel released on it?)")
+        XCTAssertEqual(run.locks, 0, "the render thread took a pthread mutex")
     }
 
     /// What the render thread did in one scenario.
-    private struct TrackedRun {
+    private struct TrackedRun: CustomStringConvertible {
         var audibleSlices: Int
         var controlSteps: Int
         var allocations: UInt64, frees: UInt64, locks: UInt64
+        /// ControlLocks taken on the (marked) render thread.
+        var controlLocks: Int
+
+        var description: String {
+            "render thread: \(allocations) allocations, \(frees) frees, \(locks) pthread mutex locks, \(controlLocks) control locks"
+        }
     }
 
     /// Renders `slices` 256-frame slices of `graph` on a tracked thread (after 64 untracked
@@ -66,6 +88,7 @@ final class RealTimeSafetyTests: XCTestCase {
         let finished = Atomic<Bool>(false)
         let audible = Atomic<Int>(0)
         ag_counter_reset()
+        RenderThread.resetLockViolations()
         let thread = runTrackedRenderThread(warmUp: {
             for _ in 0..<64 { _ = graph.render(frameCount: 256) }
         }, body: {
@@ -84,7 +107,8 @@ final class RealTimeSafetyTests: XCTestCase {
         }
         pthread_join(thread, nil)
         return TrackedRun(audibleSlices: audible.load(ordering: .relaxed), controlSteps: step,
-                          allocations: ag_counter_allocations(), frees: ag_counter_frees(), locks: ag_counter_locks())
+                          allocations: ag_counter_allocations(), frees: ag_counter_frees(), locks: ag_counter_locks(),
+                          controlLocks: RenderThread.lockViolations)
     }
 
     /// Writes a 1 s stereo 44.1 kHz file (so the mixer's implicit rate conversion runs too).
@@ -143,20 +167,23 @@ final class RealTimeSafetyTests: XCTestCase {
                 // Every other list is timed (some in the past, some slices ahead): the render thread
                 // then also looks at plans it leaves for later, and races the take-back.
                 let timed: Int64? = step % 8 == 0 ? Int64(step) * 64 : nil
-                if try graph.update(waitUntilApplied: false, atSampleTime: timed) || true { updates += 1 }
+                try graph.update(waitUntilApplied: false, atSampleTime: timed)
+                updates += 1
             }
             usleep(200)
         }
         graph.stop()
-        print("real-time safety: \(slices) slices, \(updates) change lists, \(run.controlSteps) parameter rounds; "
-              + "render thread: \(run.allocations) allocations, \(run.frees) frees, \(run.locks) mutex locks")
+        print("real-time safety: \(slices) slices, \(updates) change lists, \(run.controlSteps) parameter rounds; \(run)")
         XCTAssertGreaterThan(updates, 20, "too few change lists were applied during the render")
+        // The last list took effect (stop() adopts a plan still pending): the lists were applied, not dropped.
+        XCTAssertEqual(graph.connections.contains(Connection(source: "osc2", destination: "mix", destinationBus: 1)), connected)
+        XCTAssertEqual(mixer.parameter("input.0.volume")?.value, connected ? 1 : 0.5)
         XCTAssertGreaterThan(run.audibleSlices, slices / 2)
-        assertNothingCounted(run.allocations, run.frees, run.locks)
+        assertNothingCounted(run)
     }
 
     /// The effect and spatial nodes: eq (gliding band parameters), delay (gliding delay time),
-    /// converter (44.1 kHz → 48 kHz and a channel map), environment with HRTF and reverb and one
+    /// converter (44.1 kHz → 48 kHz with libsoxr, quality `best`, and a channel map), environment with HRTF and reverb and one
     /// with equal-power panning, with parameters moving and change lists flying.
     func testEffectAndSpatialNodesRenderWithoutAllocatingOrLocking() throws {
         let path = try makeFile()
@@ -165,7 +192,7 @@ final class RealTimeSafetyTests: XCTestCase {
         let player = try PlayerNode(id: "player", sampleRate: 48000,
                                     properties: PlayerProperties(file: path, path: path, loop: true))
         let converter = ConverterNode(id: "conv", properties: ConverterProperties(
-            format: FormatDescription(sampleRate: 48000), quality: .medium, channelMap: [1, 0]))
+            format: FormatDescription(sampleRate: 48000), quality: .best, channelMap: [1, 0]))
         let eq = EQNode(id: "eq", sampleRate: 48000, properties: EQProperties(bands: [
             EQBand(type: .peak, frequency: 1000, gain: 6), EQBand(type: .lowShelf, frequency: 200, gain: -3),
             EQBand(type: .highPass, frequency: 80)]))
@@ -208,9 +235,8 @@ final class RealTimeSafetyTests: XCTestCase {
             usleep(300)
         }
         graph.stop()
-        print("real-time safety (effects and spatial): \(slices) slices, \(run.controlSteps) parameter rounds; "
-              + "render thread: \(run.allocations) allocations, \(run.frees) frees, \(run.locks) mutex locks")
-        assertNothingCounted(run.allocations, run.frees, run.locks)
+        print("real-time safety (effects and spatial): \(slices) slices, \(run.controlSteps) parameter rounds; \(run)")
+        assertNothingCounted(run)
     }
 
     /// Streaming players (the threshold lowered so a 1 s file streams, a 32 768-frame ring so it
@@ -269,13 +295,141 @@ final class RealTimeSafetyTests: XCTestCase {
         graph.stop()
         print("real-time safety (streaming players): \(slices) slices, \(updates) change lists with seeks, "
               + "\(looping.streamStarvedFrames + plain.streamStarvedFrames) frames starved; "
-              + "render thread: \(run.allocations) allocations, \(run.frees) frees, \(run.locks) mutex locks")
+              + "\(run)")
         XCTAssertGreaterThan(updates, 20, "too few seeks were requested during the render")
         XCTAssertGreaterThan(run.audibleSlices, slices / 4, "the players were mostly silent")
-        assertNothingCounted(run.allocations, run.frees, run.locks)
+        assertNothingCounted(run)
         graph.uninitialize()
         let deadline = Date().addingTimeInterval(2)
         while ProcessThreads.count > threadsBefore && Date() < deadline { usleep(5000) }
         XCTAssertLessThanOrEqual(ProcessThreads.count, threadsBefore, "a disk-reader thread outlived the graph")
+    }
+
+    /// Live taps installed and removed over and over while the render thread renders: on the
+    /// mixer (delivered by their own threads, buffers of 100, 512, 4096 frames and the slice),
+    /// on a 44.1 kHz looping player behind the mixer's rate converter, and on an oscillator
+    /// (manual taps drained by this thread). Every change is a plan carrying a tap set; the render
+    /// thread copies into the rings, swaps sets and lets go of removed taps, and must allocate,
+    /// free and lock nothing. Every tap finishes and its delivery thread ends.
+    func testLiveTapsInstalledAndRemovedDuringTheRenderCostTheRenderThreadNothing() throws {
+        let path = try makeFile()
+        defer { unlink(path) }
+        let threadsBefore = ProcessThreads.count
+        let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
+        let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine))
+        let player = try PlayerNode(id: "player", sampleRate: 48000, properties: PlayerProperties(file: path, path: path, loop: true))
+        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
+        let out = GenericOutputNode(id: "out")
+        for n in [osc, player, mixer, out] as [GraphNode] { try graph.addNode(n) }
+        try graph.connect("osc", to: "mix", inputBus: 0)
+        try graph.connect("player", to: "mix", inputBus: 1)
+        try graph.connect("mix", to: "out")
+        try graph.initialize()
+        try graph.start()
+
+        let delivered = Atomic<Int>(0)
+        let block: LiveTap.Block = { _, frames, _, _ in delivered.wrappingAdd(frames, ordering: .relaxed) }
+        var taps: [LiveTap] = []
+        var installs = 0
+        let sizes = [100, 512, 4096, 0]
+        let run = try renderWhileChanging(graph, slices: 10_000) { step in
+            if step % 2 == 1 {
+                let size = sizes[(step / 2) % sizes.count]
+                let mixTap = LiveTap(bus: 0, channelCount: 2, sampleRate: 48000, bufferSize: size, maximumFramesPerSlice: 256, block: block)
+                let playerTap = LiveTap(bus: 0, channelCount: 2, sampleRate: 44100, bufferSize: size, maximumFramesPerSlice: 256, block: block)
+                let oscTap = LiveTap(bus: 0, channelCount: 1, sampleRate: 48000, bufferSize: size, maximumFramesPerSlice: 256,
+                                     delivery: .manual, block: block)
+                try graph.installTap(mixTap, onNode: "mix")
+                try graph.installTap(playerTap, onNode: "player")
+                try graph.installTap(oscTap, onNode: "osc")
+                taps += [mixTap, playerTap, oscTap]
+                installs += 1
+            } else {
+                for (node, bus) in [("mix", 0), ("player", 0), ("osc", 0)] { graph.removeTap(onNode: node, bus: bus) }
+            }
+            graph.deliverPendingTaps()
+            usleep(300)
+        }
+        for (node, bus) in [("mix", 0), ("player", 0), ("osc", 0)] { graph.removeTap(onNode: node, bus: bus) }
+        graph.stop() // the render thread has ended: the last removal is adopted here
+        graph.deliverPendingTaps()
+        let unfinished = taps.filter { !$0.waitUntilFinished(timeout: 5) }.count
+        let dropped = taps.reduce(0) { $0 + $1.droppedFrameCount }
+        print("real-time safety (live taps): 10000 slices, \(installs) installations of 3 taps, "
+              + "\(delivered.load(ordering: .relaxed)) frames delivered, \(dropped) dropped; "
+              + "render thread: \(run.allocations) allocations, \(run.frees) frees, \(run.locks) mutex locks")
+        XCTAssertGreaterThan(installs, 20, "too few installations during the render")
+        XCTAssertGreaterThan(delivered.load(ordering: .relaxed), 0)
+        XCTAssertEqual(unfinished, 0, "taps that never finished")
+        assertNothingCounted(run)
+        taps = []
+        graph.uninitialize()
+        let deadline = Date().addingTimeInterval(2)
+        while ProcessThreads.count > threadsBefore && Date() < deadline { usleep(5000) }
+        XCTAssertLessThanOrEqual(ProcessThreads.count, threadsBefore, "a tap delivery thread outlived its tap")
+    }
+
+    // MARK: The proof can fail
+
+    /// The detectors themselves, on a marked and tracked thread: one `ControlLock` (Swift's
+    /// `Mutex` inside, invisible to the interposer) counts one control lock; one raw
+    /// `pthread_mutex_lock` counts one pthread lock; one `malloc` counts one allocation.
+    func testDetectorsCountALockAndAnAllocationOnTheRenderThread() {
+        let lock = ControlLock<Int>(0)
+        let raw = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(raw, nil)
+        defer { pthread_mutex_destroy(raw); raw.deallocate() }
+        let rawBits = Int(bitPattern: raw)
+        ag_counter_reset()
+        RenderThread.resetLockViolations()
+        let thread = runTrackedRenderThread(warmUp: {}, body: {
+            lock.withLock { $0 += 1 }
+            let m = UnsafeMutablePointer<pthread_mutex_t>(bitPattern: rawBits)!
+            pthread_mutex_lock(m)
+            pthread_mutex_unlock(m)
+            let p = malloc(32)
+            free(p)
+        })
+        pthread_join(thread, nil)
+        XCTAssertEqual(RenderThread.lockViolations, 1, "a ControlLock on the render thread was not counted")
+        XCTAssertEqual(lock.withLock { $0 }, 1)
+        guard counting else { return }
+        XCTAssertEqual(ag_counter_locks(), 1, "a pthread_mutex_lock on the render thread was not counted")
+        XCTAssertGreaterThanOrEqual(ag_counter_allocations(), 1, "a malloc on the render thread was not counted")
+    }
+
+    /// The same scaffold the scenarios above use, with a render path that breaks the rules on
+    /// purpose — a render callback that takes a `ControlLock` every slice and one that builds an
+    /// array every slice — must count both: the assertions of 0 above can fail.
+    func testScaffoldCatchesALockAndAnAllocationAddedToTheRenderPath() throws {
+        let lock = ControlLock<Int>(0)
+        let locking = RenderCallbackNode(id: "locking", channels: 1) { context, buffer in
+            let n = lock.withLock { v -> Int in v += 1; return v }
+            buffer.channel(0)[0] = Float(n & 1)
+            return false
+        }
+        let allocating = RenderCallbackNode(id: "allocating", channels: 1) { context, buffer in
+            let scratch = [Float](repeating: 0.25, count: context.frameCount)
+            buffer.channel(0).update(from: scratch, count: context.frameCount)
+            return false
+        }
+        let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
+        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
+        for n in [locking, allocating, mixer, GenericOutputNode(id: "out")] as [GraphNode] { try graph.addNode(n) }
+        try graph.connect("locking", to: "mix", inputBus: 0)
+        try graph.connect("allocating", to: "mix", inputBus: 1)
+        try graph.connect("mix", to: "out")
+        try graph.initialize()
+        try graph.start()
+        let slices = 500
+        let run = renderWhileChanging(graph, slices: slices) { step in
+            try? mixer.setParameter("input.0.volume", Double(step % 5) / 4)
+            usleep(500)
+        }
+        graph.stop()
+        print("real-time safety (deliberately broken render path): \(slices) slices; \(run)")
+        XCTAssertEqual(run.controlLocks, slices, "the ControlLock taken in every slice was not counted")
+        guard counting else { return }
+        XCTAssertGreaterThanOrEqual(run.allocations, UInt64(slices), "the array built in every slice was not counted")
     }
 }

@@ -25,4 +25,23 @@ final class SeekableAudioFileReaderTests: XCTestCase {
         XCTAssertEqual(reader.read(into: buffer, atFrame: Int64(n), frameCount: 10), 0, "nothing past the end")
         XCTAssertThrowsError(try SeekableAudioFileReader(path: path + ".missing"))
     }
+
+    func testStoredSampleTypeIsTheFilesEncoding() throws {
+        let dir = try temporaryDirectory(self)
+        let one = ChannelBufferStorage(channelCount: 1, capacity: 8)
+        for (name, type) in [("a.wav", SampleType.int16), ("b.flac", .int24), ("c.aiff", .int32), ("d.wav", .float32),
+                             ("e.wav", .float64)] {
+            let path = dir.appendingPathComponent(name).path
+            let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 8000, channelCount: 1, sampleType: type))
+            try w.write(one.list, frameCount: 8)
+            try w.close()
+            XCTAssertEqual(try SeekableAudioFileReader(path: path).storedSampleType, type, name)
+        }
+        // Vorbis decodes to floats.
+        let ogg = dir.appendingPathComponent("f.ogg").path
+        let w = try AudioFileWriter(path: ogg, format: StreamFormat(sampleRate: 8000, channelCount: 1, sampleType: .int16))
+        try w.write(one.list, frameCount: 8)
+        try w.close()
+        XCTAssertEqual(try SeekableAudioFileReader(path: ogg).storedSampleType, .float32)
+    }
 }

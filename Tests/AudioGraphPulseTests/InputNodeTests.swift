@@ -69,11 +69,17 @@ final class InputNodeTests: XCTestCase {
     }
 
     /// Without a PulseAudio context (an offline render) the node outputs flagged silence.
-    func testWithoutContextOutputsSilence() throws {
+    func testWithoutContextInitializeFailsUnlessSilenceIsMeant() throws {
         let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 64)
-        try graph.addNode(InputNode(id: "mic"))
+        let mic = InputNode(id: "mic")
+        try graph.addNode(mic)
         try graph.addNode(GenericOutputNode(id: "out"))
         try graph.connect("mic", to: "out")
+        XCTAssertThrowsError(try graph.initialize()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("mic") && text.contains("no PulseAudio context"), text)
+        }
+        mic.rendersSilenceWithoutContext = true
         try graph.initialize()
         try graph.start()
         let result = try XCTUnwrap(graph.render(frameCount: 64))

@@ -54,6 +54,11 @@ final class OutputNodeTests: PulseServerTestCase {
         }
         let context = try PulseContext(server: server.serverString)
         defer { context.close() }
+        // The driver marks its render thread: count ControlLocks taken on it instead of trapping.
+        let savedTrapping = RenderThread.trapsOnViolation
+        RenderThread.trapsOnViolation = false
+        defer { RenderThread.trapsOnViolation = savedTrapping }
+        RenderThread.resetLockViolations()
         try out.start(graph: graph, context: context)
 
         let clock = ContinuousClock()
@@ -77,17 +82,24 @@ final class OutputNodeTests: PulseServerTestCase {
         let deadline = clock.now + .seconds(2)
         while !t.stopped.load(ordering: .acquiring) && clock.now < deadline { usleep(1000) }
         let allocations = ag_counter_allocations(), frees = ag_counter_frees(), locks = ag_counter_locks()
+        let controlLocks = RenderThread.lockViolations
         let underruns = out.underrunCount
+        let renderedBeforeStop = out.renderedFrames
         out.stop()
+        // The counters keep the last run's values after stop() (they used to read 0).
+        XCTAssertGreaterThanOrEqual(out.renderedFrames, renderedBeforeStop)
+        XCTAssertGreaterThan(out.renderedFrames, 48000, "3 s were rendered")
+        XCTAssertGreaterThanOrEqual(out.underrunCount, underruns)
         let slices = t.slices.load(ordering: .relaxed)
         print("live real-time safety: \(slices) slices, \(lists) change lists, \(underruns) underruns; "
-              + "render thread: \(allocations) allocations, \(frees) frees, \(locks) mutex locks")
+              + "render thread: \(allocations) allocations, \(frees) frees, \(locks) mutex locks, \(controlLocks) control locks")
         XCTAssertTrue(t.stopped.load(ordering: .acquiring), "the render thread stopped calling back")
         XCTAssertGreaterThan(slices, 300, "3 s at 256-frame slices is about 560 slices")
         XCTAssertGreaterThan(lists, 20)
         XCTAssertEqual(allocations, 0, "the live render thread allocated")
         XCTAssertEqual(frees, 0, "the live render thread freed memory")
         XCTAssertEqual(locks, 0, "the live render thread took a mutex")
+        XCTAssertEqual(controlLocks, 0, "the live render thread took a ControlLock")
     }
 
     /// Playing to an end frame that falls inside a slice (`play --duration`): the slice that

@@ -1,7 +1,7 @@
 // Serialises FFTW plan creation and destruction, which FFTW does not allow from several threads at once.
 
+import AudioGraphCore
 import CFFTW
-import Synchronization
 
 /// The one place that creates and destroys FFTW single-precision plans.
 ///
@@ -13,7 +13,7 @@ import Synchronization
 /// Thread safety: callable from any control thread; it takes a lock, so never call it on the
 /// render thread. The plans it returns are executed lock-free on any thread.
 public enum FFTWPlanner {
-    private static let lock = Mutex(())
+    private static let lock = ControlLock(())
 
     /// A real-to-complex plan of `size` points (`size/2 + 1` complex outputs) for arrays with
     /// the alignment of `fftwf_malloc`.

@@ -1,8 +1,8 @@
 // A SOFA HRTF set loaded with libmysofa, resampled to the graph rate, with per-partition spectra.
 
+import AudioGraphCore
 import CFFTW
 import CMySofa
-import Synchronization
 
 /// A head-related transfer function set from a SOFA file, ready for partitioned convolution.
 ///
@@ -52,7 +52,7 @@ public final class HRTFSet: @unchecked Sendable {
         var sampleRate: Double
         var blockSize: Int
     }
-    private static let cache = Mutex<[CacheKey: HRTFSet]>([:])
+    private static let cache = ControlLock<[CacheKey: HRTFSet]>([:])
 
     /// The set for `path` at `sampleRate`, loaded once per process and then shared (loading
     /// resamples every response with libmysofa, about 2.5 s for MIT KEMAR from 44.1 to 48 kHz).

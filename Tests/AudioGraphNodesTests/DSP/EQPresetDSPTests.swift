@@ -20,6 +20,20 @@ final class EQPresetDSPTests: XCTestCase {
         preset.bands.reduce(0.0) { $0 + SignalMeasurement.dBFS(BiquadCoefficients.cookbook($1, sampleRate: sr).magnitude(atFrequency: f, sampleRate: sr)) }
     }
 
+    /// The cascades' responses have the shapes their names promise, measured with `responseDB`
+    /// (the cookbook magnitudes) at 48 and 44.1 kHz: boosters lift and reducers cut their region
+    /// against 1 kHz, flat is 0 dB everywhere, spoken word cuts the lows.
+    func testResponsesFollowThePresetNames() {
+        for sr in [48000.0, 44100] {
+            XCTAssertEqual(responseDB(.flat, 1000, sr: sr), 0, accuracy: 1e-9)
+            XCTAssertGreaterThan(responseDB(.bassBooster, 60, sr: sr) - responseDB(.bassBooster, 1000, sr: sr), 3)
+            XCTAssertLessThan(responseDB(.bassReducer, 60, sr: sr) - responseDB(.bassReducer, 1000, sr: sr), -3)
+            XCTAssertGreaterThan(responseDB(.trebleBooster, 12000, sr: sr) - responseDB(.trebleBooster, 1000, sr: sr), 3)
+            XCTAssertLessThan(responseDB(.trebleReducer, 12000, sr: sr) - responseDB(.trebleReducer, 1000, sr: sr), -3)
+            XCTAssertLessThan(responseDB(.spokenWord, 40, sr: sr) - responseDB(.spokenWord, 1000, sr: sr), -6)
+        }
+    }
+
     func testEveryBandIsValidAndStable() {
         for preset in EQPreset.allCases {
             for band in preset.bands {

@@ -1,0 +1,67 @@
+// Taps of the engine API: AudioNode.installTap over the graph's LiveTap.
+import AudioGraphNodes
+import Foundation
+
+extension AudioEngine {
+    /// Records the tap request on the node and installs it on the node's graph node, if any.
+    func installTap(on node: AudioNode, bus: Int, bufferSize: Int, format: AudioFormat?, block: @escaping AudioNode.TapBlock) {
+        withLock {
+            let call = "installTap(onBus:bufferSize:format:block:)"
+            if let format {
+                let busFormat = outputFormat(of: node, bus: bus)
+                guard format.sampleRate == busFormat.sampleRate, format.channelCount == busFormat.channelCount else {
+                    engineProgrammerError(call, node, "the tap format \(format) differs from the bus format \(busFormat) "
+                        + "in rate or channel count")
+                }
+            }
+            let request = TapRequest(bus: bus, bufferSize: bufferSize, format: format, block: block)
+            node.taps[bus] = request
+            if let graph, node.graphNode != nil { installTaps(of: node, in: graph) }
+        }
+    }
+
+    /// Removes the tap on `bus` of `node`; its last, partial buffer is delivered before this returns
+    /// (live: within a second; manual rendering: at once).
+    func removeTap(on node: AudioNode, bus: Int) {
+        let tap: LiveTap? = withLock {
+            guard let request = node.taps.removeValue(forKey: bus) else { return nil }
+            guard let graph, let live = request.liveTap else { return nil }
+            let t = graph.removeTap(onNode: node.graphID, bus: bus)
+            if manualMode == .offline && running {
+                // We drive the render (under this lock): adopt the plan that lets go of the tap
+                // now, without rendering, so its last partial buffer is delivered before we return.
+                _ = graph.render(frameCount: 0)
+            }
+            if manualMode == .offline || !running { _ = graph.deliverPendingTaps() }
+            request.liveTap = nil
+            return t ?? live
+        }
+        _ = tap?.waitUntilFinished(timeout: 1)
+    }
+
+    /// Installs every tap request of `node` that has no live tap yet on its current graph node.
+    func installTaps(of node: AudioNode, in graph: AudioGraph) {
+        guard let gn = node.graphNode else { return }
+        for (bus, request) in node.taps where request.liveTap == nil {
+            guard bus < gn.outputFormats.count else { continue }
+            let busFormat = gn.outputFormats[bus]
+            let deliveredFormat: AudioFormat? = request.format.flatMap {
+                AudioFormat(commonFormat: $0.commonFormat, sampleRate: busFormat.sampleRate,
+                            channels: AudioChannelCount(busFormat.channelCount), interleaved: $0.isInterleaved)
+            }
+            let format = deliveredFormat ?? AudioFormat(streamFormat: busFormat)
+            let block = request.block
+            let rate = busFormat.sampleRate
+            do {
+                request.liveTap = try graph.installTap(
+                    onNode: node.graphID, bus: bus, bufferSize: request.bufferSize, format: busFormat,
+                    delivery: manualMode == .offline ? .manual : .thread) { list, frames, sampleTime, hostTime in
+                    guard let buffer = AudioPCMBuffer(copying: list, sourceFrame: 0, frameCount: frames, format: format) else { return }
+                    block(buffer, AudioTime(hostTime: hostTime, sampleTime: sampleTime, atRate: rate))
+                }
+            } catch {
+                engineProgrammerError("installTap(onBus:bufferSize:format:block:)", node, error.description)
+            }
+        }
+    }
+}

@@ -1,0 +1,364 @@
+// The engine API's engine: AVAudioEngine's calls over the AUGraph-style AudioGraph.
+import AudioGraphNodes
+import AudioGraphPulse
+import Foundation
+
+/// An audio engine (cf. AVAudioEngine): attach nodes, connect them, `start()`, and audio plays
+/// through PulseAudio; or enable manual rendering and pull it yourself.
+///
+/// The engine keeps a model of its nodes and connections. `prepare()` (or `start()`) builds an
+/// ``AudioGraph`` from it: one ``GraphNode`` for each attached node, formats propagated from the
+/// sources towards the output, every buffer allocated. While the graph exists, each call that
+/// edits the model (attach, connect, disconnect, detach, mixing properties) becomes one
+/// pending-change list applied at the next render slice; ``performChanges(_:)`` applies
+/// everything its closure does as one list, sample-exactly and validated as a whole.
+///
+/// Programmer errors (connecting a node that is not attached, a bus that does not exist, a
+/// format a node cannot take) stop the program with one line naming the call, the node and the
+/// reason, where Apple's API raises an exception; calls that throw on Apple's platforms throw an
+/// ``AudioEngineError``.
+///
+/// Thread safety:
+///
+/// | call | thread | blocks? |
+/// |---|---|---|
+/// | attach, connect, disconnect, detach, formats, performChanges | any control thread | the engine's lock; an edit while running waits (≤ 1 s) for the render thread to adopt it |
+/// | prepare, start, pause, stop, reset | control thread | allocates; `start` connects to PulseAudio |
+/// | renderOffline | the thread that drives manual rendering | no |
+/// | manualRenderingBlock | the application's real-time thread | never: real-time safe |
+/// | mixing properties (volume, pan, position, …) | any thread | no (lock-free for the render thread) |
+public final class AudioEngine: @unchecked Sendable {
+    /// The format used when no device can be asked (no PulseAudio server): 48 kHz stereo.
+    static let fallbackFormat = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+
+    // MARK: Control threads only (guarded by `lock`)
+    let lock = NSRecursiveLock()
+    var attached: [AudioNode] = []
+    var connections: [EngineConnection] = []
+    var kindCounters: [String: Int] = [:]
+    var outputNodeStorage: AudioOutputNode?
+    var mainMixerStorage: AudioMixerNode?
+    var inputNodeStorage: AudioInputNode?
+    /// The graph while prepared or running.
+    var graph: AudioGraph?
+    /// Depth of `performChanges` calls (edits apply when the outermost one returns).
+    var changeDepth = 0
+    /// Parameter changes made inside `performChanges`, applied with its list.
+    var pendingParameters: [PendingChange] = []
+    var running = false
+    var manualMode: AudioEngineManualRenderingMode?
+    var manualFormat: AudioFormat?
+    var manualMaximumFrames: AudioFrameCount = 4096
+    /// The live session while started with PulseAudio.
+    var live: LiveSession?
+    /// The device formats asked of PulseAudio (once per engine).
+    var deviceFormats: (output: AudioFormat, input: AudioFormat)?
+    /// Manual rendering's state (sample time, conversion scratch).
+    var manualState: ManualRenderState?
+
+    /// Makes an engine with nothing attached (the output node exists once asked for or started).
+    public init() {}
+
+    deinit {
+        stop()
+    }
+
+    // MARK: Nodes
+
+    /// The nodes attached to the engine (the implicit ones once they exist).
+    public var attachedNodes: Set<AudioNode> {
+        withLock { Set(attached) }
+    }
+
+    /// Attaches `node` (a node may belong to one engine). Attaching it again does nothing.
+    public func attach(_ node: AudioNode) {
+        withLock {
+            if node.engine === self { return }
+            if let other = node.engine, other !== self {
+                engineProgrammerError("attach(_:)", node, "the node is attached to another engine")
+            }
+            register(node)
+            applyEdit("attach(_:)")
+        }
+    }
+
+    /// Detaches `node`, breaking its connections first. Detaching a node that is not attached
+    /// is a programmer error.
+    public func detach(_ node: AudioNode) {
+        withLock {
+            requireAttached(node, "detach(_:)")
+            if node === outputNodeStorage || node === mainMixerStorage || node === inputNodeStorage {
+                // Apple's implicit nodes can be detached only by breaking their connections.
+                connections.removeAll { $0.source === node || $0.destination === node }
+                applyEdit("detach(_:)")
+                return
+            }
+            connections.removeAll { $0.source === node || $0.destination === node }
+            attached.removeAll { $0 === node }
+            applyEdit("detach(_:)")
+            for (_, tap) in node.taps { tap.liveTap = nil }
+            node.engine = nil
+            node.graphNode = nil
+        }
+    }
+
+    /// The engine's output node (created on first access; always there once the engine runs).
+    public var outputNode: AudioOutputNode {
+        withLock {
+            if let n = outputNodeStorage { return n }
+            let n = AudioOutputNode()
+            outputNodeStorage = n
+            register(n, id: "output")
+            applyEdit("outputNode")
+            return n
+        }
+    }
+
+    /// The engine's main mixer (created on first access and connected to the output node).
+    public var mainMixerNode: AudioMixerNode {
+        withLock {
+            if let n = mainMixerStorage { return n }
+            let output = outputNode
+            let n = AudioMixerNode()
+            mainMixerStorage = n
+            register(n, id: "mainMixer")
+            connections.append(EngineConnection(source: n, sourceBus: 0, destination: output, destinationBus: 0))
+            applyEdit("mainMixerNode")
+            return n
+        }
+    }
+
+    /// The engine's input node (created on first access): audio captured from PulseAudio's
+    /// default source (or the device set with `setDevice(_:)`).
+    public var inputNode: AudioInputNode {
+        withLock {
+            if let n = inputNodeStorage { return n }
+            let n = AudioInputNode()
+            inputNodeStorage = n
+            register(n, id: "input")
+            applyEdit("inputNode")
+            return n
+        }
+    }
+
+    // MARK: Connections
+
+    /// Connects `node1`'s output bus 0 to `node2`'s input bus 0 — or, when `node2` is a mixer,
+    /// to its `nextAvailableInputBus`. `format` nil: the source bus's current format.
+    public func connect(_ node1: AudioNode, to node2: AudioNode, format: AudioFormat?) {
+        withLock {
+            let bus = (node2 as? AudioMixerNode)?.nextAvailableInputBus ?? 0
+            connect(node1, to: node2, fromBus: 0, toBus: bus, format: format)
+        }
+    }
+
+    /// Connects `node1`'s output bus `bus1` to `node2`'s input bus `bus2`, one to one: whatever
+    /// fed `bus2` and whatever `bus1` fed before are disconnected. `format` sets the format of
+    /// the source bus (nil: its current one).
+    public func connect(_ node1: AudioNode, to node2: AudioNode, fromBus bus1: AudioNodeBus, toBus bus2: AudioNodeBus,
+                        format: AudioFormat?) {
+        withLock {
+            let call = "connect(_:to:fromBus:toBus:format:)"
+            requireAttached(node1, call)
+            requireAttached(node2, call)
+            node1.checkBus(bus1, count: node1.numberOfOutputs, call, scope: "output")
+            node2.checkBus(bus2, count: node2.maximumInputBuses, call, scope: "input")
+            if node1 === node2 { engineProgrammerError(call, node1, "a node cannot feed itself") }
+            connections.removeAll { ($0.destination === node2 && $0.destinationBus == bus2)
+                || ($0.source === node1 && $0.sourceBus == bus1) }
+            if reaches(from: node2, to: node1) {
+                engineProgrammerError(call, node2, "connecting \(node1) to it would make a cycle")
+            }
+            if let format { node1.connectionFormats[bus1] = format }
+            connections.append(EngineConnection(source: node1, sourceBus: bus1, destination: node2, destinationBus: bus2))
+            applyEdit(call)
+        }
+    }
+
+    /// Connects `sourceNode`'s bus `sourceBus` to every point in `destNodes` (fan-out: the
+    /// source renders once per slice for all). Connections of that source bus to nodes not
+    /// listed are broken; what fed each destination bus before is disconnected.
+    public func connect(_ sourceNode: AudioNode, to destNodes: [AudioConnectionPoint], fromBus sourceBus: AudioNodeBus,
+                        format: AudioFormat?) {
+        withLock {
+            let call = "connect(_:to:fromBus:format:)"
+            requireAttached(sourceNode, call)
+            sourceNode.checkBus(sourceBus, count: sourceNode.numberOfOutputs, call, scope: "output")
+            let points: [(AudioNode, Int)] = destNodes.compactMap { p in p.node.map { ($0, p.bus) } }
+            for (n, b) in points {
+                requireAttached(n, call)
+                n.checkBus(b, count: n.maximumInputBuses, call, scope: "input")
+                if n === sourceNode { engineProgrammerError(call, n, "a node cannot feed itself") }
+            }
+            connections.removeAll { c in
+                (c.source === sourceNode && c.sourceBus == sourceBus)
+                    || points.contains { $0.0 === c.destination && $0.1 == c.destinationBus }
+            }
+            for (n, _) in points where reaches(from: n, to: sourceNode) {
+                engineProgrammerError(call, n, "connecting \(sourceNode) to it would make a cycle")
+            }
+            if let format { sourceNode.connectionFormats[sourceBus] = format }
+            for (n, b) in points {
+                connections.append(EngineConnection(source: sourceNode, sourceBus: sourceBus, destination: n, destinationBus: b))
+            }
+            applyEdit(call)
+        }
+    }
+
+    /// Disconnects every input bus of `node`.
+    public func disconnectNodeInput(_ node: AudioNode) {
+        withLock {
+            requireAttached(node, "disconnectNodeInput(_:)")
+            connections.removeAll { $0.destination === node }
+            applyEdit("disconnectNodeInput(_:)")
+        }
+    }
+
+    /// Disconnects input bus `bus` of `node`.
+    public func disconnectNodeInput(_ node: AudioNode, bus: AudioNodeBus) {
+        withLock {
+            requireAttached(node, "disconnectNodeInput(_:bus:)")
+            node.checkBus(bus, count: node.numberOfInputs, "disconnectNodeInput(_:bus:)", scope: "input")
+            connections.removeAll { $0.destination === node && $0.destinationBus == bus }
+            applyEdit("disconnectNodeInput(_:bus:)")
+        }
+    }
+
+    /// Disconnects every output bus of `node`.
+    public func disconnectNodeOutput(_ node: AudioNode) {
+        withLock {
+            requireAttached(node, "disconnectNodeOutput(_:)")
+            connections.removeAll { $0.source === node }
+            applyEdit("disconnectNodeOutput(_:)")
+        }
+    }
+
+    /// Disconnects output bus `bus` of `node` (from every destination it feeds).
+    public func disconnectNodeOutput(_ node: AudioNode, bus: AudioNodeBus) {
+        withLock {
+            requireAttached(node, "disconnectNodeOutput(_:bus:)")
+            node.checkBus(bus, count: node.numberOfOutputs, "disconnectNodeOutput(_:bus:)", scope: "output")
+            connections.removeAll { $0.source === node && $0.sourceBus == bus }
+            applyEdit("disconnectNodeOutput(_:bus:)")
+        }
+    }
+
+    /// What feeds input bus `inputBus` of `node` (nil: nothing).
+    public func inputConnectionPoint(for node: AudioNode, inputBus: AudioNodeBus) -> AudioConnectionPoint? {
+        withLock {
+            connections.first { $0.destination === node && $0.destinationBus == inputBus }
+                .map { AudioConnectionPoint(node: $0.source, bus: $0.sourceBus) }
+        }
+    }
+
+    /// Where output bus `outputBus` of `node` goes (empty: nowhere).
+    public func outputConnectionPoints(for node: AudioNode, outputBus: AudioNodeBus) -> [AudioConnectionPoint] {
+        withLock {
+            connections.filter { $0.source === node && $0.sourceBus == outputBus }
+                .map { AudioConnectionPoint(node: $0.destination, bus: $0.destinationBus) }
+        }
+    }
+
+    // MARK: Changes as one list
+
+    /// Runs `changes` and applies every edit it makes (attach, connect, disconnect, detach,
+    /// mixing properties, parameters) as one pending-change list: while the engine runs they
+    /// take effect together at one slice boundary, sample-exactly; validated as a whole, so if
+    /// anything is invalid nothing is applied, the engine's model is restored and the error is
+    /// thrown (a Linux addition; on Apple's platforms each call applies on its own).
+    public func performChanges(_ changes: () throws -> Void) throws {
+        try withLock { () throws in
+            let snapshot = Snapshot(self)
+            changeDepth += 1
+            do {
+                try changes()
+            } catch {
+                changeDepth -= 1
+                if changeDepth == 0 { snapshot.restore(self); pendingParameters = [] }
+                throw error
+            }
+            changeDepth -= 1
+            guard changeDepth == 0 else { return }
+            do throws(AudioGraphError) {
+                try reconcileGraph()
+            } catch {
+                snapshot.restore(self)
+                pendingParameters = []
+                throw AudioEngineError.graph(call: "performChanges(_:)", error)
+            }
+        }
+    }
+
+    // MARK: Internals
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    func register(_ node: AudioNode, id: String? = nil) {
+        node.engine = self
+        if let id {
+            node.graphID = id
+        } else {
+            let n = (kindCounters[node.kindName] ?? 0) + 1
+            kindCounters[node.kindName] = n
+            node.graphID = "\(node.kindName)\(n)"
+        }
+        attached.append(node)
+    }
+
+    /// Whether audio flows from `a` to `b` through the model's connections.
+    func reaches(from a: AudioNode, to b: AudioNode) -> Bool {
+        var stack = [a]
+        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(a)]
+        while let n = stack.popLast() {
+            if n === b { return true }
+            for c in connections where c.source === n && seen.insert(ObjectIdentifier(c.destination)).inserted {
+                stack.append(c.destination)
+            }
+        }
+        return false
+    }
+
+    func requireAttached(_ node: AudioNode, _ call: String) {
+        guard node.engine === self, attached.contains(where: { $0 === node }) else {
+            engineProgrammerError(call, node, "the node is not attached to this engine")
+        }
+    }
+
+    /// Applies an edit of the model to the graph (if there is one): at once, or with the
+    /// enclosing `performChanges` list. A rejected edit is a programmer error (Apple raises).
+    func applyEdit(_ call: String) {
+        guard changeDepth == 0 else { return }
+        do throws(AudioGraphError) {
+            try reconcileGraph()
+        } catch {
+            engineProgrammerError(call, nil, error.description)
+        }
+    }
+
+    /// A copy of the engine's model, to restore when a `performChanges` list is rejected.
+    struct Snapshot {
+        let attached: [AudioNode]
+        let connections: [EngineConnection]
+        let formats: [(AudioNode, [Int: AudioFormat])]
+        let engines: [(AudioNode, AudioEngine?)]
+
+        init(_ e: AudioEngine) {
+            attached = e.attached
+            connections = e.connections
+            formats = e.attached.map { ($0, $0.connectionFormats) }
+            engines = e.attached.map { ($0, $0.engine) }
+        }
+
+        func restore(_ e: AudioEngine) {
+            for n in e.attached where !attached.contains(where: { $0 === n }) { n.engine = nil }
+            e.attached = attached
+            e.connections = connections
+            for (n, f) in formats { n.connectionFormats = f }
+            for (n, engine) in engines { n.engine = engine }
+        }
+    }
+}

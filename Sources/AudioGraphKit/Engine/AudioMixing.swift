@@ -1,0 +1,201 @@
+// Mixing properties a source carries into the mixer or environment it feeds (cf. AVAudioMixing).
+import AudioGraphNodes
+import Foundation
+
+/// A point in the environment's space, metres (right-handed: +X right, +Y up, the listener
+/// faces -Z by default).
+public struct Audio3DPoint: Sendable, Hashable {
+    public var x: Float
+    public var y: Float
+    public var z: Float
+    public init(x: Float, y: Float, z: Float) {
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+}
+
+/// Makes an ``Audio3DPoint`` (cf. AVAudioMake3DPoint).
+public func AudioMake3DPoint(_ x: Float, _ y: Float, _ z: Float) -> Audio3DPoint { Audio3DPoint(x: x, y: y, z: z) }
+
+/// How an environment renders a source (cf. AVAudio3DMixingRenderingAlgorithm). On Linux,
+/// `.equalPowerPanning` and `.stereoPassThrough` pan with the Web Audio equal-power law, the
+/// others render binaurally with the SOFA HRTF set.
+public enum Audio3DMixingRenderingAlgorithm: Int, Sendable, CaseIterable {
+    case equalPowerPanning = 0
+    case sphericalHead = 1
+    case HRTF = 2
+    case soundField = 3
+    case stereoPassThrough = 5
+    case HRTFHQ = 6
+    case auto = 7
+}
+
+/// The settings a source applies to one mixer or environment input (cf. AVAudioMixing's
+/// properties). Kept on the source node; applied to the input bus it is connected to.
+struct MixingSettings: Sendable, Hashable {
+    var volume: Float = 1
+    var pan: Float = 0
+    var position = Audio3DPoint(x: 0, y: 0, z: 0)
+    var obstruction: Float = 0
+    var occlusion: Float = 0
+    var reverbBlend: Float = 0
+    var rate: Float = 1
+    var renderingAlgorithm: Audio3DMixingRenderingAlgorithm = .equalPowerPanning
+}
+
+/// Stereo mixing: pan (cf. AVAudioStereoMixing).
+public protocol AudioStereoMixing: AnyObject {
+    /// Pan -1 (left) ... 1 (right) into a stereo mixer input; no effect elsewhere.
+    var pan: Float { get set }
+}
+
+/// 3D mixing into an environment (cf. AVAudio3DMixing).
+public protocol Audio3DMixing: AnyObject {
+    /// The source's position (metres).
+    var position: Audio3DPoint { get set }
+    /// Direct-path attenuation, dB -100...0.
+    var obstruction: Float { get set }
+    /// Direct and reverb attenuation, dB -100...0.
+    var occlusion: Float { get set }
+    /// The share of the source sent to the environment's reverb, 0...1.
+    var reverbBlend: Float { get set }
+    /// Playback rate in the environment (0.5...2; kept, not applied on Linux yet).
+    var rate: Float { get set }
+    /// How the environment renders this source.
+    var renderingAlgorithm: Audio3DMixingRenderingAlgorithm { get set }
+}
+
+/// Volume, pan and 3D properties a source applies to the mixer or environment input it feeds
+/// (cf. AVAudioMixing). Setting them on the source sets them for every such connection; a
+/// ``AudioMixingDestination`` sets them for one.
+public protocol AudioMixing: AudioStereoMixing, Audio3DMixing {
+    /// Input volume 0...1 (the mixer accepts up to 4).
+    var volume: Float { get set }
+    /// The settings for the connection into `mixer`'s bus `bus` (nil: no such connection).
+    func destination(forMixer mixer: AudioNode, bus: AudioNodeBus) -> AudioMixingDestination?
+}
+
+extension AudioMixing where Self: AudioNode {
+    public var volume: Float {
+        get { mixing.volume }
+        set { updateMixing("volume") { $0.volume = newValue } }
+    }
+    public var pan: Float {
+        get { mixing.pan }
+        set { updateMixing("pan") { $0.pan = newValue } }
+    }
+    public var position: Audio3DPoint {
+        get { mixing.position }
+        set { updateMixing("position") { $0.position = newValue } }
+    }
+    public var obstruction: Float {
+        get { mixing.obstruction }
+        set { updateMixing("obstruction") { $0.obstruction = newValue } }
+    }
+    public var occlusion: Float {
+        get { mixing.occlusion }
+        set { updateMixing("occlusion") { $0.occlusion = newValue } }
+    }
+    public var reverbBlend: Float {
+        get { mixing.reverbBlend }
+        set { updateMixing("reverbBlend") { $0.reverbBlend = newValue } }
+    }
+    public var rate: Float {
+        get { mixing.rate }
+        set { updateMixing("rate") { $0.rate = newValue } }
+    }
+    public var renderingAlgorithm: Audio3DMixingRenderingAlgorithm {
+        get { mixing.renderingAlgorithm }
+        set {
+            updateMixing("renderingAlgorithm") { $0.renderingAlgorithm = newValue }
+            engine?.renderingAlgorithmsChanged(for: self)
+        }
+    }
+
+    public func destination(forMixer mixer: AudioNode, bus: AudioNodeBus) -> AudioMixingDestination? {
+        guard let engine, engine.outputConnectionPoints(for: self, outputBus: 0)
+            .contains(where: { $0.node === mixer && $0.bus == bus }) else { return nil }
+        return AudioMixingDestination(source: self, mixer: mixer, bus: bus)
+    }
+}
+
+/// The mixing settings of one connection from a source into a mixer or environment input (cf.
+/// AVAudioMixingDestination): setting them leaves the source's other connections alone.
+public final class AudioMixingDestination: AudioMixing, @unchecked Sendable {
+    private weak var source: AudioNode?
+    /// The mixer or environment and the bus.
+    public let connectionPoint: AudioConnectionPoint
+
+    init(source: AudioNode, mixer: AudioNode, bus: Int) {
+        self.source = source
+        connectionPoint = AudioConnectionPoint(node: mixer, bus: bus)
+    }
+
+    private var settings: MixingSettings {
+        guard let source, let mixer = connectionPoint.node else { return MixingSettings() }
+        return source.mixingSettings(for: mixer, bus: connectionPoint.bus)
+    }
+
+    private func update(_ name: String, _ change: (inout MixingSettings) -> Void) {
+        guard let source, let mixer = connectionPoint.node else { return }
+        var s = source.mixingSettings(for: mixer, bus: connectionPoint.bus)
+        change(&s)
+        source.setDestinationMixing(s, mixer: mixer, bus: connectionPoint.bus, call: name)
+    }
+
+    public var volume: Float { get { settings.volume } set { update("volume") { $0.volume = newValue } } }
+    public var pan: Float { get { settings.pan } set { update("pan") { $0.pan = newValue } } }
+    public var position: Audio3DPoint { get { settings.position } set { update("position") { $0.position = newValue } } }
+    public var obstruction: Float { get { settings.obstruction } set { update("obstruction") { $0.obstruction = newValue } } }
+    public var occlusion: Float { get { settings.occlusion } set { update("occlusion") { $0.occlusion = newValue } } }
+    public var reverbBlend: Float { get { settings.reverbBlend } set { update("reverbBlend") { $0.reverbBlend = newValue } } }
+    public var rate: Float { get { settings.rate } set { update("rate") { $0.rate = newValue } } }
+    public var renderingAlgorithm: Audio3DMixingRenderingAlgorithm {
+        get { settings.renderingAlgorithm }
+        set {
+            update("renderingAlgorithm") { $0.renderingAlgorithm = newValue }
+            if let source { source.engine?.renderingAlgorithmsChanged(for: source) }
+        }
+    }
+
+    public func destination(forMixer mixer: AudioNode, bus: AudioNodeBus) -> AudioMixingDestination? {
+        source.flatMap { s in (s as? any AudioMixing)?.destination(forMixer: mixer, bus: bus) }
+    }
+}
+
+extension AudioNode {
+    /// The key of a per-destination setting.
+    struct DestinationKey: Hashable {
+        let mixer: ObjectIdentifier
+        let bus: Int
+    }
+
+    /// The settings for the connection into `mixer`'s bus `bus`: the per-destination ones if
+    /// set, else the source's own.
+    func mixingSettings(for mixer: AudioNode, bus: Int) -> MixingSettings {
+        destinationMixing[DestinationKey(mixer: ObjectIdentifier(mixer), bus: bus)] ?? mixing
+    }
+
+    func setDestinationMixing(_ s: MixingSettings, mixer: AudioNode, bus: Int, call: String) {
+        destinationMixing[DestinationKey(mixer: ObjectIdentifier(mixer), bus: bus)] = s
+        engine?.mixingChanged(self, call: call)
+    }
+
+    /// Changes the source's own settings (every destination without its own) and applies them.
+    func updateMixing(_ call: String, _ change: (inout MixingSettings) -> Void) {
+        change(&mixing)
+        engine?.mixingChanged(self, call: call)
+    }
+}
+
+extension AudioEngine {
+    /// A source's rendering algorithm changed: environments it feeds may need another algorithm.
+    func renderingAlgorithmsChanged(for source: AudioNode) {
+        withLock {
+            for c in connections where c.source === source {
+                (c.destination as? AudioEnvironmentNode)?.renderingAlgorithmMayHaveChanged()
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+// Tests of AudioEngine playing live to a private PulseAudio server: output, live taps, input.
+import AudioGraphKit
+import AudioGraphTesting
+import Foundation
+import XCTest
+
+final class AudioEngineLiveTests: XCTestCase {
+    var server: PulseTestServer!
+    private var savedEnvironment: [String: String?] = [:]
+
+    override func setUpWithError() throws {
+        server = try PulseTestServer()
+        // The engine connects to "the default server", as an application does: point it here.
+        for (key, value) in server.environment {
+            savedEnvironment[key] = ProcessInfo.processInfo.environment[key]
+            setenv(key, value, 1)
+        }
+    }
+
+    override func tearDown() {
+        for (key, value) in savedEnvironment {
+            if let value { setenv(key, value, 1) } else { unsetenv(key) }
+        }
+        server?.stop()
+        server = nil
+    }
+
+    func testStartPlaysToTheDefaultSinkBitIdenticalAndALiveTapEqualsTheRender() throws {
+        let engine = AudioEngine()
+        XCTAssertEqual(engine.outputNode.outputFormat(forBus: 0).sampleRate, 48000, "the null sink's rate")
+        let source = makeSineSource(frequency: 1000)
+        engine.attach(source)
+        engine.connect(source, to: engine.mainMixerNode, format: nil)
+        final class Collected: @unchecked Sendable {
+            let lock = NSLock()
+            var lengths: [Int] = []; var left: [Float] = []; var times: [Int64] = []; var onRenderThread = false
+        }
+        let collected = Collected()
+        engine.mainMixerNode.installTap(onBus: 0, bufferSize: 4800, format: nil) { buffer, time in
+            collected.lock.lock()
+            defer { collected.lock.unlock() }
+            collected.lengths.append(Int(buffer.frameLength))
+            collected.left += UnsafeBufferPointer(start: buffer.floatChannelData![0], count: Int(buffer.frameLength))
+            collected.times.append(time.sampleTime)
+        }
+        let file = server.directory.appendingPathComponent("engine.raw")
+        let recorder = try server.startRecording(source: server.monitorSourceName, to: file)
+        usleep(300_000)
+        try engine.start()
+        XCTAssertTrue(engine.isRunning)
+        usleep(1_500_000)
+        XCTAssertNotNil(engine.mainMixerNode.lastRenderTime)
+        let latency = engine.outputNode.presentationLatency
+        engine.mainMixerNode.removeTap(onBus: 0)
+        engine.stop()
+        XCTAssertFalse(engine.isRunning)
+        usleep(300_000)
+        server.stopChild(recorder)
+
+        let samples = try PulseTestServer.readRawFloat32(file)
+        let recorded = samples.count / 2
+        let first = try XCTUnwrap((0..<recorded).first { samples[2 * $0] != 0 }, "silent recording")
+        // The recording's first sound is frame 1 of the sine (frame 0 is 0).
+        var matching = 0
+        while first + matching < recorded,
+              samples[2 * (first + matching)] == sineSample(Int64(matching + 1), frequency: 1000, rate: 48000),
+              samples[2 * (first + matching) + 1] == sineSample(Int64(matching + 1), frequency: 1000, rate: 48000) {
+            matching += 1
+        }
+        print("engine live: \(matching) frames bit-identical to the formula; latency \(latency * 1000) ms; "
+              + "tap: \(collected.lengths.count) buffers")
+        XCTAssertGreaterThan(matching, 48000, "the live output departs from the formula at frame \(matching + 1)")
+        XCTAssertGreaterThan(latency, 0.005, "the output reports its latency while running")
+
+        collected.lock.lock()
+        defer { collected.lock.unlock() }
+        XCTAssertGreaterThan(collected.lengths.count, 10)
+        XCTAssertEqual(Array(collected.lengths.dropLast()), Array(repeating: 4800, count: collected.lengths.count - 1))
+        XCTAssertEqual(collected.times, (0..<collected.times.count).map { Int64($0 * 4800) })
+        for n in 0..<collected.left.count {
+            guard collected.left[n] == sineSample(Int64(n), frequency: 1000, rate: 48000) else {
+                return XCTFail("the tap departs from the render at frame \(n)")
+            }
+        }
+    }
+
+    func testAnInputOnlyEngineDeliversCapturedAudioToATap() throws {
+        // What plays into the null sink is captured from its monitor: the default source here.
+        let engine = AudioEngine()
+        engine.inputNode.setDevice(server.monitorSourceName)
+        let format = engine.inputNode.outputFormat(forBus: 0)
+        XCTAssertEqual(format.sampleRate, 48000)
+        final class Collected: @unchecked Sendable {
+            let lock = NSLock()
+            var left: [Float] = []
+        }
+        let collected = Collected()
+        engine.inputNode.installTap(onBus: 0, bufferSize: 1024, format: nil) { buffer, _ in
+            collected.lock.lock()
+            collected.left += UnsafeBufferPointer(start: buffer.floatChannelData![0], count: Int(buffer.frameLength))
+            collected.lock.unlock()
+        }
+        // One second of a 440 Hz tone (raw interleaved float32), played into the sink while the engine captures.
+        let tone = server.directory.appendingPathComponent("tone.raw")
+        let wave = (0..<48000).flatMap { n in Array(repeating: sineSample(Int64(n), frequency: 440, rate: 48000, amplitude: 0.4), count: 2) }
+        try wave.withUnsafeBytes { try Data($0).write(to: tone) }
+        try engine.start()
+        let player = try server.startPlaying(file: tone)
+        _ = player.wait(timeout: 5)
+        usleep(300_000)
+        engine.inputNode.removeTap(onBus: 0)
+        let faults = engine.inputNode.captureFaultCount
+        engine.stop()
+        collected.lock.lock()
+        defer { collected.lock.unlock() }
+        // The loud part of what was captured: the tone, at its level.
+        let loud = collected.left.indices.filter { abs(collected.left[$0]) > 0.2 }
+        let start = try XCTUnwrap(loud.first), end = try XCTUnwrap(loud.last)
+        XCTAssertGreaterThan(end - start, 40000, "about a second of tone was captured")
+        let middle = Array(collected.left[(start + 4800)..<(end - 4800)])
+        print("engine input: \(collected.left.count) frames captured, tone \(start)..<\(end), capture faults \(faults)")
+        // Bit for bit: from the first non-zero frame on (frame 1 of the tone; frame 0 is 0).
+        let first = try XCTUnwrap(collected.left.firstIndex { $0 != 0 })
+        var matching = 0
+        while first + matching < collected.left.count, matching + 1 < 48000,
+              collected.left[first + matching] == sineSample(Int64(matching + 1), frequency: 440, rate: 48000, amplitude: 0.4) {
+            matching += 1
+        }
+        XCTAssertEqual(matching, 47999, "the captured tone departs from what was played at frame \(matching + 1)")
+        let fit = try XCTUnwrap(ToneFit(dominantToneOf: middle, sampleRate: 48000))
+        XCTAssertEqual(fit.tones[0].frequency, 440, accuracy: 0.1)
+        XCTAssertEqual(fit.tones[0].amplitude, 0.4, accuracy: 0.001)
+    }
+}
