@@ -11,14 +11,14 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupportedSampleType(path: String, sampleType: SampleType)
     /// Reading or writing failed midway (disk full, I/O error).
     case ioFailed(path: String, reason: String)
-    /// The file type's 32-bit size fields cannot hold this much audio (`bytes` of samples).
-    case tooLarge(path: String, bytes: Int64, typeName: String)
     /// The settings asked for no format the file can be written in (missing rate, bad bit depth).
     case invalidSettings(path: String, reason: String)
     /// A buffer's format is not the file's processing format, or no buffer can have that format.
     case formatMismatch(path: String, reason: String)
     /// The file is not open for this (reading a file opened for writing, or a closed file).
     case notOpen(path: String, operation: String)
+    /// The file type's 32-bit size fields cannot hold this much audio (`bytes` of samples).
+    case tooLarge(path: String, bytes: Int64, typeName: String)
 
     public var description: String {
         switch self {
@@ -28,12 +28,12 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .unsupportedSampleType(path, type):
             return "\(path): this file type cannot store \(type) samples"
         case let .ioFailed(path, reason): return "\(path): \(reason)"
-        case let .tooLarge(path, bytes, typeName):
-            return "\(path): \(typeName) files hold at most 4 GiB of samples; this one needs "
-                + "\(AudioFileWriter.gibibytes(bytes)) GiB (use .wav, .w64, .rf64, .caf or .flac)"
         case let .invalidSettings(path, reason): return "\(path): invalid settings: \(reason)"
         case let .formatMismatch(path, reason): return "\(path): \(reason)"
         case let .notOpen(path, operation): return "\(path): not open for \(operation)"
+        case let .tooLarge(path, bytes, typeName):
+            return "\(path): \(typeName) files hold at most 4 GiB of samples; this one needs "
+                + "\(AudioFileWriter.gibibytes(bytes)) GiB (use .wav, .w64, .rf64, .caf or .flac)"
         }
     }
 }
