@@ -1,6 +1,5 @@
 // Two files back to back, gaplessly, with completion handlers: "consumed" for the first, "played back" for the second.
 import AudioGraphKit
-import Foundation
 
 let arguments = CommandLine.arguments
 let engine = AudioEngine()

@@ -1,6 +1,5 @@
 // Testing a graph: render a low-pass EQ offline at two frequencies and check its response (exit 1 if off).
 import AudioGraphKit
-import Foundation
 
 /// The RMS level in dB of `frequency` Hz through a 1 kHz low-pass EQ, rendered offline.
 func levelThroughLowPass(frequency: Double) throws -> Double {

@@ -1,6 +1,5 @@
 // Live re-patching: a synth plays through a delay, then is moved onto a low-pass EQ while the engine runs.
 import AudioGraphKit
-import Foundation
 
 let seconds = CommandLine.arguments.count > 1 ? Double(CommandLine.arguments[1]) ?? 1 : 1
 

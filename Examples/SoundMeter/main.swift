@@ -1,6 +1,5 @@
-// A sound meter: the input node's tap prints RMS and peak of every 100 ms (AVAudioEngine's pattern).
+// A sound meter: the input node's tap prints RMS and peak of every 100 ms (as on Apple's platforms).
 import AudioGraphKit
-import Foundation
 
 let seconds = CommandLine.arguments.count > 1 ? Double(CommandLine.arguments[1]) ?? 5 : 5
 let engine = AudioEngine()

@@ -1,6 +1,5 @@
 // A synth voice in a source node, rendered offline to a file (manual rendering) and then played live.
 import AudioGraphKit
-import Foundation
 
 let arguments = CommandLine.arguments
 let seconds = Double(arguments[2]) ?? 1

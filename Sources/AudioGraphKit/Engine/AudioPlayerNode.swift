@@ -39,6 +39,10 @@ public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable 
 
     public override var numberOfInputs: Int { 0 }
 
+    override func outputLatencyChanged(_ seconds: Double) {
+        scheduler.withLock { $0 }?.outputPresentationLatency = seconds
+    }
+
     // MARK: Scheduling
 
     /// Schedules `buffer` after what was scheduled before; `completionHandler` runs once the

@@ -120,9 +120,10 @@ final class ScheduledSoundPlayerKernel: NodeKernel, @unchecked Sendable {
             }
         } else if let streamer = r.streamer {
             let got = min(count, streamer.acquire(position: a - r.start, segment: r.segment, version: 0, wanted: count))
+            let ring = streamer.ring, head = streamer.headIndex
             for c in 0..<out.channelCount {
                 let dst = out.channel(c) + offset
-                for j in 0..<got { dst[j] += streamer.sample(channel: c, offset: j) }
+                for j in 0..<got { dst[j] += ring.sample(channel: c, at: head + j) }
             }
             streamer.consume(got)
             if got < count { shared.streamCounters.starvedFrames.add(Int64(count - got), ordering: .relaxed) }
