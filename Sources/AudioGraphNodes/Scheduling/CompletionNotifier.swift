@@ -13,8 +13,9 @@ import Synchronization
 /// schedule call, and stopped when the node goes away. Handlers run on the notifier thread
 /// (they may schedule again or stop the player).
 final class CompletionNotifier: @unchecked Sendable {
-    /// How long the idle notifier sleeps before looking again (it is also woken by the render thread).
-    static let idlePollSeconds = 0.005
+    /// How long the notifier sleeps between looks at the event ring (the render thread makes no
+    /// system call, so it does not wake the notifier): handlers run at most this late.
+    static let idlePollSeconds = 0.002
 
     private let shared: ScheduledPlayerShared
     private let stopRequested = Atomic<Bool>(false)
@@ -48,7 +49,7 @@ final class CompletionNotifier: @unchecked Sendable {
         guard let t = thread else { return }
         thread = nil
         stopRequested.store(true, ordering: .releasing)
-        shared.eventPosted.post()
+        shared.notifierWake.post()
         if pthread_equal(t, pthread_self()) != 0 {
             // The node went away inside one of its own handlers: the thread ends after it returns.
             pthread_detach(t)
@@ -86,7 +87,7 @@ final class CompletionNotifier: @unchecked Sendable {
                 if let first = waiting.first { next = first.due - now }
             }
             let timeout = min(Self.idlePollSeconds, Double(next) / 1e9)
-            if timeout > 0 { shared.eventPosted.wait(timeout: timeout) }
+            if timeout > 0 { shared.notifierWake.wait(timeout: timeout) }
         }
     }
 }

@@ -34,7 +34,7 @@ import Synchronization
 /// render thread.
 ///
 /// Thread safety: every method may be called from any non-real-time thread (calls are
-/// serialised by a mutex the render thread never takes), including from a completion handler.
+/// serialised by a `ControlLock` the render thread never takes), including from a completion handler.
 /// The schedule calls may do file I/O (opening and prerolling a segment).
 /// ``prepareForOfflineRender()`` blocks; call it only from the thread that renders, between renders.
 public final class ScheduledSoundPlayerNode: GraphNode, @unchecked Sendable {
@@ -203,7 +203,7 @@ public final class ScheduledSoundPlayerNode: GraphNode, @unchecked Sendable {
         }
     }
 
-    /// Pushes a command (under the control mutex). False when the ring is full (it holds four
+    /// Pushes a command (under the control lock). False when the ring is full (it holds four
     /// times the region limit of commands the render thread has not taken).
     private func push(_ record: ScheduleRecord, _ s: inout ControlState) -> Bool {
         guard shared.commands.push(record) else { return false }
