@@ -4,7 +4,7 @@
 #   make test         the whole XCTest suite (debug build)
 #   make conformance  the black-box cases in ../shared/conformance against the release CLI
 #   make tsan         the concurrency tests under ThreadSanitizer
-#   make bench        offline render speed against a peer renderer (sox)
+#   make bench        offline render speed: B1..B6 against sox, ffmpeg, gst, numpy (../shared/bench), cost per node
 #   make fuzz         libFuzzer + AddressSanitizer on the graph loader and the WAV readers
 #
 # Works from a fresh clone as root on Debian 12 (`deps` uses apt-get and pip).
@@ -30,10 +30,14 @@ CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency|LiveTap
 
 # Debian packages: headers and libraries of the C wrappers, and a PulseAudio server and its
 # tools for the live-I/O tests. libmysofa1 is named too because it ships the default HRTF set.
-DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libpulse-dev pulseaudio pulseaudio-utils \
+DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libsoxr-dev libpulse-dev pulseaudio pulseaudio-utils \
                 libmysofa-dev libmysofa1 libfftw3-dev
-# Only `make bench` needs the peer renderer.
-BENCH_DEB_PACKAGES := sox
+# Only `make bench` needs the peer renderers: those ../shared/bench/interleaved.sh runs (sox,
+# ffmpeg, GStreamer; numpy comes with deps-python) and GNU time, which times them.
+BENCH_DEB_PACKAGES := sox ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base \
+                      gstreamer1.0-plugins-good time
+# Rounds per benchmark case (interleaved: every round times every peer once).
+BENCH_ROUNDS ?= 5
 # The conformance runner's Python modules (import names equal the pip names).
 PY_MODULES := numpy scipy soundfile
 PY_IMPORTS := numpy, scipy, soundfile
@@ -82,7 +86,7 @@ deps-python:
 deps-python-debian:
 	$(call apt_install_missing,python3-numpy python3-scipy python3-soundfile)
 
-deps-bench:
+deps-bench: deps-python
 	$(call apt_install_missing,$(BENCH_DEB_PACKAGES))
 
 # --------------------------------------------------------------------------------------- build
@@ -116,7 +120,7 @@ conformance: deps build
 	fi
 
 bench: deps deps-bench build
-	bash scripts/bench.sh
+	bash scripts/bench.sh $(BENCH_ROUNDS)
 
 # ---------------------------------------------------------------------------------------- fuzz
 

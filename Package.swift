@@ -22,6 +22,8 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         // libsamplerate: sample-rate conversion (converter node, implicit mixer/environment input conversion).
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        // libsoxr: the fast, very-high-quality sample-rate converter (quality `best`, the default).
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // libpulse: PulseAudio playback and capture. Its headers are on the default path and its
         // pkg-config flags make SwiftPM warn about -pthread, so no pkgConfig here.
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
@@ -40,7 +42,7 @@ let package = Package(
         .target(name: "AudioGraphCore"),
         // Stock nodes: oscillator, player, mixer, eq, delay, converter, environment, generic output.
         .target(name: "AudioGraphNodes",
-                dependencies: ["AudioGraphCore", "CSndFile", "CSampleRate", "CMySofa", "CFFTW"]),
+                dependencies: ["AudioGraphCore", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW"]),
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "CPulse", "CPulseShim"]),
@@ -54,6 +56,18 @@ let package = Package(
         .executableTarget(name: "audiograph",
                           dependencies: ["AudioGraphKit",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+        // MARK: Examples: programs written against the engine API (each beside its AVAudioEngine original)
+        .executableTarget(name: "SoundMeter", dependencies: ["AudioGraphKit"], path: "Examples/SoundMeter",
+                          exclude: ["Apple.swift.txt"]),
+        .executableTarget(name: "BackToBack", dependencies: ["AudioGraphKit"], path: "Examples/BackToBack",
+                          exclude: ["Apple.swift.txt"]),
+        .executableTarget(name: "Synth", dependencies: ["AudioGraphKit"], path: "Examples/Synth",
+                          exclude: ["Apple.swift.txt"]),
+        .executableTarget(name: "Repatch", dependencies: ["AudioGraphKit"], path: "Examples/Repatch",
+                          exclude: ["Apple.swift.txt"]),
+        .executableTarget(name: "GraphCheck", dependencies: ["AudioGraphKit"], path: "Examples/GraphCheck",
+                          exclude: ["Apple.swift.txt"]),
 
         // MARK: Tests (mirror the sources)
         .testTarget(name: "AudioGraphCoreTests",

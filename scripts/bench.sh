@@ -1,26 +1,113 @@
 #!/usr/bin/env bash
-# Offline render speed of `audiograph` against a peer renderer (sox) synthesising the same tones.
+# Offline render speed: the issue-9 benchmark graphs against peer renderers, and the cost per node.
 #
-#   scripts/bench.sh [GRAPH] [RUNS]     (defaults: Graphs/demo.json, 5)
+#   scripts/bench.sh [ROUNDS]      (default 5)
 #
-# Renders GRAPH with the release CLI and asks sox to synthesise the graph's oscillators (same
-# rate, duration, waveforms, frequencies, output channel count) mixed to one file, both as 32-bit
-# float WAV. sox's square, sawtooth and triangle are not band-limited and it applies no
-# automation or updates, so the peer does somewhat less work than audiograph.
-# Prints the best wall time of RUNS runs of each and the ratio; ratio > 1 means audiograph is
-# faster. The lead refines the graph and the comparison; `make bench` installs sox first.
+# 1. Peers (when ../shared/bench exists, or BENCH_PEERS_DIR): B1..B6 rendered by audiograph,
+#    sox, ffmpeg, gst and numpy with ../shared/bench/interleaved.sh (each round times every peer
+#    once, so the machine's drift hits all alike); prints each peer's median wall time and the
+#    ratio table: the fastest other peer's time / ours per case (above 1: audiograph is faster).
+#    Inputs are generated once into BENCH_DIR (default .build/bench).
+# 2. Node-count scaling: N oscillators -> one mixer, and one noise source through a chain of N
+#    eq nodes (one peak band each), N = 1, 16, 64, 256, 1024, 10 s at 48 kHz; prints the wall
+#    time (best of 3) and the cost per node: total / N and the marginal cost between sizes.
+# 3. The demo graph against sox synthesising the same tones, and the HRTF scene against real time.
+#
+# The machine's load average is printed before and after: on a shared 2-core VM other work
+# makes absolute times meaningless; compare ratios from one run. `make bench` installs the peers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-graph=${1:-Graphs/demo.json}
-runs=${2:-5}
-cli=.build/release/audiograph
+runs=${1:-5}
+cli=$PWD/.build/release/audiograph
+peers_dir=${BENCH_PEERS_DIR:-../shared/bench}
+bench_dir=${BENCH_DIR:-$PWD/.build/bench}
+peers=${BENCH_PEERS:-audiograph sox ffmpeg gst numpy}
 [ -x "$cli" ] || { echo "bench: $cli is missing; run 'make build' first" >&2; exit 1; }
-command -v sox >/dev/null || { echo "bench: sox is missing; 'make bench' installs it" >&2; exit 1; }
-[ -f "$graph" ] || { echo "bench: $graph does not exist" >&2; exit 1; }
 
-# What sox must synthesise: rate, duration, output channels and the oscillators (waveform:frequency).
-read -r rate duration channels tone_list < <(python3 - "$graph" <<'PY'
+tmp=$(mktemp -d /tmp/ag-bench-XXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+calc() { awk "BEGIN { print ($1) }"; }
+load() { echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) core(s) ($1)"; }
+
+# Best wall time of $runs runs of the command, in seconds.
+best_time() {
+  local best="" t0 t1 dt
+  for _ in $(seq "$runs"); do
+    t0=$(date +%s.%N)
+    "$@" >/dev/null 2>&1
+    t1=$(date +%s.%N)
+    dt=$(calc "$t1 - $t0")
+    if [ -z "$best" ] || [ "$(calc "$dt < $best")" = 1 ]; then best=$dt; fi
+  done
+  echo "$best"
+}
+
+load "start"
+
+# ------------------------------------------------------------------ 1. B1..B6 against the peers
+if [ -d "$peers_dir" ]; then
+  echo "bench: B1..B6, $runs interleaved rounds, peers: $peers (inputs in $bench_dir)"
+  mkdir -p "$bench_dir"
+  # Graph files follow the CLI's format version; regenerate them each time (cheap), not the inputs.
+  rm -f "$bench_dir"/audiograph_B*.json
+  AUDIOGRAPH=$cli bash "$peers_dir/interleaved.sh" -n "$runs" -p "$peers" "$bench_dir"
+  load "after B1..B6"
+else
+  echo "bench: $peers_dir does not exist: B1..B6 against the peers skipped"
+fi
+
+# ----------------------------------------------------------------------- 2. node-count scaling
+scaling_seconds=10
+echo "bench: node-count scaling, ${scaling_seconds} s at 48 kHz, best of 3"
+python3 - "$tmp" "$scaling_seconds" <<'PY'
+import json, sys
+out, seconds = sys.argv[1], float(sys.argv[2])
+def doc(nodes, conns):
+    nodes.append({"id": "out", "type": "genericOutput"})
+    return {"version": 1, "sampleRate": 48000, "duration": seconds, "nodes": nodes, "connections": conns}
+for n in (1, 16, 64, 256, 1024):
+    oscs = [{"id": "o%d" % i, "type": "oscillator", "parameters": {"frequency": 100 + 7 * i}} for i in range(n)]
+    mix = {"id": "mix", "type": "mixer", "inputBusCount": n}
+    conns = [{"from": "o%d" % i, "to": "mix:%d" % i} for i in range(n)] + [{"from": "mix", "to": "out"}]
+    json.dump(doc(oscs + [mix], conns), open("%s/mix%d.json" % (out, n), "w"))
+    eqs = [{"id": "eq%d" % i, "type": "eq",
+            "properties": {"bands": [{"type": "peak", "frequency": 100 + 15 * i, "gain": 3 if i % 2 else -3}]}}
+           for i in range(n)]
+    src = {"id": "src", "type": "oscillator", "properties": {"waveform": "noise", "seed": 1}}
+    chain = ["src"] + ["eq%d" % i for i in range(n)] + ["out"]
+    conns = [{"from": a, "to": b} for a, b in zip(chain, chain[1:])]
+    json.dump(doc([src] + eqs, conns), open("%s/eq%d.json" % (out, n), "w"))
+PY
+saved_runs=$runs
+runs=3
+for kind in mix eq; do
+  case $kind in
+    mix) echo "  N oscillators -> mixer:" ;;
+    eq)  echo "  noise -> chain of N eq nodes (one peak band each):" ;;
+  esac
+  printf '  %6s %10s %16s %22s\n' N "wall s" "us/node per s" "marginal us/node per s"
+  prev_n="" prev_t=""
+  for n in 1 16 64 256 1024; do
+    "$cli" render "$tmp/$kind$n.json" -o "$tmp/$kind$n.wav" --sample-type float32 --quiet \
+      || { echo "bench: rendering $kind$n.json failed" >&2; exit 1; }
+    t=$(best_time "$cli" render "$tmp/$kind$n.json" -o "$tmp/$kind$n.wav" --sample-type float32 --quiet)
+    per=$(calc "$t / $n / $scaling_seconds * 1e6")
+    marginal="-"
+    [ -n "$prev_n" ] && marginal=$(calc "($t - $prev_t) / ($n - $prev_n) / $scaling_seconds * 1e6")
+    printf '  %6d %10.3f %16.1f %22s\n' "$n" "$t" "$per" "$marginal"
+    prev_n=$n prev_t=$t
+  done
+done
+runs=$saved_runs
+load "after the scaling curve"
+
+# --------------------------------------------------------- 3. the demo graph against sox synth
+graph=Graphs/demo.json
+if command -v sox >/dev/null; then
+  # What sox must synthesise: rate, duration, output channels and the oscillators (waveform:frequency).
+  read -r rate duration channels tone_list < <(python3 - "$graph" <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1]))
 rate = g.get("sampleRate", 48000)
@@ -39,56 +126,29 @@ if not tones:
     tones = ["sine:440"]
 print(rate, duration, channels, ",".join(tones))
 PY
-)
-IFS=, read -r -a tones <<<"$tone_list"
-
-tmp=$(mktemp -d /tmp/ag-bench-XXXX)
-trap 'rm -rf "$tmp"' EXIT
-
-calc() { awk "BEGIN { print ($1) }"; }
-
-# Best wall time of $runs runs of the command, in seconds.
-best_time() {
-  local best="" t0 t1 dt
-  for _ in $(seq "$runs"); do
-    t0=$(date +%s.%N)
-    "$@" >/dev/null 2>&1
-    t1=$(date +%s.%N)
-    dt=$(calc "$t1 - $t0")
-    if [ -z "$best" ] || [ "$(calc "$dt < $best")" = 1 ]; then best=$dt; fi
-  done
-  echo "$best"
-}
-
-synth=()
-for t in "${tones[@]}"; do synth+=("${t%%:*}" "${t#*:}"); done
-k=${#tones[@]}
-
-echo "bench: $graph: ${duration} s at ${rate} Hz, ${channels} channel(s), ${k} oscillator(s) (${tones[*]}); best of $runs"
-ours=$(best_time "$cli" render "$graph" -o "$tmp/ours.wav" --sample-type float32 --quiet)
-# sox: one tone per channel of a K-channel null input, then all mixed and spread to the output channels.
-peer=$(best_time sox -q -r "$rate" -c "$k" -n -c "$channels" -b 32 -e floating-point "$tmp/peer.wav" \
-  synth "$duration" "${synth[@]}" remix - channels "$channels")
-
-# Both must have written the same amount of audio, or the times compare nothing.
-python3 - "$tmp/ours.wav" "$tmp/peer.wav" <<'PY' || exit 1
-import sys
-import soundfile as sf
-for label, path in (("audiograph", sys.argv[1]), ("sox", sys.argv[2])):
-    try:
-        info = sf.info(path)
-    except Exception as e:
-        sys.exit(f"bench: {label} wrote no readable file ({e})")
-    print(f"{label + ':':11} {info.frames} frames x {info.channels} channel(s) at {info.samplerate} Hz, {info.subtype}")
-PY
-
-printf 'audiograph: %.3f s (%.0fx real time)\n' "$ours" "$(calc "$duration / $ours")"
-printf 'sox:        %.3f s (%.0fx real time)\n' "$peer" "$(calc "$duration / $peer")"
-printf 'ratio sox/audiograph: %.2f (above 1: audiograph is faster)\n' "$(calc "$peer / $ours")"
+  )
+  IFS=, read -r -a tones <<<"$tone_list"
+  synth=()
+  for t in "${tones[@]}"; do synth+=("${t%%:*}" "${t#*:}"); done
+  k=${#tones[@]}
+  echo "bench: $graph: ${duration} s at ${rate} Hz, ${channels} channel(s), ${k} oscillator(s); best of $runs"
+  ours=$(best_time "$cli" render "$graph" -o "$tmp/ours.wav" --sample-type float32 --quiet)
+  # sox: one tone per channel of a K-channel null input, then all mixed and spread to the output
+  # channels (its square, sawtooth and triangle are not band-limited: it does somewhat less work).
+  peer=$(best_time sox -q -r "$rate" -c "$k" -n -c "$channels" -b 32 -e floating-point "$tmp/peer.wav" \
+    synth "$duration" "${synth[@]}" remix - channels "$channels")
+  # Both must have written the same amount of audio, or the times compare nothing.
+  [ "$(soxi -s "$tmp/ours.wav")" = "$(soxi -s "$tmp/peer.wav")" ] \
+    || { echo "bench: audiograph and sox wrote different lengths" >&2; exit 1; }
+  printf '  audiograph: %.3f s (%.0fx real time)\n' "$ours" "$(calc "$duration / $ours")"
+  printf '  sox:        %.3f s (%.0fx real time)\n' "$peer" "$(calc "$duration / $peer")"
+  printf '  ratio sox/audiograph: %.2f (above 1: audiograph is faster)\n' "$(calc "$peer / $ours")"
+fi
 
 # The environment at full load: 16 moving and still sources through HRTF convolution and the
 # reverb (no peer renders HRTF from a SOFA set; it is measured against real time).
 hrtf=scripts/bench/hrtf16.json
 hrtf_time=$(best_time "$cli" render "$hrtf" -o "$tmp/hrtf16.wav" --quiet)
-printf 'audiograph, 16 HRTF sources + reverb (%s): %.3f s for 10 s (%.1fx real time; includes loading the SOFA set)\n' \
+printf 'bench: 16 HRTF sources + reverb (%s): %.3f s for 10 s (%.1fx real time; includes loading the SOFA set)\n' \
   "$hrtf" "$hrtf_time" "$(calc "10 / $hrtf_time")"
+load "end"

@@ -371,7 +371,7 @@ public final class AudioGraph: @unchecked Sendable {
         for (n, index, value, ramp) in parameterSets {
             let rate = n.processingRate
             n.parameters[index].recordListValue(value)
-            commands.append(.setParameter(n.kernel!, index: index, value: value, rampFrames: Int((ramp * rate).rounded())))
+            commands.append(.setParameter(n.kernel!, index: index, value: value, rampFrames: FrameCount.int(ramp * rate)))
         }
         for (n, name, value) in propertySets {
             if let m = n.applyProperty(name, value), let k = n.kernel { commands.append(.message(k, m)) }

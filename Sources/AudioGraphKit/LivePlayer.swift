@@ -78,6 +78,7 @@ public final class LivePlayer {
     private var applied: [(scheduled: Int64, applied: Int64)] = []
     private var lastLatency: PulseLatency?
     private var started = false
+    private var drained = false
     private var polls = 0
     /// `connect` / `disconnect` commands waiting for an `update` command (kept here, not on the
     /// graph's list, so a timed update does not take them along).
@@ -145,12 +146,14 @@ public final class LivePlayer {
         _ = stop()
     }
 
-    /// Starts capture (if the graph has an input) and playback.
-    public func start() throws(LivePlayerError) {
+    /// Starts capture (if the graph has an input) and playback. With `frames`, exactly that many
+    /// frames of the graph play (graph time, whatever the control thread does meanwhile), then
+    /// silence: see ``hasPlayedToEnd`` and ``drain(timeout:)``.
+    public func start(frames: Int64? = nil) throws(LivePlayerError) {
         guard !started else { return }
         do {
             try input?.startCapture(before: output, graph: graph)
-            try output.start(graph: graph, context: context, renderLimit: updates.first?.frame)
+            try output.start(graph: graph, context: context, renderLimit: updates.first?.frame, endFrame: frames)
         } catch {
             input?.stopCapture()
             throw .pulse(error)
@@ -160,6 +163,19 @@ public final class LivePlayer {
 
     /// Frames the graph has rendered (the sample time of the next slice).
     public var renderedFrames: Int { output.renderedFrames }
+
+    /// Whether the `frames` given to ``start(frames:)`` have all been rendered.
+    public var hasPlayedToEnd: Bool { output.playbackStream?.hasRenderedToEnd ?? false }
+
+    /// Waits (at most `timeout` seconds) until what was rendered has been played by the server.
+    /// Call after ``hasPlayedToEnd``, before ``stop()``.
+    @discardableResult
+    public func drain(timeout: Double = 5) -> Bool {
+        // The latency is read while audio is still queued (a drained stream reports 0).
+        if let l = output.playbackStream?.latency() { lastLatency = l }
+        drained = true
+        return output.playbackStream?.drain(timeout: timeout) ?? true
+    }
 
     /// Applies timed updates that are due, records the latency, and checks for faults. Call every
     /// few milliseconds from the control thread.
@@ -211,7 +227,7 @@ public final class LivePlayer {
             let ramp = words.count == 5 ? Double(words[4])! : 0
             guard ramp >= 0, ramp.isFinite else { return "RAMP must be seconds >= 0" }
             do {
-                try node.setParameter(words[2], value, rampFrames: Int((ramp * sampleRate).rounded()))
+                try node.setParameter(words[2], value, rampFrames: FrameCount.int(ramp * sampleRate))
             } catch {
                 return error.description
             }
@@ -229,11 +245,12 @@ public final class LivePlayer {
             // take its changes with it, early): wait until the render thread has adopted it.
             let clock = ContinuousClock()
             let deadline = clock.now.advanced(by: .seconds(2))
-            while graph.hasPendingPlan && clock.now < deadline { usleep(1000) }
+            // (Once the end frame is rendered nothing adopts plans any more: do not wait then.)
+            while graph.hasPendingPlan && clock.now < deadline && !hasPlayedToEnd { usleep(1000) }
             graph.enqueue(contentsOf: commandQueue)
             commandQueue.removeAll()
             do {
-                try graph.update(waitUntilApplied: true)
+                try graph.update(waitUntilApplied: !hasPlayedToEnd)
             } catch {
                 return error.description
             }
@@ -247,7 +264,7 @@ public final class LivePlayer {
     @discardableResult
     public func stop() -> LivePlayerSummary {
         let stream = output.playbackStream
-        if let l = stream?.latency() { lastLatency = l }
+        if !drained, let l = stream?.latency() { lastLatency = l }
         let summary = LivePlayerSummary(
             renderedFrames: output.renderedFrames, latency: lastLatency, requestedLatency: output.properties.latency,
             underruns: output.underrunCount, captureUnderruns: input?.captureStream?.underrunCount ?? 0,

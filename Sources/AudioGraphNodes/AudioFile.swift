@@ -17,6 +17,8 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
     case formatMismatch(path: String, reason: String)
     /// The file is not open for this (reading a file opened for writing, or a closed file).
     case notOpen(path: String, operation: String)
+    /// The file type's 32-bit size fields cannot hold this much audio (`bytes` of samples).
+    case tooLarge(path: String, bytes: Int64, typeName: String)
 
     public var description: String {
         switch self {
@@ -29,6 +31,9 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .invalidSettings(path, reason): return "\(path): invalid settings: \(reason)"
         case let .formatMismatch(path, reason): return "\(path): \(reason)"
         case let .notOpen(path, operation): return "\(path): not open for \(operation)"
+        case let .tooLarge(path, bytes, typeName):
+            return "\(path): \(typeName) files hold at most 4 GiB of samples; this one needs "
+                + "\(AudioFileWriter.gibibytes(bytes)) GiB (use .wav, .w64, .rf64, .caf or .flac)"
         }
     }
 }
@@ -37,12 +42,20 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
 ///
 /// Thread safety: every call does I/O: control threads only, never on the render thread.
 public enum AudioFileReader {
-    /// Rate, channel count and length of a file.
-    public static func info(path: String) throws(AudioFileError) -> AudioFileInfo {
-        var sfinfo = SF_INFO()
+    /// Opens `path` for reading; refuses FIFOs, devices and folders before libsndfile sees them
+    /// (opening a FIFO blocks until a writer appears, a device may never end).
+    static func open(_ path: String, _ sfinfo: inout SF_INFO) throws(AudioFileError) -> OpaquePointer {
+        if let reason = FileSystemPath.notRegularFileReason(path) { throw .cannotOpen(path: path, reason: reason) }
         guard let file = sf_open(path, Int32(SFM_READ), &sfinfo) else {
             throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
         }
+        return file
+    }
+
+    /// Rate, channel count and length of a file.
+    public static func info(path: String) throws(AudioFileError) -> AudioFileInfo {
+        var sfinfo = SF_INFO()
+        let file = try open(path, &sfinfo)
         sf_close(file)
         return AudioFileInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels), frames: sfinfo.frames)
     }
@@ -51,9 +64,7 @@ public enum AudioFileReader {
     public static func read(path: String, startFrame: Int64 = 0, frameCount: Int64? = nil) throws(AudioFileError)
         -> (info: AudioFileInfo, channels: [[Float]]) {
         var sfinfo = SF_INFO()
-        guard let file = sf_open(path, Int32(SFM_READ), &sfinfo) else {
-            throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
-        }
+        let file = try open(path, &sfinfo)
         defer { sf_close(file) }
         let info = AudioFileInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels), frames: sfinfo.frames)
         let start = max(0, min(startFrame, sfinfo.frames))
@@ -84,6 +95,7 @@ public final class AudioFileWriter {
     public let path: String
     /// The format written: rate, channels, sample type.
     public let format: StreamFormat
+    private let major: Int32
     private var file: OpaquePointer?
     private var scratch: [Float] = []
     private var scratchDouble: [Double] = []
@@ -109,6 +121,48 @@ public final class AudioFileWriter {
         }
     }
 
+    /// The most sample bytes a WAV, AIFF or AU file's 32-bit size fields can describe: 4 GiB less
+    /// room for the header chunks, so the RIFF/FORM size never wraps.
+    public static let classicSizeLimit: Int64 = 4 * 1024 * 1024 * 1024 - 64 * 1024
+
+    /// The bytes of samples `frames` frames of `format` take uncompressed (saturating).
+    public static func dataBytes(frames: Int64, format: StreamFormat) -> Int64 {
+        let perFrame = Int64(format.channelCount * format.sampleType.bytesPerSample)
+        let (bytes, overflow) = max(0, frames).multipliedReportingOverflow(by: perFrame)
+        return overflow ? .max : bytes
+    }
+
+    /// The libsndfile major format written to `path` for `dataBytes` bytes of samples: a `.wav`
+    /// past ``classicSizeLimit`` is written as RF64 (the EBU's 64-bit WAV, which readers of large
+    /// WAV files take), under it as plain WAV (byte for byte what it always was).
+    /// - Throws: `.unsupportedFileType`; `.tooLarge` for AIFF and AU past the limit (their
+    ///   formats have no 64-bit variant).
+    public static func majorFormat(forPath path: String, dataBytes: Int64) throws(AudioFileError) -> Int32 {
+        guard let major = majorFormat(forPath: path) else { throw .unsupportedFileType(path: path) }
+        guard dataBytes > classicSizeLimit else { return major }
+        switch major {
+        case Int32(SF_FORMAT_WAV): return Int32(SF_FORMAT_RF64)
+        case Int32(SF_FORMAT_AIFF): throw .tooLarge(path: path, bytes: dataBytes, typeName: "AIFF")
+        case Int32(SF_FORMAT_AU): throw .tooLarge(path: path, bytes: dataBytes, typeName: "AU")
+        default: return major
+        }
+    }
+
+    /// `bytes` in GiB with one decimal, for messages.
+    static func gibibytes(_ bytes: Int64) -> String {
+        let g = Double(bytes) / 1_073_741_824
+        return g >= 1e6 ? String(Int64(g)) : String(Double(Int64(g * 10)) / 10)
+    }
+
+    /// Whether `path`'s type compresses (FLAC, Ogg Vorbis): its size is not known in advance.
+    public static func isCompressed(path: String) -> Bool {
+        let major = majorFormat(forPath: path)
+        return major == Int32(SF_FORMAT_FLAC) || major == Int32(SF_FORMAT_OGG)
+    }
+
+    /// Whether a file written by this writer is an RF64 file (its container, not its extension).
+    public var isRF64: Bool { major == Int32(SF_FORMAT_RF64) }
+
     /// The sample type a file type stores when none is asked for: float32, or int24 for FLAC.
     public static func defaultSampleType(forPath path: String) -> SampleType {
         majorFormat(forPath: path) == Int32(SF_FORMAT_FLAC) ? .int24 : .float32
@@ -118,8 +172,8 @@ public final class AudioFileWriter {
     public static func validate(path: String, sampleType: SampleType, channels: Int, sampleRate: Double) throws(AudioFileError) {
         guard let major = majorFormat(forPath: path) else { throw .unsupportedFileType(path: path) }
         var info = SF_INFO()
-        info.samplerate = Int32(sampleRate)
-        info.channels = Int32(channels)
+        info.samplerate = Int32(clamping: FrameCount.int64(sampleRate))
+        info.channels = Int32(clamping: channels)
         info.format = major | subtype(sampleType, major: major)
         guard sf_format_check(&info) != 0 else { throw .unsupportedSampleType(path: path, sampleType: sampleType) }
     }
@@ -135,11 +189,18 @@ public final class AudioFileWriter {
         }
     }
 
-    /// Creates (truncates) the file at `path`.
-    public init(path: String, format: StreamFormat) throws(AudioFileError) {
-        guard let major = Self.majorFormat(forPath: path) else { throw .unsupportedFileType(path: path) }
+    /// Creates (truncates) the file at `path`. `expectedFrames`, when known, picks the container
+    /// (see ``majorFormat(forPath:dataBytes:)``): RF64 for a `.wav` past 4 GiB; AIFF and AU past
+    /// 4 GiB are refused before anything is created.
+    public init(path: String, format: StreamFormat, expectedFrames: Int64? = nil) throws(AudioFileError) {
+        let major = try Self.majorFormat(forPath: path, dataBytes: Self.dataBytes(frames: expectedFrames ?? 0, format: format))
+        self.major = major
         self.path = path
         self.format = format
+        // libsndfile stores the rate as a 32-bit integer; refuse rather than trap converting.
+        guard format.sampleRate.rounded() >= 1, format.sampleRate.rounded() <= Double(Int32.max) else {
+            throw .cannotOpen(path: path, reason: "a rate of \(format.sampleRate) Hz cannot be stored in a sound file")
+        }
         var info = SF_INFO()
         info.samplerate = Int32(format.sampleRate.rounded())
         info.channels = Int32(format.channelCount)

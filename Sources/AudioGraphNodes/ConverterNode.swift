@@ -1,11 +1,12 @@
-// The format converter: sample rate (libsamplerate), channel count or map, and sample type.
+// The format converter: sample rate (libsoxr or libsamplerate), channel count or map, and sample type.
 
 /// A format converter (cf. AUConverter): its output format is the `format` property's fields
 /// over its input's format.
 ///
-/// - Sample rate: converted by libsamplerate with the `quality` property's converter (`best`
-///   = SRC_SINC_BEST_QUALITY, `medium`, `fastest`, `linear`, `zeroOrderHold`), pulling the input
-///   on its own timeline (see ``ResamplingInputAdapter`` and ``Resampler``).
+/// - Sample rate: converted with the `quality` property's converter (`best` = libsoxr very high
+///   quality; `sincBest` = libsamplerate's SRC_SINC_BEST_QUALITY, `medium`, `fastest`, `linear`,
+///   `zeroOrderHold` = libsamplerate's), pulling the input on its own timeline (see
+///   ``ResamplingInputAdapter`` and ``Resampler``).
 /// - Channels: `channelMap[i]` is the input channel output channel i takes (-1: silence);
 ///   without a map the channel count changes by the up/down-mix rules (Web Audio "speakers"
 ///   for 1, 2, 4, 6 channels, "discrete" otherwise; see ``ChannelMixing``).

@@ -15,19 +15,21 @@ import Synchronization
 /// atomics — and gets nothing until the reader has answered (the player outputs silence and
 /// counts the frames meanwhile). Between requests the reader keeps the ring topped up.
 ///
-/// Offline rendering never lets the consumer find the ring empty:
-/// ``waitUntilBuffered(position:segment:version:frames:)`` (on the offline control thread,
-/// between two renders) makes the same request the next render would make and blocks until the
-/// frames are there, so the stream is bit-identical to decoding the file into memory.
+/// Offline rendering never waits for the reader thread: ``enterSynchronousMode()`` (on the
+/// offline control thread, between two renders) stops the reader thread for good, and from then
+/// on the consumer is also the producer: ``acquire(position:segment:version:wanted:)`` reads the
+/// frames it lacks from the file itself, on the calling thread, continuing where the last read
+/// ended (whole chunks, never more than the ring has room for), so no file region is read twice
+/// unless the stream seeks back. The stream is bit-identical to decoding the file into memory.
 ///
 /// Thread safety:
 /// - `init` and ``stop()`` on a control thread (`stop` joins the reader; `deinit` of the owner
 ///   must call it). The reader thread runs at normal priority.
-/// - The consumer API (``acquire(position:segment:version:)``, ``sample(channel:offset:)``,
-///   ``consume(_:)``) is for one thread at a time: the render thread, or — only while no render
-///   runs — the offline control thread through ``waitUntilBuffered(position:segment:version:frames:)``.
-///   It is real-time safe: no allocation, no lock, no I/O, no waiting.
-/// - ``waitUntilBuffered(position:segment:version:frames:)`` blocks (never on the render thread).
+/// - The consumer API (``acquire(position:segment:version:wanted:)``, ``headIndex`` with the
+///   ring's ``StreamRing/copy(channel:from:count:into:gains:gain:)``, ``consume(_:)``) is for one thread at a time, the render thread. It is real-time safe (no
+///   allocation, no lock, no I/O, no waiting) until ``enterSynchronousMode()``; afterwards
+///   `acquire` reads the file (offline rendering only).
+/// - ``enterSynchronousMode()`` joins the reader thread: a control thread, while no render runs.
 final class FileStreamer: @unchecked Sendable {
     /// What the stream plays: file frames `start..<start + length`, once or looping.
     struct Segment: Equatable, Sendable {
@@ -47,8 +49,7 @@ final class FileStreamer: @unchecked Sendable {
 
     /// Frames read from the file per disk access.
     static let chunkFrames = 8192
-    /// How long the idle reader sleeps before looking for work again (it is also woken by
-    /// ``waitUntilBuffered(position:segment:version:frames:)``).
+    /// How long the idle reader sleeps before looking for work again.
     static let idlePollSeconds = 0.005
 
     let ring: StreamRing
@@ -66,6 +67,8 @@ final class FileStreamer: @unchecked Sendable {
     private let stopRequested = Atomic<Bool>(false)
     /// Test hook: microseconds the reader sleeps before each disk read (a slow disk).
     let testOnly_readDelayMicroseconds = Atomic<Int>(0)
+    /// Test hook: file frames read so far (every read, on either thread).
+    let testOnly_framesRead = Atomic<Int64>(0)
 
     // MARK: Consumer only (render thread, or the offline control thread between renders)
     private var readIndex = 0
@@ -74,6 +77,11 @@ final class FileStreamer: @unchecked Sendable {
     private var headVersion: UInt64
     private var waiting = false
     private var requestedGeneration: UInt64 = 0
+    /// Set by ``enterSynchronousMode()``: the consumer reads the file itself (no reader thread).
+    private(set) var isSynchronous = false
+    /// In synchronous mode: the ring's contents do not answer `headPosition` yet (a seek the
+    /// reader thread had not taken when it stopped).
+    private var synchronousSeekPending = false
 
     // MARK: Reader thread only (the control thread in init, before the thread exists)
     private let file: SeekableAudioFileReader
@@ -86,7 +94,6 @@ final class FileStreamer: @unchecked Sendable {
     // MARK: Control thread only
     private var thread: pthread_t?
     private let wake = WakeSemaphore()
-    private let progress = WakeSemaphore()
 
     /// Opens `path`, fills the ring from stream position 0 of `segment` (here, on the calling
     /// control thread) and starts the reader thread.
@@ -137,8 +144,12 @@ final class FileStreamer: @unchecked Sendable {
     /// Makes the ring's head stream position `position` of `segment` (as of `version`, which
     /// changes whenever `segment` does) and returns how many frames from there are in the ring
     /// now (0 while a seek is on its way). Frames before `position` are discarded.
+    ///
+    /// In synchronous mode (offline), first reads the file until `wanted` frames from
+    /// `position` are there (or the stream has ended); there is never a seek on the way.
     @inline(__always)
-    func acquire(position: Int64, segment: Segment, version: UInt64) -> Int {
+    func acquire(position: Int64, segment: Segment, version: UInt64, wanted: Int = 0) -> Int {
+        if isSynchronous { return acquireSynchronously(position: position, segment: segment, version: version, wanted: wanted) }
         if waiting && dataGeneration.load(ordering: .acquiring) == requestedGeneration {
             readIndex = dataStartIndex.load(ordering: .relaxed)
             ring.releaseFrames(upTo: readIndex)
@@ -161,18 +172,66 @@ final class FileStreamer: @unchecked Sendable {
         return available
     }
 
-    /// Sample `offset` frames after the head, channel `channel` (within what ``acquire`` returned).
+    /// The ring index of the head: frames `headIndex..<headIndex + n` are the `n` frames
+    /// ``acquire(position:segment:version:wanted:)`` returned (read it once per slice and copy
+    /// from ``ring``, whose storage is immutable: no per-sample access to this object's state).
     @inline(__always)
-    func sample(channel: Int, offset: Int) -> Float {
-        ring.sample(channel: channel, at: readIndex + offset)
-    }
+    var headIndex: Int { readIndex }
 
-    /// Moves the head `frameCount` frames on (at most what ``acquire`` returned) and gives them back.
+    /// Moves the head `frameCount` frames on (at most what `acquire` returned) and gives them back.
     @inline(__always)
     func consume(_ frameCount: Int) {
         readIndex += frameCount
         headPosition += Int64(frameCount)
         ring.releaseFrames(upTo: readIndex)
+    }
+
+    /// ``acquire(position:segment:version:wanted:)`` without a reader thread: a seek is taken at
+    /// once, and missing frames are read here.
+    private func acquireSynchronously(position: Int64, segment: Segment, version: UInt64, wanted: Int) -> Int {
+        var available = ring.writtenIndex - readIndex
+        if synchronousSeekPending || version != headVersion || position < headPosition
+            || position - headPosition > Int64(available) {
+            // Nothing buffered is of use: restart the stream at `position` (the ring is emptied).
+            synchronousSeekPending = false
+            readerPosition = position
+            readerSegment = segment
+            readerEnded = false
+            readIndex = ring.producerWriteIndex
+            ring.releaseFrames(upTo: readIndex)
+            headPosition = position
+            headVersion = version
+            available = 0
+        } else if position > headPosition {
+            let skip = Int(position - headPosition)
+            readIndex += skip
+            headPosition = position
+            available -= skip
+            ring.releaseFrames(upTo: readIndex)
+        }
+        while available < wanted && fillOneChunk(partial: true) {
+            available = ring.writtenIndex - readIndex
+        }
+        return available
+    }
+
+    /// Stops the reader thread for good; from now on ``acquire(position:segment:version:wanted:)``
+    /// reads the file itself, so an offline render never waits for another thread. Call on the
+    /// thread that renders, while no render runs. Idempotent.
+    func enterSynchronousMode() {
+        guard !isSynchronous else { return }
+        stop()
+        if waiting {
+            if dataGeneration.load(ordering: .acquiring) == requestedGeneration {
+                // The reader took the last request: the ring holds its answer from dataStartIndex.
+                readIndex = dataStartIndex.load(ordering: .relaxed)
+                ring.releaseFrames(upTo: readIndex)
+            } else {
+                synchronousSeekPending = true
+            }
+            waiting = false
+        }
+        isSynchronous = true
     }
 
     private func requestSeek(position: Int64, segment: Segment, version: UInt64) {
@@ -186,38 +245,6 @@ final class FileStreamer: @unchecked Sendable {
         waiting = true
         headPosition = position
         headVersion = version
-    }
-
-    // MARK: Offline preparation (blocking; never on the render thread)
-
-    /// Makes the ring hold `frames` frames from stream position `position` (requesting a seek
-    /// as ``acquire(position:segment:version:)`` would), waiting for the reader as long as
-    /// needed (at most `timeout` seconds). Returns whether the frames are there.
-    /// Call only while no render runs (offline: between two renders, on the rendering thread).
-    @discardableResult
-    func waitUntilBuffered(position: Int64, segment: Segment, version: UInt64, frames: Int, timeout: Double = 30) -> Bool {
-        let wanted = min(frames, ring.capacity - Self.chunkFrames)
-        var clock = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &clock)
-        let deadline = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 + timeout
-        while true {
-            if acquire(position: position, segment: segment, version: version) >= wanted { return true }
-            clock_gettime(CLOCK_MONOTONIC, &clock)
-            if Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 > deadline { return false }
-            wake.post()
-            progress.wait(timeout: 0.05)
-        }
-    }
-
-    /// Like ``waitUntilBuffered(position:segment:version:frames:)`` from where the consumer
-    /// stands now (its head): for a consumer that only moves forward (a scheduled player's file
-    /// segment), so that the wait never turns into a seek. `frames` is capped at what the segment
-    /// has left. Call only while no render runs.
-    @discardableResult
-    func waitUntilBufferedFromHead(segment: Segment, frames: Int) -> Bool {
-        let remaining = segment.loop ? Int64.max : max(0, segment.length - headPosition)
-        return waitUntilBuffered(position: headPosition, segment: segment, version: headVersion,
-                                 frames: Int(min(Int64(frames), remaining)))
     }
 
     // MARK: Reader thread
@@ -253,29 +280,30 @@ final class FileStreamer: @unchecked Sendable {
         readerEnded = false
         dataStartIndex.store(ring.producerWriteIndex, ordering: .relaxed)
         dataGeneration.store(generation, ordering: .releasing)
-        progress.post()
         return true
     }
 
-    /// Reads one chunk of the stream into the ring if there is room for it. Returns whether it
-    /// did (false: the ring is full or the stream has ended).
-    private func fillOneChunk() -> Bool {
+    /// Reads one chunk of the stream into the ring if there is room for it (with `partial`: as
+    /// much of a chunk as there is room for). Returns whether it did (false: the ring is full or
+    /// the stream has ended).
+    private func fillOneChunk(partial: Bool = false) -> Bool {
         let segment = readerSegment
         if readerEnded || segment.length <= 0 { return false }
         let remaining = segment.loop ? Int64.max : segment.length - readerPosition
         if remaining <= 0 {
             readerEnded = true
-            progress.post()
-            return false
+                return false
         }
         let free = ring.freeFrames
-        let wanted = Int(min(Int64(Self.chunkFrames), remaining))
-        guard free >= wanted else { return false }
+        var wanted = Int(min(Int64(Self.chunkFrames), remaining))
+        if partial { wanted = min(wanted, free) }
+        guard wanted > 0, free >= wanted else { return false }
         let offset = segment.loop ? readerPosition % segment.length : readerPosition
         let count = Int(min(Int64(wanted), segment.length - offset))
         let delay = testOnly_readDelayMicroseconds.load(ordering: .relaxed)
         if delay > 0 { usleep(UInt32(delay)) }
         let got = file.read(into: scratch, atFrame: segment.start + offset, frameCount: count)
+        testOnly_framesRead.add(Int64(count), ordering: .relaxed)
         if got < count {
             // A failed or short read (a damaged or truncated file): silence, counted.
             counters.readFailures.add(1, ordering: .relaxed)
@@ -284,7 +312,6 @@ final class FileStreamer: @unchecked Sendable {
         }
         ring.write(interleaved: scratch, frameCount: count)
         readerPosition += Int64(count)
-        progress.post()
         return true
     }
 }

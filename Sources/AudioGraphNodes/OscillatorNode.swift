@@ -70,8 +70,8 @@ public final class OscillatorNode: GraphNode, @unchecked Sendable {
         }
         let rate = outputFormats.first?.sampleRate ?? sampleRate
         return OscillatorKernel.Settings(waveform: properties.waveform,
-                                         startOffset: Int64((properties.startTime * rate).rounded()),
-                                         stopOffset: properties.stopTime.map { Int64(($0 * rate).rounded()) })
+                                         startOffset: FrameCount.frames(seconds: properties.startTime, sampleRate: rate),
+                                         stopOffset: properties.stopTime.map { FrameCount.frames(seconds: $0, sampleRate: rate) })
     }
 }
 
@@ -115,8 +115,8 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         waveform = p.waveform
         let rate = node.outputFormats[0].sampleRate
         self.rate = rate
-        startOffset = Int64((p.startTime * rate).rounded())
-        stopOffset = p.stopTime.map { Int64(($0 * rate).rounded()) }
+        startOffset = FrameCount.frames(seconds: p.startTime, sampleRate: rate)
+        stopOffset = p.stopTime.map { FrameCount.frames(seconds: $0, sampleRate: rate) }
         seed = p.seed
         rng = SplitMix64(seed: p.seed)
         frequencyIndex = node.parameterIndex(of: ParameterAddress(name: "frequency"))!

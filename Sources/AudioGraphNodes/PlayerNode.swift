@@ -14,13 +14,14 @@ import Synchronization
 /// reads — no disk I/O, allocation, lock or wait on the render thread either way. A streaming
 /// player that finds data missing (a slow disk, a seek just requested) outputs silence for it
 /// and counts the frames in ``streamStarvedFrames``. Offline renderers call
-/// ``prepareForOfflineRender(graphSampleTime:graphSampleRate:)`` before every slice so that
-/// nothing is ever missing: the output is then bit-identical to the in-memory path.
+/// ``prepareForOfflineRender(graphSampleTime:graphSampleRate:)`` before every slice: the render
+/// then reads the file synchronously, so nothing is ever missing and nothing waits; the output
+/// is bit-identical to the in-memory path.
 /// `loop`, `startTime` and `segment` can be changed while running (through a change list).
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread. The
 /// counters may be read from any thread. ``prepareForOfflineRender(graphSampleTime:graphSampleRate:)``
-/// blocks; call it only from the thread that renders, between two renders.
+/// joins the disk thread; call it only from the thread that renders, between two renders.
 public final class PlayerNode: GraphNode, @unchecked Sendable {
     /// The configuration (its `path` is the resolved file path).
     public private(set) var properties: PlayerProperties
@@ -63,18 +64,19 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
     /// Failed or short reads of the file while streaming (their frames play as silence). Any thread.
     public var streamReadFailures: Int64 { streamCounters.readFailures.load(ordering: .relaxed) }
 
-    /// For offline rendering: blocks until a streaming player's ring holds the frames the next
-    /// render (of the graph frame `graphSampleTime` at the graph rate `graphSampleRate`) needs.
-    /// Does nothing for an in-memory player or before initialize. Call it from the thread that
-    /// renders, after the graph's `update()` for this frame and before `render`, never while a
-    /// render runs; the render itself never waits.
+    /// For offline rendering: switches a streaming player to synchronous reading — its disk
+    /// thread stops and every later render reads exactly the frames it needs from the file on
+    /// the rendering thread, so an offline render never waits for another thread and never
+    /// reads a file region twice (unless the player seeks back). The output is bit-identical to
+    /// the in-memory path. Does nothing for an in-memory player or before initialize; call it
+    /// from the thread that renders, after the graph's `update()` and before `render`, never
+    /// while a render runs (cheap after the first call). The arguments are not needed any more
+    /// (kept for callers).
     public func prepareForOfflineRender(graphSampleTime: Int64, graphSampleRate: Double) {
-        guard let k = kernel as? StreamingPlayerKernel else { return }
-        k.prepare(graphSampleTime: graphSampleTime, graphSampleRate: graphSampleRate, startOffset: startOffset,
-                  segment: streamSegment, version: settingsVersion)
+        (kernel as? StreamingPlayerKernel)?.prepareForOfflineRender()
     }
 
-    private var startOffset: Int64 { Int64((properties.startTime * fileInfo.sampleRate).rounded()) }
+    private var startOffset: Int64 { FrameCount.frames(seconds: properties.startTime, sampleRate: fileInfo.sampleRate) }
 
     private var streamSegment: FileStreamer.Segment {
         let range = playedFrameRange
@@ -96,9 +98,9 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
     /// The frames of the file that play: the segment, clipped to the file.
     public var playedFrameRange: Range<Int64> {
         let rate = fileInfo.sampleRate
-        let start = min(fileInfo.frames, max(0, Int64(((properties.segment?.start ?? 0) * rate).rounded())))
+        let start = min(fileInfo.frames, max(0, FrameCount.frames(seconds: properties.segment?.start ?? 0, sampleRate: rate)))
         var end = fileInfo.frames
-        if let d = properties.segment?.duration { end = min(end, start + max(0, Int64((d * rate).rounded()))) }
+        if let d = properties.segment?.duration { end = min(end, start + min(end - start, max(0, FrameCount.frames(seconds: d, sampleRate: rate)))) }
         return start..<max(start, end)
     }
 
@@ -114,7 +116,7 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         if Double(fileInfo.frames) > Self.streamingThreshold * fileInfo.sampleRate {
             do {
-                // Room for many slices even behind a rate converter (see StreamingPlayerKernel.prepare).
+                // Room for many slices even behind a rate converter, which pulls ahead of the graph frame.
                 let streamer = try FileStreamer(path: properties.path, segment: streamSegment, version: settingsVersion,
                                                 capacity: max(Self.streamingRingFrames, 8 * maximumFramesPerSlice + 16384),
                                                 counters: streamCounters)
@@ -223,7 +225,7 @@ final class PlayerKernel: NodeKernel, @unchecked Sendable {
         length = Int64(storage.list.capacity)
         volumeIndex = node.parameterIndex(of: ParameterAddress(name: "volume"))!
         loop = node.properties.loop
-        startOffset = Int64((node.properties.startTime * node.fileInfo.sampleRate).rounded())
+        startOffset = FrameCount.frames(seconds: node.properties.startTime, sampleRate: node.fileInfo.sampleRate)
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
     }

@@ -1,7 +1,7 @@
 // Implicit sample-rate conversion of one input bus (mixer, environment, converter): a Resampler on a pull source.
 
 /// Converts one input bus from its source's rate to the node's rate with ``Resampler``
-/// (libsamplerate, SINC_BEST_QUALITY unless another quality is asked for), pulling the source on
+/// (libsoxr at quality `best` unless another quality is asked for), pulling the source on
 /// its own timeline. The resampler asks for fixed blocks; the adapter pulls them in pieces of at
 /// most `maximumFramesPerSlice`, so the result depends neither on the slice size nor on the
 /// request sizes.

@@ -23,12 +23,10 @@ public final class SeekableAudioFileReader {
     /// The frame the next `sf_readf_float` reads from (-1: unknown, seek first).
     private var filePosition: Int64 = 0
 
-    /// Opens `path` for reading.
+    /// Opens `path` for reading (a regular file only: FIFOs, devices and folders are refused).
     public init(path: String) throws(AudioFileError) {
         var sfinfo = SF_INFO()
-        guard let f = sf_open(path, Int32(SFM_READ), &sfinfo) else {
-            throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
-        }
+        let f = try AudioFileReader.open(path, &sfinfo)
         self.path = path
         file = f
         info = AudioFileInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels), frames: sfinfo.frames)

@@ -13,7 +13,8 @@ import Synchronization
 /// The consumer may skip forward (to any index up to ``writtenIndex``) to discard frames.
 ///
 /// Thread safety: `write…` and ``freeFrames`` from the producer thread only; ``writtenIndex``,
-/// ``sample(channel:at:)`` and ``releaseFrames(upTo:)`` from the consumer thread only. All of them
+/// ``sample(channel:at:)``, ``copy(channel:from:count:into:gains:gain:)`` and
+/// ``releaseFrames(upTo:)`` from the consumer thread only. All of them
 /// are real-time safe (no allocation, no lock, no wait). Storage is allocated in `init` and freed
 /// in `deinit` (off the render thread).
 final class StreamRing: @unchecked Sendable {
@@ -60,13 +61,14 @@ final class StreamRing: @unchecked Sendable {
     func write(interleaved source: UnsafePointer<Float>, frameCount: Int) {
         assert(frameCount <= freeFrames, "ring overrun")
         let ch = channelCount
+        // Two contiguous runs (before and after the wrap), each a plain strided copy.
+        let slot = producerIndex & mask
+        let first = min(frameCount, capacity - slot)
         for c in 0..<ch {
             let channel = storage + c * capacity
-            var slot = producerIndex & mask
-            for i in 0..<frameCount {
-                channel[slot] = source[i * ch + c]
-                slot = (slot + 1) & mask
-            }
+            let src = source + c
+            for i in 0..<first { channel[slot + i] = src[i * ch] }
+            for i in first..<frameCount { channel[i - first] = src[i * ch] }
         }
         producerIndex += frameCount
         written.store(producerIndex, ordering: .releasing)
@@ -82,6 +84,25 @@ final class StreamRing: @unchecked Sendable {
     @inline(__always)
     func sample(channel: Int, at index: Int) -> Float {
         storage[channel * capacity + (index & mask)]
+    }
+
+    /// Copies `count` samples of channel `channel` from frame index `index` on (all between the
+    /// consumer's released index and ``writtenIndex``) into `destination`, each multiplied by
+    /// `gains[i]`, or by `gain` when `gains` is nil. Two contiguous runs, no per-sample index
+    /// arithmetic beyond the wrap.
+    @inline(__always)
+    func copy(channel: Int, from index: Int, count: Int, into destination: UnsafeMutablePointer<Float>,
+              gains: UnsafePointer<Float>?, gain: Float) {
+        let source = storage + channel * capacity
+        let slot = index & mask
+        let first = min(count, capacity - slot)
+        if let gains {
+            for i in 0..<first { destination[i] = source[slot + i] * gains[i] }
+            for i in first..<count { destination[i] = source[i - first] * gains[i] }
+        } else {
+            for i in 0..<first { destination[i] = source[slot + i] * gain }
+            for i in first..<count { destination[i] = source[i - first] * gain }
+        }
     }
 
     /// Gives the frames before `index` back to the producer.

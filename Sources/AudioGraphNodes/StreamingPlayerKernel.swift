@@ -5,11 +5,13 @@
 /// the samples come from a ``FileStreamer`` ring filled by a disk-reader thread.
 ///
 /// When the ring does not hold the frames a slice needs, the kernel outputs silence for them and
-/// adds them to the node's `streamStarvedFrames` — it never waits.
+/// adds them to the node's `streamStarvedFrames` — it never waits. Offline, once
+/// ``prepareForOfflineRender()`` has run, the render reads the frames it needs from the file
+/// itself (no disk thread, nothing missing, nothing read twice).
 ///
 /// Thread safety: render thread only after creation, except ``deinit`` (control thread: stops
 /// and joins the disk thread) and the offline preparation the node performs between renders
-/// (``prepare(graphSampleTime:graphSampleRate:startOffset:segment:version:)``).
+/// (``prepareForOfflineRender()``).
 final class StreamingPlayerKernel: NodeKernel, @unchecked Sendable {
     // MARK: Immutable after init
     let streamer: FileStreamer
@@ -21,13 +23,6 @@ final class StreamingPlayerKernel: NodeKernel, @unchecked Sendable {
     private var version: UInt64
     private var startOffset: Int64
 
-    // MARK: Render thread only (read by the offline preparation between renders)
-    /// The sample time (own timeline) after the last slice rendered.
-    private(set) var nextSampleTime: Int64 = 0
-    /// Slices rendered so far.
-    private(set) var renderCount = 0
-    /// Whether `start(atSampleTime:)` has run.
-    private(set) var hasStarted = false
 
     init(node: PlayerNode, streamer: FileStreamer, segment: FileStreamer.Segment, version: UInt64,
          startOffset: Int64, maximumFramesPerSlice: Int) {
@@ -43,12 +38,6 @@ final class StreamingPlayerKernel: NodeKernel, @unchecked Sendable {
 
     deinit { streamer.stop() }
 
-    override func start(atSampleTime sampleTime: Int64) {
-        super.start(atSampleTime: sampleTime)
-        nextSampleTime = sampleTime
-        hasStarted = true
-    }
-
     override func receive(_ message: KernelMessage) {
         guard let s = message as? PlayerKernel.Settings else { return }
         startOffset = s.startOffset
@@ -58,8 +47,6 @@ final class StreamingPlayerKernel: NodeKernel, @unchecked Sendable {
 
     override func render(context: RenderContext, inputs: RenderInputs) {
         let n = context.frameCount
-        renderCount &+= 1
-        nextSampleTime = context.sampleTime + Int64(n)
         let volume = parameterValues(volumeIndex, context)
         let first = context.sampleTime - (startSampleTime + startOffset)
         let length = segment.length
@@ -74,12 +61,16 @@ final class StreamingPlayerKernel: NodeKernel, @unchecked Sendable {
         let b = segment.loop ? first + Int64(n) : min(first + Int64(n), length)
         let lead = Int(a - first)
         let wanted = Int(b - a)
-        let got = min(wanted, streamer.acquire(position: a, segment: segment, version: version))
+        let got = min(wanted, streamer.acquire(position: a, segment: segment, version: version, wanted: wanted))
         let out = outputs[0]
+        // Whole runs from the ring (sample × volume, as the in-memory kernel computes it).
+        let ring = streamer.ring
+        let head = streamer.headIndex
+        let gains = volume.values.map { UnsafePointer($0 + lead) }
         for c in 0..<out.channelCount {
             let dst = out.channel(c)
             for i in 0..<lead { dst[i] = 0 }
-            for j in 0..<got { dst[lead + j] = streamer.sample(channel: c, offset: j) * volume[lead + j] }
+            ring.copy(channel: c, from: head, count: got, into: dst + lead, gains: gains, gain: volume.constant)
             for i in (lead + got)..<n { dst[i] = 0 }
         }
         streamer.consume(got)
@@ -87,30 +78,11 @@ final class StreamingPlayerKernel: NodeKernel, @unchecked Sendable {
         outputIsSilent[0] = false
     }
 
-    /// Offline only, between two renders (on the thread that renders): makes sure the frames
-    /// the next render of graph frame `graphSampleTime` needs are in the ring, waiting for the
-    /// disk thread. The arguments are the control side's current settings — the ones any
-    /// message still on its way to this kernel carries.
-    ///
-    /// The ring is filled with half its capacity from a position no later than the one the next
-    /// slice starts at: where the last slice ended (a source behind a rate converter is pulled
-    /// contiguously, ahead of the graph frame), unless that is far from the graph frame on the
-    /// kernel's timeline (first slice, or reconnected after a pause) — then the graph frame. The
-    /// render skips forward over frames it does not need; it never has to seek.
-    func prepare(graphSampleTime: Int64, graphSampleRate: Double, startOffset newOffset: Int64,
-                 segment newSegment: FileStreamer.Segment, version newVersion: UInt64) {
-        let rate = outputFormats[0].sampleRate
-        let graphTime = rate == graphSampleRate ? graphSampleTime
-            : Int64((Double(graphSampleTime) * rate / graphSampleRate).rounded())
-        let slack = Int64(streamer.ring.capacity / 4)
-        let time = renderCount > 0 && abs(graphTime - nextSampleTime) <= slack ? nextSampleTime : graphTime
-        let start = hasStarted ? startSampleTime : graphTime
-        let a = max(time - (start + newOffset), 0)
-        guard newSegment.length > 0, newSegment.loop || a < newSegment.length else { return }
-        let remaining = newSegment.loop ? Int64.max : newSegment.length - a
-        let frames = Int(min(Int64(streamer.ring.capacity / 2), remaining))
-        if !streamer.waitUntilBuffered(position: a, segment: newSegment, version: newVersion, frames: frames) {
-            counters.readFailures.add(1, ordering: .relaxed)
-        }
+    /// Offline only, between two renders (on the thread that renders): switches the streamer to
+    /// synchronous reading (``FileStreamer/enterSynchronousMode()``), so that every later render
+    /// reads exactly the frames it needs from the file itself — however its source is pulled
+    /// (behind a rate converter, ahead of the graph frame) — and never waits for the disk thread.
+    func prepareForOfflineRender() {
+        streamer.enterSynchronousMode()
     }
 }

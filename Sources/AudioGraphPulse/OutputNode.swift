@@ -63,7 +63,9 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
     /// `context` that pulls it. Unconnected input: plays silence in stereo at the graph's rate.
     ///
     /// - Throws: `PulseError` (no server, unknown sink, ...); nothing is left running then.
-    public func start(graph: AudioGraph, context: PulseContext, renderLimit: Int64? = nil) throws(PulseError) {
+    /// `endFrame`: see `PulsePlaybackStream.setEndFrame(_:)`.
+    public func start(graph: AudioGraph, context: PulseContext, renderLimit: Int64? = nil,
+                      endFrame: Int64? = nil) throws(PulseError) {
         guard stream == nil else { return }
         let configuration = streamConfiguration(graph: graph)
         let channels = configuration.channels
@@ -85,6 +87,7 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
             }
         }
         s.setRenderLimit(renderLimit)
+        s.setEndFrame(endFrame)
         do {
             try graph.start()
         } catch {

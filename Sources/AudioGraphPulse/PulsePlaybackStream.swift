@@ -90,6 +90,9 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     private let framesRendered = Atomic<Int>(0)
     /// The render thread starts no slice at or beyond this frame (Int64.max: no limit).
     private let renderLimit = Atomic<Int64>(.max)
+    /// The render thread renders nothing at or beyond this frame; the rest of the slice that
+    /// reaches it is silence (Int64.max: no end).
+    private let endFrame = Atomic<Int64>(.max)
     private let faultState = PulseStreamFault()
 
     /// Creates a stopped stream. `render` is called on the render thread once started.
@@ -150,6 +153,50 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         wake.post()
     }
 
+    /// Ends the stream's audio at `frame` (nil: never): the render thread renders no slice at or
+    /// beyond it and silences the part of the slice that crosses it, so exactly `frame` frames
+    /// are played; ``renderedFrames`` then stays at `frame`. Call before `start()` for short
+    /// lengths. Any thread; lock-free.
+    public func setEndFrame(_ frame: Int64?) {
+        endFrame.store(frame ?? .max, ordering: .releasing)
+        wake.post()
+    }
+
+    /// Whether every frame up to the end frame (``setEndFrame(_:)``) has been rendered.
+    public var hasRenderedToEnd: Bool { Int64(renderedFrames) >= endFrame.load(ordering: .acquiring) }
+
+    /// Lets what has been rendered play out: waits until the ring has gone to the server and the
+    /// server has played it (`pa_stream_drain`), at most `timeout` seconds. Call after
+    /// ``hasRenderedToEnd`` and before `stop()`. Control thread; blocks.
+    /// - Returns: whether everything played within `timeout`.
+    @discardableResult
+    public func drain(timeout: Double = 5) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(Int(max(0, min(timeout, 3600)) * 1000)))
+        // A short stream may never have filled the server's buffer: uncork, so it plays.
+        context.withLock { uncorkLocked() }
+        while ring.readableCount > 0 && clock.now < deadline && fault == nil && running.load(ordering: .acquiring) {
+            context.withLock { drainLocked() }
+            usleep(2000)
+        }
+        let left = deadline - clock.now
+        let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18
+        guard seconds > 0, fault == nil else { return false }
+        return context.withLock {
+            guard let s = stream else { return false }
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            return context.waitForOperationLocked(pa_stream_drain(s, playbackDrainCallback, me), timeout: seconds)
+        }
+    }
+
+    private func uncorkLocked() {
+        guard let s = stream, corked else { return }
+        corked = false
+        if let operation = pa_stream_cork(s, 0, nil, nil) { pa_operation_unref(operation) }
+    }
+
+    fileprivate func drainFinished() { context.signal() }
+
     /// True when the render thread obtained real-time scheduling.
     public var hasRealtimePriority: Bool { thread?.isRealtime ?? false }
 
@@ -174,7 +221,9 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         // Give the render thread a moment to fill the ring so the first request is met.
         let sliceSamples = configuration.maximumFramesPerSlice * configuration.channels
         // (Not when held at frame 0: a control thread applies a change before the first slice.)
-        for _ in 0..<500 where ring.writableCount >= sliceSamples && renderLimit.load(ordering: .acquiring) > 0 {
+        // (Nor once the end frame is rendered: a stream shorter than the ring never fills it.)
+        for _ in 0..<500 where ring.writableCount >= sliceSamples && renderLimit.load(ordering: .acquiring) > 0
+            && Int64(framesRendered.load(ordering: .relaxed)) < endFrame.load(ordering: .acquiring) {
             usleep(1000)
         }
 
@@ -221,8 +270,14 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         RenderThread.markCurrentThread(true)
         defer { RenderThread.markCurrentThread(false) }
         while running.load(ordering: .acquiring) {
-            while ring.writableCount >= sliceSamples && sampleTime < renderLimit.load(ordering: .acquiring) {
+            let end = endFrame.load(ordering: .acquiring)
+            while ring.writableCount >= sliceSamples && sampleTime < renderLimit.load(ordering: .acquiring) && sampleTime < end {
                 render(sampleTime, frames, channelBuffers)
+                // The slice that crosses the end frame is silent from there on.
+                let valid = Int(min(Int64(frames), end - sampleTime))
+                if valid < frames {
+                    for c in 0..<channels { (channelBuffers[c] + valid).update(repeating: 0, count: frames - valid) }
+                }
                 for c in 0..<channels {
                     let src = channelBuffers[c]
                     var i = c
@@ -233,7 +288,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
                 }
                 ring.write(interleaved, count: sliceSamples)
                 sampleTime += Int64(frames)
-                framesRendered.wrappingAdd(frames, ordering: .relaxed)
+                framesRendered.wrappingAdd(valid, ordering: .relaxed)
                 if !running.load(ordering: .relaxed) { return }
             }
             // Between slices: wait for the mainloop thread to free space (or stop()).
@@ -298,10 +353,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         if moved { wake.post() }
         // The stream was created corked: uncork once the server's buffer is full, so the sink
         // never renders the stream empty.
-        if corked, pa_stream_writable_size(s) == 0 {
-            corked = false
-            if let operation = pa_stream_cork(s, 0, nil, nil) { pa_operation_unref(operation) }
-        }
+        if corked, pa_stream_writable_size(s) == 0 { uncorkLocked() }
     }
 
     fileprivate func timerFired() {
@@ -345,6 +397,10 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         timer = nil
         handler?(error)
     }
+}
+
+private func playbackDrainCallback(_ s: OpaquePointer?, _ success: Int32, _ userdata: UnsafeMutableRawPointer?) {
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.drainFinished()
 }
 
 private func playbackMovedCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {

@@ -11,14 +11,14 @@ struct PlayCommand: ParsableCommand {
         discussion: """
             Reads commands from standard input, one per line: set NODE ADDRESS VALUE [RAMP] \
             (at once, ramping RAMP seconds), connect FROM TO and disconnect TO (queued), update \
-            (applies the queued changes as one list). Stops after --duration or on Ctrl-C and \
-            prints the latency and the underruns.
+            (applies the queued changes as one list). Stops after --duration (graph time) or on \
+            Ctrl-C, SIGTERM or SIGHUP and prints the latency and the underruns.
             """)
 
     @Argument(help: "The graph file (a genericOutput plays to the default sink, or --device).")
     var graph: String
 
-    @Option(help: "Stop after this many seconds.")
+    @Option(help: "Play exactly this many seconds of graph time, then let the output drain.")
     var duration: Double?
 
     @Option(help: "Sink name (default: the graph's, else the server's default sink).")
@@ -30,40 +30,45 @@ struct PlayCommand: ParsableCommand {
 
     func run() throws {
         let validated = try Diagnostics.loadGraph(graph)
+        let rate = validated.description.sampleRate
+        // --duration is graph time: exactly that many frames play, then the output drains.
+        let endFrame = duration.map { FrameCount.frames(seconds: $0, sampleRate: rate) }
         let player: LivePlayer
+        installInterruptHandlers()
         do {
             player = try LivePlayer(validated, device: device)
-            try player.start()
+            try player.start(frames: endFrame)
         } catch {
             throw Self.exit(for: error, graph: graph)
         }
-        installInterruptHandlers()
-        let commands = Mutex<[String]>([])
-        // The control loop sleeps up to 5 ms between polls; a command line wakes it at once.
-        let wake = DispatchSemaphore(value: 0)
-        let reader = Thread {
-            while let line = readLine() {
-                commands.withLock { $0.append(line) }
-                wake.signal()
-            }
-        }
-        reader.start()
+        let commands = CommandLineReader()
+        commands.start()
 
-        let clock = ContinuousClock()
-        let started = clock.now
         var failure: LivePlayerError?
-        while !interruptRequested.load(ordering: .relaxed) {
-            if let duration, clock.now - started >= .seconds(duration) { break }
+        // Between commands the loop checks Ctrl-C and the end again, so however many commands
+        // are queued, neither waits for the queue: one command at a time, then the checks.
+        loop: while !interruptRequested.load(ordering: .relaxed) && !player.hasPlayedToEnd {
             do {
                 try player.poll()
             } catch {
                 failure = error
                 break
             }
-            for line in commands.withLock({ q -> [String] in defer { q.removeAll() }; return q }) {
-                if let problem = player.execute(line) { Diagnostics.error("audiograph: \(problem)") }
+            let dropped = commands.takeDroppedCount()
+            if dropped > 0 {
+                Diagnostics.error("audiograph: ignored \(dropped) command line\(dropped == 1 ? "" : "s") longer than \(CommandLineReader.maximumLineLength) bytes")
             }
-            _ = wake.wait(timeout: .now() + .milliseconds(5))
+            if let line = commands.next() {
+                if let problem = player.execute(line) { Diagnostics.error("audiograph: \(problem)") }
+                continue loop
+            }
+            _ = commands.arrived.wait(timeout: .now() + .milliseconds(5))
+        }
+        if failure == nil && !interruptRequested.load(ordering: .relaxed) && player.hasPlayedToEnd {
+            // Let the last rendered audio play out (Ctrl-C is not polled here: at most the latency).
+            player.drain(timeout: 2 + (validated.description.nodes.compactMap { n -> Double? in
+                if case .output(let o) = n.configuration { return o.latency / 1000 } else { return nil }
+            }.first ?? 0.02) * 4)
         }
         let summary = player.stop()
         if let failure { throw Self.exit(for: failure, graph: graph) }

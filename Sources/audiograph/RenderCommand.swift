@@ -60,20 +60,34 @@ struct RenderCommand: ParsableCommand {
             renderer = try OfflineRenderer(validated, outputPath: out, duration: duration, frames: frames,
                                            sampleType: sampleType?.value, sliceSize: slice)
         } catch {
-            Diagnostics.error("\(graph): \(error)")
+            switch error {
+            case .insufficientSpace:
+                Diagnostics.error("\(error)")
+                throw ExitCode(ExitStatus.runtime)
+            case .file, .pathConflict:
+                Diagnostics.error("\(error)")
+            default:
+                Diagnostics.error("\(graph): \(error)")
+            }
             throw ExitCode(ExitStatus.invalidInput)
         }
+        // SIGINT, SIGTERM and SIGHUP stop the render between slices; its temporary files go.
+        installInterruptHandlers()
         let bar = (!quiet && Diagnostics.stderrIsTerminal) ? ProgressBar() : nil
         let clock = ContinuousClock()
         let started = clock.now
         do {
-            try renderer.render(to: out, progress: bar.map { b in { b.update($0) } })
+            try renderer.render(to: out, progress: bar.map { b in { b.update($0) } },
+                                isCancelled: { interruptRequested.load(ordering: .relaxed) })
         } catch {
             bar?.finish()
             switch error {
             case .graph(let e):
                 Diagnostics.error("\(graph): \(e)")
                 throw ExitCode(ExitStatus.invalidInput)
+            case .interrupted:
+                Diagnostics.error("\(out): \(error)")
+                throw ExitCode(ExitStatus.runtime)
             default:
                 Diagnostics.error("\(out): \(error)")
                 throw ExitCode(ExitStatus.runtime)

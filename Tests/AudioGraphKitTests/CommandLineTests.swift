@@ -24,7 +24,9 @@ final class CommandLineTests: XCTestCase {
         var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
     }
 
-    private func run(_ arguments: [String], in directory: URL) throws -> Result {
+    /// Runs the CLI in `directory`; a run still going after `timeout` seconds is killed (and the
+    /// crash assertion below fails), so a hang fails the test instead of blocking it.
+    func run(_ arguments: [String], in directory: URL, timeout: Double = 300) throws -> Result {
         guard let exe = Self.executable else { throw XCTSkip("the audiograph executable is not built") }
         let p = Process()
         p.executableURL = exe
@@ -35,6 +37,9 @@ final class CommandLineTests: XCTestCase {
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
         try p.run()
+        let watchdog = DispatchWorkItem { if p.isRunning { p.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         // Read before waiting so a full pipe cannot block the child.
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
@@ -43,14 +48,14 @@ final class CommandLineTests: XCTestCase {
         return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
-    private let sine = """
+    let sine = """
         { "version": 1, "sampleRate": 48000, "duration": 0.1,
           "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 1000, "amplitude": 0.5 }, "properties": { "channels": 2 } },
                      { "id": "out", "type": "genericOutput" } ],
           "connections": [ { "from": "osc", "to": "out" } ] }
         """
 
-    private func write(_ text: String, _ name: String, in dir: URL) throws -> String {
+    func write(_ text: String, _ name: String, in dir: URL) throws -> String {
         let url = dir.appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
         return url.path

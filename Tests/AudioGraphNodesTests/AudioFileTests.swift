@@ -1,5 +1,6 @@
 // Tests of AudioFileReader/AudioFileWriter: round trips for WAV, FLAC and AIFF in several sample types.
 import AudioGraphCore
+import CSndFile
 import Foundation
 import XCTest
 @testable import AudioGraphNodes
@@ -96,6 +97,54 @@ final class AudioFileTests: XCTestCase {
         try w.close()
         let r = try AudioFileReader.read(path: path)
         XCTAssertEqual(r.channels, [[0.25, 0.25, 0.25, 0.25], [0, 0, 0, 0], [0, 0, 0, 0]])
+    }
+
+    // MARK: Past 4 GiB (issue 10)
+
+    /// The container is picked by the length asked for: a WAV whose samples pass the 32-bit
+    /// RIFF sizes is RF64; AIFF and AU (no 64-bit variant) are refused; 64-bit types stay.
+    func testContainerForTheRequestedLength() throws {
+        let stereoFloat = StreamFormat(sampleRate: 48000, channelCount: 2)
+        // Four hours of 48 kHz stereo float32: 5.5 GB of samples.
+        let fourHours = AudioFileWriter.dataBytes(frames: 4 * 3600 * 48000, format: stereoFloat)
+        XCTAssertEqual(fourHours, 4 * 3600 * 48000 * 2 * 4)
+        XCTAssertEqual(AudioFileWriter.dataBytes(frames: .max, format: stereoFloat), .max, "saturates")
+        let limit = AudioFileWriter.classicSizeLimit
+        XCTAssertEqual(limit, 4_294_967_296 - 65536)
+        XCTAssertEqual(try AudioFileWriter.majorFormat(forPath: "a.wav", dataBytes: limit), Int32(SF_FORMAT_WAV))
+        XCTAssertEqual(try AudioFileWriter.majorFormat(forPath: "a.wav", dataBytes: limit + 1), Int32(SF_FORMAT_RF64))
+        XCTAssertEqual(try AudioFileWriter.majorFormat(forPath: "a.WAV", dataBytes: fourHours), Int32(SF_FORMAT_RF64))
+        for (ext, major) in [("w64", SF_FORMAT_W64), ("caf", SF_FORMAT_CAF), ("flac", SF_FORMAT_FLAC), ("rf64", SF_FORMAT_RF64)] {
+            XCTAssertEqual(try AudioFileWriter.majorFormat(forPath: "a.\(ext)", dataBytes: fourHours), Int32(major), ext)
+        }
+        for (ext, name) in [("aiff", "AIFF"), ("au", "AU")] {
+            XCTAssertEqual(try AudioFileWriter.majorFormat(forPath: "a.\(ext)", dataBytes: limit), ext == "aiff" ? Int32(SF_FORMAT_AIFF) : Int32(SF_FORMAT_AU))
+            XCTAssertThrowsError(try AudioFileWriter.majorFormat(forPath: "a.\(ext)", dataBytes: fourHours)) { error in
+                XCTAssertEqual(error as? AudioFileError, .tooLarge(path: "a.\(ext)", bytes: fourHours, typeName: name))
+                XCTAssertEqual("\(error)", "a.\(ext): \(name) files hold at most 4 GiB of samples; this one needs 5.1 GiB (use .wav, .w64, .rf64, .caf or .flac)")
+            }
+        }
+    }
+
+    /// A writer told the file will pass 4 GiB writes an RF64 header (checked in the bytes), and
+    /// libsndfile reads the samples back; told nothing, it writes a plain RIFF WAV as before.
+    func testALongWAVIsWrittenAsRF64() throws {
+        let dir = try temporaryDirectory(self)
+        let storage = ChannelBufferStorage(channelCount: 2, capacity: 3000)
+        for c in 0..<2 { for i in 0..<3000 { storage.list.channel(c)[i] = data[c][i] } }
+        for (name, expected, magic) in [("long.wav", Int64(600_000_000), "RF64"), ("short.wav", Int64(3000), "RIFF")] {
+            let path = dir.appendingPathComponent(name).path
+            let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 48000, channelCount: 2), expectedFrames: expected)
+            XCTAssertEqual(w.isRF64, magic == "RF64")
+            try w.write(storage.list, frameCount: 3000)
+            try w.close()
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            XCTAssertEqual(String(decoding: bytes.prefix(4), as: UTF8.self), magic, name)
+            XCTAssertEqual(String(decoding: bytes[8..<12], as: UTF8.self), "WAVE", name)
+            let read = try AudioFileReader.read(path: path)
+            XCTAssertEqual(read.info, AudioFileInfo(sampleRate: 48000, channels: 2, frames: 3000))
+            XCTAssertEqual(read.channels[1], data[1], name)
+        }
     }
 
     func testErrors() throws {

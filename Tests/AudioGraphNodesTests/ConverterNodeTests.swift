@@ -33,6 +33,8 @@ final class ConverterNodeTests: XCTestCase {
         let a = try render(slice: 512, pattern: [512])
         XCTAssertEqual(a, try render(slice: 64, pattern: [1, 64, 7]))
         XCTAssertEqual(a, try render(slice: 4096, pattern: [4096]))
+        XCTAssertEqual(a, try render(slice: 1, pattern: [1]))
+        XCTAssertEqual(a, try render(slice: 64, pattern: [64]))
     }
 
     func testChannelMap() throws {

@@ -11,7 +11,7 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
     }
 
-    /// oscillator (44.1 kHz) -> converter (48 kHz, best) -> eq (3 bands, automated frequency) ->
+    /// oscillator (44.1 kHz) -> converter (48 kHz, best: libsoxr) -> eq (3 bands, automated frequency) ->
     /// delay (automated wet) -> out: 2000 slices rendered with only the render calls tracked,
     /// parameter steps, ramps and a quality change in between.
     func testRenderAllocatesNothingAndTakesNoLock() throws {

@@ -183,7 +183,7 @@ final class RealTimeSafetyTests: XCTestCase {
     }
 
     /// The effect and spatial nodes: eq (gliding band parameters), delay (gliding delay time),
-    /// converter (44.1 kHz → 48 kHz and a channel map), environment with HRTF and reverb and one
+    /// converter (44.1 kHz → 48 kHz with libsoxr, quality `best`, and a channel map), environment with HRTF and reverb and one
     /// with equal-power panning, with parameters moving and change lists flying.
     func testEffectAndSpatialNodesRenderWithoutAllocatingOrLocking() throws {
         let path = try makeFile()
@@ -192,7 +192,7 @@ final class RealTimeSafetyTests: XCTestCase {
         let player = try PlayerNode(id: "player", sampleRate: 48000,
                                     properties: PlayerProperties(file: path, path: path, loop: true))
         let converter = ConverterNode(id: "conv", properties: ConverterProperties(
-            format: FormatDescription(sampleRate: 48000), quality: .medium, channelMap: [1, 0]))
+            format: FormatDescription(sampleRate: 48000), quality: .best, channelMap: [1, 0]))
         let eq = EQNode(id: "eq", sampleRate: 48000, properties: EQProperties(bands: [
             EQBand(type: .peak, frequency: 1000, gain: 6), EQBand(type: .lowShelf, frequency: 200, gain: -3),
             EQBand(type: .highPass, frequency: 80)]))

@@ -147,6 +147,36 @@ final class StreamingPlayerKernelTests: XCTestCase {
         for (i, s) in streamed.enumerated() { assertIdentical(s, memory, "streamed at slice \(slices[i]) vs in memory, through the rate converter") }
     }
 
+    /// Offline, behind a rate converter (which pulls the player ahead of the graph frame in
+    /// blocks of its own): the disk thread is gone after the first preparation, every file frame
+    /// is read exactly once (counted), and the output equals the in-memory path.
+    func testOfflineStreamingReadsEveryFrameOnceOnTheRenderingThread() throws {
+        let path = try file(rate: 44100)
+        let mem = try player(path, streaming: false)
+        let gm = try startedGraph([mem, MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 1)], "p -> mix -> out", slice: 512)
+        // The whole file (150 000 frames at 44.1 kHz = 163 266 at 48 kHz) and a little silence after it.
+        let frames = 170_000
+        let memory = try renderPrepared(gm, frames: frames, channels: 2, slice: 512)
+        gm.uninitialize()
+        for slice in slices {
+            let s = try player(path, streaming: true)
+            let g = try startedGraph([s, MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 1)], "p -> mix -> out", slice: slice)
+            let streamer = try XCTUnwrap((s.kernel as? StreamingPlayerKernel)?.streamer)
+            XCTAssertFalse(streamer.isSynchronous)
+            let threadsWithReader = ProcessThreads.count
+            let out = try renderPrepared(g, frames: frames, channels: 2, slice: slice)
+            XCTAssertTrue(streamer.isSynchronous)
+            XCTAssertLessThanOrEqual(settleThreads(atMost: threadsWithReader - 1), threadsWithReader - 1,
+                                     "slice \(slice): the disk-reader thread still runs while rendering offline")
+            XCTAssertEqual(streamer.testOnly_framesRead.load(ordering: .relaxed), Int64(length),
+                           "slice \(slice): file frames read (each exactly once)")
+            XCTAssertEqual(s.streamStarvedFrames, 0)
+            XCTAssertEqual(s.streamReadFailures, 0)
+            assertIdentical(out, memory, "streamed offline at slice \(slice) vs in memory")
+            g.uninitialize()
+        }
+    }
+
     func testStartTimeAndSegmentChangesThroughAChangeList() throws {
         let path = try file()
         let x = try fileSamples(path)

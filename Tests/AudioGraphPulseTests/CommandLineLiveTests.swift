@@ -6,12 +6,12 @@ import XCTest
 
 final class CommandLineLiveTests: PulseServerTestCase {
     /// The `audiograph` binary built next to this test bundle.
-    private var binary: String {
+    var binary: String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return root.appendingPathComponent(".build/debug/audiograph").path
     }
 
-    private struct Run {
+    struct Run {
         let process: ChildProcess
         let stdout: String
         let stderr: String
@@ -22,7 +22,7 @@ final class CommandLineLiveTests: PulseServerTestCase {
         }
     }
 
-    private func launch(_ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil) throws -> Run {
+    func launch(_ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil) throws -> Run {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary), "build the CLI first (swift build)")
         let id = UUID().uuidString.prefix(8)
         let out = server.directory.appendingPathComponent("cli-\(id).out").path
@@ -32,7 +32,7 @@ final class CommandLineLiveTests: PulseServerTestCase {
         return Run(process: p, stdout: out, stderr: err)
     }
 
-    private func writeGraph(latency: Int = 100) throws -> String {
+    func writeGraph(latency: Int = 100) throws -> String {
         let path = server.directory.appendingPathComponent("play.json").path
         try """
         { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 256,
@@ -45,7 +45,7 @@ final class CommandLineLiveTests: PulseServerTestCase {
         return path
     }
 
-    private func waitForSinkInput(timeout: Double = 5) throws {
+    func waitForSinkInput(timeout: Double = 5) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while try server.run("pactl", ["list", "short", "sink-inputs"]).output.isEmpty {
             guard Date() < deadline else { return XCTFail("the player never connected") }

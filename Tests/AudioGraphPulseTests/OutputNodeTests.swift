@@ -101,4 +101,42 @@ final class OutputNodeTests: PulseServerTestCase {
         XCTAssertEqual(locks, 0, "the live render thread took a mutex")
         XCTAssertEqual(controlLocks, 0, "the live render thread took a ControlLock")
     }
+
+    /// Playing to an end frame that falls inside a slice (`play --duration`): the slice that
+    /// crosses it is silenced past the end and nothing after it is rendered — without an
+    /// allocation or a lock on the render thread (tracked from the 50th slice on, through the end).
+    func testEndFrameIsExactAndRealTimeSafe() throws {
+        let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
+        let a = OscillatorNode(id: "a", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine))
+        let out = OutputNode(id: "out", properties: OutputProperties(latency: 20))
+        for n in [a, out] as [GraphNode] { try graph.addNode(n) }
+        try graph.connect("a", to: "out")
+        try graph.initialize()
+        let t = Tracking()
+        out.testOnly_renderThreadHook = {
+            if t.slices.add(1, ordering: .relaxed).newValue == t.warmUpSlices {
+                ag_counter_reset()
+                ag_counter_track_this_thread(1)
+            }
+        }
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+        let end: Int64 = 72_100  // 281 slices and 164 frames
+        try out.start(graph: graph, context: context, endFrame: end)
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(5)
+        while !(out.playbackStream?.hasRenderedToEnd ?? true) && clock.now < deadline { usleep(2000) }
+        usleep(200_000)  // the render thread idles past the end, still tracked
+        let allocations = ag_counter_allocations(), frees = ag_counter_frees(), locks = ag_counter_locks()
+        let rendered = out.renderedFrames, slices = t.slices.load(ordering: .relaxed)
+        let drained = out.playbackStream?.drain(timeout: 3) ?? false
+        out.stop()
+        print("end frame: \(rendered) frames in \(slices) slices, drained \(drained); \(allocations) allocations, \(frees) frees, \(locks) locks")
+        XCTAssertEqual(rendered, Int(end))
+        XCTAssertEqual(slices, 282, "no slice after the one that crosses the end")
+        XCTAssertTrue(drained)
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(frees, 0)
+        XCTAssertEqual(locks, 0)
+    }
 }

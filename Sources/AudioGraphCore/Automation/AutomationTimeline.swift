@@ -206,9 +206,9 @@ public final class AutomationTimeline: @unchecked Sendable {
             let t0 = e.startTime, duration = e.timeConstantOrDuration, n = e.curveCount
             if t >= t0 + duration { return e.value }
             let position = Double(n - 1) / duration * (t - t0)
-            var k = Int(position.rounded(.down))
+            // A tiny duration makes `position` huge or infinite: clamp before converting.
+            var k = position < Double(n - 2) ? Int(max(0, position).rounded(.down)) : n - 2
             if k < 0 { k = 0 }
-            if k > n - 2 { k = n - 2 }
             let c = curves + e.curveOffset
             let v0 = c[k], v1 = c[k + 1]
             return v0 + (v1 - v0) * (position - Double(k))
@@ -292,6 +292,6 @@ public final class AutomationTimeline: @unchecked Sendable {
             if last.timeConstantOrDuration != 0 { return nil }
             end = last.time
         }
-        return Int64((end * sampleRate).rounded(.up))
+        return FrameCount.frames(seconds: end, sampleRate: sampleRate, rounding: .up)
     }
 }

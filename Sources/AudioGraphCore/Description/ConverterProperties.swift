@@ -1,8 +1,12 @@
 // The converter node's properties.
 
-/// A converter's sample-rate conversion quality: libsamplerate's converters of those names.
+/// A converter's sample-rate conversion quality: `best` is libsoxr's very-high-quality
+/// converter (VHQ, steep, linear phase), measured at least as good as libsamplerate's best and
+/// far faster; `sincBest` (libsamplerate's SRC_SINC_BEST_QUALITY, what `best` was before),
+/// `medium`, `fastest`, `linear` and `zeroOrderHold` are libsamplerate's converters of those
+/// names (see Docs/Nodes.md for the measured figures).
 public enum ConverterQuality: String, Sendable, Hashable, CaseIterable {
-    case best, medium, fastest, linear, zeroOrderHold
+    case best, medium, fastest, linear, zeroOrderHold, sincBest
 }
 
 /// `properties` of a `converter` node.

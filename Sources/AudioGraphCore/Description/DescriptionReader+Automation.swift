@@ -93,6 +93,10 @@ extension DescriptionReader {
                 report(at(key), .invalidAutomation("\(key) \(ParameterInfo.format(number)) must not be negative"))
                 return nil
             }
+            guard number <= GraphDescription.maximumTime else {
+                report(at(key), .limitExceeded(Self.timeLimit(Self.spelling(object[key]!))))
+                return nil
+            }
             return number
         }
         func valueField(_ key: String) -> Double? {
@@ -130,7 +134,9 @@ extension DescriptionReader {
             let start = time("startTime")
             var duration: Double?
             if let number = number(object["duration"]!, at: at("duration")) {
-                if number > 0 { duration = number } else {
+                if number > GraphDescription.maximumTime {
+                    report(at("duration"), .limitExceeded(Self.timeLimit(Self.spelling(object["duration"]!))))
+                } else if number > 0 { duration = number } else {
                     report(at("duration"), .invalidAutomation("duration \(ParameterInfo.format(number)) must be greater than 0"))
                 }
             }

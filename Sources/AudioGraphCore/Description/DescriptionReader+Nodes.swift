@@ -160,10 +160,10 @@ extension DescriptionReader {
             if let value = properties["seed"], let seed = integer(value, at: at("seed"), in: 0...9_007_199_254_740_991) {
                 result.seed = UInt64(seed)
             }
-            if let value = properties["startTime"], let time = number(value, at: at("startTime"), .nonNegative) {
+            if let value = properties["startTime"], let time = number(value, at: at("startTime"), .time) {
                 result.startTime = time
             }
-            if let value = properties["stopTime"], let time = number(value, at: at("stopTime"), .nonNegative) {
+            if let value = properties["stopTime"], let time = number(value, at: at("stopTime"), .time) {
                 if time <= result.startTime {
                     report(at("stopTime"), .invalidValue("stopTime \(ParameterInfo.format(time)) must be after startTime \(ParameterInfo.format(result.startTime))"))
                 } else {
@@ -184,17 +184,17 @@ extension DescriptionReader {
                 report(location, .missingKey("file"))
             }
             if let value = properties["loop"], let loop = bool(value, at: at("loop")) { result.loop = loop }
-            if let value = properties["startTime"], let time = number(value, at: at("startTime"), .nonNegative) {
+            if let value = properties["startTime"], let time = number(value, at: at("startTime"), .time) {
                 result.startTime = time
             }
             if let value = properties["segment"],
                let segment = object(value, at: at("segment"), allowed: ["start", "duration"]) {
                 var decoded = PlayerSegment()
-                if let start = segment["start"], let time = number(start, at: Self.join(at("segment"), "start"), .nonNegative) {
+                if let start = segment["start"], let time = number(start, at: Self.join(at("segment"), "start"), .time) {
                     decoded.start = time
                 }
                 if let duration = segment["duration"] {
-                    decoded.duration = number(duration, at: Self.join(at("segment"), "duration"), .positive)
+                    decoded.duration = number(duration, at: Self.join(at("segment"), "duration"), .duration)
                 }
                 result.segment = decoded
             }
@@ -206,7 +206,7 @@ extension DescriptionReader {
                let channels = integer(value, at: at("channels"), in: 1...FormatDescription.maximumChannelCount) {
                 result.channels = channels
             }
-            if let value = properties["latency"], let latency = number(value, at: at("latency"), .positive) { result.latency = latency }
+            if let value = properties["latency"], let latency = latency(value, at: at("latency")) { result.latency = latency }
             return .input(result)
         case .mixer:
             var result = MixerProperties()
@@ -245,7 +245,7 @@ extension DescriptionReader {
         case .output:
             var result = OutputProperties()
             if let value = properties["device"], let device = string(value, at: at("device")) { result.device = device }
-            if let value = properties["latency"], let latency = number(value, at: at("latency"), .positive) { result.latency = latency }
+            if let value = properties["latency"], let latency = latency(value, at: at("latency")) { result.latency = latency }
             if let value = properties["streamName"], let name = string(value, at: at("streamName")) { result.streamName = name }
             return .output(result)
         case .genericOutput:
@@ -253,6 +253,16 @@ extension DescriptionReader {
             if let value = properties["format"], let format = decodeFormat(value, at: at("format")) { result.format = format }
             return .genericOutput(result)
         }
+    }
+
+    /// A latency in milliseconds: > 0 and at most ``GraphDescription/maximumLatency``.
+    func latency(_ value: JSONValue, at location: String) -> Double? {
+        guard let ms = number(value, at: location, .positive) else { return nil }
+        guard ms <= GraphDescription.maximumLatency else {
+            report(location, .limitExceeded("\(ParameterInfo.format(ms)) ms is more than the largest latency accepted, \(ParameterInfo.format(GraphDescription.maximumLatency)) ms"))
+            return nil
+        }
+        return ms
     }
 
     func decodeEnvironment(_ properties: JSONObject, at location: String) -> EnvironmentProperties {

@@ -11,7 +11,7 @@ extension DescriptionReader {
         case (.some, .some):
             report(location, .invalidUpdate("give either \"time\" or \"frame\", not both"))
         case (let time?, nil):
-            if let seconds = number(time, at: Self.join(location, "time"), .nonNegative) { when = .time(seconds) }
+            if let seconds = number(time, at: Self.join(location, "time"), .time) { when = .time(seconds) }
         case (nil, let frame?):
             if let frames = integer(frame, at: Self.join(location, "frame"), in: 0...Int(Int64.max / 2)) { when = .frame(Int64(frames)) }
         }
@@ -62,7 +62,7 @@ extension DescriptionReader {
             let value = object["value"].flatMap { number($0, at: at("value")) }
             var ramp = 0.0
             if let rampValue = object["rampDuration"] {
-                guard let seconds = number(rampValue, at: at("rampDuration"), .nonNegative) else { return nil }
+                guard let seconds = number(rampValue, at: at("rampDuration"), .time) else { return nil }
                 ramp = seconds
             }
             guard let node, let address, let value else { return nil }

@@ -78,6 +78,12 @@ final class DescriptionReader {
         case positive
         case nonNegative
         case range(ClosedRange<Double>)
+        /// Seconds on the graph timeline: 0...``GraphDescription/maximumTime``.
+        case time
+        /// A length in seconds: > 0 and at most ``GraphDescription/maximumTime``.
+        case duration
+        /// A rate in hertz: ``GraphDescription/sampleRateRange``.
+        case sampleRate
     }
 
     func number(_ value: JSONValue, at location: String, _ rule: NumberRule = .any) -> Double? {
@@ -97,8 +103,32 @@ final class DescriptionReader {
                 report(location, .outOfRange(value: x, range: "\(ParameterInfo.format(range.lowerBound))...\(ParameterInfo.format(range.upperBound))"))
                 return nil
             }
+        case .time:
+            if !(x >= 0) { report(location, .invalidValue("\(number.text) must not be negative")); return nil }
+            if x > GraphDescription.maximumTime { report(location, .limitExceeded(Self.timeLimit(number.text))); return nil }
+        case .duration:
+            if !(x > 0) { report(location, .invalidValue("\(number.text) must be greater than 0")); return nil }
+            if x > GraphDescription.maximumTime { report(location, .limitExceeded(Self.timeLimit(number.text))); return nil }
+        case .sampleRate:
+            let r = GraphDescription.sampleRateRange
+            if !(x > 0) { report(location, .invalidValue("\(number.text) must be greater than 0")); return nil }
+            if !r.contains(x) {
+                report(location, .limitExceeded("\(number.text) Hz is outside the rates accepted, \(ParameterInfo.format(r.lowerBound))...\(ParameterInfo.format(r.upperBound)) Hz"))
+                return nil
+            }
         }
         return x
+    }
+
+    /// A number as written in the file (its JSON spelling).
+    static func spelling(_ value: JSONValue) -> String {
+        if case .number(let number) = value { return number.text }
+        return value.typeDescription
+    }
+
+    /// The message for a time beyond ``GraphDescription/maximumTime``.
+    static func timeLimit(_ text: String) -> String {
+        "\(text) s is longer than the longest time accepted, \(ParameterInfo.format(GraphDescription.maximumTime)) s"
     }
 
     func integer(_ value: JSONValue, at location: String, in range: ClosedRange<Int>) -> Int? {
@@ -154,7 +184,7 @@ final class DescriptionReader {
                 report("version", .wrongType(expected: "the number 1", found: value.typeDescription))
             }
         }
-        if let value = object["sampleRate"], let rate = number(value, at: "sampleRate", .positive) {
+        if let value = object["sampleRate"], let rate = number(value, at: "sampleRate", .sampleRate) {
             graph.sampleRate = rate
         }
         sampleRate = graph.sampleRate
@@ -162,10 +192,15 @@ final class DescriptionReader {
            let frames = integer(value, at: "maximumFramesPerSlice", in: 1...GraphDescription.maximumFramesPerSliceLimit) {
             graph.maximumFramesPerSlice = frames
         }
-        if let value = object["duration"], let duration = number(value, at: "duration", .positive) {
+        if let value = object["duration"], let duration = number(value, at: "duration", .duration) {
             graph.duration = duration
         }
         if let value = object["nodes"], let nodes = array(value, at: "nodes") {
+            if nodes.count > GraphDescription.maximumNodeCount {
+                // Not decoded further: every other check would only repeat the same excess.
+                report("nodes", .limitExceeded("\(nodes.count) nodes are more than a graph may hold, \(GraphDescription.maximumNodeCount)"))
+                return graph
+            }
             hasNodeList = true
             for (index, element) in nodes.enumerated() {
                 if let node = decodeNode(element, at: Self.join("nodes", index: index)) {
@@ -245,7 +280,7 @@ final class DescriptionReader {
             return nil
         }
         var format = FormatDescription()
-        if let value = object["sampleRate"] { format.sampleRate = number(value, at: Self.join(location, "sampleRate"), .positive) }
+        if let value = object["sampleRate"] { format.sampleRate = number(value, at: Self.join(location, "sampleRate"), .sampleRate) }
         if let value = object["channels"] {
             format.channels = integer(value, at: Self.join(location, "channels"), in: 1...FormatDescription.maximumChannelCount)
         }

@@ -1,6 +1,15 @@
 // Format propagation from the sources to the output, with rate and channel mismatch checks.
 
 extension GraphChecker {
+    /// Reports a rate conversion beyond ``GraphDescription/maximumConversionRatio`` either way
+    /// (the engine's resampler would refuse it when the graph is built).
+    func checkConversion(from input: Double, to output: Double, at location: String, node: String) {
+        let ratio = output / input
+        let limit = GraphDescription.maximumConversionRatio
+        guard !(ratio >= 1 / limit && ratio <= limit) else { return }
+        report(location, .limitExceeded("node \"\(node)\" would convert \(ParameterInfo.format(input)) Hz to \(ParameterInfo.format(output)) Hz, beyond the largest ratio one conversion bridges (\(ParameterInfo.format(limit)):1 either way; convert in steps)"))
+    }
+
     /// Propagates formats through an acyclic topology, reporting mismatches, and returns every
     /// resolved node's formats.
     func resolveFormats(_ topology: Topology) -> ResolvedFormats {
@@ -26,6 +35,11 @@ extension GraphChecker {
 
         var outputs: [String: BusFormat] = [:]
         var result = ResolvedFormats()
+        var delayBytes: Int64 = 0
+        var delayReported = false
+        // Each output bus holds one slice per channel (the engine's buffers, sized at initialize).
+        var bufferBytes: Int64 = 0
+        var bufferNodes = 0
         for id in sorted {
             guard let node = topology.nodes[id], let location = topology.locations[id] else { continue }
             let formatLocation = DescriptionReader.join(location, "format")
@@ -66,6 +80,14 @@ extension GraphChecker {
                 return declaredChannels
             }
 
+            /// Mixer and environment inputs are converted to the node's rate as they arrive.
+            func checkInputConversions(into nodeRate: Double) {
+                for bus in 0..<inputs.count {
+                    guard let input = inputs[bus], let connection = topology.inputs[BusKey(node: id, bus: bus)] else { continue }
+                    checkConversion(from: input.sampleRate, to: nodeRate, at: connection.location, node: id)
+                }
+            }
+
             var output: BusFormat?
             var clientFormat: BusFormat?
             switch node.configuration {
@@ -81,9 +103,11 @@ extension GraphChecker {
                 output = BusFormat(sampleRate: declared.sampleRate ?? rate,
                                    channels: channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil,
                                                       what: "the property channels"))
+                checkInputConversions(into: output!.sampleRate)
             case .environment:
                 output = BusFormat(sampleRate: declared.sampleRate ?? rate,
                                    channels: channels(property: 2, propertyGiven: true, what: "an environment's output (stereo)"))
+                checkInputConversions(into: output!.sampleRate)
             case .player(let player):
                 guard let info = audioFiles[player.path] else { break }
                 if let declaredRate = declared.sampleRate, declaredRate != info.sampleRate {
@@ -109,6 +133,11 @@ extension GraphChecker {
                 } else if !unresolvedInput {
                     output = BusFormat(sampleRate: declared.sampleRate ?? rate, channels: declared.channels ?? 2)
                 }
+                if node.type == .delay, let format = output {
+                    let bytes = checkDelayMemory(format, node: id, at: location)
+                    delayBytes = MemoryBudget.adding(delayBytes, bytes)
+                    if bytes > MemoryBudget.limit { delayReported = true }
+                }
             case .converter(let properties):
                 let base = inputs[0] ?? (unresolvedInput ? nil : BusFormat(sampleRate: rate, channels: 2))
                 guard let base else { break }
@@ -126,6 +155,8 @@ extension GraphChecker {
                 }
                 format = declared.applied(to: format)
                 format = properties.format.applied(to: format)
+                checkConversion(from: base.sampleRate, to: format.sampleRate,
+                                at: DescriptionReader.join(DescriptionReader.join(propertiesLocation, "format"), "sampleRate"), node: id)
                 if let map = properties.channelMap {
                     let mapLocation = DescriptionReader.join(propertiesLocation, "channelMap")
                     if let wanted = properties.format.channels ?? declared.channels, wanted != map.count {
@@ -149,14 +180,36 @@ extension GraphChecker {
                     }
                 }
             case .genericOutput(let properties):
-                if let input = inputs[0] {
+                // Nothing connected: the output renders silence at the graph's rate, in stereo.
+                let input = inputs[0] ?? (unresolvedInput ? nil : BusFormat(sampleRate: rate, channels: 2))
+                if let input {
                     clientFormat = properties.format.applied(to: declared.applied(to: input))
+                    checkConversion(from: input.sampleRate, to: clientFormat!.sampleRate,
+                                    at: DescriptionReader.join(DescriptionReader.join(propertiesLocation, "format"), "sampleRate"), node: id)
                 }
             }
-            if let output { outputs[id] = output }
+            if let output {
+                outputs[id] = output
+                bufferBytes = MemoryBudget.adding(bufferBytes, MemoryBudget.sliceBytes(channels: output.channels, frames: graph.maximumFramesPerSlice))
+                bufferNodes += 1
+            }
             if node.outputBusCount > 0, output == nil { continue }
             result.nodes[id] = NodeFormats(inputs: inputs, outputs: output.map { [$0] } ?? [], clientFormat: clientFormat)
         }
+        if delayBytes > MemoryBudget.limit && !delayReported {
+            report("nodes", .limitExceeded("the delay nodes need \(MemoryBudget.describe(delayBytes)) together, more than the \(MemoryBudget.describe(MemoryBudget.limit)) a graph may use (half this machine's memory)"))
+        } else if !delayReported, MemoryBudget.adding(bufferBytes, delayBytes) > MemoryBudget.limit {
+            report("nodes", .limitExceeded("the buffers of \(bufferNodes) nodes (\(graph.maximumFramesPerSlice) frames per slice per channel) and their delay lines need \(MemoryBudget.describe(MemoryBudget.adding(bufferBytes, delayBytes))), more than the \(MemoryBudget.describe(MemoryBudget.limit)) a graph may use (half this machine's memory)"))
+        }
         return result
+    }
+
+    /// Reports a delay node whose delay line would not fit in memory; returns its bytes.
+    func checkDelayMemory(_ format: BusFormat, node: String, at location: String) -> Int64 {
+        let bytes = MemoryBudget.delayLineBytes(sampleRate: format.sampleRate, channels: format.channels)
+        if bytes > MemoryBudget.limit {
+            report(location, .limitExceeded("node \"\(node)\" needs \(MemoryBudget.describe(bytes)) for \(ParameterInfo.format(MemoryBudget.maximumDelayTime)) s of delay at \(ParameterInfo.format(format.sampleRate)) Hz × \(format.channels) channels, more than the \(MemoryBudget.describe(MemoryBudget.limit)) a graph may use (half this machine's memory)"))
+        }
+        return bytes
     }
 }

@@ -4,8 +4,9 @@ extension GraphChecker {
     /// Applies the updates in time order (file order for equal frames), reporting every action
     /// that cannot apply and every entry that leaves an invalid graph. Fills in the resulting
     /// configuration of `setProperty` actions.
-    func simulateUpdates(_ initial: Topology) {
+    func simulateUpdates(_ initial: Topology, formats initialFormats: ResolvedFormats) {
         var topology = initial
+        var formats = initialFormats
         let rate = graph.sampleRate
         let order = graph.updates.indices.sorted {
             (graph.updates[$0].when.frame(sampleRate: rate), $0) < (graph.updates[$1].when.frame(sampleRate: rate), $1)
@@ -15,7 +16,7 @@ extension GraphChecker {
             let actionLocations = reader.actionLocations[location] ?? []
             for (actionIndex, action) in graph.updates[index].actions.enumerated() {
                 let at = actionIndex < actionLocations.count ? actionLocations[actionIndex] : location
-                if let configuration = apply(action, at: at, to: &topology),
+                if let configuration = apply(action, at: at, in: location, to: &topology),
                    case .setProperty(let node, let name, let value, _) = action {
                     graph.updates[index].actions[actionIndex] = .setProperty(node: node, name: name, value: value,
                                                                               configuration: configuration)
@@ -23,13 +24,24 @@ extension GraphChecker {
             }
             checkNodeCounts(topology, at: location)
             if !reportCycles(topology, at: location) {
-                _ = resolveFormats(topology)
+                let next = resolveFormats(topology)
+                // A running node keeps its output format: the engine refuses a list that would
+                // change it (only nodes added by this entry start with a new one).
+                var added = Set<String>()
+                for case .addNode(let node) in graph.updates[index].actions { added.insert(node.id) }
+                for id in topology.order where !added.contains(id) {
+                    guard let before = formats[id]?.outputs, let after = next[id]?.outputs, !before.isEmpty, before != after else { continue }
+                    report(location, .invalidUpdate("the output format of \"\(id)\" would change from \(before.map(\.description).joined(separator: ", ")) to \(after.map(\.description).joined(separator: ", ")) while the graph runs (give the node a fixed format, or add a new node)"))
+                }
+                formats = next
             }
         }
     }
 
-    /// Applies one action; returns the new configuration for a `setProperty`.
-    private func apply(_ action: UpdateAction, at location: String, to topology: inout Topology) -> NodeConfiguration? {
+    /// Applies one action; returns the new configuration for a `setProperty`. `updateLocation`
+    /// is where the entry is (cycles are reported there).
+    private func apply(_ action: UpdateAction, at location: String, in updateLocation: String,
+                       to topology: inout Topology) -> NodeConfiguration? {
         func join(_ key: String) -> String { DescriptionReader.join(location, key) }
         func existing(_ id: String, at key: String) -> NodeDescription? {
             if let node = topology.nodes[id] { return node }
@@ -42,7 +54,11 @@ extension GraphChecker {
                   let (_, info) = reader.parameter(address.description, of: node, at: join("address")) else { return nil }
             _ = reader.checkParameterValue(value, info, at: join("value"))
         case .connect(let connection):
-            connect(connection, at: location, in: &topology)
+            // The engine refuses a connection that closes a cycle when it is made, even if a
+            // later action of the list would open it again: so does the validator.
+            if connect(connection, at: location, in: &topology), reportCycles(topology, at: updateLocation) {
+                topology.inputs[BusKey(node: connection.to.node, bus: connection.to.bus)] = nil
+            }
         case .disconnect(let to):
             guard let node = existing(to.node, at: join("to")) else { return nil }
             if to.bus >= node.inputBusCount {

@@ -72,13 +72,16 @@ final class GraphChecker {
             formats = resolveFormats(topology)
         }
         checkTaps(topology)
-        simulateUpdates(topology)
+        simulateUpdates(topology, formats: formats)
         return ValidatedGraph(description: graph, formats: formats, audioFiles: audioFiles)
     }
 
     // MARK: Nodes and files
 
     func checkNodeCounts(_ topology: Topology, at location: String) {
+        if topology.order.count > GraphDescription.maximumNodeCount {
+            report(location, .limitExceeded("\(topology.order.count) nodes are more than a graph may hold, \(GraphDescription.maximumNodeCount)"))
+        }
         let outputs = topology.order.filter { topology.nodes[$0]?.schema.kind == .output }
         if outputs.count != 1 { report(location, .outputNodeCount(ids: outputs)) }
         let inputs = topology.order.filter { topology.nodes[$0]?.type == .input }
@@ -98,8 +101,8 @@ final class GraphChecker {
                        .invalidValue("\(ParameterInfo.format(segment.start)) s is not before the end of \"\(player.file)\" (\(ParameterInfo.format(info.duration)) s)"))
             }
         case .environment(let environment):
-            if let path = environment.hrtfPath, let file = environment.hrtf, !FileManager.default.fileExists(atPath: path) {
-                report(DescriptionReader.join(properties, "hrtf"), .unreadableAudioFile(node: node.id, file: file, reason: "no such file"))
+            if let path = environment.hrtfPath, let file = environment.hrtf, let reason = Self.sofaProblem(path) {
+                report(DescriptionReader.join(properties, "hrtf"), .unreadableAudioFile(node: node.id, file: file, reason: reason))
             }
         default:
             break
@@ -114,6 +117,13 @@ final class GraphChecker {
         }
         do {
             let info = try fileInfo(path)
+            if !GraphDescription.sampleRateRange.contains(info.sampleRate) && info.sampleRate.isFinite && info.sampleRate > 0 {
+                let r = GraphDescription.sampleRateRange
+                let reason = "its rate, \(ParameterInfo.format(info.sampleRate)) Hz, is outside the rates accepted, \(ParameterInfo.format(r.lowerBound))...\(ParameterInfo.format(r.upperBound)) Hz"
+                unreadableFiles[path] = reason
+                report(location, .unreadableAudioFile(node: node, file: file, reason: reason))
+                return nil
+            }
             guard info.sampleRate > 0, info.sampleRate.isFinite, info.channels >= 1, info.frames >= 0 else {
                 let reason = "it reports \(ParameterInfo.format(info.sampleRate)) Hz and \(info.channels) channels"
                 unreadableFiles[path] = reason
@@ -128,6 +138,15 @@ final class GraphChecker {
             report(location, .unreadableAudioFile(node: node, file: file, reason: reason))
             return nil
         }
+    }
+
+    /// Why `path` cannot be an HRTF set, or nil: it must be a regular file in HDF5 format (SOFA
+    /// files are netCDF-4, i.e. HDF5, whose signature starts the file or follows a 512, 1024,
+    /// 2048... byte user block). The set itself is read when the node is built.
+    static func sofaProblem(_ path: String) -> String? {
+        if let reason = FileSystemPath.notRegularFileReason(path) { return reason }
+        if FileSystemPath.hasHDF5Signature(path) { return nil }
+        return "not a SOFA file (no HDF5 signature)"
     }
 
     /// The file information of a node's player file, when it was read successfully.
@@ -230,10 +249,12 @@ final class GraphChecker {
         var files: [String: String] = [:]
         for (index, tap) in graph.taps.enumerated() {
             let location = reader.tapLocations[index]
-            if let first = files[tap.path] {
+            // Compared as the file system sees them: `a.wav` and `./a.wav` are one file.
+            let resolved = FileSystemPath.resolved(tap.path)
+            if let first = files[resolved] {
                 report(DescriptionReader.join(location, "file"), .invalidValue("\"\(tap.file)\" is already written by \(first)"))
             } else {
-                files[tap.path] = location
+                files[resolved] = location
             }
             guard let node = everyNode[tap.node] else {
                 if !reader.brokenNodeIDs.contains(tap.node) { report(DescriptionReader.join(location, "node"), .missingNode(tap.node)) }

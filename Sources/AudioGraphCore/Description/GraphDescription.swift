@@ -38,6 +38,21 @@ public struct GraphDescription: Sendable, Hashable {
     public static let defaultSampleRate = 48000.0
     /// The default maximum slice.
     public static let defaultMaximumFramesPerSlice = 512
+    /// The rates accepted for the graph, formats and sound files, hertz. Beyond 768 kHz no
+    /// sound card or file type is in use, and buffers sized from the rate (delay lines, HRTF
+    /// sets resampled to it) would grow without purpose.
+    public static let sampleRateRange: ClosedRange<Double> = 1...768_000
+    /// The longest time or length accepted anywhere in a graph file, seconds (10^7 s, about 115
+    /// days): every time times every accepted rate stays far inside `Int64` frames.
+    public static let maximumTime = 10_000_000.0
+    /// The largest ratio between two rates one conversion bridges (libsamplerate's limit, either
+    /// way): a converter, a mixer or environment input, or a generic output's client format.
+    public static let maximumConversionRatio = 256.0
+    /// The most nodes a graph holds at any moment (every node is pulled, planned and formatted
+    /// on each update; beyond this a file is a mistake or an attack).
+    public static let maximumNodeCount = 10_000
+    /// The largest latency accepted for `output` and `input` nodes, milliseconds.
+    public static let maximumLatency = 10_000.0
     /// The largest `maximumFramesPerSlice` accepted.
     public static let maximumFramesPerSliceLimit = 65536
 

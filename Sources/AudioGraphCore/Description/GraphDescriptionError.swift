@@ -55,6 +55,9 @@ public enum GraphDescriptionProblem: Sendable, Hashable {
     case invalidUpdate(String)
     /// A tap file whose extension names no type we can write.
     case unsupportedTapFile(String, allowed: [String])
+    /// A value or a need beyond what the loader accepts or the machine has (a time, a rate, the
+    /// memory a node would take, a node count); the message names the limit.
+    case limitExceeded(String)
 
     /// The problem in words, without file or place.
     public var message: String {
@@ -72,6 +75,7 @@ public enum GraphDescriptionProblem: Sendable, Hashable {
             return "\"\(value)\" is not one of \(allowed.joined(separator: ", "))"
         case .outOfRange(let value, let range): return "\(ParameterInfo.format(value)) is outside \(range)"
         case .invalidValue(let message): return message
+        case .limitExceeded(let message): return message
         case .unsupportedVersion(let version): return "version \(version) is not supported (only 1)"
         case .invalidIdentifier(let id): return "id \"\(id)\" must match [A-Za-z0-9_-]+"
         case .duplicateIdentifier(let id, let first): return "id \"\(id)\" is already used by \(first)"

@@ -33,14 +33,20 @@ struct JSONParser {
 
     // MARK: Values
 
-    /// An array or object being read, waiting for its next element.
-    private enum OpenContainer {
-        case array([JSONValue])
-        case object(members: [JSONMember], seen: Set<String>, key: String)
+    /// An array or object being read, waiting for its next element. Elements are appended in
+    /// place (`stack[top].elements.append`): taking a container off the stack to append would
+    /// copy its storage for every element and make long arrays quadratic.
+    private struct OpenContainer {
+        var isObject: Bool
+        var elements: [JSONValue] = []
+        var members: [JSONMember] = []
+        var seen: Set<String> = []
+        var key = ""
     }
 
     /// Reads one value without recursion: open containers live on an explicit stack, so the
     /// native stack use does not grow with the nesting (only the depth cap bounds it).
+    /// Linear in the document's length.
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
         var stack: [OpenContainer] = []
         while true {
@@ -57,9 +63,9 @@ struct JSONParser {
                     depth -= 1
                     value = .object(JSONObject())
                 } else {
-                    var seen = Set<String>()
-                    let key = try parseKey(seen: &seen)
-                    stack.append(.object(members: [], seen: seen, key: key))
+                    var open = OpenContainer(isObject: true)
+                    open.key = try parseKey(seen: &open.seen)
+                    stack.append(open)
                     continue
                 }
             case UInt8(ascii: "["):
@@ -71,7 +77,7 @@ struct JSONParser {
                     depth -= 1
                     value = .array([])
                 } else {
-                    stack.append(.array([]))
+                    stack.append(OpenContainer(isObject: false))
                     continue
                 }
             case UInt8(ascii: "\""): value = .string(try parseString())
@@ -83,30 +89,15 @@ struct JSONParser {
             }
             // A complete value: add it to the open container, closing containers that end here.
             closing: while true {
-                guard let top = stack.popLast() else { return value }
+                guard !stack.isEmpty else { return value }
+                let top = stack.count - 1
                 skipWhitespace()
-                switch top {
-                case .array(var elements):
-                    elements.append(value)
-                    guard index < bytes.count else { throw error("unexpected end of the document inside an array") }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index += 1
-                        stack.append(.array(elements))
-                        break closing
-                    }
-                    guard bytes[index] == UInt8(ascii: "]") else {
-                        throw error("unexpected \(describeCurrent()), expected ',' or ']' after an array element")
-                    }
-                    index += 1
-                    depth -= 1
-                    value = .array(elements)
-                case .object(var members, var seen, let key):
-                    members.append(JSONMember(key: key, value: value))
+                if stack[top].isObject {
+                    stack[top].members.append(JSONMember(key: stack[top].key, value: value))
                     guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
                     if bytes[index] == UInt8(ascii: ",") {
                         index += 1
-                        let next = try parseKey(seen: &seen)
-                        stack.append(.object(members: members, seen: seen, key: next))
+                        stack[top].key = try parseKey(seen: &stack[top].seen)
                         break closing
                     }
                     guard bytes[index] == UInt8(ascii: "}") else {
@@ -114,7 +105,20 @@ struct JSONParser {
                     }
                     index += 1
                     depth -= 1
-                    value = .object(JSONObject(members))
+                    value = .object(JSONObject(stack.removeLast().members))
+                } else {
+                    stack[top].elements.append(value)
+                    guard index < bytes.count else { throw error("unexpected end of the document inside an array") }
+                    if bytes[index] == UInt8(ascii: ",") {
+                        index += 1
+                        break closing
+                    }
+                    guard bytes[index] == UInt8(ascii: "]") else {
+                        throw error("unexpected \(describeCurrent()), expected ',' or ']' after an array element")
+                    }
+                    index += 1
+                    depth -= 1
+                    value = .array(stack.removeLast().elements)
                 }
             }
         }

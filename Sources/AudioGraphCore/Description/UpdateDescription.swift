@@ -10,8 +10,7 @@ public enum UpdateTime: Sendable, Hashable {
         switch self {
         case .frame(let frame): return frame
         case .time(let seconds):
-            let frames = (seconds * sampleRate).rounded()
-            return frames < 9.2e18 ? Int64(frames) : Int64.max
+            return FrameCount.frames(seconds: seconds, sampleRate: sampleRate)
         }
     }
 }

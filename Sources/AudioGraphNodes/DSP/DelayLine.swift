@@ -29,7 +29,7 @@ import Foundation
 public final class DelayLine {
 
     /// The longest delay time, seconds.
-    public static let maximumDelayTime = 2.0
+    public static let maximumDelayTime = MemoryBudget.maximumDelayTime
     /// How long delay-time crossfades and default parameter glides last, seconds.
     public static let glideDuration = 0.01
 
@@ -70,9 +70,8 @@ public final class DelayLine {
         self.sampleRate = sampleRate
         self.maximumChannelCount = max(1, maximumChannelCount)
         self.glideFrames = max(1, Int((Self.glideDuration * sampleRate).rounded()))
-        let needed = Int((Self.maximumDelayTime * sampleRate).rounded(.up)) + 3
-        var cap = 1
-        while cap < needed { cap <<= 1 }
+        // The loader checked this size against the machine (MemoryBudget) before building.
+        let cap = MemoryBudget.delayLineCapacity(sampleRate: sampleRate)
         capacity = cap
         mask = cap - 1
         history = .allocate(capacity: 2 * cap * self.maximumChannelCount)

@@ -9,4 +9,6 @@ public enum ResamplerError: Error, Sendable, Hashable {
     case invalidChannelCount(Int)
     /// libsamplerate refused to create its state (its error code and message).
     case libsamplerate(code: Int32, message: String)
+    /// libsoxr refused to create or set up its resampler (its message).
+    case libsoxr(message: String)
 }

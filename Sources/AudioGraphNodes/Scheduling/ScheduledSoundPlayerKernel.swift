@@ -115,7 +115,7 @@ final class ScheduledSoundPlayerKernel: NodeKernel, @unchecked Sendable {
                 }
             }
         } else if let streamer = r.streamer {
-            let got = min(count, streamer.acquire(position: a - r.start, segment: r.segment, version: 0))
+            let got = min(count, streamer.acquire(position: a - r.start, segment: r.segment, version: 0, wanted: count))
             for c in 0..<out.channelCount {
                 let dst = out.channel(c) + offset
                 for j in 0..<got { dst[j] += streamer.sample(channel: c, offset: j) }

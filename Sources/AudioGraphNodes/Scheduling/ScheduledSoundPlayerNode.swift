@@ -288,17 +288,13 @@ public final class ScheduledSoundPlayerNode: GraphNode, @unchecked Sendable {
 
     // MARK: Offline rendering
 
-    /// For offline rendering: blocks until every scheduled file segment's ring holds the frames
-    /// the next renders need (half its ring from where the render thread stands). Call it from
-    /// the thread that renders, between two renders, never while a render runs; the render
-    /// itself never waits.
+    /// For offline rendering: every scheduled file segment's streamer stops its disk thread and
+    /// is read by the rendering thread itself from then on (``FileStreamer/enterSynchronousMode()``),
+    /// exactly as much as each render needs, so an offline render never waits for another thread
+    /// and reads no file region twice. Call it from the thread that renders, between two renders
+    /// (before each one: segments scheduled later get the same treatment).
     public func prepareForOfflineRender() {
         let regions = shared.pending.withLock { Array($0.values) }
-        for r in regions {
-            guard let streamer = r.streamer else { continue }
-            if !streamer.waitUntilBufferedFromHead(segment: r.segment, frames: streamer.ring.capacity / 2) {
-                shared.streamCounters.readFailures.add(1, ordering: .relaxed)
-            }
-        }
+        for r in regions { r.streamer?.enterSynchronousMode() }
     }
 }

@@ -254,4 +254,30 @@ final class AutomationTimelineTests: XCTestCase {
         XCTAssertNil(try timeline([.setTarget(target: 1, startTime: 0, timeConstant: 1)]).steadyFrame(sampleRate: 1000))
         XCTAssertEqual(try timeline([]).steadyFrame(sampleRate: 1000), 0)
     }
+
+    // MARK: Extreme arguments (issue 10)
+
+    /// A value curve lasting 5e-324 s (the smallest double) makes the curve position infinite:
+    /// the value is the curve's last one from its start on, and filling never traps.
+    func testValueCurveWithTheTiniestDurationJumpsToItsEnd() throws {
+        let tl = try timeline([.setValueCurve(values: [100, 1000, 300], startTime: 0.001, duration: 5e-324)], 50)
+        XCTAssertEqual(tl.value(atTime: 0), 50)
+        XCTAssertEqual(tl.value(atTime: 0.001), 300)
+        XCTAssertEqual(tl.value(atTime: 1), 300)
+        var out = [Float](repeating: -1, count: 480)
+        out.withUnsafeMutableBufferPointer { tl.fill($0.baseAddress!, startFrame: 0, count: 480, sampleRate: 48000) }
+        XCTAssertEqual(out[47], 50)
+        XCTAssertEqual(Set(out[48...]), [300])
+    }
+
+    /// An event at 1e300 s: the steady frame saturates instead of trapping, and the value before
+    /// the event is the default.
+    func testHugeEventTimesSaturate() throws {
+        let tl = try timeline([.linearRamp(value: 2, time: 1e300)], 1)
+        XCTAssertEqual(tl.steadyFrame(sampleRate: 48000), .max)
+        XCTAssertEqual(tl.value(atTime: 10), 1 + (2 - 1) * (10 / 1e300))
+        var out = [Float](repeating: 0, count: 4)
+        out.withUnsafeMutableBufferPointer { tl.fill($0.baseAddress!, startFrame: Int64.max - 10, count: 4, sampleRate: 48000) }
+        XCTAssertEqual(out, [1, 1, 1, 1])
+    }
 }

@@ -115,7 +115,7 @@ final class DescriptionValidatorTests: XCTestCase {
             "graph.json: nodes[1] (id \"p\").properties.loop: expected true or false, found a number",
             #"graph.json: nodes[2] (id "e").properties: give either "bands" or "preset", not both"#,
             "graph.json: nodes[3] (id \"c\").properties.format.sampleType: \"int8\" is not one of float32, float64, int16, int24, int32",
-            #"graph.json: nodes[3] (id "c").properties.quality: "great" is not one of best, medium, fastest, linear, zeroOrderHold"#,
+            #"graph.json: nodes[3] (id "c").properties.quality: "great" is not one of best, medium, fastest, linear, zeroOrderHold, sincBest"#,
             "graph.json: nodes[3] (id \"c\").properties.channelMap[1]: -2 is outside -1...255",
             #"graph.json: nodes[4] (id "env").properties.distanceModel.model: "log" is not one of inverse, linear, exponential, none"#,
             "graph.json: nodes[4] (id \"env\").properties.distanceModel.maxDistance: 0 must be greater than 0",

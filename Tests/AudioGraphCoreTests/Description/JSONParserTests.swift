@@ -188,3 +188,36 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+extension JSONParserTests {
+    // MARK: Scale
+
+    /// Seconds `body` takes, the best of three runs (the least disturbed by other load).
+    static func bestTime(_ body: () throws -> Void) rethrows -> Double {
+        var best = Double.infinity
+        let clock = ContinuousClock()
+        for _ in 0..<3 {
+            let start = clock.now
+            try body()
+            let d = clock.now - start
+            best = min(best, Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18)
+        }
+        return best
+    }
+
+    /// Parsing time grows linearly with array and object length: twice the elements take about
+    /// twice as long (a quadratic parser takes four times; the bound 3 leaves room for noise and
+    /// needs no wall-clock limit that CPU load could break).
+    func testParsingIsLinearInArrayAndObjectLength() throws {
+        func array(_ n: Int) -> [UInt8] { Array(("[" + (0..<n).map { "{\"t\": \($0), \"v\": [1, 2]}" }.joined(separator: ",") + "]").utf8) }
+        func object(_ n: Int) -> [UInt8] { Array(("{" + (0..<n).map { "\"k\($0)\": [\($0)]" }.joined(separator: ",") + "}").utf8) }
+        for (name, make) in [("array", array), ("object", object)] {
+            let small = make(40_000), large = make(80_000)
+            let t40 = try Self.bestTime { _ = try JSONValue.parse(small) }
+            let t80 = try Self.bestTime { _ = try JSONValue.parse(large) }
+            XCTAssertLessThan(t80 / t40, 3, "\(name): 40 000 elements \(t40) s, 80 000 elements \(t80) s")
+            guard case .array(let elements) = try JSONValue.parse(array(5)) else { return XCTFail("not an array") }
+            XCTAssertEqual(elements.count, 5)
+        }
+    }
+}

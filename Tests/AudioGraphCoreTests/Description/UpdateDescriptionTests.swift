@@ -91,6 +91,12 @@ final class UpdateDescriptionTests: XCTestCase {
         { "frame": 10, "actions": [ { "addNode": { "id": "d", "type": "delay" } }, { "disconnect": { "to": "mix:0" } },
                                     { "connect": { "from": "mix", "to": "d" } }, { "connect": { "from": "d", "to": "mix:0" } } ] }
         """), [#"graph.json: updates[0]: cycle: "mix" -> "d" -> "mix""#])
+        // A cycle closed by one action and opened again by a later one: the engine refuses the
+        // connect when it is made, and so does the validator (found by fuzzing, issue 10).
+        XCTAssertEqual(lines("""
+        { "frame": 10, "actions": [ { "addNode": { "id": "d", "type": "delay" } }, { "connect": { "from": "d", "to": "d" } },
+                                    { "removeNode": "d" } ] }
+        """), [#"graph.json: updates[0]: cycle: "d" -> "d""#])
         // Removing the output.
         XCTAssertEqual(lines(#"{ "frame": 10, "actions": [ { "removeNode": "out" } ] }"#),
                        [#"graph.json: updates[0]: the graph has no output node (it needs exactly one "output" or "genericOutput")"#])

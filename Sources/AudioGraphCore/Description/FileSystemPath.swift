@@ -1,0 +1,86 @@
+// Comparing file paths as the file system sees them, and refusing files that are not regular files.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// File-system questions the loader and the renderer ask before touching a file: is it a
+/// regular file (a FIFO or a device would block or never end), and do two spellings name the
+/// same file (`a.wav`, `./a.wav`, `dir/../a.wav`, a symbolic link to it).
+///
+/// Thread safety: stateless; each call does a few system calls (no locks); control threads.
+public enum FileSystemPath {
+    /// The absolute, normalized form of `path`: the deepest existing folder is resolved with
+    /// `realpath` (symbolic links, `.`, `..`), the rest is normalized by name. A file that
+    /// exists as a symbolic link resolves to its target.
+    public static func resolved(_ path: String) -> String {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let cwd = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "."
+            absolute = cwd + "/" + path
+        }
+        var components = absolute.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // Find the longest prefix that exists and let realpath resolve it.
+        var tail: [String] = []
+        while true {
+            let prefix = "/" + components.joined(separator: "/")
+            if let real = realpath(prefix, nil) {
+                let resolvedPrefix = String(cString: real)
+                free(real)
+                return normalize(resolvedPrefix.split(separator: "/").map(String.init) + tail.reversed())
+            }
+            guard let last = components.popLast() else { return normalize(tail.reversed()) }
+            tail.append(last)
+        }
+    }
+
+    /// `/`-joined components with `.` dropped and `..` applied.
+    private static func normalize(_ components: [String]) -> String {
+        var out: [String] = []
+        for c in components {
+            if c == "." || c.isEmpty { continue }
+            if c == ".." { _ = out.popLast() } else { out.append(c) }
+        }
+        return "/" + out.joined(separator: "/")
+    }
+
+    /// Why `path` cannot be read as a file: nil for a regular file (or a link to one), else "no
+    /// such file", "it is a FIFO", "it is a directory", "it is a device", ... Never opens the
+    /// file, so a FIFO cannot block the caller.
+    public static func notRegularFileReason(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return errno == ENOENT ? "no such file" : String(cString: strerror(errno))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "it is a directory, not a file"
+        case S_IFIFO: return "it is a FIFO (named pipe), not a regular file"
+        case S_IFCHR, S_IFBLK: return "it is a device, not a regular file"
+        case S_IFSOCK: return "it is a socket, not a regular file"
+        default: return "it is not a regular file"
+        }
+    }
+
+    /// Whether the regular file at `path` starts with the HDF5 signature, at offset 0 or after a
+    /// user block of 512, 1024, 2048... bytes (up to 1 MiB), as HDF5 allows. SOFA files are
+    /// netCDF-4, i.e. HDF5.
+    public static func hasHDF5Signature(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        let signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
+        var bytes = [UInt8](repeating: 0, count: 8)
+        var offset = 0
+        while offset <= 1 << 20 {
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 8, off_t(offset)) }
+            guard got == 8 else { return false }
+            if bytes == signature { return true }
+            offset = offset == 0 ? 512 : offset * 2
+        }
+        return false
+    }
+}

@@ -1,0 +1,254 @@
+// The command line under hostile input (issue 10): extreme numbers, special files, path tricks, signals.
+import AudioGraphKit
+import Foundation
+import XCTest
+
+extension CommandLineTests {
+    /// A graph with one oscillator into a generic output; `osc`/`extra` are spliced into the JSON.
+    private func graph(settings: String = "\"duration\": 0.05", osc: String = "", nodes: String = "",
+                       connections: String = "", updates: String = "[]") -> String {
+        """
+        { "version": 1, \(settings),
+          "nodes": [ { "id": "osc", "type": "oscillator"\(osc) }\(nodes), { "id": "out", "type": "genericOutput" } ],
+          "connections": [ { "from": "osc", "to": "out" }\(connections) ],
+          "updates": \(updates) }
+        """
+    }
+
+    // MARK: Numbers
+
+    /// Each value the fuzzer used to crash `render` with: rejected at load (exit 1, one line naming
+    /// the place) by both validate and render, never a trap; nothing written.
+    func testHugeNumbersAreRejectedAtLoadWithOneLine() throws {
+        let dir = try makeTemporaryDirectory(self)
+        try writeWAV(dir.appendingPathComponent("in.wav").path, [[Float](repeating: 0.25, count: 480)], sampleRate: 48000)
+        let player = #", { "id": "p", "type": "player", "properties": { "file": "in.wav", "segment": { "duration": 1e15 } } }"#
+        let cases: [(json: String, place: String)] = [
+            (graph(settings: "\"duration\": 1e300"), "duration"),
+            (graph(osc: #", "properties": { "startTime": 1e15 }"#), "properties.startTime"),
+            (graph(osc: #", "properties": { "startTime": 1e300 }"#), "properties.startTime"),
+            (graph(osc: #", "properties": { "stopTime": 1e300 }"#), "properties.stopTime"),
+            (graph(nodes: player), "segment.duration"),
+            (graph(updates: #"[ { "time": 0.01, "actions": [ { "setParameter": { "node": "osc", "address": "frequency", "value": 100, "rampDuration": 1e300 } } ] } ]"#),
+             "rampDuration"),
+            (graph(updates: #"[ { "time": 1e300, "actions": [] } ]"#), "updates[0].time"),
+            (graph(osc: #", "automation": { "frequency": [ { "setValueAtTime": { "value": 100, "time": 1e300 } } ] }"#), "time"),
+            (graph(settings: "\"sampleRate\": 2147483648, \"duration\": 0.05"), "sampleRate"),
+            (graph(settings: "\"sampleRate\": 1e9, \"duration\": 0.05", nodes: #", { "id": "d", "type": "delay" }"#), "sampleRate"),
+            (graph(settings: "\"sampleRate\": 1e7, \"duration\": 0.05",
+                   nodes: #", { "id": "e", "type": "environment", "properties": { "renderingAlgorithm": "hrtf" } }"#), "sampleRate"),
+            (graph(nodes: #", { "id": "i", "type": "input", "properties": { "latency": 1e300 } }"#), "latency"),
+        ]
+        for (i, c) in cases.enumerated() {
+            _ = try write(c.json, "n\(i).json", in: dir)
+            for command in [["validate", "n\(i).json"], ["render", "n\(i).json", "-o", "n\(i).wav", "--quiet"]] {
+                let r = try run(command, in: dir, timeout: 60)
+                XCTAssertEqual(r.status, 1, "case \(i) \(command): \(r.stderr)")
+                XCTAssertEqual(r.stderrLines.count, 1, "case \(i) \(command): \(r.stderr)")
+                XCTAssertTrue(r.stderr.hasPrefix("n\(i).json: ") && r.stderr.contains(c.place), "case \(i): \(r.stderr)")
+            }
+        }
+        XCTAssertFalse(fileNames(dir).contains { $0.hasSuffix(".wav") && $0 != "in.wav" }, "nothing written: \(fileNames(dir))")
+    }
+
+    /// The largest accepted times and the tiniest curve duration render (no trap) and give what
+    /// they mean: an oscillator starting 10^7 s late is silent, a value curve lasting 5e-324 s
+    /// jumps to its last value, a ramp lasting 10^7 s has barely moved.
+    func testExtremeButAcceptedNumbersRender() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let late = graph(osc: #", "properties": { "startTime": 10000000 }"#)
+        _ = try write(late, "late.json", in: dir)
+        var r = try run(["render", "late.json", "-o", "late.wav", "--quiet"], in: dir, timeout: 60)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let silent = try AudioFileReader.read(path: dir.appendingPathComponent("late.wav").path)
+        XCTAssertEqual(silent.info.frames, 2400)
+        XCTAssertEqual(silent.channels[0].map(abs).max(), 0, "not started yet")
+
+        let curve = graph(osc: #", "parameters": { "amplitude": 1 }, "automation": { "frequency": [ { "setValueCurveAtTime": { "values": [ 100, 1000 ], "startTime": 0, "duration": 5e-324 } } ] }"#)
+        _ = try write(curve, "curve.json", in: dir)
+        r = try run(["render", "curve.json", "-o", "curve.wav", "--quiet"], in: dir, timeout: 60)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let tone = try AudioFileReader.read(path: dir.appendingPathComponent("curve.wav").path)
+        // The curve is over before the first frame: a 1000 Hz sine from frame 0.
+        XCTAssertLessThan(worstError(tone.channels[0]) { n in sin(2 * Double.pi * 1000 * Double(n) / 48000) }.error, 1e-4)
+
+        let ramp = graph(osc: #", "parameters": { "amplitude": 1, "frequency": 1000 }"#,
+                         updates: #"[ { "frame": 0, "actions": [ { "setParameter": { "node": "osc", "address": "frequency", "value": 2000, "rampDuration": 10000000 } } ] } ]"#)
+        _ = try write(ramp, "ramp.json", in: dir)
+        r = try run(["render", "ramp.json", "-o", "ramp.wav", "--quiet"], in: dir, timeout: 60)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let slow = try AudioFileReader.read(path: dir.appendingPathComponent("ramp.wav").path)
+        // 0.05 s into a 10^7 s ramp the frequency has moved by 5e-6 Hz: a 1000 Hz sine.
+        XCTAssertLessThan(worstError(slow.channels[0]) { n in sin(2 * Double.pi * 1000 * Double(n) / 48000) }.error, 1e-3)
+    }
+
+    // MARK: validate runs render's checks
+
+    func testValidateRejectsWhatRenderWouldReject() throws {
+        let dir = try makeTemporaryDirectory(self)
+        try Data("this is not HDF5".utf8).write(to: dir.appendingPathComponent("fake.sofa"))
+        let cases: [(name: String, json: String, place: String)] = [
+            ("ratio", graph(nodes: #", { "id": "c", "type": "converter", "properties": { "format": { "sampleRate": 100 } } }"#,
+                            connections: #", { "from": "osc", "to": "c" }"#)
+                .replacingOccurrences(of: #"{ "from": "osc", "to": "out" }, "#, with: "")
+                .replacingOccurrences(of: #"{ "from": "osc", "to": "c" }"#, with: #"{ "from": "osc", "to": "c" }, { "from": "c", "to": "out" }"#),
+             "properties.format.sampleRate"),
+            ("clientRate", graph().replacingOccurrences(of: #""type": "genericOutput""#,
+                                                        with: #""type": "genericOutput", "properties": { "format": { "sampleRate": 768000 } }"#)
+                .replacingOccurrences(of: "\"duration\": 0.05", with: "\"sampleRate\": 1000, \"duration\": 0.05"),
+             "properties.format.sampleRate"),
+            ("sofa", graph(nodes: #", { "id": "env", "type": "environment", "properties": { "hrtf": "fake.sofa" } }"#), "properties.hrtf"),
+            ("change", graph(nodes: #", { "id": "c", "type": "converter", "properties": { "format": { "sampleRate": 44100 } } }"#,
+                             updates: #"[ { "time": 0.01, "actions": [ { "disconnect": { "to": "out" } }, { "connect": { "from": "osc", "to": "c" } }, { "connect": { "from": "c", "to": "out" } } ] } ]"#)
+                .replacingOccurrences(of: #""type": "oscillator""#, with: #""type": "oscillator", "properties": { "channels": 1 }"#),
+             "updates[0]"),
+        ]
+        for c in cases {
+            _ = try write(c.json, "\(c.name).json", in: dir)
+            let v = try run(["validate", "\(c.name).json"], in: dir, timeout: 60)
+            XCTAssertEqual(v.status, 1, "\(c.name): \(v.stdout) \(v.stderr)")
+            XCTAssertEqual(v.stderrLines.count, 1, "\(c.name): \(v.stderr)")
+            XCTAssertTrue(v.stderr.hasPrefix("\(c.name).json: ") && v.stderr.contains(c.place), "\(c.name): \(v.stderr)")
+            let r = try run(["render", "\(c.name).json", "-o", "\(c.name).wav", "--quiet"], in: dir, timeout: 60)
+            XCTAssertEqual(r.status, 1, "\(c.name): render agrees: \(r.stderr)")
+            XCTAssertEqual(r.stderr, v.stderr, "\(c.name): the same line")
+        }
+        XCTAssertFalse(fileNames(dir).contains { $0.hasSuffix(".wav") }, "\(fileNames(dir))")
+    }
+
+    /// A generic output with nothing connected renders silence of the asked length (it validated).
+    func testUnconnectedGenericOutputRendersSilence() throws {
+        let dir = try makeTemporaryDirectory(self)
+        _ = try write(#"{ "version": 1, "duration": 0.1, "nodes": [ { "id": "out", "type": "genericOutput" } ], "connections": [] }"#,
+                      "empty.json", in: dir)
+        XCTAssertEqual(try run(["validate", "empty.json"], in: dir).status, 0)
+        let r = try run(["render", "empty.json", "-o", "empty.wav", "--quiet"], in: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let read = try AudioFileReader.read(path: dir.appendingPathComponent("empty.wav").path)
+        XCTAssertEqual(read.info, AudioFileInfo(sampleRate: 48000, channels: 2, frames: 4800))
+        XCTAssertEqual(read.channels.flatMap { $0 }.map(abs).max(), 0)
+    }
+
+    /// Delay lines whose memory the machine does not have are refused at load, naming the limit
+    /// (computed from this machine's memory, as the loader does).
+    func testDelayMemoryBeyondTheMachineIsRefusedAtLoad() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let one = MemoryBudget.delayLineBytes(sampleRate: 768_000, channels: 256)
+        let count = Int(MemoryBudget.limit / one) + 1
+        var nodes = "", connections = ""
+        for i in 0..<count {
+            nodes += #", { "id": "d\#(i)", "type": "delay" }"#
+            connections += #", { "from": "osc", "to": "d\#(i)" }"#
+        }
+        let json = graph(settings: "\"sampleRate\": 768000, \"duration\": 0.01", osc: #", "properties": { "channels": 256 }"#,
+                         nodes: nodes, connections: connections)
+        _ = try write(json, "delays.json", in: dir)
+        let r = try run(["validate", "delays.json"], in: dir, timeout: 60)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stderrLines.count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("delay") && r.stderr.contains(MemoryBudget.describe(MemoryBudget.limit)), r.stderr)
+    }
+
+    // MARK: Special files
+
+    func testFIFOsDevicesAndFoldersAreRefusedAtLoad() throws {
+        let dir = try makeTemporaryDirectory(self)
+        XCTAssertEqual(mkfifo(dir.appendingPathComponent("pipe.wav").path, 0o600), 0)
+        XCTAssertEqual(mkfifo(dir.appendingPathComponent("pipe.sofa").path, 0o600), 0)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("folder.wav"), withIntermediateDirectories: false)
+        let cases: [(file: String, json: String, reason: String)] = [
+            ("pipe.wav", graph(nodes: #", { "id": "p", "type": "player", "properties": { "file": "pipe.wav" } }"#), "FIFO"),
+            ("/dev/zero", graph(nodes: #", { "id": "p", "type": "player", "properties": { "file": "/dev/zero" } }"#), "device"),
+            ("folder.wav", graph(nodes: #", { "id": "p", "type": "player", "properties": { "file": "folder.wav" } }"#), "directory"),
+            ("pipe.sofa", graph(nodes: #", { "id": "e", "type": "environment", "properties": { "hrtf": "pipe.sofa" } }"#), "FIFO"),
+        ]
+        for (i, c) in cases.enumerated() {
+            _ = try write(c.json, "f\(i).json", in: dir)
+            for command in [["validate", "f\(i).json"], ["render", "f\(i).json", "-o", "f\(i).wav", "--quiet"]] {
+                let r = try run(command, in: dir, timeout: 30)
+                XCTAssertEqual(r.status, 1, "\(c.file) \(command): \(r.stderr)")
+                XCTAssertEqual(r.stderrLines.count, 1, r.stderr)
+                XCTAssertTrue(r.stderr.contains(c.file) && r.stderr.contains(c.reason), r.stderr)
+            }
+        }
+        for file in ["pipe.wav", "/dev/zero", "folder.wav"] {
+            let m = try run(["meter", file], in: dir, timeout: 30)
+            XCTAssertEqual(m.status, 1, "meter \(file): \(m.stderr)")
+            XCTAssertEqual(m.stderrLines.count, 1, m.stderr)
+            XCTAssertTrue(m.stderr.hasPrefix(file), m.stderr)
+        }
+    }
+
+    // MARK: Paths and sizes
+
+    func testTapAndOutputPathsAreComparedResolved() throws {
+        let dir = try makeTemporaryDirectory(self)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: false)
+        let twoTaps = graph().replacingOccurrences(of: "\"updates\": []", with: #""updates": [], "taps": [ { "node": "osc", "file": "a.wav" }, { "node": "osc", "file": "./a.wav" }, { "node": "osc", "file": "sub/../a.wav" } ]"#)
+        _ = try write(twoTaps, "taps.json", in: dir)
+        let v = try run(["validate", "taps.json"], in: dir)
+        XCTAssertEqual(v.status, 1, v.stderr)
+        XCTAssertEqual(v.stderrLines, [#"taps.json: taps[1].file: "./a.wav" is already written by taps[0]"#,
+                                       #"taps.json: taps[2].file: "sub/../a.wav" is already written by taps[0]"#])
+        XCTAssertEqual(try run(["render", "taps.json", "-o", "x.wav"], in: dir).stderrLines, v.stderrLines, "render refuses the same way")
+
+        let ownOutput = graph().replacingOccurrences(of: "\"updates\": []", with: #""updates": [], "taps": [ { "node": "osc", "file": "./sub/out.wav" } ]"#)
+        _ = try write(ownOutput, "own.json", in: dir)
+        XCTAssertEqual(try run(["validate", "own.json"], in: dir).status, 0)
+        let r = try run(["render", "own.json", "-o", "sub/../sub/out.wav", "--quiet"], in: dir)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stderrLines.count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.hasPrefix("own.json: taps[0].file"), r.stderr)
+        XCTAssertEqual(fileNames(dir.appendingPathComponent("sub")), [], "refused before anything was written")
+    }
+
+    /// A length whose samples pass 4 GiB: AIFF (32-bit sizes, no 64-bit variant) is refused up
+    /// front with exit 1; a WAV that long would be RF64 — here the disk check refuses 16 TB with
+    /// exit 3. Nothing is written either way.
+    func testOutputsPastFourGibibytesAreRefusedOrRF64BeforeWriting() throws {
+        let dir = try makeTemporaryDirectory(self)
+        _ = try write(sine, "g.json", in: dir)
+        let frames = "2000000000000"  // 2e12 stereo float32 frames: 16 TB
+        let aiff = try run(["render", "g.json", "-o", "big.aiff", "--frames", frames, "--quiet"], in: dir)
+        XCTAssertEqual(aiff.status, 1, aiff.stderr)
+        XCTAssertEqual(aiff.stderrLines.count, 1, aiff.stderr)
+        XCTAssertTrue(aiff.stderr.hasPrefix("big.aiff: AIFF files hold at most 4 GiB"), aiff.stderr)
+        let wav = try run(["render", "g.json", "-o", "big.wav", "--frames", frames, "--quiet"], in: dir)
+        XCTAssertEqual(wav.status, 3, wav.stderr)
+        XCTAssertEqual(wav.stderrLines.count, 1, wav.stderr)
+        XCTAssertTrue(wav.stderr.contains("big.wav") && wav.stderr.contains("16000000 MB"), wav.stderr)
+        XCTAssertEqual(fileNames(dir), ["g.json"])
+    }
+
+    // MARK: Signals
+
+    /// SIGTERM, SIGHUP and SIGINT mid-render: exit 3, one line, no output and no temporary file.
+    func testSignalsMidRenderCleanUp() throws {
+        guard let exe = Self.executable else { throw XCTSkip("the audiograph executable is not built") }
+        let dir = try makeTemporaryDirectory(self)
+        _ = try write(sine.replacingOccurrences(of: "\"duration\": 0.1", with: "\"duration\": 100000"), "long.json", in: dir)
+        for sig in [SIGTERM, SIGHUP, SIGINT] {
+            let p = Process()
+            p.executableURL = exe
+            p.arguments = ["render", "long.json", "-o", "long.flac", "--quiet"]
+            p.currentDirectoryURL = dir
+            let err = Pipe()
+            p.standardError = err
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            // Wait until the temporary file exists (the render is under way).
+            let deadline = Date().addingTimeInterval(60)
+            while !fileNames(dir).contains(where: { $0.contains(".partial-") }) && Date() < deadline && p.isRunning { usleep(10_000) }
+            XCTAssertTrue(fileNames(dir).contains { $0.contains(".partial-") }, "the render started: \(fileNames(dir))")
+            kill(p.processIdentifier, sig)
+            let e = err.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            let message = String(decoding: e, as: UTF8.self)
+            XCTAssertEqual(p.terminationReason, .exit, "signal \(sig): handled, not fatal")
+            XCTAssertEqual(p.terminationStatus, 3, "signal \(sig): \(message)")
+            XCTAssertEqual(message.split(separator: "\n").count, 1, message)
+            XCTAssertTrue(message.hasPrefix("long.flac: interrupted"), message)
+            XCTAssertEqual(fileNames(dir), ["long.json"], "signal \(sig): no output, no temporary file")
+        }
+    }
+}
