@@ -116,9 +116,13 @@ final class ScheduledSoundPlayerKernel: NodeKernel, @unchecked Sendable {
             }
         } else if let streamer = r.streamer {
             let got = min(count, streamer.acquire(position: a - r.start, segment: r.segment, version: 0, wanted: count))
+            // Summed into the output (regions may overlap); read the ring directly, from the head
+            // taken once, so that no per-sample access touches the streamer's mutable state.
+            let head = streamer.headIndex
+            let ring = streamer.ring
             for c in 0..<out.channelCount {
                 let dst = out.channel(c) + offset
-                for j in 0..<got { dst[j] += streamer.sample(channel: c, offset: j) }
+                for j in 0..<got { dst[j] += ring.sample(channel: c, at: head + j) }
             }
             streamer.consume(got)
             if got < count { shared.streamCounters.starvedFrames.add(Int64(count - got), ordering: .relaxed) }
