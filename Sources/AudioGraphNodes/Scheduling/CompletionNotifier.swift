@@ -3,7 +3,8 @@ import Glibc
 import Synchronization
 
 /// Runs the completion handlers of a ``ScheduledSoundPlayerNode`` on a normal-priority thread of
-/// its own: it takes finished regions from the event ring the render thread fills, runs
+/// its own (which also keeps the node's output latency current from its provider, every 10 ms):
+/// it takes finished regions from the event ring the render thread fills, runs
 /// `.dataConsumed` and `.dataRendered` handlers at once and `.dataPlayedBack` handlers when the
 /// host time in the event (the frame's render time plus the output latency) has come, then
 /// releases the regions — so a region, its buffer and its disk streamer are freed here, never on
@@ -58,11 +59,22 @@ final class CompletionNotifier: @unchecked Sendable {
         }
     }
 
+    /// How often the notifier refreshes the output latency from the node's provider.
+    static let latencyRefreshNanoseconds: UInt64 = 10_000_000
+
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
         var waiting: [(due: UInt64, region: ScheduledRegion)] = []
+        var latencyRefreshed: UInt64 = 0
         while true {
             let stopping = stopRequested.load(ordering: .acquiring)
+            let clock = ScheduledPlayerShared.hostTimeNow()
+            if clock &- latencyRefreshed >= Self.latencyRefreshNanoseconds {
+                latencyRefreshed = clock
+                if let provider = shared.latencyProvider.withLock({ $0 }), let latency = provider(), latency.isFinite {
+                    shared.latencyBits.store(max(0, latency).bitPattern, ordering: .relaxed)
+                }
+            }
             while let event = shared.events.pop() {
                 guard let raw = event.region else { continue }
                 let region = shared.takeBack(raw)

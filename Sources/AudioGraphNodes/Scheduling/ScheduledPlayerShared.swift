@@ -24,6 +24,9 @@ final class ScheduledPlayerShared: @unchecked Sendable {
     let pending = ControlLock<[ObjectIdentifier: ScheduledRegion]>([:])
     /// Disk-streaming counters of the node's file segments (starved frames, failed reads).
     let streamCounters = FileStreamer.Counters()
+    /// Where the notifier refreshes ``latencyBits`` from (nil: only set by hand). It returns
+    /// nil when it cannot tell now without waiting.
+    let latencyProvider = ControlLock<(@Sendable () -> Double?)?>(nil)
 
     // MARK: Shared (atomic)
     /// Regions handed to the render thread and not yet given back (control adds, notifier subtracts).

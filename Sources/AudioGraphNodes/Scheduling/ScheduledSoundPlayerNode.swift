@@ -103,6 +103,14 @@ public final class ScheduledSoundPlayerNode: GraphNode, @unchecked Sendable {
         set { shared.latencyBits.store(max(0, newValue.isFinite ? newValue : 0).bitPattern, ordering: .relaxed) }
     }
 
+    /// Where the output latency comes from while the node lives: the notifier thread calls it
+    /// every 10 ms and stores what it returns in ``outputPresentationLatency`` (nil: it could not
+    /// tell without waiting; keep the last value). The engine sets it to its output's reported
+    /// latency. Any thread; the closure runs on the notifier thread, never the render thread.
+    public func setOutputPresentationLatencyProvider(_ provider: (@Sendable () -> Double?)?) {
+        shared.latencyProvider.withLock { $0 = provider }
+    }
+
     /// Frames of file segments that played as silence because the disk thread had not read them yet. Any thread.
     public var streamStarvedFrames: Int64 { shared.streamCounters.starvedFrames.load(ordering: .relaxed) }
 
