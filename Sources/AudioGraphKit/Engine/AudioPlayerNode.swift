@@ -39,9 +39,6 @@ public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable 
 
     public override var numberOfInputs: Int { 0 }
 
-    override func outputLatencyChanged(_ seconds: Double) {
-        scheduler.withLock { $0 }?.outputPresentationLatency = seconds
-    }
 
     // MARK: Scheduling
 
@@ -189,6 +186,7 @@ public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable 
         let (node, replaced) = scheduler.withLock { current -> (ScheduledSoundPlayerNode, ScheduledSoundPlayerNode?) in
             if let c = current, c.format == format, c.id == graphID { return (c, nil) }
             let fresh = ScheduledSoundPlayerNode(id: graphID, format: format)
+            fresh.setOutputPresentationLatencyProvider { [weak self] in self?.currentOutputLatency() }
             let old = current
             current = fresh
             return (fresh, old)
@@ -242,6 +240,15 @@ public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable 
         } catch {
             engineProgrammerError(call, self, error.description)
         }
+    }
+
+    /// The output's latency now, for `.dataPlayedBack` handlers (the notifier asks every 10 ms):
+    /// nil when the engine's lock is busy (never wait for it there), 0 when detached.
+    private func currentOutputLatency() -> Double? {
+        guard let engine else { return 0 }
+        guard engine.lock.try() else { return nil }
+        defer { engine.lock.unlock() }
+        return engine.outputPresentationLatency
     }
 
     /// A schedule's `when` as a player sample time at `rate` (nil: after the previous region).

@@ -3,7 +3,8 @@ import Glibc
 import Synchronization
 
 /// Runs the completion handlers of a ``ScheduledSoundPlayerNode`` on a normal-priority thread of
-/// its own: it takes finished regions from the event ring the render thread fills, runs
+/// its own (which also keeps the node's output latency current from its provider, every 10 ms):
+/// it takes finished regions from the event ring the render thread fills, runs
 /// `.dataConsumed` and `.dataRendered` handlers at once and `.dataPlayedBack` handlers when the
 /// host time in the event (the frame's render time plus the output latency) has come, then
 /// releases the regions — so a region, its buffer and its disk streamer are freed here, never on
@@ -13,8 +14,9 @@ import Synchronization
 /// schedule call, and stopped when the node goes away. Handlers run on the notifier thread
 /// (they may schedule again or stop the player).
 final class CompletionNotifier: @unchecked Sendable {
-    /// How long the idle notifier sleeps before looking again (it is also woken by the render thread).
-    static let idlePollSeconds = 0.005
+    /// How long the notifier sleeps between looks at the event ring (the render thread makes no
+    /// system call, so it does not wake the notifier): handlers run at most this late.
+    static let idlePollSeconds = 0.002
 
     private let shared: ScheduledPlayerShared
     private let stopRequested = Atomic<Bool>(false)
@@ -48,7 +50,7 @@ final class CompletionNotifier: @unchecked Sendable {
         guard let t = thread else { return }
         thread = nil
         stopRequested.store(true, ordering: .releasing)
-        shared.eventPosted.post()
+        shared.notifierWake.post()
         if pthread_equal(t, pthread_self()) != 0 {
             // The node went away inside one of its own handlers: the thread ends after it returns.
             pthread_detach(t)
@@ -57,11 +59,22 @@ final class CompletionNotifier: @unchecked Sendable {
         }
     }
 
+    /// How often the notifier refreshes the output latency from the node's provider.
+    static let latencyRefreshNanoseconds: UInt64 = 10_000_000
+
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
         var waiting: [(due: UInt64, region: ScheduledRegion)] = []
+        var latencyRefreshed: UInt64 = 0
         while true {
             let stopping = stopRequested.load(ordering: .acquiring)
+            let clock = ScheduledPlayerShared.hostTimeNow()
+            if clock &- latencyRefreshed >= Self.latencyRefreshNanoseconds {
+                latencyRefreshed = clock
+                if let provider = shared.latencyProvider.withLock({ $0 }), let latency = provider(), latency.isFinite {
+                    shared.latencyBits.store(max(0, latency).bitPattern, ordering: .relaxed)
+                }
+            }
             while let event = shared.events.pop() {
                 guard let raw = event.region else { continue }
                 let region = shared.takeBack(raw)
@@ -86,7 +99,7 @@ final class CompletionNotifier: @unchecked Sendable {
                 if let first = waiting.first { next = first.due - now }
             }
             let timeout = min(Self.idlePollSeconds, Double(next) / 1e9)
-            if timeout > 0 { shared.eventPosted.wait(timeout: timeout) }
+            if timeout > 0 { shared.notifierWake.wait(timeout: timeout) }
         }
     }
 }

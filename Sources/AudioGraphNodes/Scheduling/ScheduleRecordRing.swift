@@ -31,7 +31,7 @@ struct ScheduleRecord: Sendable {
 /// release ordering after writing the record, the consumer the head after reading it).
 ///
 /// Thread safety: ``push(_:)`` from one producer thread at a time (the control side serialises
-/// its producers with a mutex the render thread never takes), ``pop()`` from one consumer
+/// its producers with a `ControlLock` the render thread never takes), ``pop()`` from one consumer
 /// thread at a time. Both are real-time safe: no allocation, no lock, no wait. Storage is
 /// allocated in `init` and freed in `deinit` (off the render thread).
 final class ScheduleRecordRing: @unchecked Sendable {

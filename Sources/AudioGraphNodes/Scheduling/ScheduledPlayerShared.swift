@@ -6,7 +6,7 @@ import Synchronization
 /// that a kernel never refers back to its node): the command ring (control → render), the event
 /// ring (render → notifier), the regions not yet completed, and what the render thread publishes.
 ///
-/// Thread safety: ``commands`` has one producer at a time (the node's control mutex) and the
+/// Thread safety: ``commands`` has one producer at a time (the node's control lock) and the
 /// kernel as consumer; ``events`` has the kernel as producer and the notifier as consumer.
 /// ``pending`` is locked by control threads and the notifier, never by the render thread. The
 /// atomics may be read anywhere; each has one writer, named below.
@@ -15,14 +15,18 @@ final class ScheduledPlayerShared: @unchecked Sendable {
     let commands: ScheduleRecordRing
     /// Render → notifier: finished regions.
     let events: ScheduleRecordRing
-    /// Posted by the render thread after it pushed events (lock-free `sem_post`).
-    let eventPosted = WakeSemaphore()
+    /// Wakes the notifier early (posted by `stop()` of the notifier, never by the render thread,
+    /// which makes no system call: the notifier polls the event ring).
+    let notifierWake = WakeSemaphore()
     /// The most regions scheduled and not yet given back by the render thread.
     let maximumRegions: Int
     /// Regions whose completion has not run, by identity (control threads and the notifier).
     let pending = ControlLock<[ObjectIdentifier: ScheduledRegion]>([:])
     /// Disk-streaming counters of the node's file segments (starved frames, failed reads).
     let streamCounters = FileStreamer.Counters()
+    /// Where the notifier refreshes ``latencyBits`` from (nil: only set by hand). It returns
+    /// nil when it cannot tell now without waiting.
+    let latencyProvider = ControlLock<(@Sendable () -> Double?)?>(nil)
 
     // MARK: Shared (atomic)
     /// Regions handed to the render thread and not yet given back (control adds, notifier subtracts).

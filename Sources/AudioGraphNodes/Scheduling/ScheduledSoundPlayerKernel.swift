@@ -36,9 +36,8 @@ final class ScheduledSoundPlayerKernel: NodeKernel, @unchecked Sendable {
     /// The end of the last region scheduled (`Int64.max` after a looping one), for `at: nil`.
     private var lastEnd: Int64 = 0
     private var hasPrevious = false
-    /// This slice: host time (0 until needed) and whether events were pushed.
+    /// This slice's host time (0 until needed).
     private var renderHostTime: UInt64 = 0
-    private var pushedEvents = false
 
     init(node: ScheduledSoundPlayerNode, shared: ScheduledPlayerShared, maximumFramesPerSlice: Int) {
         self.shared = shared
@@ -66,12 +65,10 @@ final class ScheduledSoundPlayerKernel: NodeKernel, @unchecked Sendable {
         let s = context.sampleTime
         let n = context.frameCount
         renderHostTime = 0
-        pushedEvents = false
         drainCommands(at: s, sampleRate: context.sampleRate)
         let sliceEnd = s + Int64(n)
         guard playing, playStart < sliceEnd else {
             outputSilence(frameCount: n)
-            if pushedEvents { shared.eventPosted.post() }
             return
         }
         let first = Int(max(0, playStart - s))
@@ -98,7 +95,6 @@ final class ScheduledSoundPlayerKernel: NodeKernel, @unchecked Sendable {
             k += 1
         }
         outputIsSilent[0] = !audible
-        if pushedEvents { shared.eventPosted.post() }
     }
 
     /// Adds `count` frames of region `r` from player time `a` into `out` at frame `offset`.
@@ -120,7 +116,10 @@ final class ScheduledSoundPlayerKernel: NodeKernel, @unchecked Sendable {
             }
         } else if let streamer = r.streamer {
             let got = min(count, streamer.acquire(position: a - r.start, segment: r.segment, version: 0, wanted: count))
-            let ring = streamer.ring, head = streamer.headIndex
+            // Summed into the output (regions may overlap); read the ring directly, from the head
+            // taken once, so that no per-sample access touches the streamer's mutable state.
+            let head = streamer.headIndex
+            let ring = streamer.ring
             for c in 0..<out.channelCount {
                 let dst = out.channel(c) + offset
                 for j in 0..<got { dst[j] += ring.sample(channel: c, at: head + j) }
@@ -143,7 +142,6 @@ final class ScheduledSoundPlayerKernel: NodeKernel, @unchecked Sendable {
         let due = renderHostTime &+ UInt64(delay * 1e9)
         // The event ring has room for every live region (see ScheduledPlayerShared.init).
         _ = shared.events.push(ScheduleRecord(kind: .finished, region: raw, time: sliceStart + Int64(offset), hostTime: due))
-        pushedEvents = true
     }
 
     /// The player time the next frame plays at (node time `s` is the slice start).
@@ -232,7 +230,6 @@ final class ScheduledSoundPlayerKernel: NodeKernel, @unchecked Sendable {
         if queueCount == queueCapacity {
             // Cannot happen (the control side limits live regions); never overflow.
             _ = shared.events.push(ScheduleRecord(kind: .finished, region: raw, time: s, hostTime: 0))
-            pushedEvents = true
             return
         }
         queue[queueCount] = raw

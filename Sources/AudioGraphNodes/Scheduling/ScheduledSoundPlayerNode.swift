@@ -34,7 +34,7 @@ import Synchronization
 /// render thread.
 ///
 /// Thread safety: every method may be called from any non-real-time thread (calls are
-/// serialised by a mutex the render thread never takes), including from a completion handler.
+/// serialised by a `ControlLock` the render thread never takes), including from a completion handler.
 /// The schedule calls may do file I/O (opening and prerolling a segment).
 /// ``prepareForOfflineRender()`` blocks; call it only from the thread that renders, between renders.
 public final class ScheduledSoundPlayerNode: GraphNode, @unchecked Sendable {
@@ -101,6 +101,14 @@ public final class ScheduledSoundPlayerNode: GraphNode, @unchecked Sendable {
     public var outputPresentationLatency: Double {
         get { Double(bitPattern: shared.latencyBits.load(ordering: .relaxed)) }
         set { shared.latencyBits.store(max(0, newValue.isFinite ? newValue : 0).bitPattern, ordering: .relaxed) }
+    }
+
+    /// Where the output latency comes from while the node lives: the notifier thread calls it
+    /// every 10 ms and stores what it returns in ``outputPresentationLatency`` (nil: it could not
+    /// tell without waiting; keep the last value). The engine sets it to its output's reported
+    /// latency. Any thread; the closure runs on the notifier thread, never the render thread.
+    public func setOutputPresentationLatencyProvider(_ provider: (@Sendable () -> Double?)?) {
+        shared.latencyProvider.withLock { $0 = provider }
     }
 
     /// Frames of file segments that played as silence because the disk thread had not read them yet. Any thread.
@@ -203,7 +211,7 @@ public final class ScheduledSoundPlayerNode: GraphNode, @unchecked Sendable {
         }
     }
 
-    /// Pushes a command (under the control mutex). False when the ring is full (it holds four
+    /// Pushes a command (under the control lock). False when the ring is full (it holds four
     /// times the region limit of commands the render thread has not taken).
     private func push(_ record: ScheduleRecord, _ s: inout ControlState) -> Bool {
         guard shared.commands.push(record) else { return false }

@@ -290,6 +290,26 @@ final class ScheduledSoundPlayerNodeTests: XCTestCase {
         XCTAssertEqual(log.all.count, 3, "a handler ran twice")
     }
 
+    /// With a latency provider (what the engine installs), the notifier keeps
+    /// `outputPresentationLatency` current and `.dataPlayedBack` waits for the provided value.
+    func testPlayedBackFollowsTheLatencyProvider() throws {
+        let (g, player) = try playerGraph()
+        player.setOutputPresentationLatencyProvider { 0.2 }
+        let log = HandlerLog()
+        try player.scheduleBuffer(makeBuffer(frames: 600, signal(1)), callbackType: .dataPlayedBack, completion: log.handler("a"))
+        let deadline = Date().addingTimeInterval(2)
+        while player.outputPresentationLatency != 0.2 && Date() < deadline { usleep(1000) }
+        XCTAssertEqual(player.outputPresentationLatency, 0.2, "the notifier did not take the provider's latency")
+        player.play()
+        _ = g.render(frameCount: 512)
+        let renderStart = ScheduledPlayerShared.hostTimeNow()
+        _ = g.render(frameCount: 512)                      // the buffer ends 88 frames in
+        XCTAssertTrue(log.wait(for: 1))
+        let delay = Double(log.all[0].hostTime - renderStart) / 1e9
+        XCTAssertGreaterThanOrEqual(delay, 0.2 + 88.0 / 48000)
+        XCTAssertLessThan(delay, 0.2 + 0.5)
+    }
+
     // MARK: Transport and timelines
 
     /// Scheduled data waits until `play`; pause stops the player timeline (silence, nil
@@ -372,8 +392,10 @@ final class ScheduledSoundPlayerNodeTests: XCTestCase {
             if i < 4 { try? player.scheduleBuffer(buffers[i], completion: next) }
             log.handler("done")(type)
         }
+        // Each completion schedules the buffer two ahead, so one is always queued (as a streaming
+        // application keeps its queue ahead of the player).
         try player.scheduleBuffer(buffers[0], completion: next)
-        try player.scheduleBuffer(buffers[1])
+        try player.scheduleBuffer(buffers[1], completion: next)
         player.play()
         var out = [[Float]](repeating: [], count: 2)
         for _ in 0..<(4 * 4096 / 256) {
@@ -384,7 +406,7 @@ final class ScheduledSoundPlayerNodeTests: XCTestCase {
         var expected = [[Float]](repeating: [], count: 2)
         for c in 0..<2 { for b in buffers { expected[c] += UnsafeBufferPointer(start: b.list.channel(c), count: 4096) } }
         XCTAssertNil(firstDifference(out, expected), "the chain scheduled from the handlers has a gap or a repeat")
-        XCTAssertTrue(log.wait(for: 3))
+        XCTAssertTrue(log.wait(for: 4))
     }
 
     /// The notifier thread starts with the first schedule call and is joined when the node goes
