@@ -47,19 +47,23 @@ public struct ListenerOrientation: Hashable, Sendable {
     /// perpendicular). A zero `forward`, or `up` parallel to it or zero, has no frame: the default
     /// (forward -Z, up +Y) is used. The default vectors give exactly ``axes``.
     public func axes(forward: Vector3, up: Vector3) -> (right: Vector3, up: Vector3, forward: Vector3) {
-        var baseRight = forward.cross(up).normalized
-        var baseForward = forward.normalized
-        if baseRight == .zero || !(baseRight.x.isFinite && baseRight.y.isFinite && baseRight.z.isFinite)
-            || !(baseForward.x.isFinite && baseForward.y.isFinite && baseForward.z.isFinite) {
-            baseRight = Vector3(1, 0, 0)
-            baseForward = Vector3(0, 0, -1)
-        }
+        let right0 = forward.cross(up).normalized
+        let forward0 = forward.normalized
+        let degenerate = right0 == .zero || !(right0.x.isFinite && right0.y.isFinite && right0.z.isFinite)
+            || !(forward0.x.isFinite && forward0.y.isFinite && forward0.z.isFinite)
+        let baseRight = degenerate ? Vector3(1, 0, 0) : right0
+        let baseForward = degenerate ? Vector3(0, 0, -1) : forward0
         let baseUp = baseRight.cross(baseForward)
         let baseBack = -baseForward
         let m = rotation
         // The rotation acts in the base frame: world = baseRight·x + baseUp·y + baseBack·z.
-        func world(_ c: Vector3) -> Vector3 { baseRight * c.x + baseUp * c.y + baseBack * c.z }
-        return (world(m.right), world(m.up), -world(m.back))
+        return (Self.world(m.right, baseRight, baseUp, baseBack), Self.world(m.up, baseRight, baseUp, baseBack),
+                -Self.world(m.back, baseRight, baseUp, baseBack))
+    }
+
+    @inline(__always)
+    private static func world(_ c: Vector3, _ right: Vector3, _ up: Vector3, _ back: Vector3) -> Vector3 {
+        right * c.x + up * c.y + back * c.z
     }
 
     /// The rotation's images of +X, +Y and +Z in the unrotated frame (x right, y up, z back).

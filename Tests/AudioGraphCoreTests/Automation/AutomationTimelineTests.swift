@@ -74,7 +74,8 @@ final class AutomationTimelineTests: XCTestCase {
     func testSetTarget() throws {
         let tl = try timeline([.setValue(value: 1, time: 0), .setTarget(target: 0.2, startTime: 1, timeConstant: 0.3)])
         for t in times(upTo: 3) {
-            let exp = t < 1 ? 1 : 0.2 + (1 - 0.2) * exp(-(t - 1) / 0.3)
+            let target = Double(Float(0.2))   // AudioParam values are single precision
+            let exp = t < 1 ? 1 : target + (1 - target) * exp(-(t - 1) / 0.3)
             XCTAssertEqual(tl.value(atTime: t), exp, accuracy: 1e-12, "t=\(t)")
         }
         // Time constant 0 jumps to the target.
