@@ -317,6 +317,8 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
             let convolver: HRTFConvolver? = convolvers.isEmpty ? nil : convolvers[i]
             // A stereo input keeps its channels in equalPower mode (the PannerNode's stereo law).
             let stereo = convolver == nil && input?.channelCount == 2
+            // The right channel's filter carries state only while the input is stereo.
+            if !stereo { rightFilters[i].reset() }
             let atRest = directFilters[i].isAtRest && rightFilters[i].isAtRest && sendFilters[i].isAtRest
                 && (convolver?.isQuiet ?? true)
             if !hasSignal && atRest {
@@ -394,7 +396,7 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
                 // Keep the (identity) filters' memory as the general path would leave it.
                 if n > 0 {
                     _ = directFilters[i].process(sourceLeft[n - 1])
-                    _ = rightFilters[i].process(sourceRight[n - 1])
+                    if stereo { _ = rightFilters[i].process(sourceRight[n - 1]) }
                     _ = sendFilters[i].process(source[n - 1])
                 }
             } else {
