@@ -265,6 +265,15 @@ public final class AudioFileWriter {
         framesWritten += written
     }
 
+    /// Makes libsndfile rewrite the header after every write, so that the file on disk is a
+    /// complete, readable file at all times, even if it is never closed (a program ending
+    /// without releasing it). Costs a header write per call: for files written a buffer at a
+    /// time by applications, not for renders.
+    public func updateHeaderAfterEveryWrite() {
+        guard let file else { return }
+        sf_command(file, Int32(SFC_SET_UPDATE_HEADER_AUTO), nil, Int32(SF_TRUE))
+    }
+
     /// Flushes and closes the file; reports a failure to finish it (disk full).
     public func close() throws(AudioFileError) {
         guard let f = file else { return }

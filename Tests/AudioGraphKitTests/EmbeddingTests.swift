@@ -56,3 +56,35 @@ final class EmbeddingTests: XCTestCase {
         XCTAssertEqual(Double(renderer.peak), 0.25, accuracy: 1e-4)
     }
 }
+
+/// The README's engine example (the tap and the offline render), compiled and checked.
+final class EngineEmbeddingTests: XCTestCase {
+    func testReadmeEngineExampleTapsAndRendersOffline() throws {
+        let engine = AudioEngine()
+        let source = makeSineSource(frequency: 1000)   // what the README's player would play
+        engine.attach(source)
+        engine.connect(source, to: engine.mainMixerNode, format: nil)
+        final class Printed: @unchecked Sendable { var lines: [(Int64, Float)] = [] }
+        let printed = Printed()
+        @Sendable func print(_ time: Int64, _ rms: Float) { printed.lines.append((time, rms)) }
+
+        // From the README:
+        let format = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+        try engine.enableManualRenderingMode(.offline, format: format, maximumFrameCount: 4096)
+        engine.mainMixerNode.installTap(onBus: 0, bufferSize: 4800, format: nil) { buffer, time in
+            let x = UnsafeBufferPointer(start: buffer.floatChannelData![0], count: Int(buffer.frameLength))
+            print(time.sampleTime, sqrt(x.map { $0 * $0 }.reduce(0, +) / Float(x.count)))
+        }
+        try engine.start()
+        let buffer = AudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 4096)!
+        while engine.manualRenderingSampleTime < 48_000 {
+            _ = try engine.renderOffline(4096, to: buffer)   // .success; buffer.frameLength == 4096
+        }
+
+        XCTAssertEqual(buffer.frameLength, 4096)
+        XCTAssertEqual(engine.manualRenderingSampleTime, 49152)
+        // Ten full tap buffers of 4800 frames: 100 ms of a 0.5-amplitude sine each, RMS 0.5/√2.
+        XCTAssertEqual(printed.lines.map(\.0), (0..<10).map { Int64($0 * 4800) })
+        for (_, rms) in printed.lines { XCTAssertEqual(Double(rms), 0.5 / 2.0.squareRoot(), accuracy: 1e-5) }
+    }
+}

@@ -305,6 +305,87 @@ final class RealTimeSafetyTests: XCTestCase {
         XCTAssertLessThanOrEqual(ProcessThreads.count, threadsBefore, "a disk-reader thread outlived the graph")
     }
 
+    /// A scheduled sound player (the node behind AudioPlayerNode) rendering 10 000 slices while
+    /// this thread keeps scheduling buffers (some looping, some interrupting, some at times inside
+    /// slices) and file segments, and plays, pauses and stops it: the render thread drains the
+    /// command ring, mixes, finishes regions and pushes completion events without allocating,
+    /// freeing or locking; the handlers run on the notifier thread.
+    func testScheduledSoundPlayerRendersWithoutAllocatingOrLockingWhileScheduling() throws {
+        let path = NSTemporaryDirectory() + "rt-safety-scheduled-\(getpid()).wav"
+        do {
+            let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 48000, channelCount: 2))
+            let s = ChannelBufferStorage(channelCount: 2, capacity: 96000)
+            for i in 0..<96000 { for c in 0..<2 { s.list.channel(c)[i] = Float(sin(Double(i) * 0.05 + Double(c))) * 0.25 } }
+            try w.write(s.list, frameCount: 96000)
+            try w.close()
+        }
+        defer { unlink(path) }
+        let savedRing = ScheduledSoundPlayerNode.streamingRingFrames
+        ScheduledSoundPlayerNode.streamingRingFrames = 1 << 15
+        defer { ScheduledSoundPlayerNode.streamingRingFrames = savedRing }
+        let threadsBefore = ProcessThreads.count
+        let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
+        let player = ScheduledSoundPlayerNode(id: "player", format: StreamFormat(sampleRate: 48000, channelCount: 2))
+        let out = GenericOutputNode(id: "out")
+        try graph.addNode(player)
+        try graph.addNode(out)
+        try graph.connect("player", to: "out")
+        try graph.initialize()
+        try graph.start()
+        let buffers = (0..<8).map { k -> ChannelBufferStorage in
+            let s = ChannelBufferStorage(channelCount: 2, capacity: 300 + 97 * k)
+            for i in 0..<s.list.capacity { for c in 0..<2 { s.list.channel(c)[i] = Float(k + 1) * 0.05 + Float(i % 50) * 0.001 } }
+            return s
+        }
+        let handled = Atomic<Int>(0)
+        let handler: @Sendable (ScheduledCompletionCallbackType) -> Void = { _ in handled.add(1, ordering: .relaxed) }
+        player.play()
+
+        let slices = 10_000
+        var scheduled = 0, refused = 0
+        // The render sleeps 1 ms every fourth slice (about real time), so the schedule calls interleave with it.
+        let run = try renderWhileChanging(graph, slices: slices, pauseEvery4: 1000) { step in
+            let buffer = buffers[step % buffers.count]
+            let types: [ScheduledCompletionCallbackType] = [.dataConsumed, .dataRendered, .dataPlayedBack]
+            do {
+                switch step % 10 {
+                case 3:
+                    try player.scheduleBuffer(buffer, options: .loops, callbackType: types[step % 3], completion: handler)
+                case 5:
+                    try player.scheduleBuffer(buffer, options: .interruptsAtLoop, callbackType: types[step % 3], completion: handler)
+                case 7:
+                    // Some of these times lie ahead of the player, some have passed (late regions).
+                    try player.scheduleBuffer(buffer, at: Int64(step) * 200 + Int64(step % 300), options: .interrupts,
+                                              callbackType: types[step % 3], completion: handler)
+                case 9 where step % 40 == 9:
+                    try player.scheduleSegment(path: path, startingFrame: Int64(step % 5000), frameCount: 40_000,
+                                               callbackType: types[step % 3], completion: handler)
+                default:
+                    try player.scheduleBuffer(buffer, callbackType: types[step % 3], completion: handler)
+                }
+                scheduled += 1
+            } catch ScheduledSoundPlayerError.tooManyScheduled {
+                refused += 1
+            }
+            if step % 97 == 0 { player.pause() }
+            if step % 97 == 2 { player.play() }
+            if step % 331 == 0 { player.stop(); player.play() }
+            usleep(200)
+        }
+        player.stop()
+        graph.stop()
+        print("real-time safety (scheduled player): \(slices) slices, \(scheduled) regions scheduled (\(refused) refused: queue full), "
+              + "\(handled.load(ordering: .relaxed)) handlers run; \(run)")
+        XCTAssertGreaterThan(scheduled, 500, "too few regions were scheduled during the render")
+        XCTAssertGreaterThan(run.audibleSlices, slices / 4, "the player was mostly silent")
+        assertNothingCounted(run)
+        graph.uninitialize()
+        // Every segment's disk thread ends when its region is released; the notifier remains.
+        let deadline = Date().addingTimeInterval(3)
+        while ProcessThreads.count > threadsBefore + 1 && Date() < deadline { usleep(5000) }
+        XCTAssertLessThanOrEqual(ProcessThreads.count, threadsBefore + 1, "disk-reader threads outlived their segments")
+    }
+
     /// Live taps installed and removed over and over while the render thread renders: on the
     /// mixer (delivered by their own threads, buffers of 100, 512, 4096 frames and the slice),
     /// on a 44.1 kHz looping player behind the mixer's rate converter, and on an oscillator

@@ -115,6 +115,8 @@ extension AudioEngine {
             return .error
         }
         let n = Int(numberOfFrames)
+        // Players' file segments: their disk buffers hold what this render needs (offline only).
+        for node in attached { (node as? AudioPlayerNode)?.prepareForOfflineRender() }
         let result = renderGraph.render(frameCount: n)
         buffer.copyFrames(from: result?.buffer ?? state.silence.list, sourceFrame: 0, toFrame: 0, frameCount: n)
         buffer.frameLength = numberOfFrames

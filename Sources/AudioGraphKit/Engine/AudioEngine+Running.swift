@@ -15,6 +15,8 @@ final class LiveSession: @unchecked Sendable {
     let context: PulseContext
     var output: OutputNode?
     var input: InputNode?
+    /// Measures the output's latency every 20 ms while running and tells the nodes.
+    var latencyTimer: DispatchSourceTimer?
 
     init(context: PulseContext) { self.context = context }
 }
@@ -68,6 +70,7 @@ extension AudioEngine {
             }
             output.setFaultHandler(notify)
             live.context.setFailureHandler(notify)
+            startLatencyUpdates(live, output)
             running = true
         }
     }
@@ -170,6 +173,19 @@ extension AudioEngine {
         try buildGraph(call: call)
     }
 
+    /// Reads the output's latency every 20 ms (a timer thread, not the engine's lock) and hands
+    /// it to the nodes that time things by it (players' `.dataPlayedBack` completions).
+    func startLatencyUpdates(_ live: LiveSession, _ output: OutputNode) {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "AudioEngine.latency"))
+        timer.schedule(deadline: .now(), repeating: .milliseconds(20))
+        timer.setEventHandler { [weak self, weak output] in
+            guard let self, let latency = output?.playbackStream?.latency()?.total else { return }
+            for n in self.withLock({ self.attached }) { n.outputLatencyChanged(latency) }
+        }
+        live.latencyTimer = timer
+        timer.resume()
+    }
+
     /// The PulseAudio connection capture nodes use (nil in manual rendering).
     var pulseContext: PulseContext? { live?.context }
 
@@ -177,6 +193,8 @@ extension AudioEngine {
     /// manual rendering's running state.
     func stopDrivers() {
         if let live {
+            live.latencyTimer?.cancel()
+            live.latencyTimer = nil
             live.output?.setFaultHandler(nil)
             live.context.setFailureHandler(nil)
             live.output?.stop()

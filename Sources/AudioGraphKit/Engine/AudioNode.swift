@@ -170,6 +170,10 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// Called after a new graph node was made for this node (parameters already pushed).
     func didMakeGraphNode(_ node: GraphNode) {}
 
+    /// The output's latency changed (live: measured every 20 ms while running; players time
+    /// their played-back completions with it).
+    func outputLatencyChanged(_ seconds: Double) {}
+
     /// The engine is about to stop and release its graph (players stop).
     func engineWillStop() {}
 
