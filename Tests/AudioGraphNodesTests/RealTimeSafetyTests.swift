@@ -184,7 +184,8 @@ final class RealTimeSafetyTests: XCTestCase {
 
     /// The effect and spatial nodes: eq (gliding band parameters), delay (gliding delay time),
     /// converter (44.1 kHz → 48 kHz with libsoxr, quality `best`, and a channel map), environment with HRTF and reverb and one
-    /// with equal-power panning, with parameters moving and change lists flying.
+    /// with equal-power panning (a mono and a stereo input, cones and listener vectors moving), with
+    /// parameters moving (an eq band gliding to and from exactly sampleRate/2) and change lists flying.
     func testEffectAndSpatialNodesRenderWithoutAllocatingOrLocking() throws {
         let path = try makeFile()
         defer { unlink(path) }
@@ -200,7 +201,7 @@ final class RealTimeSafetyTests: XCTestCase {
         let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: .square))
         let hrtf = EnvironmentNode(id: "hrtf", sampleRate: 48000, inputBusCount: 2, properties: EnvironmentProperties(
             renderingAlgorithm: .hrtf, reverb: ReverbSettings(enabled: true, preset: .mediumHall, level: -6)))
-        let panner = EnvironmentNode(id: "panner", sampleRate: 48000, inputBusCount: 1)
+        let panner = EnvironmentNode(id: "panner", sampleRate: 48000, inputBusCount: 2)
         let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
         let out = GenericOutputNode(id: "out")
         for n in [player, converter, eq, delay, osc, hrtf, panner, mixer, out] as [GraphNode] { try graph.addNode(n) }
@@ -210,6 +211,10 @@ final class RealTimeSafetyTests: XCTestCase {
         try graph.connect("delay", to: "hrtf", inputBus: 0)
         try graph.connect("osc", to: "hrtf", inputBus: 1)
         try graph.connect("osc", to: "panner")
+        try graph.connect("delay", to: "panner", inputBus: 1)   // stereo: the stereo equal-power law
+        try panner.setParameter("input.1.coneInnerAngle", 60)
+        try panner.setParameter("input.1.coneOuterAngle", 200)
+        try panner.setParameter("input.1.coneOuterGain", 0.3)
         try graph.connect("hrtf", to: "mix", inputBus: 0)
         try graph.connect("panner", to: "mix", inputBus: 1)
         try graph.connect("mix", to: "out")
@@ -223,6 +228,10 @@ final class RealTimeSafetyTests: XCTestCase {
             try hrtf.setParameter("input.0.x", 2 * cos(angle))
             try hrtf.setParameter("input.0.z", 2 * sin(angle))
             try panner.setParameter("input.0.x", sin(angle))
+            try panner.setParameter("input.1.orientationX", cos(angle))
+            try panner.setParameter("listener.forwardX", sin(angle))
+            try panner.setParameter("listener.upZ", cos(angle) / 2)
+            try eq.setParameter("band.2.frequency", step % 7 == 0 ? 24000 : 80)
             try eq.setParameter("band.0.gain", Double(step % 12) - 6)
             try eq.setParameter("band.0.frequency", 500 + Double(step % 1000))
             try delay.setParameter("delayTime", 0.05 + Double(step % 10) / 100)
