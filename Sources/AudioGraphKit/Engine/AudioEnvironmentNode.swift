@@ -76,6 +76,9 @@ public final class AudioEnvironmentReverbParameters: @unchecked Sendable {
     public var enable = false { didSet { changed() } }
     /// The reverb's level, dB, -40...40 (default 0).
     public var level: Float = 0 { didSet { changed() } }
+    /// A filter on the reverb's output (kept; not applied on Linux yet: the reverb has its own
+    /// damping per preset).
+    public let filterParameters = AudioUnitEQFilterParameters(standaloneWithFrequency: 8000)
 
     /// Chooses a factory room (cf. `loadFactoryReverbPreset(_:)`).
     public func loadFactoryReverbPreset(_ preset: AudioUnitReverbPreset) {

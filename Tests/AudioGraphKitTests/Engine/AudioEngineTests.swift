@@ -430,3 +430,59 @@ final class AudioEngineGraphFileTests: XCTestCase {
         }
     }
 }
+
+final class AudioUnitEffectTests: XCTestCase {
+    private func manualEngine() throws -> AudioEngine {
+        let engine = AudioEngine()
+        try engine.enableManualRenderingMode(.offline, format: AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!,
+                                             maximumFrameCount: 4800)
+        return engine
+    }
+
+    private func render(_ engine: AudioEngine, _ frames: Int) throws -> [Float] {
+        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: AudioFrameCount(frames)))
+        XCTAssertEqual(try engine.renderOffline(AudioFrameCount(frames), to: buffer), .success)
+        return Array(UnsafeBufferPointer(start: buffer.floatChannelData![0], count: frames))
+    }
+
+    func testAParametricBandBoostsItsFrequencyAndBypassPassesTheInputExactly() throws {
+        let engine = try manualEngine()
+        let source = makeSineSource(frequency: 1000, amplitude: 0.25)
+        let eq = AudioUnitEQ(numberOfBands: 1)
+        eq.bands[0].filterType = .parametric
+        eq.bands[0].frequency = 1000
+        eq.bands[0].bandwidth = 1
+        eq.bands[0].gain = 6
+        eq.bands[0].bypass = false
+        [source, eq].forEach(engine.attach)
+        engine.connect(source, to: eq, format: nil)
+        engine.connect(eq, to: engine.mainMixerNode, format: nil)
+        try engine.start()
+        let boosted = try render(engine, 4800)
+        // A peak of +6 dB at its centre: amplitude × 10^(6/20) once the filter settled.
+        let fit = try XCTUnwrap(ToneFit(dominantToneOf: boosted[2400...], sampleRate: 48000))
+        XCTAssertEqual(fit.tones[0].amplitude, 0.25 * pow(10, 6.0 / 20), accuracy: 1e-4)
+        eq.bypass = true
+        let bypassed = try render(engine, 4800)
+        // The band glides out over its documented 10 ms (480 frames, no click); from then on the input, exactly.
+        for n in 480..<4800 { XCTAssertEqual(bypassed[n], sineSample(Int64(4800 + n), frequency: 1000, rate: 48000, amplitude: 0.25)) }
+        XCTAssertFalse(eq.bands[0].bypass, "the band's own bypass is kept while the unit is bypassed")
+    }
+
+    func testADelayWithoutFeedbackDelaysByItsTimeExactly() throws {
+        let engine = try manualEngine()
+        let source = makeSineSource(frequency: 440)
+        let delay = AudioUnitDelay()
+        delay.delayTime = 0.01
+        delay.feedback = 0
+        delay.wetDryMix = 100
+        delay.lowPassCutoff = 24000
+        [source, delay].forEach(engine.attach)
+        engine.connect(source, to: delay, format: nil)
+        engine.connect(delay, to: engine.mainMixerNode, format: nil)
+        try engine.start()
+        let out = try render(engine, 2000)
+        for n in 0..<480 { XCTAssertEqual(out[n], 0) }
+        for n in 480..<2000 { XCTAssertEqual(out[n], sineSample(Int64(n - 480), frequency: 440, rate: 48000), accuracy: 1e-6) }
+    }
+}
