@@ -5,27 +5,7 @@ import Foundation
 import Synchronization
 import XCTest
 
-final class AudioEngineLiveTests: XCTestCase {
-    var server: PulseTestServer!
-    private var savedEnvironment: [String: String?] = [:]
-
-    override func setUpWithError() throws {
-        server = try PulseTestServer()
-        // The engine connects to "the default server", as an application does: point it here.
-        for (key, value) in server.environment {
-            savedEnvironment[key] = ProcessInfo.processInfo.environment[key]
-            setenv(key, value, 1)
-        }
-    }
-
-    override func tearDown() {
-        for (key, value) in savedEnvironment {
-            if let value { setenv(key, value, 1) } else { unsetenv(key) }
-        }
-        server?.stop()
-        server = nil
-    }
-
+final class AudioEngineLiveTests: DefaultPulseServerTestCase {
     func testStartPlaysToTheDefaultSinkBitIdenticalAndALiveTapEqualsTheRender() throws {
         let engine = AudioEngine()
         XCTAssertEqual(engine.outputNode.outputFormat(forBus: 0).sampleRate, 48000, "the null sink's rate")

@@ -5,26 +5,7 @@ import Foundation
 import Synchronization
 import XCTest
 
-final class AudioPlayerNodeLiveTests: XCTestCase {
-    var server: PulseTestServer!
-    private var savedEnvironment: [String: String?] = [:]
-
-    override func setUpWithError() throws {
-        server = try PulseTestServer()
-        for (key, value) in server.environment {
-            savedEnvironment[key] = ProcessInfo.processInfo.environment[key]
-            setenv(key, value, 1)
-        }
-    }
-
-    override func tearDown() {
-        for (key, value) in savedEnvironment {
-            if let value { setenv(key, value, 1) } else { unsetenv(key) }
-        }
-        server?.stop()
-        server = nil
-    }
-
+final class AudioPlayerNodeLiveTests: DefaultPulseServerTestCase {
     /// A 0.5 s buffer played live reaches the sink bit for bit; an empty buffer scheduled after it
     /// ends on the same frame, and its `.dataPlayedBack` handler runs the output's latency after
     /// the buffer's `.dataRendered` handler.

@@ -179,23 +179,8 @@ final class AudioPlayerNodeTests: XCTestCase {
 
     // MARK: Programmer errors (Apple raises): one line, then the program stops
 
-    private func assertStops(_ test: String, expected: [String], file: StaticString = #filePath, line: UInt = #line,
-                             _ body: () throws -> Void) throws {
-        if TrapCheck.isChild {
-            try body()
-            return
-        }
-        let r = try TrapCheck.rerun("AudioGraphKitTests.AudioPlayerNodeTests/\(test)")
-        XCTAssertTrue(r.stoppedBySignal, "status \(r.status): \(r.standardError)", file: file, line: line)
-        let lines = r.lines(containing: "AudioEngine: ")
-        XCTAssertEqual(lines.count, 1, r.standardError, file: file, line: line)
-        for piece in expected {
-            XCTAssertTrue(lines.first?.contains(piece) == true, "\(piece) missing from: \(lines)", file: file, line: line)
-        }
-    }
-
     func testAMonoBufferOnAStereoPlayerStops() throws {
-        try assertStops("testAMonoBufferOnAStereoPlayerStops",
+        try assertEngineStops("AudioPlayerNodeTests/testAMonoBufferOnAStereoPlayerStops",
                         expected: ["scheduleBuffer(_:at:options:completionHandler:)", "AudioPlayerNode", "1 channels, the player 2"]) {
             let (engine, player) = try playerEngine()
             let mono = try XCTUnwrap(AudioPCMBuffer(pcmFormat: AudioFormat(standardFormatWithSampleRate: 48000, channels: 1)!, frameCapacity: 10))
@@ -204,7 +189,7 @@ final class AudioPlayerNodeTests: XCTestCase {
     }
 
     func testAFileAtAnotherRateStops() throws {
-        try assertStops("testAFileAtAnotherRateStops",
+        try assertEngineStops("AudioPlayerNodeTests/testAFileAtAnotherRateStops",
                         expected: ["scheduleFile(_:at:completionHandler:)", "AudioPlayerNode", "44100 Hz, 2 ch does not match the player's format (48000 Hz, 2 ch)"]) {
             let url = FileManager.default.temporaryDirectory.appendingPathComponent("player-44k-\(getpid()).wav")
             let w = try AudioFileWriter(path: url.path, format: StreamFormat(sampleRate: 44100, channelCount: 2))
@@ -217,7 +202,7 @@ final class AudioPlayerNodeTests: XCTestCase {
     }
 
     func testSchedulingOnAPlayerThatIsNotAttachedStops() throws {
-        try assertStops("testSchedulingOnAPlayerThatIsNotAttachedStops",
+        try assertEngineStops("AudioPlayerNodeTests/testSchedulingOnAPlayerThatIsNotAttachedStops",
                         expected: ["scheduleBuffer(_:at:options:completionHandler:)", "AudioPlayerNode", "not attached"]) {
             AudioPlayerNode().scheduleBuffer(try buffer(frames: 10) { _, _ in 0 })
         }
