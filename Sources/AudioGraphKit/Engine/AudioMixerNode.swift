@@ -19,6 +19,8 @@ public final class AudioMixerNode: AudioNode, AudioMixing, @unchecked Sendable {
     /// The buses in use plus one (at least 1).
     public override var numberOfInputs: Int { (connectedInputBuses.max() ?? -1) + 2 }
 
+    override var maximumInputBuses: Int { Self.maximumInputBuses }
+
     /// The lowest input bus with nothing connected.
     public var nextAvailableInputBus: AudioNodeBus { lowestFreeInputBus }
 
