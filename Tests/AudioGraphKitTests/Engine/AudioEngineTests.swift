@@ -486,3 +486,36 @@ final class AudioUnitEffectTests: XCTestCase {
         for n in 480..<2000 { XCTAssertEqual(out[n], sineSample(Int64(n - 480), frequency: 440, rate: 48000), accuracy: 1e-6) }
     }
 }
+
+final class AudioEngineLifeCycleTests: XCTestCase {
+    func testResetClearsADelaysTailAndPauseKeepsTheGraph() throws {
+        let engine = AudioEngine()
+        let format = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+        try engine.enableManualRenderingMode(.offline, format: format, maximumFrameCount: 4800)
+        let source = makeSineSource(frequency: 440)
+        let delay = AudioUnitDelay()
+        delay.delayTime = 0.05
+        delay.feedback = 90
+        delay.wetDryMix = 100
+        [source, delay].forEach(engine.attach)
+        engine.connect(source, to: delay, format: nil)
+        engine.connect(delay, to: engine.mainMixerNode, format: nil)
+        try engine.start()
+        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: format, frameCapacity: 4800))
+        XCTAssertEqual(try engine.renderOffline(4800, to: buffer), .success)
+        engine.disconnectNodeInput(delay)
+        XCTAssertEqual(try engine.renderOffline(4800, to: buffer), .success)
+        let tail = (0..<4800).map { abs(buffer.floatChannelData![0][$0]) }.max() ?? 0
+        XCTAssertGreaterThan(tail, 0.1, "the delay rings on after its input is gone")
+        engine.reset()
+        XCTAssertEqual(try engine.renderOffline(4800, to: buffer), .success)
+        XCTAssertTrue((0..<4800).allSatisfy { buffer.floatChannelData![0][$0] == 0 }, "reset cleared the delay line")
+        // Pause keeps what prepare built: rendering refuses while paused, and goes on after start().
+        engine.pause()
+        XCTAssertFalse(engine.isRunning)
+        XCTAssertThrowsError(try engine.renderOffline(480, to: buffer))
+        try engine.start()
+        XCTAssertEqual(try engine.renderOffline(480, to: buffer), .success)
+        XCTAssertEqual(engine.manualRenderingSampleTime, 3 * 4800 + 480)
+    }
+}
