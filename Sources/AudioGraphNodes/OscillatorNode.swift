@@ -173,6 +173,18 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         case .square, .sawtooth, .triangle:
             renderBandLimited(into: first, frameCount: n, firstFrame: t0, begin: begin, end: end,
                               frequency: frequency, amplitude: amplitude, inverseRate: inverseRate)
+        case .sine where frequency.isConstant && amplitude.isConstant && t0 >= begin && t0 + Int64(n) <= end:
+            // The common case with every per-sample decision hoisted (the same arithmetic as below).
+            let a = Double(amplitude.constant)
+            let step = parameterStates[frequencyIndex].current * inverseRate
+            var p = phase
+            for i in 0..<n {
+                first[i] = Float(a * sin(2 * Double.pi * p))
+                p += step
+                if p >= 1 { p -= p.rounded(.down) }
+            }
+            phase = p
+            framesRendered += Int64(n)
         case .sine, .noise:
             for i in 0..<n {
                 let t = t0 + Int64(i)

@@ -4,7 +4,7 @@
 //
 // Each line is `name  M samples/s` where a sample is one channel-sample through one kernel (for
 // the EQ cascade one channel-sample through one biquad section). The kernels run on 512-frame
-// slices at 48 kHz, as the offline renderer drives them; the graph cases (`osc-graph`,
+// slices at 48 kHz, as the offline renderer drives them; the graph cases (`eq10`, `sine`,
 // `eq-graph`) also pay the render plan's per-node cost.
 
 import AudioGraphCore
@@ -139,6 +139,16 @@ func oscillatorGraph() throws {
     renderGraph("sine", try graph([osc], ["osc", "out"]), samplesPerFrame: 1)
 }
 
+// B2's cascade as a node: stereo noise through one eq node with the 10 bands (kernel + node cost).
+func eq10Graph() throws {
+    let src = OscillatorNode(id: "src", sampleRate: rate, properties: OscillatorProperties(waveform: .noise, channels: 2, seed: 1))
+    let freqs: [Double] = [31, 62, 125, 250, 500, 1000, 2000, 4000, 8000, 16000]
+    let eq = EQNode(id: "eq", sampleRate: rate, properties: EQProperties(bands: freqs.enumerated().map { k, f in
+        EQBand(type: .peak, frequency: f, gain: k % 2 == 0 ? 6 : -6, q: 1)
+    }))
+    renderGraph("eq10", try graph([src, eq], ["src", "eq", "out"]), samplesPerFrame: 2 * 10)
+}
+
 // A mono noise source through 64 one-band eq nodes (the per-node cost of the scaling curve).
 func eqGraph() throws {
     let src = OscillatorNode(id: "src", sampleRate: rate, properties: OscillatorProperties(waveform: .noise, seed: 1))
@@ -154,6 +164,7 @@ biquad()
 delay()
 mix()
 convert()
+try eq10Graph()
 try oscillatorGraph()
 try eqGraph()
 if sink == .infinity { print(sink) }

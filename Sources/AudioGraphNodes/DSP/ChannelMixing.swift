@@ -54,6 +54,56 @@ public enum ChannelMixing {
         if accumulate { out[i] += v } else { out[i] = v }
     }
 
+    /// Eight samples from `p + i` (no alignment needed).
+    @inline(__always)
+    static func load8(_ p: UnsafePointer<Float>, _ i: Int) -> SIMD8<Float> {
+        UnsafeRawPointer(p + i).loadUnaligned(as: SIMD8<Float>.self)
+    }
+
+    /// Stores, or with `accumulate` adds, eight samples at `p + i`.
+    @inline(__always)
+    static func store8(_ p: UnsafeMutablePointer<Float>, _ i: Int, _ v: SIMD8<Float>, _ accumulate: Bool) {
+        let r = UnsafeMutableRawPointer(p + i)
+        r.storeBytes(of: accumulate ? r.loadUnaligned(as: SIMD8<Float>.self) + v : v, as: SIMD8<Float>.self)
+    }
+
+    /// `left (+)= (g * x) * gl`, `right (+)= (g * x) * gr` with constants: eight frames at a time
+    /// (the same operations per sample as the scalar loops, so the same results).
+    @inline(__always)
+    static func scaleToPair(_ x: UnsafePointer<Float>, _ left: UnsafeMutablePointer<Float>,
+                            _ right: UnsafeMutablePointer<Float>, count: Int,
+                            gain g: Float, left gl: Float, right gr: Float, accumulate: Bool) {
+        let g8 = SIMD8(repeating: g), l8 = SIMD8(repeating: gl), r8 = SIMD8(repeating: gr)
+        var i = 0
+        while i + 8 <= count {
+            let v = g8 * load8(x, i)
+            store8(left, i, v * l8, accumulate)
+            store8(right, i, v * r8, accumulate)
+            i += 8
+        }
+        while i < count {
+            let v = g * x[i]
+            store(left, i, v * gl, accumulate)
+            store(right, i, v * gr, accumulate)
+            i += 1
+        }
+    }
+
+    /// `y += g * x` with a constant `g`, eight frames at a time.
+    @inline(__always)
+    static func addScaled(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int, gain g: Float) {
+        let g8 = SIMD8(repeating: g)
+        var i = 0
+        while i + 8 <= count {
+            store8(y, i, g8 * load8(x, i), true)
+            i += 8
+        }
+        while i < count {
+            y[i] += g * x[i]
+            i += 1
+        }
+    }
+
     /// Up/down-mixes `input.count` channels into `output.count` channels ("speakers" for
     /// 1/2/4/6, "discrete" otherwise), scaled by `gain`.
     ///
@@ -80,7 +130,11 @@ public enum ChannelMixing {
             // Identity or "discrete": copy what fits (the rest is already zero).
             for c in 0..<min(ic, oc) {
                 let x = input[c], y = output[c]
-                for i in 0..<frameCount { y[i] += gain[i] * x[i] }
+                if case .constant(let g) = gain {
+                    addScaled(x, into: y, count: frameCount, gain: g)
+                } else {
+                    for i in 0..<frameCount { y[i] += gain[i] * x[i] }
+                }
             }
             return
         }
@@ -88,7 +142,12 @@ public enum ChannelMixing {
         switch (ic, oc) {
         case (1, 2), (1, 4):
             let x = input[0], l = output[0], r = output[1]
-            for i in 0..<frameCount { let v = gain[i] * x[i]; l[i] += v; r[i] += v }
+            if case .constant(let g) = gain {
+                // (g * x) * 1 == g * x exactly.
+                scaleToPair(x, l, r, count: frameCount, gain: g, left: 1, right: 1, accumulate: true)
+            } else {
+                for i in 0..<frameCount { let v = gain[i] * x[i]; l[i] += v; r[i] += v }
+            }
         case (1, 6):
             let x = input[0], c = output[2]
             for i in 0..<frameCount { c[i] += gain[i] * x[i] }
@@ -178,7 +237,14 @@ public enum ChannelMixing {
                                pan: Values = .constant(0),
                                gain: Values = .constant(1),
                                accumulate: Bool = false) {
-        if case .constant(let p) = pan {
+        if case .constant(let p) = pan, case .constant(let g) = gain {
+            let (gl, gr) = monoPanGains(pan: p)
+            if accumulate {
+                scaleToPair(input, left, right, count: frameCount, gain: g, left: gl, right: gr, accumulate: true)
+            } else {
+                scaleToPair(input, left, right, count: frameCount, gain: g, left: gl, right: gr, accumulate: false)
+            }
+        } else if case .constant(let p) = pan {
             let (gl, gr) = monoPanGains(pan: p)
             for i in 0..<frameCount {
                 let v = gain[i] * input[i]
@@ -209,6 +275,17 @@ public enum ChannelMixing {
                                  pan: Values = .constant(0),
                                  gain: Values = .constant(1),
                                  accumulate: Bool = false) {
+        if case .constant(let p) = pan, case .constant(let g) = gain {
+            let (gl, gr) = stereoPanGains(pan: p)
+            if accumulate {
+                stereoConstant(inL, inR, outLeft, outRight, count: frameCount, gain: g, gl: gl, gr: gr,
+                               leftward: p <= 0, accumulate: true)
+            } else {
+                stereoConstant(inL, inR, outLeft, outRight, count: frameCount, gain: g, gl: gl, gr: gr,
+                               leftward: p <= 0, accumulate: false)
+            }
+            return
+        }
         var constantGains: (Float, Float, Bool) = (0, 0, false)
         var isConstant = false
         if case .constant(let p) = pan {
@@ -236,6 +313,32 @@ public enum ChannelMixing {
             }
             store(outLeft, i, g * ol, accumulate)
             store(outRight, i, g * or, accumulate)
+        }
+    }
+
+    /// ``panStereo(left:right:outLeft:outRight:frameCount:pan:gain:accumulate:)`` with a constant
+    /// pan and gain, eight frames at a time (the same operations per sample).
+    @inline(__always)
+    static func stereoConstant(_ inL: UnsafePointer<Float>, _ inR: UnsafePointer<Float>,
+                               _ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, count: Int,
+                               gain g: Float, gl: Float, gr: Float, leftward: Bool, accumulate: Bool) {
+        let g8 = SIMD8(repeating: g), gl8 = SIMD8(repeating: gl), gr8 = SIMD8(repeating: gr)
+        var i = 0
+        while i + 8 <= count {
+            let l = load8(inL, i), r = load8(inR, i)
+            let ol = leftward ? l + r * gl8 : l * gl8
+            let or = leftward ? r * gr8 : r + l * gr8
+            store8(outL, i, g8 * ol, accumulate)
+            store8(outR, i, g8 * or, accumulate)
+            i += 8
+        }
+        while i < count {
+            let l = inL[i], r = inR[i]
+            let ol = leftward ? l + r * gl : l * gl
+            let or = leftward ? r * gr : r + l * gr
+            store(outL, i, g * ol, accumulate)
+            store(outR, i, g * or, accumulate)
+            i += 1
         }
     }
 }

@@ -201,6 +201,15 @@ public final class DelayLine {
     private func processRun(channel c: Int, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, count: Int) {
         let xs = history + 2 * c * capacity
         let ds = xs + capacity
+        if fadeRemaining == 0 && feedbackGlide.isSettled && wetGlide.isSettled && cutoffGlide.isSettled {
+            // Nothing moves: the loop below with every per-sample value hoisted (the same arithmetic).
+            if lowPassCoefficient(cutoffTarget) == 1 {
+                steadyRun(channel: c, xs: xs, ds: ds, x: x, y: y, count: count, lowPass: false)
+            } else {
+                steadyRun(channel: c, xs: xs, ds: ds, x: x, y: y, count: count, lowPass: true)
+            }
+            return
+        }
         var s = lowPassState[c]
         let steadyCutoff = cutoffGlide.isSettled
         let steadyA = lowPassCoefficient(cutoffTarget)
@@ -228,6 +237,33 @@ public final class DelayLine {
             if abs(d) < 1e-30 { d = 0 }
             ds[w] = Float(d)
             y[i] = Float((1 - wet) * Double(xn) + wet * d)
+            w = (w + 1) & mask
+        }
+        lowPassState[c] = s
+    }
+
+    /// ``processRun(channel:x:y:count:)`` when no glide or crossfade is under way: feedback, mix,
+    /// low-pass coefficient and taps are constants, and `lowPass` (false: the coefficient is 1)
+    /// is a constant at each call site, so the loop carries no branch but the flushes.
+    @inline(__always)
+    private func steadyRun(channel c: Int, xs: UnsafeMutablePointer<Float>, ds: UnsafeMutablePointer<Float>,
+                           x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, count: Int, lowPass: Bool) {
+        var s = lowPassState[c]
+        let fb = feedbackGlide.target, wet = wetGlide.target, dry = 1 - wet
+        let a = lowPassCoefficient(cutoffTarget)
+        let inputTap = tapFrames, outputTap = max(tapFrames, 1)
+        var w = writeIndex
+        for i in 0..<count {
+            let xn = x[i]
+            xs[w] = xn
+            let xd = read(xs, at: w, delay: inputTap)
+            let dd = read(ds, at: w, delay: outputTap)
+            if lowPass { s += a * (dd - s) } else { s = dd }
+            if abs(s) < 1e-30 { s = 0 }
+            var d = xd + fb * s
+            if abs(d) < 1e-30 { d = 0 }
+            ds[w] = Float(d)
+            y[i] = Float(dry * Double(xn) + wet * d)
             w = (w + 1) & mask
         }
         lowPassState[c] = s
