@@ -4,7 +4,8 @@
 #   make test         the whole XCTest suite (debug build)
 #   make conformance  the black-box cases in ../shared/conformance against the release CLI
 #   make tsan         the concurrency tests under ThreadSanitizer
-#   make bench        offline render speed: B1..B6 against sox, ffmpeg, gst, numpy (../shared/bench), cost per node
+#   make bench        per-kernel M samples/s against C floors; offline render speed: B1..B6 against sox,
+#                     ffmpeg, gst, numpy (../shared/bench), cost per node
 #   make fuzz         libFuzzer + AddressSanitizer on the graph loader and the WAV readers
 #
 # Works from a fresh clone as root on Debian 12 (`deps` uses apt-get and pip).
@@ -120,6 +121,7 @@ conformance: deps build
 	fi
 
 bench: deps deps-bench build
+	bash scripts/bench-kernels.sh
 	bash scripts/bench.sh $(BENCH_ROUNDS)
 
 # ---------------------------------------------------------------------------------------- fuzz
