@@ -62,6 +62,9 @@ public final class DelayLine {
     var cutoffGlide: LinearGlide
     /// The cutoff (Hz) being approached, exactly as set (log/exp would not round-trip).
     var cutoffTarget: Double
+    /// Tests only: take the general per-sample loop even when nothing glides (to compare it with
+    /// the steady loop bit for bit).
+    var testOnly_alwaysGeneralLoop = false
 
     /// A delay line for at most `maximumChannelCount` channels, settled on the given values.
     /// Allocates: control thread.
@@ -201,7 +204,7 @@ public final class DelayLine {
     private func processRun(channel c: Int, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, count: Int) {
         let xs = history + 2 * c * capacity
         let ds = xs + capacity
-        if fadeRemaining == 0 && feedbackGlide.isSettled && wetGlide.isSettled && cutoffGlide.isSettled {
+        if fadeRemaining == 0 && !testOnly_alwaysGeneralLoop && feedbackGlide.isSettled && wetGlide.isSettled && cutoffGlide.isSettled {
             // Nothing moves: the loop below with every per-sample value hoisted (the same arithmetic).
             if lowPassCoefficient(cutoffTarget) == 1 {
                 steadyRun(channel: c, xs: xs, ds: ds, x: x, y: y, count: count, lowPass: false)
