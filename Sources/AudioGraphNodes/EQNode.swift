@@ -91,8 +91,8 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
         pointers = ChannelPointers(capacity: channels)
         channelCount = channels
         bandValues = .allocate(capacity: max(1, bandCount))
-        cascadeCoefficients = .allocate(capacity: 5 * max(1, bandCount))
-        cascadeCoefficients.initialize(repeating: 0, count: 5 * max(1, bandCount))
+        cascadeCoefficients = .allocate(capacity: 10 * max(1, bandCount))
+        cascadeCoefficients.initialize(repeating: 0, count: 10 * max(1, bandCount))
         cascadeState = .allocate(capacity: 2 * max(1, channels) * max(1, bandCount))
         cascadeState.initialize(repeating: 0, count: 2 * max(1, channels) * max(1, bandCount))
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,

@@ -253,12 +253,13 @@ public final class Biquad {
 
     /// Filters `frameCount` frames of `buffers` in place through every section of `sections` in
     /// order, frame by frame (all sections of a frame, then the next frame), so the sections'
-    /// recurrences overlap instead of waiting on each other. Every section must be ``isSteady``.
-    /// The result is bit-identical to calling ``process(input:output:frameCount:startFrame:)`` on
-    /// each section in turn (same operations, same Float rounding between sections).
+    /// recurrences overlap instead of waiting on each other; channels two at a time in the lanes
+    /// of a `SIMD2<Double>`. Every section must be ``isSteady``. The result is bit-identical to
+    /// calling ``process(input:output:frameCount:startFrame:)`` on each section in turn (the same
+    /// operations per lane, the same Float rounding between sections).
     ///
     /// - Parameters:
-    ///   - coefficients: scratch for `5 * sections.count` values.
+    ///   - coefficients: scratch for `10 * sections.count` values (each coefficient twice).
     ///   - state: scratch for `2 * channels * sections.count` values.
     ///
     /// Real-time safe.
@@ -266,33 +267,57 @@ public final class Biquad {
                                      buffers: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, frameCount: Int,
                                      coefficients: UnsafeMutablePointer<Double>, state: UnsafeMutablePointer<Double>) {
         let count = sections.count
-        let channels = min(channels, buffers.count)
+        var channels = min(channels, buffers.count)
+        for s in 0..<count { channels = min(channels, sections[s].maximumChannelCount) }
+        let paired = channels & ~1
+        // Scratch layout: per section, per channel pair (z1 c, z1 c+1, z2 c, z2 c+1), then the odd
+        // channel's (z1, z2); coefficients b0 b0 b1 b1 b2 b2 a1 a1 a2 a2.
         for s in 0..<count {
             let section = sections[s]
             let k = section.coefficients
-            (coefficients + 5 * s).initialize(to: k.b0)
-            (coefficients + 5 * s + 1).initialize(to: k.b1)
-            (coefficients + 5 * s + 2).initialize(to: k.b2)
-            (coefficients + 5 * s + 3).initialize(to: k.a1)
-            (coefficients + 5 * s + 4).initialize(to: k.a2)
-            (state + 2 * channels * s).update(from: section.state, count: 2 * min(channels, section.maximumChannelCount))
+            let p = coefficients + 10 * s
+            p[0] = k.b0; p[1] = k.b0; p[2] = k.b1; p[3] = k.b1; p[4] = k.b2
+            p[5] = k.b2; p[6] = k.a1; p[7] = k.a1; p[8] = k.a2; p[9] = k.a2
+            let z = state + 2 * channels * s
+            for c in 0..<channels {
+                let z1 = section.state[2 * c], z2 = section.state[2 * c + 1]
+                if c < paired {
+                    z[2 * (c & ~1) + (c & 1)] = z1
+                    z[2 * (c & ~1) + 2 + (c & 1)] = z2
+                } else {
+                    z[2 * c] = z1
+                    z[2 * c + 1] = z2
+                }
+            }
         }
+        let tiny = SIMD2<Double>(repeating: 1e-200), zero = SIMD2<Double>(repeating: 0)
         var c = 0
-        while c + 1 < channels {
+        while c < paired {
             let x0 = buffers[c], x1 = buffers[c + 1]
             for i in 0..<frameCount {
-                var a = Double(x0[i]), b = Double(x1[i])
+                var v = SIMD2<Double>(Double(x0[i]), Double(x1[i]))
                 for s in 0..<count {
-                    let p = coefficients + 5 * s
-                    let k = BiquadCoefficients(b0: p[0], b1: p[1], b2: p[2], a1: p[3], a2: p[4])
-                    let z = state + 2 * (channels * s + c)
-                    var z10 = z[0], z20 = z[1], z11 = z[2], z21 = z[3]
-                    a = Double(Float(step(k, a, &z10, &z20)))
-                    b = Double(Float(step(k, b, &z11, &z21)))
-                    z[0] = z10; z[1] = z20; z[2] = z11; z[3] = z21
+                    let p = UnsafeRawPointer(coefficients + 10 * s)
+                    let b0 = p.loadUnaligned(as: SIMD2<Double>.self)
+                    let b1 = p.loadUnaligned(fromByteOffset: 16, as: SIMD2<Double>.self)
+                    let b2 = p.loadUnaligned(fromByteOffset: 32, as: SIMD2<Double>.self)
+                    let a1 = p.loadUnaligned(fromByteOffset: 48, as: SIMD2<Double>.self)
+                    let a2 = p.loadUnaligned(fromByteOffset: 64, as: SIMD2<Double>.self)
+                    let z = UnsafeMutableRawPointer(state + 2 * (channels * s + c))
+                    var z1 = z.loadUnaligned(as: SIMD2<Double>.self)
+                    var z2 = z.loadUnaligned(fromByteOffset: 16, as: SIMD2<Double>.self)
+                    // `step`, lane by lane.
+                    let y = b0 * v + z1
+                    z1 = b1 * v - a1 * y + z2
+                    z2 = b2 * v - a2 * y
+                    z1.replace(with: zero, where: (z1 .< tiny) .& (z1 .> -tiny))
+                    z2.replace(with: zero, where: (z2 .< tiny) .& (z2 .> -tiny))
+                    z.storeBytes(of: z1, as: SIMD2<Double>.self)
+                    z.storeBytes(of: z2, toByteOffset: 16, as: SIMD2<Double>.self)
+                    v = SIMD2<Double>(SIMD2<Float>(y))
                 }
-                x0[i] = Float(a)
-                x1[i] = Float(b)
+                x0[i] = Float(v[0])
+                x1[i] = Float(v[1])
             }
             c += 2
         }
@@ -301,19 +326,28 @@ public final class Biquad {
             for i in 0..<frameCount {
                 var a = Double(x0[i])
                 for s in 0..<count {
-                    let p = coefficients + 5 * s
-                    let k = BiquadCoefficients(b0: p[0], b1: p[1], b2: p[2], a1: p[3], a2: p[4])
+                    let p = coefficients + 10 * s
+                    let k = BiquadCoefficients(b0: p[0], b1: p[2], b2: p[4], a1: p[6], a2: p[8])
                     let z = state + 2 * (channels * s + c)
-                    var z10 = z[0], z20 = z[1]
-                    a = Double(Float(step(k, a, &z10, &z20)))
-                    z[0] = z10; z[1] = z20
+                    var z1 = z[0], z2 = z[1]
+                    a = Double(Float(step(k, a, &z1, &z2)))
+                    z[0] = z1; z[1] = z2
                 }
                 x0[i] = Float(a)
             }
         }
         for s in 0..<count {
             let section = sections[s]
-            section.state.update(from: state + 2 * channels * s, count: 2 * min(channels, section.maximumChannelCount))
+            let z = state + 2 * channels * s
+            for c in 0..<channels {
+                if c < paired {
+                    section.state[2 * c] = z[2 * (c & ~1) + (c & 1)]
+                    section.state[2 * c + 1] = z[2 * (c & ~1) + 2 + (c & 1)]
+                } else {
+                    section.state[2 * c] = z[2 * c]
+                    section.state[2 * c + 1] = z[2 * c + 1]
+                }
+            }
         }
     }
 

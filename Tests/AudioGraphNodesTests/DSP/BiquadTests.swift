@@ -287,9 +287,9 @@ final class BiquadTests: XCTestCase {
         defer { (buffers + cascaded).forEach { $0.deallocate() } }
         let perBand = bands.map { Biquad(band: $0, sampleRate: sr, maximumChannelCount: channels) }
         let sections = ContiguousArray(bands.map { Biquad(band: $0, sampleRate: sr, maximumChannelCount: channels) })
-        let coefficients = UnsafeMutablePointer<Double>.allocate(capacity: 5 * bands.count)
+        let coefficients = UnsafeMutablePointer<Double>.allocate(capacity: 10 * bands.count)
         let state = UnsafeMutablePointer<Double>.allocate(capacity: 2 * channels * bands.count)
-        coefficients.initialize(repeating: 0, count: 5 * bands.count)
+        coefficients.initialize(repeating: 0, count: 10 * bands.count)
         state.initialize(repeating: 0, count: 2 * channels * bands.count)
         defer { coefficients.deallocate(); state.deallocate() }
         XCTAssertTrue(sections.allSatisfy(\.isSteady))
