@@ -90,6 +90,7 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
         globalGainIndex = node.parameterIndex(of: ParameterAddress(name: "globalGain"))!
         pointers = ChannelPointers(capacity: channels)
         channelCount = channels
+        Biquad.simdMetadataReady
         bandValues = .allocate(capacity: max(1, bandCount))
         cascadeCoefficients = .allocate(capacity: 10 * max(1, bandCount))
         cascadeCoefficients.initialize(repeating: 0, count: 10 * max(1, bandCount))

@@ -124,6 +124,7 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         amplitudeIndex = node.parameterIndex(of: ParameterAddress(name: "amplitude"))!
         framePhases = .allocate(capacity: max(1, maximumFramesPerSlice))
         frameFrequencies = .allocate(capacity: max(1, maximumFramesPerSlice))
+        Self.simdMetadataReady
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
     }
@@ -249,6 +250,14 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         s = s * x2 - 1.0 / 6
         return x + x * x2 * s
     }
+
+    /// Evaluates the sine once, once per process: in debug builds the SIMD operations are
+    /// unspecialised generic calls whose first use builds the SIMD types' runtime metadata (an
+    /// allocation and a lock inside the Swift runtime); the initialiser reads this so that it
+    /// happens on a control thread, never the render thread.
+    static let simdMetadataReady: Void = {
+        _ = sine(ofPhase: 0.25)
+    }()
 
     /// `sin(2π·p)` of one phase: lane 0 of ``sine(ofPhases:)`` (so both give the same bits).
     @inline(__always)

@@ -251,6 +251,29 @@ public final class Biquad {
         z[0] = z10; z[1] = z20; z[2] = z11; z[3] = z21
     }
 
+    /// Runs ``processSteadyCascade(_:channels:buffers:frameCount:coefficients:state:)`` once on a
+    /// silent frame, once per process: in debug builds its SIMD operations are unspecialised
+    /// generic calls, and the first one builds the SIMD types' runtime metadata (an allocation and
+    /// a lock inside the Swift runtime), which must happen on a control thread, not the render
+    /// thread. Kernels that cascade read it in their initialisers.
+    static let simdMetadataReady: Void = {
+        let section = Biquad(band: EQBand(type: .peak), sampleRate: 48000, maximumChannelCount: 3)
+        let samples = UnsafeMutablePointer<Float>.allocate(capacity: 3)
+        let coefficients = UnsafeMutablePointer<Double>.allocate(capacity: 10)
+        let state = UnsafeMutablePointer<Double>.allocate(capacity: 6)
+        samples.initialize(repeating: 0, count: 3)
+        coefficients.initialize(repeating: 0, count: 10)
+        state.initialize(repeating: 0, count: 6)
+        let buffers = [samples, samples + 1, samples + 2]
+        buffers.withUnsafeBufferPointer {
+            processSteadyCascade([section], channels: 3, buffers: $0, frameCount: 1,
+                                 coefficients: coefficients, state: state)
+        }
+        samples.deallocate()
+        coefficients.deallocate()
+        state.deallocate()
+    }()
+
     /// Filters `frameCount` frames of `buffers` in place through every section of `sections` in
     /// order, frame by frame (all sections of a frame, then the next frame), so the sections'
     /// recurrences overlap instead of waiting on each other; channels two at a time in the lanes
