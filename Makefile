@@ -105,8 +105,10 @@ run: deps build
 # ---------------------------------------------------------------------------------------- test
 
 # The release CLI is built first: the live performance tests play through it, as users do.
+# `swift build --build-tests` first builds every target, the Examples/ programs included (ExamplesTests run them).
 test: deps build
-	AG_REQUIRE_RELEASE_CLI=1 $(SWIFT) test --disable-swift-testing $(SWIFT_TEST_FLAGS)
+	$(SWIFT) build --build-tests
+	AG_REQUIRE_RELEASE_CLI=1 AG_REQUIRE_EXAMPLES=1 $(SWIFT) test --disable-swift-testing $(SWIFT_TEST_FLAGS)
 
 # A separate scratch path keeps the sanitized build from invalidating the normal one.
 tsan: deps

@@ -59,6 +59,18 @@ let package = Package(
         // Per-kernel throughput against C floors (scripts/bench-kernels.sh, `make bench`).
         .executableTarget(name: "KernelBench", dependencies: ["AudioGraphCore", "AudioGraphNodes"]),
 
+        // MARK: Examples: programs written against the engine API (each beside its AVAudioEngine original)
+        .executableTarget(name: "SoundMeter", dependencies: ["AudioGraphKit"], path: "Examples/SoundMeter",
+                          exclude: ["Apple.swift.txt"]),
+        .executableTarget(name: "BackToBack", dependencies: ["AudioGraphKit"], path: "Examples/BackToBack",
+                          exclude: ["Apple.swift.txt"]),
+        .executableTarget(name: "Synth", dependencies: ["AudioGraphKit"], path: "Examples/Synth",
+                          exclude: ["Apple.swift.txt"]),
+        .executableTarget(name: "Repatch", dependencies: ["AudioGraphKit"], path: "Examples/Repatch",
+                          exclude: ["Apple.swift.txt"]),
+        .executableTarget(name: "GraphCheck", dependencies: ["AudioGraphKit"], path: "Examples/GraphCheck",
+                          exclude: ["Apple.swift.txt"]),
+
         // MARK: Tests (mirror the sources)
         .testTarget(name: "AudioGraphCoreTests",
                     dependencies: ["AudioGraphCore", "AudioGraphTesting"]),

@@ -110,7 +110,7 @@ public final class LiveTap: @unchecked Sendable {
     private var producerDropping = false
 
     // MARK: Consumer (guarded by `consumer`; never touched by the render thread)
-    private let consumer = Mutex<Void>(())
+    private let consumer = ControlLock<Void>(())
 
     /// - Parameters:
     ///   - bus: the output bus to tap.

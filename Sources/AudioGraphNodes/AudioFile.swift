@@ -265,6 +265,16 @@ public final class AudioFileWriter {
         framesWritten += written
     }
 
+    /// Makes libsndfile rewrite the header after every write, so that the file on disk is a
+    /// complete, readable file at all times, even if it is never closed (a program ending
+    /// without releasing it). Costs a header write per call: for files written a buffer at a
+    /// time by applications, not for renders.
+    /// Compressed files (FLAC, Ogg) have no header to rewrite: nothing happens for them.
+    public func updateHeaderAfterEveryWrite() {
+        guard let file, !Self.isCompressed(path: path) else { return }
+        sf_command(file, Int32(SFC_SET_UPDATE_HEADER_AUTO), nil, Int32(SF_TRUE))
+    }
+
     /// Flushes and closes the file; reports a failure to finish it (disk full).
     public func close() throws(AudioFileError) {
         guard let f = file else { return }

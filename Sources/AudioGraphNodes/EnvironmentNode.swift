@@ -5,14 +5,20 @@
 ///
 /// Per input, every frame (a-rate parameters, per-sample state, so the output does not depend on
 /// the slice size):
-/// 1. the input is down-mixed to mono (Web Audio "speakers" rules, or "discrete");
-/// 2. the direct path goes through the ``OcclusionFilter`` of occlusion + obstruction dB, the
-///    reverb send through that of the occlusion alone (obstruction muffles only the direct sound);
-/// 3. both are scaled by `gain · distanceGain(d)` (``DistanceModel/gain(distance:)``, the PannerNode
-///    distance models; d = |source - listener|), the send also by `reverbBlend` (the direct
-///    sound is not reduced by the blend);
+/// 1. the input is down-mixed to mono (Web Audio "speakers" rules, or "discrete"), except that a
+///    stereo input in `equalPower` mode keeps its two channels for the direct path (its reverb
+///    send is the mono down-mix);
+/// 2. the direct path goes through the ``OcclusionFilter`` of occlusion + obstruction dB (one per
+///    channel), the reverb send through that of the occlusion alone (obstruction muffles only
+///    the direct sound);
+/// 3. both are scaled by `gain · distanceGain(d) · coneGain` (``DistanceModel/gain(distance:)``,
+///    the PannerNode distance models, d = |source - listener|; ``WebAudioPanning/coneGain(sourcePosition:orientation:listenerPosition:coneInnerAngle:coneOuterAngle:coneOuterGain:)``,
+///    the PannerNode sound cone), the send also by `reverbBlend` (the direct sound is not
+///    reduced by the blend);
 /// 4. `equalPower`: the direct signal is panned with the PannerNode's azimuth and equal-power
-///    gains (``WebAudioPanning``), listener turned by yaw, pitch, roll (``ListenerOrientation``);
+///    law (``WebAudioPanning``: mono gains, or the stereo matrix for a stereo input), the
+///    listener's frame being its forward/up vectors turned by yaw, pitch, roll
+///    (``ListenerOrientation/axes(forward:up:)``);
 ///    `hrtf`: it is convolved with the nearest measured HRTF of its listener-relative direction
 ///    (``HRTFConvolver``: 128 frames of latency, crossfaded motion);
 /// 5. the sum of the sends, when `reverb.enabled`, goes through the shared ``Reverb`` (preset,
@@ -21,9 +27,12 @@
 /// Inputs at another sample rate are converted to the environment's rate (libsamplerate, best
 /// quality); any channel count is accepted. The output is stereo (property `channels` must be 2).
 ///
-/// Parameters: `listener.x|y|z` (m), `listener.yaw|pitch|roll` (degrees), `input.N.x|y|z` (m),
+/// Parameters: `listener.x|y|z` (m), `listener.yaw|pitch|roll` (degrees),
+/// `listener.forwardX|Y|Z` (0, 0, -1) and `listener.upX|Y|Z` (0, 1, 0), `input.N.x|y|z` (m),
 /// `input.N.gain` 0...4, `input.N.occlusion` and `input.N.obstruction` (dB, -100...0),
-/// `input.N.reverbBlend` 0...1. Properties: `distanceModel` and `reverb` (also while running),
+/// `input.N.reverbBlend` 0...1, `input.N.orientationX|Y|Z` (1, 0, 0),
+/// `input.N.coneInnerAngle` and `input.N.coneOuterAngle` (degrees, 0...360, 360),
+/// `input.N.coneOuterGain` 0...1 (0). Properties: `distanceModel` and `reverb` (also while running),
 /// `renderingAlgorithm` and `hrtf` (before initialize).
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread; the HRTF
@@ -144,12 +153,34 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
     /// Parameter indices of one input.
     struct InputIndices {
         var x: Int, y: Int, z: Int, gain: Int, occlusion: Int, obstruction: Int, reverbBlend: Int
+        var orientationX: Int, orientationY: Int, orientationZ: Int
+        var coneInnerAngle: Int, coneOuterAngle: Int, coneOuterGain: Int
+    }
+
+    /// The listener's parameter indices, in ``ListenerValues`` order.
+    struct ListenerIndices {
+        var x: Int, y: Int, z: Int, yaw: Int, pitch: Int, roll: Int
+        var forwardX: Int, forwardY: Int, forwardZ: Int, upX: Int, upY: Int, upZ: Int
+    }
+
+    /// The listener's parameter values over one slice.
+    struct ListenerValues {
+        var x: ParameterValues, y: ParameterValues, z: ParameterValues
+        var yaw: ParameterValues, pitch: ParameterValues, roll: ParameterValues
+        var forwardX: ParameterValues, forwardY: ParameterValues, forwardZ: ParameterValues
+        var upX: ParameterValues, upY: ParameterValues, upZ: ParameterValues
+
+        var isConstant: Bool {
+            x.isConstant && y.isConstant && z.isConstant && yaw.isConstant && pitch.isConstant && roll.isConstant
+                && forwardX.isConstant && forwardY.isConstant && forwardZ.isConstant
+                && upX.isConstant && upY.isConstant && upZ.isConstant
+        }
     }
 
     // MARK: Immutable after init
     private let inputCount: Int
     private let sampleRate: Double
-    private let listenerIndices: (x: Int, y: Int, z: Int, yaw: Int, pitch: Int, roll: Int)
+    private let listenerIndices: ListenerIndices
     private let inputIndices: UnsafeMutablePointer<InputIndices>
     /// One convolver per input in `hrtf` mode, empty in `equalPower` mode.
     private let convolvers: [HRTFConvolver]
@@ -159,6 +190,8 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
     private var distance: DistanceModel
     private var reverbEnabled: Bool
     private let directFilters: UnsafeMutablePointer<OcclusionFilter>
+    /// The direct path's filters of the right channel of a stereo input (equalPower).
+    private let rightFilters: UnsafeMutablePointer<OcclusionFilter>
     private let sendFilters: UnsafeMutablePointer<OcclusionFilter>
     private let mono: UnsafeMutablePointer<Float>
     private let direct: UnsafeMutablePointer<Float>
@@ -174,13 +207,21 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         self.sampleRate = sampleRate
         func index(_ a: ParameterAddress) -> Int { node.parameterIndex(of: a)! }
         func listener(_ name: String) -> Int { index(ParameterAddress(scope: .global, element: -1, group: "listener", name: name)) }
-        listenerIndices = (listener("x"), listener("y"), listener("z"), listener("yaw"), listener("pitch"), listener("roll"))
+        listenerIndices = ListenerIndices(x: listener("x"), y: listener("y"), z: listener("z"), yaw: listener("yaw"),
+                                          pitch: listener("pitch"), roll: listener("roll"),
+                                          forwardX: listener("forwardX"), forwardY: listener("forwardY"),
+                                          forwardZ: listener("forwardZ"), upX: listener("upX"), upY: listener("upY"),
+                                          upZ: listener("upZ"))
         inputIndices = .allocate(capacity: max(1, inputCount))
         for i in 0..<inputCount {
             func input(_ name: String) -> Int { index(ParameterAddress(scope: .input, element: i, name: name)) }
             (inputIndices + i).initialize(to: InputIndices(x: input("x"), y: input("y"), z: input("z"), gain: input("gain"),
                                                            occlusion: input("occlusion"), obstruction: input("obstruction"),
-                                                           reverbBlend: input("reverbBlend")))
+                                                           reverbBlend: input("reverbBlend"),
+                                                           orientationX: input("orientationX"), orientationY: input("orientationY"),
+                                                           orientationZ: input("orientationZ"), coneInnerAngle: input("coneInnerAngle"),
+                                                           coneOuterAngle: input("coneOuterAngle"),
+                                                           coneOuterGain: input("coneOuterGain")))
         }
         convolvers = hrtfSet.map { set in (0..<node.inputBusCount).map { _ in HRTFConvolver(set: set) } } ?? []
         let settings = Settings(node.properties)
@@ -189,6 +230,8 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         reverb = Reverb(sampleRate: sampleRate, preset: settings.reverbPreset, level: settings.reverbLevel)
         directFilters = .allocate(capacity: max(1, inputCount))
         directFilters.initialize(repeating: OcclusionFilter(sampleRate: sampleRate), count: max(1, inputCount))
+        rightFilters = .allocate(capacity: max(1, inputCount))
+        rightFilters.initialize(repeating: OcclusionFilter(sampleRate: sampleRate), count: max(1, inputCount))
         sendFilters = .allocate(capacity: max(1, inputCount))
         sendFilters.initialize(repeating: OcclusionFilter(sampleRate: sampleRate), count: max(1, inputCount))
         let n = maximumFramesPerSlice
@@ -207,6 +250,7 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
     deinit {
         inputIndices.deallocate()
         directFilters.deallocate()
+        rightFilters.deallocate()
         sendFilters.deallocate()
         mono.deallocate(); direct.deallocate(); send.deallocate(); directions.deallocate()
         listenerFrames.deallocate(); inputPointers.deallocate(); outputPointer.deallocate()
@@ -218,6 +262,7 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         reverb.reset()
         for i in 0..<inputCount {
             directFilters[i].reset()
+            rightFilters[i].reset()
             sendFilters[i].reset()
         }
     }
@@ -238,14 +283,17 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         send.update(repeating: 0, count: n)
 
         // The listener: constant over the slice (the usual case) or per frame.
-        let lx = parameterValues(listenerIndices.x, context), ly = parameterValues(listenerIndices.y, context)
-        let lz = parameterValues(listenerIndices.z, context)
-        let yaw = parameterValues(listenerIndices.yaw, context), pitch = parameterValues(listenerIndices.pitch, context)
-        let roll = parameterValues(listenerIndices.roll, context)
-        let listenerIsConstant = lx.isConstant && ly.isConstant && lz.isConstant && yaw.isConstant && pitch.isConstant && roll.isConstant
-        let fixedListener = Self.listener(lx, ly, lz, yaw, pitch, roll, 0)
+        let li = listenerIndices
+        let lv = ListenerValues(x: parameterValues(li.x, context), y: parameterValues(li.y, context),
+                                z: parameterValues(li.z, context), yaw: parameterValues(li.yaw, context),
+                                pitch: parameterValues(li.pitch, context), roll: parameterValues(li.roll, context),
+                                forwardX: parameterValues(li.forwardX, context), forwardY: parameterValues(li.forwardY, context),
+                                forwardZ: parameterValues(li.forwardZ, context), upX: parameterValues(li.upX, context),
+                                upY: parameterValues(li.upY, context), upZ: parameterValues(li.upZ, context))
+        let listenerIsConstant = lv.isConstant
+        let fixedListener = Self.listener(lv, 0)
         if !listenerIsConstant {
-            for f in 0..<n { listenerFrames[f] = Self.listener(lx, ly, lz, yaw, pitch, roll, f) }
+            for f in 0..<n { listenerFrames[f] = Self.listener(lv, f) }
         }
 
         var audible = false
@@ -256,12 +304,23 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
             let gain = parameterValues(idx.gain, context)
             let occlusion = parameterValues(idx.occlusion, context), obstruction = parameterValues(idx.obstruction, context)
             let blend = parameterValues(idx.reverbBlend, context)
-            let geometryIsConstant = listenerIsConstant && x.isConstant && y.isConstant && z.isConstant
+            let ox = parameterValues(idx.orientationX, context), oy = parameterValues(idx.orientationY, context)
+            let oz = parameterValues(idx.orientationZ, context)
+            let inner = parameterValues(idx.coneInnerAngle, context), outer = parameterValues(idx.coneOuterAngle, context)
+            let outerGain = parameterValues(idx.coneOuterGain, context)
+            let coneIsConstant = ox.isConstant && oy.isConstant && oz.isConstant && inner.isConstant && outer.isConstant
+                && outerGain.isConstant
+            let geometryIsConstant = listenerIsConstant && x.isConstant && y.isConstant && z.isConstant && coneIsConstant
 
             let input = inputs.pull(i)
             let hasSignal = input.map { !$0.isSilent } ?? false
             let convolver: HRTFConvolver? = convolvers.isEmpty ? nil : convolvers[i]
-            let atRest = directFilters[i].isAtRest && sendFilters[i].isAtRest && (convolver?.isQuiet ?? true)
+            // A stereo input keeps its channels in equalPower mode (the PannerNode's stereo law).
+            let stereo = convolver == nil && input?.channelCount == 2
+            // The right channel's filter carries state only while the input is stereo.
+            if !stereo { rightFilters[i].reset() }
+            let atRest = directFilters[i].isAtRest && rightFilters[i].isAtRest && sendFilters[i].isAtRest
+                && (convolver?.isQuiet ?? true)
             if !hasSignal && atRest {
                 // Nothing to hear: skipping is exactly what processing zeros would do.
                 if let convolver {
@@ -288,66 +347,92 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
             } else {
                 mono.update(repeating: 0, count: n)
             }
+            // The direct path's channels: the stereo pair, or the mono signal twice.
+            var sourceLeft = source, sourceRight = source
+            if stereo, let input, hasSignal {
+                sourceLeft = UnsafePointer(input.buffer.channel(0))
+                sourceRight = UnsafePointer(input.buffer.channel(1))
+            }
 
             // 2-4. Filters, gains, direction.
-            var fixedLocal = Vector3.zero, fixedDistanceGain = 1.0, fixedPan = (left: 0.0, right: 0.0)
+            var fixedLocal = Vector3.zero, fixedDistanceGain = 1.0, fixedPan = Self.Pan.silent
             if geometryIsConstant {
-                fixedLocal = Self.localOffset(Vector3(Double(x.constant), Double(y.constant), Double(z.constant)), fixedListener)
+                let position = Vector3(Double(x.constant), Double(y.constant), Double(z.constant))
+                fixedLocal = Self.localOffset(position, fixedListener)
                 fixedDistanceGain = distance.gain(distance: fixedLocal.length)
-                fixedPan = Self.pan(fixedLocal)
+                    * Self.coneGain(position, fixedListener.position, ox, oy, oz, inner, outer, outerGain, 0)
+                fixedPan = Self.pan(fixedLocal, stereo: stereo)
             }
             let occlusionIsConstant = occlusion.isConstant && obstruction.isConstant
             if occlusionIsConstant {
-                directFilters[i].setAttenuation(OcclusionFilter.directAttenuation(occlusion: Double(occlusion.constant),
-                                                                                   obstruction: Double(obstruction.constant)))
+                let directAttenuation = OcclusionFilter.directAttenuation(occlusion: Double(occlusion.constant),
+                                                                          obstruction: Double(obstruction.constant))
+                directFilters[i].setAttenuation(directAttenuation)
+                rightFilters[i].setAttenuation(directAttenuation)
                 sendFilters[i].setAttenuation(OcclusionFilter.reverbAttenuation(occlusion: Double(occlusion.constant),
                                                                                  obstruction: Double(obstruction.constant)))
             }
             let sending = reverbEnabled && !(blend.isConstant && blend.constant == 0)
-            if geometryIsConstant && occlusionIsConstant && directFilters[i].isIdentity && sendFilters[i].isIdentity {
+            if geometryIsConstant && occlusionIsConstant && directFilters[i].isIdentity && rightFilters[i].isIdentity
+                && sendFilters[i].isIdentity {
                 // The common case (a still source, nothing in the way): the same arithmetic as the
                 // general loop below without the filters, so the samples are bit-identical.
-                let dg = Float(fixedDistanceGain), pl = Float(fixedPan.left), pr = Float(fixedPan.right)
+                let dg = Float(fixedDistanceGain), pan = fixedPan.float
                 for f in 0..<n {
-                    let d = source[f] * (gain[f] * dg)
+                    let g = gain[f] * dg
+                    let d = source[f] * g
                     if sending { send[f] += d * blend[f] }
-                    if convolver == nil {
-                        left[f] += d * pl
-                        right[f] += d * pr
-                    } else {
+                    if convolver != nil {
                         direct[f] = d
+                    } else if stereo {
+                        let dl = sourceLeft[f] * g, dr = sourceRight[f] * g
+                        left[f] += dl * pan.leftFromLeft + dr * pan.leftFromRight
+                        right[f] += dl * pan.rightFromLeft + dr * pan.rightFromRight
+                    } else {
+                        left[f] += d * pan.leftFromLeft
+                        right[f] += d * pan.rightFromLeft
                     }
                 }
                 // Keep the (identity) filters' memory as the general path would leave it.
                 if n > 0 {
-                    _ = directFilters[i].process(source[n - 1])
+                    _ = directFilters[i].process(sourceLeft[n - 1])
+                    if stereo { _ = rightFilters[i].process(sourceRight[n - 1]) }
                     _ = sendFilters[i].process(source[n - 1])
                 }
             } else {
                 for f in 0..<n {
                     if !occlusionIsConstant {
-                        directFilters[i].setAttenuation(OcclusionFilter.directAttenuation(occlusion: Double(occlusion[f]),
-                                                                                           obstruction: Double(obstruction[f])))
+                        let directAttenuation = OcclusionFilter.directAttenuation(occlusion: Double(occlusion[f]),
+                                                                                  obstruction: Double(obstruction[f]))
+                        directFilters[i].setAttenuation(directAttenuation)
+                        rightFilters[i].setAttenuation(directAttenuation)
                         sendFilters[i].setAttenuation(OcclusionFilter.reverbAttenuation(occlusion: Double(occlusion[f]),
                                                                                          obstruction: Double(obstruction[f])))
                     }
                     var local = fixedLocal, distanceGain = fixedDistanceGain, pan = fixedPan
                     if !geometryIsConstant {
-                        local = Self.localOffset(Vector3(Double(x[f]), Double(y[f]), Double(z[f])),
-                                                 listenerIsConstant ? fixedListener : listenerFrames[f])
+                        let l = listenerIsConstant ? fixedListener : listenerFrames[f]
+                        let position = Vector3(Double(x[f]), Double(y[f]), Double(z[f]))
+                        local = Self.localOffset(position, l)
                         distanceGain = distance.gain(distance: local.length)
-                        if convolver == nil { pan = Self.pan(local) } else { directions[f] = local }
+                            * Self.coneGain(position, l.position, ox, oy, oz, inner, outer, outerGain, f)
+                        if convolver == nil { pan = Self.pan(local, stereo: stereo) } else { directions[f] = local }
                     }
                     let g = gain[f] * Float(distanceGain)
-                    let m = source[f]
-                    let d = directFilters[i].process(m) * g
-                    let s = sendFilters[i].process(m) * g
+                    let s = sendFilters[i].process(source[f]) * g
                     if sending { send[f] += s * blend[f] }
-                    if convolver == nil {
-                        left[f] += d * Float(pan.left)
-                        right[f] += d * Float(pan.right)
+                    let p = pan.float
+                    if convolver != nil {
+                        direct[f] = directFilters[i].process(source[f]) * g
+                    } else if stereo {
+                        let dl = directFilters[i].process(sourceLeft[f]) * g
+                        let dr = rightFilters[i].process(sourceRight[f]) * g
+                        left[f] += dl * p.leftFromLeft + dr * p.leftFromRight
+                        right[f] += dl * p.rightFromLeft + dr * p.rightFromRight
                     } else {
-                        direct[f] = d
+                        let d = directFilters[i].process(source[f]) * g
+                        left[f] += d * p.leftFromLeft
+                        right[f] += d * p.rightFromLeft
                     }
                 }
             }
@@ -368,13 +453,13 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         outputIsSilent[0] = !audible
     }
 
-    /// The listener at frame `f`: position and axes.
+    /// The listener at frame `f`: position and axes (forward/up vectors turned by yaw, pitch, roll).
     @inline(__always)
-    private static func listener(_ x: ParameterValues, _ y: ParameterValues, _ z: ParameterValues, _ yaw: ParameterValues,
-                                 _ pitch: ParameterValues, _ roll: ParameterValues, _ f: Int)
-        -> (position: Vector3, right: Vector3, up: Vector3, forward: Vector3) {
-        let axes = ListenerOrientation(yaw: Double(yaw[f]), pitch: Double(pitch[f]), roll: Double(roll[f])).axes
-        return (Vector3(Double(x[f]), Double(y[f]), Double(z[f])), axes.right, axes.up, axes.forward)
+    private static func listener(_ v: ListenerValues, _ f: Int) -> (position: Vector3, right: Vector3, up: Vector3, forward: Vector3) {
+        let axes = ListenerOrientation(yaw: Double(v.yaw[f]), pitch: Double(v.pitch[f]), roll: Double(v.roll[f]))
+            .axes(forward: Vector3(Double(v.forwardX[f]), Double(v.forwardY[f]), Double(v.forwardZ[f])),
+                  up: Vector3(Double(v.upX[f]), Double(v.upY[f]), Double(v.upZ[f])))
+        return (Vector3(Double(v.x[f]), Double(v.y[f]), Double(v.z[f])), axes.right, axes.up, axes.forward)
     }
 
     /// A source position in the listener's frame (x right, y up, z behind).
@@ -384,11 +469,39 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         return Vector3(o.dot(l.right), o.dot(l.up), -o.dot(l.forward))
     }
 
-    /// Equal-power gains of a listener-relative offset (the PannerNode azimuth in that frame).
+    /// The sound cone's gain at frame `f` (world space: it does not depend on the listener's orientation).
     @inline(__always)
-    private static func pan(_ local: Vector3) -> (left: Double, right: Double) {
+    private static func coneGain(_ source: Vector3, _ listenerPosition: Vector3, _ ox: ParameterValues, _ oy: ParameterValues,
+                                 _ oz: ParameterValues, _ inner: ParameterValues, _ outer: ParameterValues,
+                                 _ outerGain: ParameterValues, _ f: Int) -> Double {
+        WebAudioPanning.coneGain(sourcePosition: source, orientation: Vector3(Double(ox[f]), Double(oy[f]), Double(oz[f])),
+                                 listenerPosition: listenerPosition, coneInnerAngle: Double(inner[f]),
+                                 coneOuterAngle: Double(outer[f]), coneOuterGain: Double(outerGain[f]))
+    }
+
+    /// The equal-power panning of one input as a 2×2 matrix (a mono input uses the left column).
+    struct Pan {
+        var leftFromLeft: Double, leftFromRight: Double, rightFromLeft: Double, rightFromRight: Double
+        static let silent = Pan(leftFromLeft: 0, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 0)
+
+        @inline(__always)
+        var float: (leftFromLeft: Float, leftFromRight: Float, rightFromLeft: Float, rightFromRight: Float) {
+            (Float(leftFromLeft), Float(leftFromRight), Float(rightFromLeft), Float(rightFromRight))
+        }
+    }
+
+    /// Equal-power panning of a listener-relative offset (the PannerNode azimuth in that frame):
+    /// the mono gains, or the stereo matrix.
+    @inline(__always)
+    private static func pan(_ local: Vector3, stereo: Bool) -> Pan {
         let a = WebAudioPanning.azimuthElevation(source: local, listenerPosition: .zero,
                                                  forward: Vector3(0, 0, -1), up: Vector3(0, 1, 0))
-        return WebAudioPanning.equalPowerGains(azimuth: a.azimuth)
+        if stereo {
+            let m = WebAudioPanning.equalPowerStereoMatrix(azimuth: a.azimuth)
+            return Pan(leftFromLeft: m.leftFromLeft, leftFromRight: m.leftFromRight, rightFromLeft: m.rightFromLeft,
+                       rightFromRight: m.rightFromRight)
+        }
+        let g = WebAudioPanning.equalPowerGains(azimuth: a.azimuth)
+        return Pan(leftFromLeft: g.left, leftFromRight: 0, rightFromLeft: g.right, rightFromRight: 0)
     }
 }

@@ -25,8 +25,8 @@ import Synchronization
 /// Thread safety:
 /// - `init` and ``stop()`` on a control thread (`stop` joins the reader; `deinit` of the owner
 ///   must call it). The reader thread runs at normal priority.
-/// - The consumer API (``acquire(position:segment:version:wanted:)``, ``sample(channel:offset:)``,
-///   ``consume(_:)``) is for one thread at a time, the render thread. It is real-time safe (no
+/// - The consumer API (``acquire(position:segment:version:wanted:)``, ``headIndex`` with the
+///   ring's ``StreamRing/copy(channel:from:count:into:gains:gain:)``, ``consume(_:)``) is for one thread at a time, the render thread. It is real-time safe (no
 ///   allocation, no lock, no I/O, no waiting) until ``enterSynchronousMode()``; afterwards
 ///   `acquire` reads the file (offline rendering only).
 /// - ``enterSynchronousMode()`` joins the reader thread: a control thread, while no render runs.
@@ -172,18 +172,13 @@ final class FileStreamer: @unchecked Sendable {
         return available
     }
 
-    /// The ring index of the head (read it once per slice; the ring's own accessors then need
-    /// no access to this object's mutable state).
+    /// The ring index of the head: frames `headIndex..<headIndex + n` are the `n` frames
+    /// ``acquire(position:segment:version:wanted:)`` returned (read it once per slice and copy
+    /// from ``ring``, whose storage is immutable: no per-sample access to this object's state).
     @inline(__always)
     var headIndex: Int { readIndex }
 
-    /// Sample `offset` frames after the head, channel `channel` (within what ``acquire`` returned).
-    @inline(__always)
-    func sample(channel: Int, offset: Int) -> Float {
-        ring.sample(channel: channel, at: readIndex + offset)
-    }
-
-    /// Moves the head `frameCount` frames on (at most what ``acquire`` returned) and gives them back.
+    /// Moves the head `frameCount` frames on (at most what `acquire` returned) and gives them back.
     @inline(__always)
     func consume(_ frameCount: Int) {
         readIndex += frameCount

@@ -6,7 +6,9 @@
 ///
 /// Its `format` property is the client format (what the application or file receives); missing
 /// fields default to the input's. It accepts its input at any rate: conversion to the client
-/// format (rate, channels, sample type) happens where the audio leaves the graph.
+/// format happens where the audio leaves the graph — `AudioGraph.render(frameCount:)` returns
+/// the graph's own rate and channels; pull through a ``GenericOutputRenderer`` to get the client
+/// rate and channel count (`OfflineRenderer` does, and writes the client sample type).
 ///
 /// Thread safety: configure on a control thread.
 public final class GenericOutputNode: GraphNode, @unchecked Sendable {

@@ -1,4 +1,5 @@
 // Reading play's commands from standard input in bounded lines into a bounded queue.
+import AudioGraphKit
 import Foundation
 import Synchronization
 
@@ -9,7 +10,7 @@ import Synchronization
 /// when the queue is full the reader stops reading until the loop takes lines (standard input
 /// then backs up in the pipe). `play < /dev/zero` therefore costs no memory.
 ///
-/// Thread safety: the reader thread appends, the control thread takes; both under one `Mutex`.
+/// Thread safety: the reader thread appends, the control thread takes; both under one `ControlLock`.
 final class CommandLineReader: Sendable {
     /// The longest command line accepted, bytes.
     static let maximumLineLength = 4096
@@ -20,7 +21,7 @@ final class CommandLineReader: Sendable {
         var lines: [String] = []
         var droppedLongLines = 0
     }
-    private let state = Mutex(State())
+    private let state = ControlLock(State())
     /// Posted when lines arrive (wakes the control loop early).
     let arrived = DispatchSemaphore(value: 0)
     /// Posted when the control loop took lines (wakes a reader waiting on a full queue).

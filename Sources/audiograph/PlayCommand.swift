@@ -11,14 +11,14 @@ struct PlayCommand: ParsableCommand {
         discussion: """
             Reads commands from standard input, one per line: set NODE ADDRESS VALUE [RAMP] \
             (at once, ramping RAMP seconds), connect FROM TO and disconnect TO (queued), update \
-            (applies the queued changes as one list). Stops after --duration or on Ctrl-C and \
-            prints the latency and the underruns.
+            (applies the queued changes as one list). Stops after --duration (graph time) or on \
+            Ctrl-C, SIGTERM or SIGHUP and prints the latency and the underruns.
             """)
 
     @Argument(help: "The graph file (a genericOutput plays to the default sink, or --device).")
     var graph: String
 
-    @Option(help: "Stop after this many seconds.")
+    @Option(help: "Play exactly this many seconds of graph time, then let the output drain.")
     var duration: Double?
 
     @Option(help: "Sink name (default: the graph's, else the server's default sink).")

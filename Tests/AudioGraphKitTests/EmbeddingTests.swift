@@ -1,5 +1,7 @@
 // The README's embedding example, compiled and checked: if it breaks, the README is wrong.
 import AudioGraphKit
+import AudioGraphTesting
+import Synchronization
 import XCTest
 
 final class EmbeddingTests: XCTestCase {
@@ -54,5 +56,71 @@ final class EmbeddingTests: XCTestCase {
             XCTAssertEqual(Double(channels[0][n]), 0.25 * sin(2 * Double.pi * 1000 * Double(n) / 48000), accuracy: 1e-6)
         }
         XCTAssertEqual(Double(renderer.peak), 0.25, accuracy: 1e-4)
+    }
+}
+
+/// The README's engine example (the tap and the offline render), compiled and checked.
+final class EngineEmbeddingTests: XCTestCase {
+    func testReadmeEngineExampleTapsAndRendersOffline() throws {
+        let engine = AudioEngine()
+        let source = makeSineSource(frequency: 1000)   // what the README's player would play
+        engine.attach(source)
+        engine.connect(source, to: engine.mainMixerNode, format: nil)
+        final class Printed: @unchecked Sendable { var lines: [(Int64, Float)] = [] }
+        let printed = Printed()
+        @Sendable func print(_ time: Int64, _ rms: Float) { printed.lines.append((time, rms)) }
+
+        // From the README:
+        let format = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+        try engine.enableManualRenderingMode(.offline, format: format, maximumFrameCount: 4096)
+        engine.mainMixerNode.installTap(onBus: 0, bufferSize: 4800, format: nil) { buffer, time in
+            let x = UnsafeBufferPointer(start: buffer.floatChannelData![0], count: Int(buffer.frameLength))
+            print(time.sampleTime, sqrt(x.map { $0 * $0 }.reduce(0, +) / Float(x.count)))
+        }
+        try engine.start()
+        let buffer = AudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 4096)!
+        while engine.manualRenderingSampleTime < 48_000 {
+            _ = try engine.renderOffline(4096, to: buffer)   // .success; buffer.frameLength == 4096
+        }
+
+        XCTAssertEqual(buffer.frameLength, 4096)
+        XCTAssertEqual(engine.manualRenderingSampleTime, 49152)
+        // Ten full tap buffers of 4800 frames: 100 ms of a 0.5-amplitude sine each, RMS 0.5/√2.
+        XCTAssertEqual(printed.lines.map(\.0), (0..<10).map { Int64($0 * 4800) })
+        for (_, rms) in printed.lines { XCTAssertEqual(Double(rms), 0.5 / 2.0.squareRoot(), accuracy: 1e-5) }
+    }
+}
+
+/// Docs/Engine.md's render-block example ("where state lives"), compiled and rendered.
+final class EngineRenderBlockExampleTests: XCTestCase {
+    func testTheDocumentedRenderBlockKeepsItsStateInTheBlock() throws {
+        // From Docs/Engine.md:
+        final class Oscillator: Sendable {            // lives in the block: render thread only
+            let frequency = Atomic<Double>(440)       // set from any thread, read each slice
+            nonisolated(unsafe) var phase = 0.0       // touched by the render thread only
+        }
+
+        let osc = Oscillator()
+        let format = AudioFormat(standardFormatWithSampleRate: 48000, channels: 1)!
+        let source = AudioSourceNode(format: format) { _, _, frameCount, data in
+            let step = 2 * Double.pi * osc.frequency.load(ordering: .relaxed) / 48000
+            let out = UnsafeMutableAudioBufferListPointer(data)[0].mData!.assumingMemoryBound(to: Float.self)
+            for i in 0..<Int(frameCount) {
+                out[i] = Float(0.2 * sin(osc.phase))
+                osc.phase += step
+            }
+            return noErr
+        }
+        osc.frequency.store(660, ordering: .relaxed)  // from the UI thread, while it plays
+
+        let engine = AudioEngine()
+        try engine.enableManualRenderingMode(.offline, format: format, maximumFrameCount: 4800)
+        engine.attach(source)
+        engine.connect(source, to: engine.mainMixerNode, format: nil)
+        try engine.start()
+        let buffer = AudioPCMBuffer(pcmFormat: format, frameCapacity: 4800)!
+        XCTAssertEqual(try engine.renderOffline(4800, to: buffer), .success)
+        let samples = Array(UnsafeBufferPointer(start: buffer.floatChannelData![0], count: 4800))
+        XCTAssertEqual(SignalMeasurement.estimateFrequency(samples, sampleRate: 48000) ?? 0, 660, accuracy: 0.01)
     }
 }

@@ -27,6 +27,38 @@ final class OfflineRendererTests: XCTestCase {
         XCTAssertEqual(r.rms, 0.5 / 2.0.squareRoot(), accuracy: 1e-4)
     }
 
+    /// The Web Audio behaviours end to end from a graph file: an eq band at exactly
+    /// sampleRate/2 (lowShelf: the constant A² = 10^(6/20)), a listener turned by its forward
+    /// vector (+X: the source at -Z is hard left), a cone facing away (coneOuterGain), an
+    /// exponential ramp from 0 (holds 0 until its end) and a cancel that removes a curve in
+    /// progress (the gain stays 1).
+    func testWebAudioSemanticsFromAGraphFile() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let v = try parseGraph("""
+            { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 333,
+              "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 440, "amplitude": 0.5 } },
+                         { "id": "eq", "type": "eq", "properties": { "bands": [ { "type": "lowShelf", "frequency": 24000, "gain": 6 } ] } },
+                         { "id": "env", "type": "environment",
+                           "parameters": { "input.0.z": -2, "input.0.orientationX": 0, "input.0.orientationZ": -1,
+                                           "input.0.coneInnerAngle": 90, "input.0.coneOuterAngle": 180,
+                                           "listener.forwardX": 1, "listener.forwardZ": 0 },
+                           "automation": {
+                             "input.0.coneOuterGain": [ { "setValueAtTime": { "value": 0, "time": 0 } },
+                                                        { "exponentialRampToValueAtTime": { "value": 0.8, "time": 0.5 } } ],
+                             "input.0.gain": [ { "setValueCurveAtTime": { "values": [0.1, 0.2], "startTime": 0.2, "duration": 0.6 } },
+                                               { "cancelScheduledValues": { "cancelTime": 0.4 } } ] } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "eq" }, { "from": "eq", "to": "env" }, { "from": "env", "to": "out" } ] }
+            """, in: dir)
+        let y = try renderToFile(v, dir.appendingPathComponent("w.wav").path, frames: 48000).channels
+        let gain = pow(10, 6.0 / 20) * 0.5   // shelf A², inverse distance at 2 m
+        let e = worstError(y[0]) { n in
+            (n < 24000 ? 0 : Double(Float(0.8)) * gain) * 0.5 * sin(2 * Double.pi * 440 * Double(n) / self.sr)
+        }
+        XCTAssertLessThan(e.error, 1e-5, "left at \(e.at)")
+        XCTAssertLessThan(worstError(y[1]) { _ in 0 }.error, 1e-6, "right")
+    }
+
     func testUpdatesApplyAtExactFramesInsideSlices() throws {
         let dir = try makeTemporaryDirectory(self)
         // Slices of 512; updates at frames 1000 (step), 2000 (10 ms ramp to 0) and 3001 (re-patch to a new oscillator).

@@ -129,4 +129,26 @@ final class EQNodeTests: XCTestCase {
         let r = try XCTUnwrap(g.render(frameCount: 128))
         XCTAssertTrue(r.isSilent)
     }
+
+    /// Bands at exactly sampleRate/2 (the top of `band.N.frequency`): the Web Audio limit filters,
+    /// a constant gain, so the output is the input times lowShelf A² = 10^(gain/20) times
+    /// highShelf 1 times lowPass 1 — no clamped near-Nyquist filter ringing.
+    func testBandsAtNyquistAreTheExactLimitFilters() throws {
+        let eq = EQNode(id: "eq", sampleRate: sr, properties: EQProperties(bands: [
+            EQBand(type: .lowShelf, frequency: sr / 2, gain: 7, q: 0.7),
+            EQBand(type: .highShelf, frequency: sr / 2, gain: -9, q: 0.7),
+            EQBand(type: .lowPass, frequency: sr / 2, q: 5),
+        ]))
+        let src = formulaSource("src", channels: 2) { c, n in Float(EQNodeTests.input(c, n)) }
+        let y = renderFrames(try startedGraph([src, eq], "src -> eq -> out", slice: 300), frames: 4800, channels: 2)
+        for c in 0..<2 {
+            let e = maxError(y[c]) { Double(Float(EQNodeTests.input(c, Int64($0)))) * pow(10, 7.0 / 20) }
+            XCTAssertLessThan(e.error, 1e-6, "channel \(c) at frame \(e.at)")
+        }
+        // A highpass there is silence.
+        let hp = EQNode(id: "eq", sampleRate: sr, properties: EQProperties(bands: [EQBand(type: .highPass, frequency: sr / 2)]))
+        let src2 = formulaSource("src", channels: 2) { c, n in Float(EQNodeTests.input(c, n)) }
+        let z = renderFrames(try startedGraph([src2, hp], "src -> eq -> out", slice: 300), frames: 4800, channels: 2)
+        XCTAssertEqual(z.flatMap { $0 }.map { abs($0) }.max(), 0)
+    }
 }

@@ -149,21 +149,113 @@ final class EnvironmentNodeTests: XCTestCase {
         }
     }
 
-    func testStereoInputIsDownMixedToMono() throws {
-        // Left channel 0.6·sin, right 0.2·sin: the speakers down-mix is 0.4·sin, placed ahead at 1 m.
-        let out = try render(inputs: 1, frames: 512) { graph, env in
-            try graph.addNode(RenderCallbackNode(id: "st", channels: 2) { ctx, buf in
-                for i in 0..<ctx.frameCount {
-                    let v = Float(sin(Double(ctx.sampleTime + Int64(i)) * 0.1))
-                    buf.channel(0)[i] = 0.6 * v
-                    buf.channel(1)[i] = 0.2 * v
-                }
-                return false
-            })
-            try graph.connect("st", to: "env")
-            try env.setParameter("input.0.z", -1)
+    /// A stereo input in equalPower mode: the PannerNode's stereo equal-power law
+    /// (https://www.w3.org/TR/webaudio/#Spatialization-equal-power-panning), written out here.
+    func testStereoInputIsPannedWithTheStereoEqualPowerLaw() throws {
+        // Left channel 0.6·sin, right 0.3·cos (distinct, so each matrix entry shows), at 1 m
+        // (inverse distance gain 1) at azimuth θ: (sin θ, 0, -cos θ).
+        let l: @Sendable (Int) -> Double = { t in Double(Float(0.6 * sin(Double(t) * 0.1))) }
+        let r: @Sendable (Int) -> Double = { t in Double(Float(0.3 * cos(Double(t) * 0.07))) }
+        for azimuth in [0.0, -90, 90, -30, 45, 120, -150] {
+            let theta = azimuth * Double.pi / 180
+            let out = try render(inputs: 1, frames: 1024, slices: [300]) { graph, env in
+                try graph.addNode(RenderCallbackNode(id: "st", channels: 2) { ctx, buf in
+                    for i in 0..<ctx.frameCount {
+                        buf.channel(0)[i] = Float(l(Int(ctx.sampleTime) + i))
+                        buf.channel(1)[i] = Float(r(Int(ctx.sampleTime) + i))
+                    }
+                    return false
+                })
+                try graph.connect("st", to: "env")
+                try env.setParameter("input.0.x", sin(theta))
+                try env.setParameter("input.0.z", -cos(theta))
+            }
+            // Fold the rear to the front, then the stereo law.
+            var a = azimuth
+            if a < -90 { a = -180 - a } else if a > 90 { a = 180 - a }
+            let x = a <= 0 ? (a + 90) / 90 : a / 90
+            let gL = cos(x * Double.pi / 2), gR = sin(x * Double.pi / 2)
+            let wantL: (Int) -> Double = a <= 0 ? { l($0) + r($0) * gL } : { l($0) * gL }
+            let wantR: (Int) -> Double = a <= 0 ? { r($0) * gR } : { r($0) + l($0) * gR }
+            XCTAssertLessThan(maxError(out.l, wantL), 1e-6, "azimuth \(azimuth)")
+            XCTAssertLessThan(maxError(out.r, wantR), 1e-6, "azimuth \(azimuth)")
         }
-        XCTAssertLessThan(maxError(out.l) { 0.4 * sqrt(0.5) * Double(Float(sin(Double($0) * 0.1))) }, 1e-6)
+    }
+
+    /// The PannerNode sound cone (https://www.w3.org/TR/webaudio/#Spatialization-sound-cones),
+    /// written out: 1 inside coneInnerAngle/2, coneOuterGain outside coneOuterAngle/2, linear between.
+    func testConeGainFollowsTheSourceOrientation() throws {
+        // Source 2 m ahead (inverse distance gain 1/2, pan √½ each side); the listener is at
+        // angle `angle` from the source's orientation.
+        let inner = 60.0, outer = 240.0, outerGain = 0.25
+        func want(_ angle: Double) -> Double {
+            if angle <= inner / 2 { return 1 }
+            if angle >= outer / 2 { return outerGain }
+            let x = (angle - inner / 2) / (outer / 2 - inner / 2)
+            return (1 - x) + outerGain * x
+        }
+        // Orientation vectors whose angle to (0, 0, 1) (source to listener) is given.
+        for angle in [0.0, 20, 30, 45, 90, 119, 150, 180] {
+            let t = angle * Double.pi / 180
+            let orientation = Vector3(sin(t), 0, cos(t)) * 3   // any length
+            let out = try render(inputs: 1, frames: 512) { graph, env in
+                try graph.addNode(self.source("s", Self.sine(440, 0.8)))
+                try graph.connect("s", to: "env")
+                try env.setParameter("input.0.z", -2)
+                try env.setParameter("input.0.orientationX", orientation.x)
+                try env.setParameter("input.0.orientationY", orientation.y)
+                try env.setParameter("input.0.orientationZ", orientation.z)
+                try env.setParameter("input.0.coneInnerAngle", inner)
+                try env.setParameter("input.0.coneOuterAngle", outer)
+                try env.setParameter("input.0.coneOuterGain", outerGain)
+            }
+            let g = 0.5 * sqrt(0.5) * want(angle)
+            let s = Self.sine(440, 0.8)
+            XCTAssertLessThan(maxError(out.l) { g * Double(s(Int64($0))) }, 1e-6, "angle \(angle)")
+            XCTAssertLessThan(maxError(out.r) { g * Double(s(Int64($0))) }, 1e-6, "angle \(angle)")
+        }
+        // The defaults (360°, 360°) and a zero orientation are no cone at all.
+        for orientation in [Vector3(0, 0, -1), Vector3.zero] {
+            let out = try render(inputs: 1, frames: 256) { graph, env in
+                try graph.addNode(self.source("s", Self.sine(440, 0.8)))
+                try graph.connect("s", to: "env")
+                try env.setParameter("input.0.z", -2)
+                try env.setParameter("input.0.orientationX", orientation.x)
+                try env.setParameter("input.0.orientationZ", orientation.z)
+                if orientation == .zero { try env.setParameter("input.0.coneOuterAngle", 10) }
+            }
+            let s = Self.sine(440, 0.8)
+            XCTAssertLessThan(maxError(out.l) { 0.5 * sqrt(0.5) * Double(s(Int64($0))) }, 1e-6, "\(orientation)")
+        }
+    }
+
+    /// The listener's forward/up vectors (Web Audio AudioListener), with yaw/pitch/roll on top.
+    func testListenerForwardAndUpVectors() throws {
+        // (forward, up, yaw, source at 1 m, expected (L, R) gains of the mono equal-power law).
+        let h = sqrt(0.5)
+        let cases: [(Vector3, Vector3, Double, Vector3, (Double, Double))] = [
+            (Vector3(1, 0, 0), Vector3(0, 1, 0), 0, Vector3(0, 0, -1), (1, 0)),     // facing +X: -Z is on the left
+            (Vector3(1, 0, 0), Vector3(0, 1, 0), 0, Vector3(1, 0, 0), (h, h)),      // ahead
+            (Vector3(5, 0, 0), Vector3(0.3, 2, 0), 0, Vector3(0, 0, 1), (0, 1)),    // any length, up not perpendicular
+            (Vector3(0, 0, -1), Vector3(-1, 0, 0), 0, Vector3(0, 1, 0), (0, 1)),    // head tilted: +Y is the right ear
+            (Vector3(1, 0, 0), Vector3(0, 1, 0), 90, Vector3(0, 0, -1), (h, h)),    // then turned left 90°: faces -Z
+            (Vector3(0, 0, 0), Vector3(0, 1, 0), 0, Vector3(1, 0, 0), (0, 1)),      // no frame: the default one
+            (Vector3(0, 1, 0), Vector3(0, 2, 0), 0, Vector3(-1, 0, 0), (1, 0)),     // parallel: the default one
+        ]
+        for (forward, up, yaw, position, gains) in cases {
+            let out = try render(inputs: 1, frames: 256) { graph, env in
+                try graph.addNode(self.source("s", Self.sine(440, 0.8)))
+                try graph.connect("s", to: "env")
+                for (a, v) in [("input.0.x", position.x), ("input.0.y", position.y), ("input.0.z", position.z),
+                               ("listener.forwardX", forward.x), ("listener.forwardY", forward.y), ("listener.forwardZ", forward.z),
+                               ("listener.upX", up.x), ("listener.upY", up.y), ("listener.upZ", up.z), ("listener.yaw", yaw)] {
+                    try env.setParameter(a, v)
+                }
+            }
+            let s = Self.sine(440, 0.8)
+            XCTAssertLessThan(maxError(out.l) { gains.0 * Double(s(Int64($0))) }, 1e-6, "forward \(forward) up \(up) yaw \(yaw) at \(position)")
+            XCTAssertLessThan(maxError(out.r) { gains.1 * Double(s(Int64($0))) }, 1e-6, "forward \(forward) up \(up) yaw \(yaw) at \(position)")
+        }
     }
 
     func testOtherRateInputIsConverted() throws {
@@ -306,7 +398,7 @@ final class EnvironmentNodeTests: XCTestCase {
             func run(_ slices: [Int]) throws -> (l: [Float], r: [Float]) {
                 try render(inputs: 2, properties: props, frames: 12000, slices: slices, setUp: { graph, env in
                     // Source 0: a tone with gaps (silent slices); source 1: clicks every 2000 frames.
-                    try graph.addNode(self.source("a") { t in (t / 3000) % 2 == 0 ? Float(sin(Double(t) * 0.05)) : 0 })
+                    try graph.addNode(self.source("a", channels: 2) { t in (t / 3000) % 2 == 0 ? Float(sin(Double(t) * 0.05)) : 0 })
                     try graph.addNode(self.source("b") { t in t % 2000 == 7 ? 1 : 0 })
                     try graph.connect("a", to: "env", inputBus: 0)
                     try graph.connect("b", to: "env", inputBus: 1)
@@ -319,6 +411,9 @@ final class EnvironmentNodeTests: XCTestCase {
                     if frame == 2400 { try env.setParameter("input.0.x", 3, rampFrames: 4000) }
                     if frame == 4800 { try env.setParameter("listener.yaw", 90, rampFrames: 2400) }
                     if frame == 7200 { try env.setParameter("input.1.occlusion", -15, rampFrames: 1000) }
+                    if frame == 7200 { try env.setParameter("input.0.obstruction", -10, rampFrames: 1000) }
+                    if frame == 2400 { try env.setParameter("input.0.coneOuterAngle", 90, rampFrames: 3000) }
+                    if frame == 4800 { try env.setParameter("listener.forwardX", 1, rampFrames: 2400) }
                 })
             }
             let reference = try run([2400])
@@ -362,6 +457,14 @@ final class EnvironmentNodeTests: XCTestCase {
                 try env.setParameter("input.\(i).reverbBlend", 0.5, rampFrames: 1000)
             }
             try env.setParameter("listener.yaw", 120, rampFrames: 96000)
+            // Cones and listener vectors moving too (input b is stereo: the stereo law's path).
+            for i in 0..<3 {
+                try env.setParameter("input.\(i).coneInnerAngle", 30, rampFrames: 96000)
+                try env.setParameter("input.\(i).coneOuterAngle", 200, rampFrames: 96000)
+                try env.setParameter("input.\(i).orientationZ", 1, rampFrames: 96000)
+            }
+            try env.setParameter("listener.forwardX", 0.5, rampFrames: 96000)
+            try env.setParameter("listener.upZ", 0.5, rampFrames: 96000)
             ag_counter_reset()
             ag_counter_track_this_thread(1)
             var audible = 0

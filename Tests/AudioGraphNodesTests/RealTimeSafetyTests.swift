@@ -184,7 +184,8 @@ final class RealTimeSafetyTests: XCTestCase {
 
     /// The effect and spatial nodes: eq (gliding band parameters), delay (gliding delay time),
     /// converter (44.1 kHz → 48 kHz with libsoxr, quality `best`, and a channel map), environment with HRTF and reverb and one
-    /// with equal-power panning, with parameters moving and change lists flying.
+    /// with equal-power panning (a mono and a stereo input, cones and listener vectors moving), with
+    /// parameters moving (an eq band gliding to and from exactly sampleRate/2) and change lists flying.
     func testEffectAndSpatialNodesRenderWithoutAllocatingOrLocking() throws {
         let path = try makeFile()
         defer { unlink(path) }
@@ -200,7 +201,7 @@ final class RealTimeSafetyTests: XCTestCase {
         let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: .square))
         let hrtf = EnvironmentNode(id: "hrtf", sampleRate: 48000, inputBusCount: 2, properties: EnvironmentProperties(
             renderingAlgorithm: .hrtf, reverb: ReverbSettings(enabled: true, preset: .mediumHall, level: -6)))
-        let panner = EnvironmentNode(id: "panner", sampleRate: 48000, inputBusCount: 1)
+        let panner = EnvironmentNode(id: "panner", sampleRate: 48000, inputBusCount: 2)
         let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
         let out = GenericOutputNode(id: "out")
         for n in [player, converter, eq, delay, osc, hrtf, panner, mixer, out] as [GraphNode] { try graph.addNode(n) }
@@ -210,6 +211,10 @@ final class RealTimeSafetyTests: XCTestCase {
         try graph.connect("delay", to: "hrtf", inputBus: 0)
         try graph.connect("osc", to: "hrtf", inputBus: 1)
         try graph.connect("osc", to: "panner")
+        try graph.connect("delay", to: "panner", inputBus: 1)   // stereo: the stereo equal-power law
+        try panner.setParameter("input.1.coneInnerAngle", 60)
+        try panner.setParameter("input.1.coneOuterAngle", 200)
+        try panner.setParameter("input.1.coneOuterGain", 0.3)
         try graph.connect("hrtf", to: "mix", inputBus: 0)
         try graph.connect("panner", to: "mix", inputBus: 1)
         try graph.connect("mix", to: "out")
@@ -223,6 +228,10 @@ final class RealTimeSafetyTests: XCTestCase {
             try hrtf.setParameter("input.0.x", 2 * cos(angle))
             try hrtf.setParameter("input.0.z", 2 * sin(angle))
             try panner.setParameter("input.0.x", sin(angle))
+            try panner.setParameter("input.1.orientationX", cos(angle))
+            try panner.setParameter("listener.forwardX", sin(angle))
+            try panner.setParameter("listener.upZ", cos(angle) / 2)
+            try eq.setParameter("band.2.frequency", step % 7 == 0 ? 24000 : 80)
             try eq.setParameter("band.0.gain", Double(step % 12) - 6)
             try eq.setParameter("band.0.frequency", 500 + Double(step % 1000))
             try delay.setParameter("delayTime", 0.05 + Double(step % 10) / 100)
@@ -303,6 +312,87 @@ final class RealTimeSafetyTests: XCTestCase {
         let deadline = Date().addingTimeInterval(2)
         while ProcessThreads.count > threadsBefore && Date() < deadline { usleep(5000) }
         XCTAssertLessThanOrEqual(ProcessThreads.count, threadsBefore, "a disk-reader thread outlived the graph")
+    }
+
+    /// A scheduled sound player (the node behind AudioPlayerNode) rendering 10 000 slices while
+    /// this thread keeps scheduling buffers (some looping, some interrupting, some at times inside
+    /// slices) and file segments, and plays, pauses and stops it: the render thread drains the
+    /// command ring, mixes, finishes regions and pushes completion events without allocating,
+    /// freeing or locking; the handlers run on the notifier thread.
+    func testScheduledSoundPlayerRendersWithoutAllocatingOrLockingWhileScheduling() throws {
+        let path = NSTemporaryDirectory() + "rt-safety-scheduled-\(getpid()).wav"
+        do {
+            let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 48000, channelCount: 2))
+            let s = ChannelBufferStorage(channelCount: 2, capacity: 96000)
+            for i in 0..<96000 { for c in 0..<2 { s.list.channel(c)[i] = Float(sin(Double(i) * 0.05 + Double(c))) * 0.25 } }
+            try w.write(s.list, frameCount: 96000)
+            try w.close()
+        }
+        defer { unlink(path) }
+        let savedRing = ScheduledSoundPlayerNode.streamingRingFrames
+        ScheduledSoundPlayerNode.streamingRingFrames = 1 << 15
+        defer { ScheduledSoundPlayerNode.streamingRingFrames = savedRing }
+        let threadsBefore = ProcessThreads.count
+        let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
+        let player = ScheduledSoundPlayerNode(id: "player", format: StreamFormat(sampleRate: 48000, channelCount: 2))
+        let out = GenericOutputNode(id: "out")
+        try graph.addNode(player)
+        try graph.addNode(out)
+        try graph.connect("player", to: "out")
+        try graph.initialize()
+        try graph.start()
+        let buffers = (0..<8).map { k -> ChannelBufferStorage in
+            let s = ChannelBufferStorage(channelCount: 2, capacity: 300 + 97 * k)
+            for i in 0..<s.list.capacity { for c in 0..<2 { s.list.channel(c)[i] = Float(k + 1) * 0.05 + Float(i % 50) * 0.001 } }
+            return s
+        }
+        let handled = Atomic<Int>(0)
+        let handler: @Sendable (ScheduledCompletionCallbackType) -> Void = { _ in handled.add(1, ordering: .relaxed) }
+        player.play()
+
+        let slices = 10_000
+        var scheduled = 0, refused = 0
+        // The render sleeps 1 ms every fourth slice (about real time), so the schedule calls interleave with it.
+        let run = try renderWhileChanging(graph, slices: slices, pauseEvery4: 1000) { step in
+            let buffer = buffers[step % buffers.count]
+            let types: [ScheduledCompletionCallbackType] = [.dataConsumed, .dataRendered, .dataPlayedBack]
+            do {
+                switch step % 10 {
+                case 3:
+                    try player.scheduleBuffer(buffer, options: .loops, callbackType: types[step % 3], completion: handler)
+                case 5:
+                    try player.scheduleBuffer(buffer, options: .interruptsAtLoop, callbackType: types[step % 3], completion: handler)
+                case 7:
+                    // Some of these times lie ahead of the player, some have passed (late regions).
+                    try player.scheduleBuffer(buffer, at: Int64(step) * 200 + Int64(step % 300), options: .interrupts,
+                                              callbackType: types[step % 3], completion: handler)
+                case 9 where step % 40 == 9:
+                    try player.scheduleSegment(path: path, startingFrame: Int64(step % 5000), frameCount: 40_000,
+                                               callbackType: types[step % 3], completion: handler)
+                default:
+                    try player.scheduleBuffer(buffer, callbackType: types[step % 3], completion: handler)
+                }
+                scheduled += 1
+            } catch ScheduledSoundPlayerError.tooManyScheduled {
+                refused += 1
+            }
+            if step % 97 == 0 { player.pause() }
+            if step % 97 == 2 { player.play() }
+            if step % 331 == 0 { player.stop(); player.play() }
+            usleep(200)
+        }
+        player.stop()
+        graph.stop()
+        print("real-time safety (scheduled player): \(slices) slices, \(scheduled) regions scheduled (\(refused) refused: queue full), "
+              + "\(handled.load(ordering: .relaxed)) handlers run; \(run)")
+        XCTAssertGreaterThan(scheduled, 500, "too few regions were scheduled during the render")
+        XCTAssertGreaterThan(run.audibleSlices, slices / 4, "the player was mostly silent")
+        assertNothingCounted(run)
+        graph.uninitialize()
+        // Every segment's disk thread ends when its region is released; the notifier remains.
+        let deadline = Date().addingTimeInterval(3)
+        while ProcessThreads.count > threadsBefore + 1 && Date() < deadline { usleep(5000) }
+        XCTAssertLessThanOrEqual(ProcessThreads.count, threadsBefore + 1, "disk-reader threads outlived their segments")
     }
 
     /// Live taps installed and removed over and over while the render thread renders: on the

@@ -1,4 +1,4 @@
-// Tests of StreamRing: a producer and a consumer thread pass two million frames through a small ring, in order.
+// Tests of StreamRing: wrap-around writes and copies, and a producer and a consumer thread passing two million frames in order.
 import Foundation
 import Synchronization
 import XCTest
@@ -21,6 +21,25 @@ final class StreamRingTests: XCTestCase {
         more.withUnsafeBufferPointer { ring.write(interleaved: $0.baseAddress!, frameCount: 600) }
         XCTAssertEqual((500..<1200).map { ring.sample(channel: 0, at: $0) }, (500..<1200).map { Float($0) })
         XCTAssertEqual((500..<1200).map { ring.sample(channel: 1, at: $0) }, (500..<1200).map { -Float($0) })
+    }
+
+    /// `copy` across the wrap equals the per-frame samples times the gains (per frame, or one).
+    func testCopyAcrossTheWrapAppliesTheGains() {
+        let ring = StreamRing(channelCount: 2, minimumCapacity: 1000)
+        let frames: [Float] = (0..<1000).flatMap { [Float($0), -Float($0)] }
+        frames.withUnsafeBufferPointer { ring.write(interleaved: $0.baseAddress!, frameCount: 1000) }
+        ring.releaseFrames(upTo: 900)
+        let more: [Float] = (1000..<1400).flatMap { [Float($0), -Float($0)] }
+        more.withUnsafeBufferPointer { ring.write(interleaved: $0.baseAddress!, frameCount: 400) }
+        // Frames 950..<1350: slots 950..<1024, then 0..<326.
+        let gains = (0..<400).map { Float($0 % 7) * 0.25 }
+        var out = [Float](repeating: .nan, count: 400)
+        gains.withUnsafeBufferPointer { g in
+            out.withUnsafeMutableBufferPointer { ring.copy(channel: 1, from: 950, count: 400, into: $0.baseAddress!, gains: g.baseAddress, gain: 0) }
+        }
+        XCTAssertEqual(out, (0..<400).map { -Float(950 + $0) * gains[$0] })
+        out.withUnsafeMutableBufferPointer { ring.copy(channel: 0, from: 950, count: 400, into: $0.baseAddress!, gains: nil, gain: 0.5) }
+        XCTAssertEqual(out, (0..<400).map { Float(950 + $0) * 0.5 })
     }
 
     /// Frame k carries k (left) and -k (right); pieces of varying sizes on both sides, the

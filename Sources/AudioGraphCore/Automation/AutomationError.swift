@@ -5,12 +5,11 @@
 public enum AutomationError: Error, Sendable, Hashable {
     /// A time is negative, infinite or NaN.
     case invalidTime(index: Int)
-    /// A value is infinite or NaN.
+    /// A value is infinite or NaN, or beyond the `Float` range.
     case nonFiniteValue(index: Int)
-    /// `exponentialRamp` to the value 0 (a RangeError in Web Audio).
+    /// `exponentialRamp` to the value 0, or to a value that rounds to 0 as a `Float` (a
+    /// RangeError in Web Audio).
     case exponentialRampToZero(index: Int)
-    /// `exponentialRamp` whose start value is 0 or of the opposite sign of its end value.
-    case exponentialRampThroughZero(index: Int)
     /// `setTarget` with a negative or non-finite time constant.
     case invalidTimeConstant(index: Int)
     /// `setValueCurve` with fewer than 2 values.

@@ -10,7 +10,11 @@ import Foundation
 /// rendering starts (the context time 0):
 /// - Events are sorted by time (a ramp's end time, otherwise its start time); events with equal
 ///   times keep their insertion order.
-/// - `cancelScheduledValues(c)` removes the events scheduled so far whose time is >= `c`.
+/// - Values are single precision, as the AudioParam methods' `float` arguments are: every value
+///   (and the default value) is rounded to the nearest `Float` first, so a value beyond the
+///   `Float` range is not finite (an error) and a ramp to 1e-100 is a ramp to 0.
+/// - `cancelScheduledValues(c)` removes the events scheduled so far whose time is >= `c`, and a
+///   value curve in progress at `c` (`T <= c < T + D`) as well.
 /// - An event whose time falls in a value curve's `[T, T + D)`, or a curve that would contain
 ///   another event's time in `(T, T + D)` or overlap another curve, is an error.
 /// - Linear and exponential ramps run from the previous event's end point: a `setValue`'s or
@@ -22,8 +26,8 @@ import Foundation
 /// - `setTarget` starts from the value the timeline has at its start time.
 /// - A value curve holds its last value after it ends; before the first event the value is the
 ///   default value.
-/// - Deviation (documented): an exponential ramp that would start from 0 or cross 0 (Web Audio
-///   holds the start value instead) is rejected with ``AutomationError/exponentialRampThroughZero(index:)``.
+/// - An exponential ramp whose start value is 0 or of the other sign than its end value holds
+///   its start value until its end time, then the end value (a ramp *to* 0 is an error).
 ///
 /// Thread safety: immutable after `init` (which allocates and may throw, so call it on the
 /// control thread). ``value(atTime:)`` and ``fill(_:startFrame:count:sampleRate:)`` may be called
@@ -71,13 +75,14 @@ public final class AutomationTimeline: @unchecked Sendable {
     ///   - defaultValue: the value before the first event and the start of a leading ramp.
     /// - Throws: ``AutomationError`` naming the first offending event's index.
     public init(events: [AutomationEvent], defaultValue: Double) throws(AutomationError) {
-        self.defaultValue = defaultValue
+        self.defaultValue = Double(Float(defaultValue))
         // 1. Insert one by one, as the API would, checking arguments and overlap rules.
         var list: [(event: AutomationEvent, index: Int)] = []
-        for (index, event) in events.enumerated() {
+        for (index, given) in events.enumerated() {
+            let event = given.roundedToFloat
             try Self.validateArguments(event, index: index)
             if case .cancelScheduledValues(let c) = event {
-                list.removeAll { $0.event.time >= c }
+                list.removeAll { $0.event.isCancelled(by: c) }
                 continue
             }
             let t = event.time
@@ -111,7 +116,7 @@ public final class AutomationTimeline: @unchecked Sendable {
                 case .valueCurve: previousEnd = (p.startTime + p.timeConstantOrDuration, p.value)
                 }
             } else {
-                previousEnd = (0, defaultValue)
+                previousEnd = (0, self.defaultValue)
             }
             var e = Entry(kind: .setValue, time: event.time, value: 0, startTime: event.time,
                           startValue: 0, timeConstantOrDuration: 0, curveOffset: 0, curveCount: 0,
@@ -129,16 +134,13 @@ public final class AutomationTimeline: @unchecked Sendable {
                 e.value = v
                 e.startTime = previousEnd.time
                 e.startValue = previousEnd.value
-                if previousEnd.value == 0 || (previousEnd.value < 0) != (v < 0) {
-                    throw .exponentialRampThroughZero(index: index)
-                }
             case .setTarget(let target, _, let tau):
                 e.kind = .setTarget
                 e.value = target
                 e.timeConstantOrDuration = tau
                 // The value the timeline has at the start time, from the earlier entries alone.
                 e.startValue = compiled.last.map { Self.valueAfterStart(of: $0, at: event.time, curves: curves) }
-                    ?? defaultValue
+                    ?? self.defaultValue
             case .setValueCurve(let values, _, let duration):
                 e.kind = .valueCurve
                 e.value = values[values.count - 1]
@@ -234,6 +236,8 @@ public final class AutomationTimeline: @unchecked Sendable {
             case .exponentialRamp:
                 let t0 = n.startTime, t1 = n.time, v0 = n.startValue, v1 = n.value
                 if t < t0 { return j >= 0 ? Self.valueAfterStart(of: entries[j], at: t, curves: UnsafePointer(curveValues)) : defaultValue }
+                // From 0 or across 0 the ramp holds its start value until its end.
+                if v0 == 0 || (v0 < 0) != (v1 < 0) { return v0 }
                 return v0 * pow(v1 / v0, (t - t0) / (t1 - t0))
             default:
                 break

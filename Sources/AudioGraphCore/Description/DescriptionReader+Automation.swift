@@ -2,7 +2,8 @@
 
 extension DescriptionReader {
     /// Decodes one parameter's event list and checks it as Web Audio would when the calls are made
-    /// in file order: times >= 0, values in range, exponential ramps never reach or cross 0,
+    /// in file order: times >= 0, values in range, exponential ramps never reach 0 (values are
+    /// single precision, as in Web Audio: one that rounds to 0 as a `Float` is 0),
     /// setTarget time constants > 0, curves of >= 2 values over a duration > 0 that overlap no
     /// other event.
     func decodeAutomation(_ elements: [JSONValue], info: ParameterInfo, initialValue: Double,
@@ -29,10 +30,10 @@ extension DescriptionReader {
                 continue
             }
             guard let event = decodeEvent(name, member.value, info: info, at: path) else { continue }
-            guard checkEvent(event, against: timeline, info: info, initialValue: initialValue, at: path) else { continue }
+            guard checkEvent(event, against: timeline, at: path) else { continue }
             decoded.append(event)
             if case .cancelScheduledValues(let cancelTime) = event {
-                timeline.removeAll { $0.time >= cancelTime }
+                timeline.removeAll { $0.isCancelled(by: cancelTime) }
             } else {
                 let position = timeline.firstIndex { $0.time > event.time } ?? timeline.endIndex
                 timeline.insert(event, at: position)
@@ -56,7 +57,7 @@ extension DescriptionReader {
     static func index(of error: AutomationError) -> Int {
         switch error {
         case .invalidTime(let index), .nonFiniteValue(let index), .exponentialRampToZero(let index),
-             .exponentialRampThroughZero(let index), .invalidTimeConstant(let index), .curveTooShort(let index),
+             .invalidTimeConstant(let index), .curveTooShort(let index),
              .invalidDuration(let index), .overlapsValueCurve(let index):
             return index
         }
@@ -65,10 +66,8 @@ extension DescriptionReader {
     static func explain(_ error: AutomationError) -> String {
         switch error {
         case .invalidTime: return "the time must be finite and not negative"
-        case .nonFiniteValue: return "the value must be finite"
-        case .exponentialRampToZero: return "an exponential ramp cannot reach 0"
-        case .exponentialRampThroughZero:
-            return "an exponential ramp cannot start from 0 or cross 0 (it starts from the value the earlier events leave)"
+        case .nonFiniteValue: return "the value must be finite and within the single-precision range (±3.4e38)"
+        case .exponentialRampToZero: return "an exponential ramp cannot reach 0 (values are single precision: below 1.4e-45 is 0)"
         case .invalidTimeConstant: return "timeConstant must be greater than 0"
         case .curveTooShort: return "a value curve needs at least 2 values"
         case .invalidDuration: return "duration must be greater than 0"
@@ -114,8 +113,9 @@ extension DescriptionReader {
             guard let v, let t else { return nil }
             if name == "setValueAtTime" { return .setValue(value: v, time: t) }
             if name == "linearRampToValueAtTime" { return .linearRamp(value: v, time: t) }
-            if v == 0 {
-                report(at("value"), .invalidAutomation("an exponential ramp cannot reach 0"))
+            if Float(v) == 0 {
+                report(at("value"), .invalidAutomation(v == 0 ? "an exponential ramp cannot reach 0"
+                    : "an exponential ramp cannot reach 0 (\(ParameterInfo.format(v)) is 0 in single precision)"))
                 return nil
             }
             return .exponentialRamp(value: v, time: t)
@@ -163,10 +163,9 @@ extension DescriptionReader {
         }
     }
 
-    /// Checks an event against the events already scheduled (Web Audio's overlap and
-    /// exponential-ramp rules).
-    private func checkEvent(_ event: AutomationEvent, against timeline: [AutomationEvent],
-                            info: ParameterInfo, initialValue: Double, at path: String) -> Bool {
+    /// Checks an event against the events already scheduled (Web Audio's overlap rules; an
+    /// exponential ramp from 0 or across 0 is accepted: it holds its start value).
+    private func checkEvent(_ event: AutomationEvent, against timeline: [AutomationEvent], at path: String) -> Bool {
         if case .cancelScheduledValues = event { return true }
         let t = event.time
         // No event may fall inside an existing curve [T, T + D).
@@ -181,35 +180,6 @@ extension DescriptionReader {
             for existing in timeline where existing.time > start && existing.time < start + duration {
                 report(path, .invalidAutomation("setValueCurveAtTime from \(ParameterInfo.format(start)) s to \(ParameterInfo.format(start + duration)) s overlaps the \(existing.name) at \(ParameterInfo.format(existing.time)) s"))
                 return false
-            }
-        }
-        if case .exponentialRamp(let value, _) = event {
-            // The value the ramp starts from: the last event at or before its time, or the initial value.
-            var previous: Double? = initialValue
-            var from = "the initial value"
-            for existing in timeline where existing.time <= t {
-                switch existing {
-                case .setValue(let v, _), .linearRamp(let v, _), .exponentialRamp(let v, _):
-                    previous = v
-                    from = "the \(existing.name) value"
-                case .setValueCurve(let values, _, _):
-                    previous = values.last
-                    from = "the end of the setValueCurveAtTime"
-                case .setTarget:
-                    previous = nil
-                case .cancelScheduledValues:
-                    break
-                }
-            }
-            if let previous {
-                if previous == 0 {
-                    report(path, .invalidAutomation("an exponential ramp cannot start from 0 (\(from))"))
-                    return false
-                }
-                if (previous < 0) != (value < 0) {
-                    report(path, .invalidAutomation("an exponential ramp from \(ParameterInfo.format(previous)) (\(from)) to \(ParameterInfo.format(value)) changes sign"))
-                    return false
-                }
             }
         }
         return true

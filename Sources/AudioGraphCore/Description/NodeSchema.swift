@@ -239,6 +239,12 @@ extension NodeSchema {
             ParameterTemplate(.listener, "yaw", .degrees, -180, 180, 0),
             ParameterTemplate(.listener, "pitch", .degrees, -180, 180, 0),
             ParameterTemplate(.listener, "roll", .degrees, -180, 180, 0),
+            ParameterTemplate(.listener, "forwardX", .generic, -1e6, 1e6, 0),
+            ParameterTemplate(.listener, "forwardY", .generic, -1e6, 1e6, 0),
+            ParameterTemplate(.listener, "forwardZ", .generic, -1e6, 1e6, -1),
+            ParameterTemplate(.listener, "upX", .generic, -1e6, 1e6, 0),
+            ParameterTemplate(.listener, "upY", .generic, -1e6, 1e6, 1),
+            ParameterTemplate(.listener, "upZ", .generic, -1e6, 1e6, 0),
             ParameterTemplate(.perInput, "x", .meters, -1e6, 1e6, 0),
             ParameterTemplate(.perInput, "y", .meters, -1e6, 1e6, 0),
             ParameterTemplate(.perInput, "z", .meters, -1e6, 1e6, 0),
@@ -246,6 +252,12 @@ extension NodeSchema {
             ParameterTemplate(.perInput, "occlusion", .decibels, -100, 0, 0),
             ParameterTemplate(.perInput, "obstruction", .decibels, -100, 0, 0),
             ParameterTemplate(.perInput, "reverbBlend", .generic, 0, 1, 0),
+            ParameterTemplate(.perInput, "orientationX", .generic, -1e6, 1e6, 1),
+            ParameterTemplate(.perInput, "orientationY", .generic, -1e6, 1e6, 0),
+            ParameterTemplate(.perInput, "orientationZ", .generic, -1e6, 1e6, 0),
+            ParameterTemplate(.perInput, "coneInnerAngle", .degrees, 0, 360, 360),
+            ParameterTemplate(.perInput, "coneOuterAngle", .degrees, 0, 360, 360),
+            ParameterTemplate(.perInput, "coneOuterGain", .linearGain, 0, 1, 0),
         ])
 
     static let eq = NodeSchema(

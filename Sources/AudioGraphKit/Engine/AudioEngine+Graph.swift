@@ -147,6 +147,44 @@ extension AudioEngine {
             pendingParameters = []
             return
         }
+        // A running node whose format the new wiring changes (an effect left without input, or
+        // fed from another format) gets a fresh graph node, as a stateless node may: the graph
+        // says which, and the list is made again with it (nothing was applied).
+        var replace: Set<String> = []
+        while true {
+            let (changes, made) = try plannedChanges(graph, replacing: replace)
+            guard !changes.isEmpty else {
+                pendingParameters = []
+                return
+            }
+            graph.enqueue(contentsOf: changes)
+            do {
+                try commit(graph)
+            } catch {
+                if case .formatNotSupported(let id, let reason) = error, reason.hasPrefix("its output format would change"),
+                   !replace.contains(id), let n = attached.first(where: { $0.graphID == id }), n.canBeReplacedWhileRunning {
+                    replace.insert(id)
+                    continue
+                }
+                throw error
+            }
+            pendingParameters = []
+            for (n, gn) in made {
+                for (_, tap) in n.taps {
+                    if let t = tap.liveTap { tap.droppedBefore += t.droppedBufferCount }
+                    tap.liveTap = nil
+                }
+                n.graphNode = gn
+                installTaps(of: n, in: graph)
+            }
+            return
+        }
+    }
+
+    /// The change list that brings `graph` in line with the model, and the graph nodes it adds
+    /// (`replacing`: ids of nodes to replace by fresh ones whatever else changed).
+    private func plannedChanges(_ graph: AudioGraph, replacing replace: Set<String>) throws(AudioGraphError)
+        -> ([PendingChange], [(AudioNode, GraphNode)]) {
         let rate = graph.sampleRate
         let inGraph = Dictionary(graph.nodes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var removals: [String] = []
@@ -158,7 +196,8 @@ extension AudioEngine {
             let requiredInputs = (connections.filter { $0.destination === n }.map(\.destinationBus).max() ?? -1) + 1
             if let gn = n.graphNode, inGraph[n.graphID] === gn {
                 let formatChanged = n.connectionFormats[0] != n.graphNodeFormat
-                guard formatChanged || n.graphNodeIsStale || requiredInputs > gn.inputBusCount else { continue }
+                guard formatChanged || n.graphNodeIsStale || requiredInputs > gn.inputBusCount || replace.contains(n.graphID)
+                else { continue }
                 if running && !n.canBeReplacedWhileRunning {
                     throw .invalidState("\(n.description): its format cannot change while the engine runs (stop it first)")
                 }
@@ -189,18 +228,7 @@ extension AudioEngine {
             }
         }
         changes += pendingParameters
-        pendingParameters = []
-        guard !changes.isEmpty else { return }
-        graph.enqueue(contentsOf: changes)
-        try commit(graph)
-        for (n, gn) in made {
-            for (_, tap) in n.taps {
-                if let t = tap.liveTap { tap.droppedBefore += t.droppedBufferCount }
-                tap.liveTap = nil
-            }
-            n.graphNode = gn
-            installTaps(of: n, in: graph)
-        }
+        return (changes, made)
     }
 
     /// Applies the graph's queued list. Live, waits (≤ 1 s) until the render thread adopted

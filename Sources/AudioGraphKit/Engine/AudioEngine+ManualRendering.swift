@@ -115,6 +115,8 @@ extension AudioEngine {
             return .error
         }
         let n = Int(numberOfFrames)
+        // Players' file segments: their disk buffers hold what this render needs (offline only).
+        for node in attached { (node as? AudioPlayerNode)?.prepareForOfflineRender() }
         let result = renderGraph.render(frameCount: n)
         buffer.copyFrames(from: result?.buffer ?? state.silence.list, sourceFrame: 0, toFrame: 0, frameCount: n)
         buffer.frameLength = numberOfFrames
@@ -139,9 +141,14 @@ extension AudioEngine {
                 let n = Int(frames)
                 let list = UnsafeMutableAudioBufferListPointer(outBuffer)
                 let need = interleaved ? 1 : channels
-                guard n <= maximum, list.count >= need,
-                      list.prefix(need).allSatisfy({ Int($0.mDataByteSize) >= n * 4 * (interleaved ? channels : 1) && $0.mData != nil })
-                else {
+                var fits = n <= maximum && list.count >= need
+                var b = 0
+                while fits && b < need {   // an index loop: generic collection algorithms allocate in debug builds
+                    let buffer = list[b]
+                    fits = buffer.mData != nil && Int(buffer.mDataByteSize) >= n * 4 * (interleaved ? channels : 1)
+                    b += 1
+                }
+                guard fits else {
                     outError?.pointee = -50  // kAudio_ParamError
                     return .error
                 }

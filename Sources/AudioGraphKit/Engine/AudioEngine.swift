@@ -55,6 +55,8 @@ public final class AudioEngine: @unchecked Sendable {
     var deviceFormats: (output: AudioFormat, input: AudioFormat)?
     /// Manual rendering's state (sample time, conversion scratch).
     var manualState: ManualRenderState?
+    /// The nodes of a loaded graph file by their ids there (`init(contentsOf:)`).
+    var namedNodes: [String: AudioNode] = [:]
 
     /// Makes an engine with nothing attached (the output node exists once asked for or started).
     public init() {}

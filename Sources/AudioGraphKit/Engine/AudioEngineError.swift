@@ -12,6 +12,8 @@ public enum AudioEngineError: Error, Sendable, CustomStringConvertible {
     case graph(call: String, AudioGraphError)
     /// PulseAudio failed: no server, an unknown device, a stream that could not start.
     case pulse(call: String, PulseError)
+    /// A graph file could not be loaded (`AudioEngine(contentsOf:)`): one line per problem.
+    case graphFile(path: String, problems: String)
     /// The call is not allowed in the engine's current state (AVAudioEngineManualRenderingError
     /// `.invalidMode`, `.initialized`, `.notRunning`).
     case invalidState(call: String, reason: String, code: OSStatus)
@@ -27,7 +29,7 @@ public enum AudioEngineError: Error, Sendable, CustomStringConvertible {
     public var code: OSStatus {
         switch self {
         case .invalidState(_, _, let code): return code
-        case .graph: return -10875   // kAudioUnitErr_FailedInitialization
+        case .graph, .graphFile: return -10875   // kAudioUnitErr_FailedInitialization
         case .pulse: return -10851   // kAudioUnitErr_InvalidPropertyValue's neighbour: a device failure
         }
     }
@@ -37,6 +39,7 @@ public enum AudioEngineError: Error, Sendable, CustomStringConvertible {
         case let .graph(call, e): return "\(call): \(e.description)"
         case let .pulse(call, e): return "\(call): \(e.description)"
         case let .invalidState(call, reason, _): return "\(call): \(reason)"
+        case let .graphFile(_, problems): return problems
         }
     }
 }

@@ -76,6 +76,9 @@ public final class AudioEnvironmentReverbParameters: @unchecked Sendable {
     public var enable = false { didSet { changed() } }
     /// The reverb's level, dB, -40...40 (default 0).
     public var level: Float = 0 { didSet { changed() } }
+    /// A filter on the reverb's output (kept; not applied on Linux yet: the reverb has its own
+    /// damping per preset).
+    public let filterParameters = AudioUnitEQFilterParameters(standaloneWithFrequency: 8000)
 
     /// Chooses a factory room (cf. `loadFactoryReverbPreset(_:)`).
     public func loadFactoryReverbPreset(_ preset: AudioUnitReverbPreset) {
@@ -147,22 +150,11 @@ public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Send
 
     override var maximumInputBuses: Int { 1024 }
 
-    /// The buses in use plus one.
-    public override var numberOfInputs: Int {
-        max(1, (engine?.withLock { engine?.connections.filter { $0.destination === self }.map(\.destinationBus).max() } ?? nil)
-            .map { $0 + 2 } ?? 1)
-    }
+    /// The buses in use plus one (at least 1).
+    public override var numberOfInputs: Int { (connectedInputBuses.max() ?? -1) + 2 }
 
     /// The lowest input bus with nothing connected.
-    public var nextAvailableInputBus: AudioNodeBus {
-        guard let engine else { return 0 }
-        return engine.withLock {
-            let used = Set(engine.connections.filter { $0.destination === self }.map(\.destinationBus))
-            var bus = 0
-            while used.contains(bus) { bus += 1 }
-            return bus
-        }
-    }
+    public var nextAvailableInputBus: AudioNodeBus { lowestFreeInputBus }
 
     /// The listener's position (metres).
     public var listenerPosition = Audio3DPoint(x: 0, y: 0, z: 0) {

@@ -106,6 +106,9 @@ public final class AudioFile: @unchecked Sendable {
             throw AudioFileError.formatMismatch(path: path, reason: "\(format) is not a processing format (use a PCM common format)")
         }
         writer = try AudioFileWriter(path: path, format: fileSamples)
+        // As on Apple's platforms, what was written is a valid file even if the program ends
+        // without closing it (top-level code never releases its globals).
+        writer?.updateHeaderAfterEveryWrite()
         fileFormat = AudioFormat(streamFormat: fileSamples)
         processingFormat = processing
     }

@@ -17,23 +17,12 @@ public final class AudioMixerNode: AudioNode, AudioMixing, @unchecked Sendable {
     static let maximumInputBuses = 1024
 
     /// The buses in use plus one (at least 1).
-    public override var numberOfInputs: Int {
-        max(1, (engine?.withLock { engine?.connections.filter { $0.destination === self }.map(\.destinationBus).max() } ?? nil)
-            .map { $0 + 2 } ?? 1)
-    }
+    public override var numberOfInputs: Int { (connectedInputBuses.max() ?? -1) + 2 }
 
     override var maximumInputBuses: Int { Self.maximumInputBuses }
 
     /// The lowest input bus with nothing connected.
-    public var nextAvailableInputBus: AudioNodeBus {
-        guard let engine else { return 0 }
-        return engine.withLock {
-            let used = Set(engine.connections.filter { $0.destination === self }.map(\.destinationBus))
-            var bus = 0
-            while used.contains(bus) { bus += 1 }
-            return bus
-        }
-    }
+    public var nextAvailableInputBus: AudioNodeBus { lowestFreeInputBus }
 
     /// The mixer's output volume, 0...1 (values up to 4 amplify). Applies at once (in a
     /// `performChanges` list: with it).

@@ -188,6 +188,20 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
         storedParameters[address] ?? defaultValue
     }
 
+    /// The input buses that have a connection (nodes with growing buses count from them).
+    var connectedInputBuses: Set<Int> {
+        guard let engine else { return [] }
+        return engine.withLock { Set(engine.connections.filter { $0.destination === self }.map(\.destinationBus)) }
+    }
+
+    /// The lowest input bus with nothing connected.
+    var lowestFreeInputBus: Int {
+        let used = connectedInputBuses
+        var bus = 0
+        while used.contains(bus) { bus += 1 }
+        return bus
+    }
+
     func checkBus(_ bus: Int, count: Int, _ call: String, scope: String) {
         guard bus >= 0 && bus < count else {
             engineProgrammerError(call, self, "\(scope) bus \(bus) does not exist (the node has \(count))")

@@ -4,7 +4,8 @@ import Foundation
 
 /// A multi-band equalizer (cf. AVAudioUnitEQ): `bands` of ``AudioUnitEQFilterParameters`` in
 /// series, then ``globalGain`` (dB, -96...24). Each band is one Audio EQ Cookbook section of the
-/// graph's `eq` node. Bypass bypasses every band and the global gain (the input passes exactly).
+/// graph's `eq` node. Bypass bypasses every band and the global gain: the bands glide out over
+/// the eq's 10 ms (no click), then the input passes exactly.
 ///
 /// Thread safety: the engine's; band and gain values may be set from any thread.
 public final class AudioUnitEQ: AudioUnitEffect, @unchecked Sendable {
@@ -39,7 +40,7 @@ public final class AudioUnitEQ: AudioUnitEffect, @unchecked Sendable {
     }
 
     /// Each band's own bypass, kept while the unit is bypassed.
-    private var bandBypassBeforeUnitBypass: [Double] = []
+    var bandBypassBeforeUnitBypass: [Double] = []
 
     override func applyBypass() {
         if bypass {

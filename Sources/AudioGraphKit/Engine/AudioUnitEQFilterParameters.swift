@@ -40,10 +40,36 @@ public enum AudioUnitEQFilterType: Int, Sendable, CaseIterable {
 public final class AudioUnitEQFilterParameters: @unchecked Sendable {
     private weak var unit: AudioUnitEQ?
     let index: Int
+    /// Values of a band that belongs to no equalizer (the environment reverb's filter).
+    private var standalone: [String: Double] = [:]
+    private let isStandalone: Bool
 
     init(unit: AudioUnitEQ, index: Int) {
         self.unit = unit
         self.index = index
+        isStandalone = false
+    }
+
+    /// A band that belongs to no equalizer: its values are kept here.
+    init(standaloneWithFrequency frequency: Double) {
+        index = 0
+        isStandalone = true
+        standalone = ["frequency": frequency, "gain": 0, "bypass": 0]
+    }
+
+    private func value(_ name: String, default d: Double) -> Double {
+        isStandalone ? standalone[name] ?? d : unit?.storedParameter("band.\(index).\(name)", default: d) ?? d
+    }
+
+    private func set(_ name: String, _ v: Double, _ range: ClosedRange<Double>) {
+        if isStandalone {
+            guard v.isFinite, range.contains(v) else {
+                engineProgrammerError(name, nil, "\(v) is outside \(range.lowerBound)...\(range.upperBound)")
+            }
+            standalone[name] = v
+        } else {
+            unit?.setBandParameter(index, name, v, range)
+        }
     }
 
     /// The band's filter shape (default `.parametric`).
@@ -57,8 +83,8 @@ public final class AudioUnitEQFilterParameters: @unchecked Sendable {
 
     /// Centre or cutoff frequency, Hz (20...half the rate; default 1000).
     public var frequency: Float {
-        get { Float(unit?.storedParameter("band.\(index).frequency", default: 1000) ?? 1000) }
-        set { unit?.setBandParameter(index, "frequency", Double(newValue), 10...96000) }
+        get { Float(value("frequency", default: 1000)) }
+        set { set("frequency", Double(newValue), 10...96000) }
     }
 
     /// Bandwidth in octaves, 0.05...5 (default 0.5).
@@ -73,14 +99,20 @@ public final class AudioUnitEQFilterParameters: @unchecked Sendable {
 
     /// Gain in dB, -96...24 (default 0; shapes without gain ignore it).
     public var gain: Float {
-        get { Float(unit?.storedParameter("band.\(index).gain", default: 0) ?? 0) }
-        set { unit?.setBandParameter(index, "gain", Double(newValue), -96...24) }
+        get { Float(value("gain", default: 0)) }
+        set { set("gain", Double(newValue), -96...24) }
     }
 
     /// Whether the band is bypassed (default true).
     public var bypass: Bool {
-        get { (unit?.storedParameter("band.\(index).bypass", default: 1) ?? 1) != 0 }
-        set { unit?.setBandParameter(index, "bypass", newValue ? 1 : 0, 0...1) }
+        get {
+            // While the whole unit is bypassed, the band's own setting is the one kept aside.
+            if let unit, unit.bypass, index < unit.bandBypassBeforeUnitBypass.count {
+                return unit.bandBypassBeforeUnitBypass[index] != 0
+            }
+            return value("bypass", default: 1) != 0
+        }
+        set { set("bypass", newValue ? 1 : 0, 0...1) }
     }
 
     /// The cookbook Q for a bandwidth in octaves.
@@ -90,6 +122,6 @@ public final class AudioUnitEQFilterParameters: @unchecked Sendable {
 
     func applyQ() {
         let q = filterType.usesBandwidth ? Self.q(bandwidth: bandwidth) : 0.70710678
-        unit?.setBandParameter(index, "q", min(max(q, 0.05), 100), 0.05...100)
+        set("q", min(max(q, 0.05), 100), 0.05...100)
     }
 }

@@ -42,7 +42,10 @@ final class SinkBlockKernel: NodeKernel, @unchecked Sendable {
         owner = node
         self.channels = channels
         list = AudioBufferList.allocate(maximumBuffers: max(1, channels))
-        timestamp.initialize(to: AudioTimeStamp())
+        // Flags set once here: an option-set literal builds an array (it would allocate per slice).
+        var stamp = AudioTimeStamp()
+        stamp.mFlags = [.sampleTimeValid, .hostTimeValid]
+        timestamp.initialize(to: stamp)
         super.init(nodeID: node.id, outputFormats: [], maximumFramesPerSlice: maximumFramesPerSlice, parameters: [])
     }
 
@@ -58,7 +61,6 @@ final class SinkBlockKernel: NodeKernel, @unchecked Sendable {
         list.point(at: input.buffer, frameCount: n, maximumBuffers: channels)
         timestamp.pointee.mSampleTime = Double(context.sampleTime)
         timestamp.pointee.mHostTime = AudioTime.currentHostTime
-        timestamp.pointee.mFlags = [.sampleTimeValid, .hostTimeValid]
         if block(UnsafePointer(timestamp), AudioFrameCount(n), list.unsafePointer) != noErr {
             owner.failures.wrappingAdd(1, ordering: .relaxed)
         }

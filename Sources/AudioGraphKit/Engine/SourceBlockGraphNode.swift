@@ -41,7 +41,11 @@ final class SourceBlockKernel: NodeKernel, @unchecked Sendable {
         block = node.block
         self.buffer = buffer
         owner = node
-        timestamp.initialize(to: AudioTimeStamp())
+        // Flags set once here: an option-set literal builds an array (it would allocate per slice).
+        var stamp = AudioTimeStamp()
+        stamp.mRateScalar = 1
+        stamp.mFlags = [.sampleTimeValid, .hostTimeValid, .rateScalarValid]
+        timestamp.initialize(to: stamp)
         isSilence.initialize(to: false)
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
@@ -57,8 +61,6 @@ final class SourceBlockKernel: NodeKernel, @unchecked Sendable {
         buffer.frameLength = AudioFrameCount(n)
         timestamp.pointee.mSampleTime = Double(context.sampleTime - startSampleTime)
         timestamp.pointee.mHostTime = AudioTime.currentHostTime
-        timestamp.pointee.mRateScalar = 1
-        timestamp.pointee.mFlags = [.sampleTimeValid, .hostTimeValid, .rateScalarValid]
         isSilence.pointee = false
         let status = block(isSilence, UnsafePointer(timestamp), AudioFrameCount(n), buffer.mutableAudioBufferList)
         guard status == noErr else {

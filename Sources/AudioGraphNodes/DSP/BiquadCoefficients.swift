@@ -26,16 +26,20 @@ public struct BiquadCoefficients: Sendable, Hashable {
     /// included), `A = 10^(gain/40)`, `w0 = 2*pi*frequency/sampleRate`; `gain` is ignored by the
     /// pass and notch types; `bandPass` is the constant-0-dB-peak-gain form.
     ///
-    /// `frequency` is clamped to `[0.001 Hz, 0.4999*sampleRate]` and `q` to at least 1e-6 so that the
-    /// result is always a stable filter. Real-time safe.
+    /// At `frequency <= 0` and `frequency >= sampleRate/2` the result is the exact limit filter of
+    /// the Web Audio API's BiquadFilterNode (https://www.w3.org/TR/webaudio/#BiquadFilterNode, as
+    /// its reference implementation computes it): a constant gain, see ``limit(type:atNyquist:gain:)``.
+    /// `q` is clamped to at least 1e-6 so that the result is always a stable filter. Real-time safe.
     @inline(__always)
     public static func cookbook(type: EQFilterType, frequency: Double, gain: Double, q: Double,
                                 sampleRate: Double) -> BiquadCoefficients {
-        let f = min(max(frequency, 1e-3), 0.4999 * sampleRate)
-        let w0 = 2 * Double.pi * f / sampleRate
+        let A = pow(10, gain / 40)
+        if !(frequency > 0) || frequency >= sampleRate / 2 {
+            return limit(type: type, atNyquist: frequency >= sampleRate / 2, gain: gain)
+        }
+        let w0 = 2 * Double.pi * frequency / sampleRate
         let cw = cos(w0), sw = sin(w0)
         let alpha = sw / (2 * max(q, 1e-6))
-        let A = pow(10, gain / 40)
         let b0, b1, b2, a0, a1, a2: Double
         switch type {
         case .peak:
@@ -75,6 +79,35 @@ public struct BiquadCoefficients: Sendable, Hashable {
         }
         let inv = 1 / a0
         return BiquadCoefficients(b0: b0 * inv, b1: b1 * inv, b2: b2 * inv, a1: a1 * inv, a2: a2 * inv)
+    }
+
+    /// The constant-gain filter a band of `type` becomes at frequency 0 (`atNyquist` false) or at
+    /// `sampleRate/2` (`atNyquist` true), with `A = 10^(gain/40)`:
+    ///
+    /// | type | at 0 | at sampleRate/2 |
+    /// |---|---|---|
+    /// | lowPass | 0 | 1 |
+    /// | highPass | 1 | 0 |
+    /// | lowShelf | 1 | A² |
+    /// | highShelf | A² | 1 |
+    /// | bandPass | 0 | 0 |
+    /// | peak, notch, allPass | 1 | 1 |
+    ///
+    /// These are the limits of the cookbook formulas (the shelves' gain moves wholly inside or
+    /// outside the band) and what the Web Audio BiquadFilterNode renders there. Real-time safe.
+    @inline(__always)
+    public static func limit(type: EQFilterType, atNyquist: Bool, gain: Double) -> BiquadCoefficients {
+        let a2 = pow(10, gain / 20)
+        let g: Double
+        switch type {
+        case .lowPass: g = atNyquist ? 1 : 0
+        case .highPass: g = atNyquist ? 0 : 1
+        case .lowShelf: g = atNyquist ? a2 : 1
+        case .highShelf: g = atNyquist ? 1 : a2
+        case .bandPass: g = 0
+        case .peak, .notch, .allPass: g = 1
+        }
+        return BiquadCoefficients(b0: g, b1: 0, b2: 0, a1: 0, a2: 0)
     }
 
     /// The cookbook coefficients of `band` (its `bypass` flag is not considered).

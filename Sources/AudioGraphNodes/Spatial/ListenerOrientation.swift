@@ -37,6 +37,37 @@ public struct ListenerOrientation: Hashable, Sendable {
 
     /// The rotated frame: the listener's right, up and forward unit vectors in world space.
     public var axes: (right: Vector3, up: Vector3, forward: Vector3) {
+        axes(forward: Vector3(0, 0, -1), up: Vector3(0, 1, 0))
+    }
+
+    /// The frame of a listener whose unrotated orientation is the Web Audio AudioListener's
+    /// `forward` and `up` vectors (any length), then turned by yaw, pitch and roll in its own
+    /// frame. As in Web Audio the frame is `right = normalize(forward × up)`,
+    /// `forward' = normalize(forward)`, `up' = right × forward'` (so `up` need not be
+    /// perpendicular). A zero `forward`, or `up` parallel to it or zero, has no frame: the default
+    /// (forward -Z, up +Y) is used. The default vectors give exactly ``axes``.
+    public func axes(forward: Vector3, up: Vector3) -> (right: Vector3, up: Vector3, forward: Vector3) {
+        let right0 = forward.cross(up).normalized
+        let forward0 = forward.normalized
+        let degenerate = right0 == .zero || !(right0.x.isFinite && right0.y.isFinite && right0.z.isFinite)
+            || !(forward0.x.isFinite && forward0.y.isFinite && forward0.z.isFinite)
+        let baseRight = degenerate ? Vector3(1, 0, 0) : right0
+        let baseForward = degenerate ? Vector3(0, 0, -1) : forward0
+        let baseUp = baseRight.cross(baseForward)
+        let baseBack = -baseForward
+        let m = rotation
+        // The rotation acts in the base frame: world = baseRight·x + baseUp·y + baseBack·z.
+        return (Self.world(m.right, baseRight, baseUp, baseBack), Self.world(m.up, baseRight, baseUp, baseBack),
+                -Self.world(m.back, baseRight, baseUp, baseBack))
+    }
+
+    @inline(__always)
+    private static func world(_ c: Vector3, _ right: Vector3, _ up: Vector3, _ back: Vector3) -> Vector3 {
+        right * c.x + up * c.y + back * c.z
+    }
+
+    /// The rotation's images of +X, +Y and +Z in the unrotated frame (x right, y up, z back).
+    private var rotation: (right: Vector3, up: Vector3, back: Vector3) {
         let toRadians = Double.pi / 180
         let (sy, cy) = (sin(yaw * toRadians), cos(yaw * toRadians))
         let (sp, cp) = (sin(pitch * toRadians), cos(pitch * toRadians))
@@ -53,7 +84,7 @@ public struct ListenerOrientation: Hashable, Sendable {
         let right = Vector3(a00 * cr + a01 * sr, a10 * cr + a11 * sr, a20 * cr + a21 * sr)
         let up = Vector3(-a00 * sr + a01 * cr, -a10 * sr + a11 * cr, -a20 * sr + a21 * cr)
         let back = Vector3(a02, a12, a22)
-        return (right, up, -back)
+        return (right, up, back)
     }
 
     /// Where the listener faces (world space, unit length).

@@ -1,4 +1,4 @@
-// The Web Audio PannerNode's azimuth/elevation algorithm and its equal-power panning of a mono input.
+// The Web Audio PannerNode's azimuth/elevation algorithm, equal-power panning and sound cone.
 
 #if canImport(Glibc)
 import Glibc
@@ -7,8 +7,9 @@ import Darwin
 #endif
 
 /// The Web Audio API's PannerNode geometry and equal-power panning, exactly as specified:
-/// https://www.w3.org/TR/webaudio/#azimuth-elevation and
-/// https://www.w3.org/TR/webaudio/#Spatialization-equal-power-panning.
+/// https://www.w3.org/TR/webaudio/#azimuth-elevation,
+/// https://www.w3.org/TR/webaudio/#Spatialization-equal-power-panning and
+/// https://www.w3.org/TR/webaudio/#Spatialization-sound-cones.
 ///
 /// Thread safety: a namespace of pure functions; all are real-time safe.
 public enum WebAudioPanning {
@@ -49,14 +50,56 @@ public enum WebAudioPanning {
     /// `right = sin(x·π/2)`. Ahead gives 0.70710678 on each side.
     @inlinable
     public static func equalPowerGains(azimuth: Double) -> (left: Double, right: Double) {
-        var a = max(-180, min(180, azimuth))
-        if a < -90 {
-            a = -180 - a
-        } else if a > 90 {
-            a = 180 - a
-        }
-        let x = (a + 90) / 180
+        let x = (frontAzimuth(azimuth) + 90) / 180
         return (cos(x * Double.pi / 2), sin(x * Double.pi / 2))
+    }
+
+    /// The azimuth folded into the front half-plane, `-90...90` (-135 behaves as -45), after
+    /// clamping to `-180...180`, as the equal-power algorithm does first.
+    @inlinable
+    public static func frontAzimuth(_ azimuth: Double) -> Double {
+        let a = max(-180, min(180, azimuth))
+        if a < -90 { return -180 - a }
+        if a > 90 { return 180 - a }
+        return a
+    }
+
+    /// The equal-power panning of a stereo input at `azimuth` degrees as a 2×2 matrix:
+    /// `outL = inL·leftFromLeft + inR·leftFromRight`, `outR = inL·rightFromLeft + inR·rightFromRight`.
+    ///
+    /// The spec's law, with the azimuth folded to the front: for `azimuth <= 0`,
+    /// `x = (azimuth + 90) / 90`, `outL = inL + inR·cos(x·π/2)`, `outR = inR·sin(x·π/2)`; otherwise
+    /// `x = azimuth / 90`, `outL = inL·cos(x·π/2)`, `outR = inR + inL·sin(x·π/2)`. Ahead passes
+    /// the input (nearly) unchanged; hard left sends both channels left.
+    @inlinable
+    public static func equalPowerStereoMatrix(azimuth: Double)
+        -> (leftFromLeft: Double, leftFromRight: Double, rightFromLeft: Double, rightFromRight: Double) {
+        let a = frontAzimuth(azimuth)
+        if a <= 0 {
+            let x = (a + 90) / 90
+            return (1, cos(x * Double.pi / 2), 0, sin(x * Double.pi / 2))
+        }
+        let x = a / 90
+        return (cos(x * Double.pi / 2), 0, sin(x * Double.pi / 2), 1)
+    }
+
+    /// The PannerNode's cone gain: 1 when `orientation` is the zero vector or both angles are
+    /// 360; otherwise, with `angle` the angle in degrees between `orientation` and the direction
+    /// from the source to the listener, 1 inside `coneInnerAngle/2`, `coneOuterGain` outside
+    /// `coneOuterAngle/2`, and linear between them. A listener at the source's position is at 90°.
+    @inlinable
+    public static func coneGain(sourcePosition: Vector3, orientation: Vector3, listenerPosition: Vector3,
+                                coneInnerAngle: Double, coneOuterAngle: Double, coneOuterGain: Double) -> Double {
+        if orientation == .zero || (coneInnerAngle == 360 && coneOuterAngle == 360) { return 1 }
+        let sourceToListener = (listenerPosition - sourcePosition).normalized
+        let angle = 180 * acos(clampUnit(sourceToListener.dot(orientation.normalized))) / Double.pi
+        let absAngle = abs(angle)
+        let absInner = abs(coneInnerAngle) / 2
+        let absOuter = abs(coneOuterAngle) / 2
+        if absAngle <= absInner { return 1 }
+        if absAngle >= absOuter { return coneOuterGain }
+        let x = (absAngle - absInner) / (absOuter - absInner)
+        return (1 - x) + coneOuterGain * x
     }
 
     @inlinable

@@ -74,7 +74,8 @@ final class AutomationTimelineTests: XCTestCase {
     func testSetTarget() throws {
         let tl = try timeline([.setValue(value: 1, time: 0), .setTarget(target: 0.2, startTime: 1, timeConstant: 0.3)])
         for t in times(upTo: 3) {
-            let exp = t < 1 ? 1 : 0.2 + (1 - 0.2) * exp(-(t - 1) / 0.3)
+            let target = Double(Float(0.2))   // AudioParam values are single precision
+            let exp = t < 1 ? 1 : target + (1 - target) * exp(-(t - 1) / 0.3)
             XCTAssertEqual(tl.value(atTime: t), exp, accuracy: 1e-12, "t=\(t)")
         }
         // Time constant 0 jumps to the target.
@@ -170,6 +171,57 @@ final class AutomationTimelineTests: XCTestCase {
         XCTAssertEqual(tl3.value(atTime: 2), 3)
     }
 
+    /// Web Audio (#dom-audioparam-cancelscheduledvalues): a setValueCurveAtTime in progress at
+    /// the cancel time is cancelled too, and the value returns to what the earlier events give.
+    func testCancelRemovesAValueCurveInProgress() throws {
+        let curve = AutomationEvent.setValueCurve(values: [2, 4], startTime: 1, duration: 2)
+        let tl = try timeline([.setValue(value: 7, time: 0.5), curve, .cancelScheduledValues(cancelTime: 2)])
+        XCTAssertEqual(tl.eventCount, 1)
+        XCTAssertEqual(tl.value(atTime: 1.5), 7)
+        XCTAssertEqual(tl.value(atTime: 2.5), 7)
+        // In progress includes the start; the end (T + D) is not in progress.
+        XCTAssertEqual(try timeline([curve, .cancelScheduledValues(cancelTime: 1)]).eventCount, 0)
+        let kept = try timeline([curve, .cancelScheduledValues(cancelTime: 3)])
+        XCTAssertEqual(kept.eventCount, 1)
+        XCTAssertEqual(kept.value(atTime: 2), 3)   // 2 + (4 - 2) * (2 - 1) / 2
+        // Its span is free again.
+        XCTAssertNoThrow(try timeline([curve, .cancelScheduledValues(cancelTime: 2.9), .setValue(value: 1, time: 1.5)]))
+    }
+
+    /// Web Audio (#dom-audioparam-exponentialramptovalueattime): "If V0 and V1 have opposite
+    /// signs or if V0 is zero, then v(t) = V0 for T0 <= t < T1", then V1.
+    func testExponentialRampFromZeroOrAcrossZeroHoldsItsStartValue() throws {
+        let fromZero = try timeline([.setValue(value: 0, time: 0), .exponentialRamp(value: 5, time: 1)])
+        for t in times(upTo: 0.99) { XCTAssertEqual(fromZero.value(atTime: t), 0, "t=\(t)") }
+        XCTAssertEqual(fromZero.value(atTime: 1), 5)
+        XCTAssertEqual(fromZero.value(atTime: 2), 5)
+        let across = try timeline([.setValue(value: 2, time: 1), .exponentialRamp(value: -3, time: 2)])
+        XCTAssertEqual(across.value(atTime: 0.5), 0.5)
+        for t in stride(from: 1.0, to: 2, by: 0.01) { XCTAssertEqual(across.value(atTime: t), 2, "t=\(t)") }
+        XCTAssertEqual(across.value(atTime: 2), -3)
+        // From the default value 0 (no earlier event): held from time 0.
+        let fromDefault = try timeline([.exponentialRamp(value: -1, time: 1)], 0)
+        XCTAssertEqual(fromDefault.value(atTime: 0.5), 0)
+        XCTAssertEqual(fromDefault.value(atTime: 1), -1)
+        // Same sign: still the exponential formula V0 (V1/V0)^((t-T0)/(T1-T0)).
+        let normal = try timeline([.setValue(value: -2, time: 0), .exponentialRamp(value: -8, time: 1)])
+        XCTAssertEqual(normal.value(atTime: 0.5), -2 * pow(4, 0.5), accuracy: 1e-12)
+    }
+
+    /// AudioParam values are `float`: every value is rounded to single precision first.
+    func testValuesAreRoundedToSinglePrecision() throws {
+        let tl = try timeline([.setValue(value: 0.1, time: 0), .linearRamp(value: 1e-100, time: 1)], 0.3)
+        XCTAssertEqual(tl.defaultValue, Double(Float(0.3)))
+        XCTAssertEqual(tl.value(atTime: 0), Double(Float(0.1)))
+        XCTAssertEqual(tl.value(atTime: 1), 0)   // a ramp to 1e-100 is a ramp to 0
+        XCTAssertEqual(tl.value(atTime: 0.5), Double(Float(0.1)) / 2, accuracy: 1e-15)
+        let curve = try timeline([.setValueCurve(values: [1.1, 1e-60], startTime: 0, duration: 1),
+                                  .setTarget(target: 0.7, startTime: 2, timeConstant: 0)])
+        XCTAssertEqual(curve.value(atTime: 0), Double(Float(1.1)))
+        XCTAssertEqual(curve.value(atTime: 1.5), 0)
+        XCTAssertEqual(curve.value(atTime: 2), Double(Float(0.7)))
+    }
+
     func testCurveOverlapRules() throws {
         let curve = AutomationEvent.setValueCurve(values: [0, 1], startTime: 1, duration: 2)
         assertError([curve, .setValue(value: 1, time: 2)], .overlapsValueCurve(index: 1))
@@ -190,10 +242,10 @@ final class AutomationTimelineTests: XCTestCase {
 
     func testInvalidArguments() {
         assertError([.exponentialRamp(value: 0, time: 1)], .exponentialRampToZero(index: 0))
-        assertError([.setValue(value: 1, time: 0), .exponentialRamp(value: -1, time: 1)],
-                    .exponentialRampThroughZero(index: 1))
-        assertError([.setValue(value: 0, time: 0), .exponentialRamp(value: 1, time: 1)],
-                    .exponentialRampThroughZero(index: 1))
+        // Values are single precision: 1e-100 is 0, 1e39 is beyond the range.
+        assertError([.exponentialRamp(value: 1e-100, time: 1)], .exponentialRampToZero(index: 0))
+        assertError([.setValue(value: 1e39, time: 1)], .nonFiniteValue(index: 0))
+        assertError([.setValueCurve(values: [1, -1e39], startTime: 0, duration: 1)], .nonFiniteValue(index: 0))
         assertError([.setValue(value: 1, time: -1)], .invalidTime(index: 0))
         assertError([.setValue(value: .nan, time: 1)], .nonFiniteValue(index: 0))
         assertError([.setTarget(target: 1, startTime: 0, timeConstant: -1)], .invalidTimeConstant(index: 0))

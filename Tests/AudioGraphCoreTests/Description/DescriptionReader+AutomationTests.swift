@@ -61,25 +61,20 @@ final class DescriptionReaderAutomationTests: XCTestCase {
     func testExponentialRampRules() {
         XCTAssertEqual(errorLines(graph(#"{ "exponentialRampToValueAtTime": { "value": 0, "time": 1 } }"#)),
                        ["\(prefix)[0].exponentialRampToValueAtTime.value: an exponential ramp cannot reach 0"])
-        // From an explicit 0 (set before the ramp).
-        XCTAssertEqual(errorLines(graph("""
+        // A value that is 0 in single precision (Web Audio's float argument) is a ramp to 0.
+        XCTAssertEqual(errorLines(graph(#"{ "exponentialRampToValueAtTime": { "value": 1e-100, "time": 1 } }"#)),
+                       ["\(prefix)[0].exponentialRampToValueAtTime.value: an exponential ramp cannot reach 0 (1e-100 is 0 in single precision)"])
+        // From 0 and across 0: accepted (the ramp holds its start value until its end).
+        XCTAssertNoThrow(try loadGraph(graph("""
         { "setValueAtTime": { "value": 0, "time": 0 } }, { "exponentialRampToValueAtTime": { "value": 100, "time": 1 } }
-        """)), ["\(prefix)[1].exponentialRampToValueAtTime: an exponential ramp cannot start from 0 (the setValueAtTime value)"])
-        // From the initial value: pan starts at 0 by default.
-        XCTAssertEqual(errorLines("""
-        { "version": 1, "nodes": [ { "id": "osc", "type": "oscillator" },
-          { "id": "m", "type": "mixer", "automation": { "input.0.pan": [ { "exponentialRampToValueAtTime": { "value": 0.5, "time": 1 } } ] } },
-          { "id": "out", "type": "genericOutput" } ],
-          "connections": [ { "from": "osc", "to": "m" }, { "from": "m", "to": "out" } ] }
-        """), [#"graph.json: nodes[1] (id "m").automation.input.0.pan[0].exponentialRampToValueAtTime: an exponential ramp cannot start from 0 (the initial value)"#])
-        // A sign change.
-        XCTAssertEqual(errorLines("""
+        """)))
+        XCTAssertNoThrow(try loadGraph("""
         { "version": 1, "nodes": [ { "id": "osc", "type": "oscillator" },
           { "id": "m", "type": "mixer", "parameters": { "input.0.pan": -0.5 },
             "automation": { "input.0.pan": [ { "exponentialRampToValueAtTime": { "value": 0.5, "time": 1 } } ] } },
           { "id": "out", "type": "genericOutput" } ],
           "connections": [ { "from": "osc", "to": "m" }, { "from": "m", "to": "out" } ] }
-        """), [#"graph.json: nodes[1] (id "m").automation.input.0.pan[0].exponentialRampToValueAtTime: an exponential ramp from -0.5 (the initial value) to 0.5 changes sign"#])
+        """))
         // The default frequency 440 to 880 is fine.
         XCTAssertNoThrow(try loadGraph(graph(#"{ "exponentialRampToValueAtTime": { "value": 880, "time": 1 } }"#)))
     }
@@ -124,13 +119,30 @@ final class DescriptionReaderAutomationTests: XCTestCase {
         ])
     }
 
-    func testRampAfterATargetStartingAtZeroIsRejectedLikeTheEngineDoes() {
+    func testRampAfterATargetStartingAtZeroIsAcceptedLikeTheEngineDoes() {
         // setTarget starts from the value at its start time (0 here), and the exponential ramp
-        // after it would start there: the engine's timeline rejects it, so the loader does too.
-        XCTAssertEqual(errorLines(graph("""
+        // after it starts there: the engine's timeline holds 0 until the ramp's end, so the
+        // loader accepts it too.
+        XCTAssertNoThrow(try loadGraph(graph("""
         { "setValueAtTime": { "value": 0, "time": 0 } },
         { "setTargetAtTime": { "target": 100, "startTime": 1, "timeConstant": 0.5 } },
         { "exponentialRampToValueAtTime": { "value": 200, "time": 2 } }
-        """)), ["\(prefix)[2].exponentialRampToValueAtTime: an exponential ramp cannot start from 0 or cross 0 (it starts from the value the earlier events leave)"])
+        """)))
+    }
+
+    func testCancelRemovesAValueCurveInProgress() {
+        // The curve from 1 s to 3 s is in progress at the cancel time 2 s: it is removed, so a
+        // new event may go inside its former span.
+        XCTAssertNoThrow(try loadGraph(graph("""
+        { "setValueCurveAtTime": { "values": [1, 2], "startTime": 1, "duration": 2 } },
+        { "cancelScheduledValues": { "cancelTime": 2 } },
+        { "setValueAtTime": { "value": 100, "time": 1.5 } }
+        """)))
+        // A cancel at the curve's end keeps it.
+        XCTAssertEqual(errorLines(graph("""
+        { "setValueCurveAtTime": { "values": [1, 2], "startTime": 1, "duration": 2 } },
+        { "cancelScheduledValues": { "cancelTime": 3 } },
+        { "setValueAtTime": { "value": 100, "time": 1.5 } }
+        """)), ["\(prefix)[2].setValueAtTime: setValueAtTime at 1.5 s falls inside the setValueCurveAtTime from 1 s to 3 s"])
     }
 }

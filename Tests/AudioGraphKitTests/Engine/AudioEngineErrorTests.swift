@@ -4,25 +4,8 @@ import AudioGraphTesting
 import XCTest
 
 final class AudioEngineErrorTests: XCTestCase {
-    /// Runs `body` in a child copy of this test and checks it stopped with one line holding every
-    /// piece of `expected`.
-    private func assertStops(_ test: String, expected: [String], file: StaticString = #filePath, line: UInt = #line,
-                             _ body: () -> Void) throws {
-        if TrapCheck.isChild {
-            body()
-            return
-        }
-        let r = try TrapCheck.rerun("AudioGraphKitTests.AudioEngineErrorTests/\(test)")
-        XCTAssertTrue(r.stoppedBySignal, "status \(r.status): \(r.standardError)", file: file, line: line)
-        let lines = r.lines(containing: "AudioEngine: ")
-        XCTAssertEqual(lines.count, 1, r.standardError, file: file, line: line)
-        for piece in expected {
-            XCTAssertTrue(lines.first?.contains(piece) == true, "\(piece) missing from: \(lines)", file: file, line: line)
-        }
-    }
-
     func testConnectingANodeThatIsNotAttachedStops() throws {
-        try assertStops("testConnectingANodeThatIsNotAttachedStops",
+        try assertEngineStops("AudioEngineErrorTests/testConnectingANodeThatIsNotAttachedStops",
                         expected: ["connect(_:to:fromBus:toBus:format:)", "AudioMixerNode", "not attached"]) {
             let engine = AudioEngine()
             engine.connect(AudioMixerNode(), to: engine.mainMixerNode, format: nil)
@@ -30,7 +13,7 @@ final class AudioEngineErrorTests: XCTestCase {
     }
 
     func testABusThatDoesNotExistStops() throws {
-        try assertStops("testABusThatDoesNotExistStops",
+        try assertEngineStops("AudioEngineErrorTests/testABusThatDoesNotExistStops",
                         expected: ["connect(_:to:fromBus:toBus:format:)", "AudioUnitDelay", "output bus 3 does not exist"]) {
             let engine = AudioEngine()
             let delay = AudioUnitDelay()
@@ -40,7 +23,7 @@ final class AudioEngineErrorTests: XCTestCase {
     }
 
     func testASecondTapOnABusStops() throws {
-        try assertStops("testASecondTapOnABusStops", expected: ["installTap", "AudioMixerNode", "already has a tap"]) {
+        try assertEngineStops("AudioEngineErrorTests/testASecondTapOnABusStops", expected: ["installTap", "AudioMixerNode", "already has a tap"]) {
             let engine = AudioEngine()
             engine.mainMixerNode.installTap(onBus: 0, bufferSize: 512, format: nil) { _, _ in }
             engine.mainMixerNode.installTap(onBus: 0, bufferSize: 512, format: nil) { _, _ in }
@@ -48,13 +31,13 @@ final class AudioEngineErrorTests: XCTestCase {
     }
 
     func testAValueOutsideItsRangeStops() throws {
-        try assertStops("testAValueOutsideItsRangeStops", expected: ["delayTime", "AudioUnitDelay", "outside 0.0...2.0"]) {
+        try assertEngineStops("AudioEngineErrorTests/testAValueOutsideItsRangeStops", expected: ["delayTime", "AudioUnitDelay", "outside 0.0...2.0"]) {
             AudioUnitDelay().delayTime = 5
         }
     }
 
     func testACycleStops() throws {
-        try assertStops("testACycleStops", expected: ["connect(_:to:fromBus:toBus:format:)", "AudioUnitDelay \"delay1\"", "cycle"]) {
+        try assertEngineStops("AudioEngineErrorTests/testACycleStops", expected: ["connect(_:to:fromBus:toBus:format:)", "AudioUnitDelay \"delay1\"", "cycle"]) {
             let engine = AudioEngine()
             let a = AudioUnitDelay(), b = AudioUnitDelay()
             engine.attach(a)

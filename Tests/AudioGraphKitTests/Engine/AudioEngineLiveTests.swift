@@ -2,29 +2,10 @@
 import AudioGraphKit
 import AudioGraphTesting
 import Foundation
+import Synchronization
 import XCTest
 
-final class AudioEngineLiveTests: XCTestCase {
-    var server: PulseTestServer!
-    private var savedEnvironment: [String: String?] = [:]
-
-    override func setUpWithError() throws {
-        server = try PulseTestServer()
-        // The engine connects to "the default server", as an application does: point it here.
-        for (key, value) in server.environment {
-            savedEnvironment[key] = ProcessInfo.processInfo.environment[key]
-            setenv(key, value, 1)
-        }
-    }
-
-    override func tearDown() {
-        for (key, value) in savedEnvironment {
-            if let value { setenv(key, value, 1) } else { unsetenv(key) }
-        }
-        server?.stop()
-        server = nil
-    }
-
+final class AudioEngineLiveTests: DefaultPulseServerTestCase {
     func testStartPlaysToTheDefaultSinkBitIdenticalAndALiveTapEqualsTheRender() throws {
         let engine = AudioEngine()
         XCTAssertEqual(engine.outputNode.outputFormat(forBus: 0).sampleRate, 48000, "the null sink's rate")
@@ -131,4 +112,100 @@ final class AudioEngineLiveTests: XCTestCase {
         XCTAssertEqual(fit.tones[0].frequency, 440, accuracy: 0.1)
         XCTAssertEqual(fit.tones[0].amplitude, 0.4, accuracy: 0.001)
     }
+
+    /// A player's `.dataPlayedBack` handler runs when the audio has been heard: a capture of the
+    /// sink's monitor (5 ms latency, read every millisecond) sees the buffer's last sound arrive,
+    /// and the handler runs after that sound was played and within 50 ms of it.
+    func testPlayedBackArrivesAfterTheAudioWasHeardAndWithin50Milliseconds() throws {
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+        let capture = try PulseCaptureStream(context: context, configuration: PulseStreamConfiguration(
+            device: server.monitorSourceName, latencyMilliseconds: 5, maximumFramesPerSlice: 64))
+        try capture.start()
+        capture.setBacklogLimit(frames: 96_000)
+        final class Heard: @unchecked Sendable {
+            let lock = NSLock()
+            var lastSound: UInt64 = 0
+            let stop = Atomic<Bool>(false)
+        }
+        let heard = Heard()
+        let reader = Thread {
+            let left = UnsafeMutablePointer<Float>.allocate(capacity: 4096), right = UnsafeMutablePointer<Float>.allocate(capacity: 4096)
+            defer { left.deallocate(); right.deallocate() }
+            var pointers = [left, right]
+            while !heard.stop.load(ordering: .acquiring) {
+                let n = min(capture.readableFrames, 4096)
+                if n > 0 {
+                    let got = pointers.withUnsafeMutableBufferPointer { capture.read(frameCount: n, into: UnsafePointer($0.baseAddress!)) }
+                    let now = AudioTime.currentHostTime
+                    if (0..<got).contains(where: { left[$0] != 0 }) {
+                        heard.lock.lock(); heard.lastSound = now; heard.lock.unlock()
+                    }
+                }
+                usleep(1000)
+            }
+        }
+        reader.start()
+
+        let engine = AudioEngine()
+        let format = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+        let player = AudioPlayerNode()
+        engine.attach(player)
+        engine.connect(player, to: engine.mainMixerNode, format: format)
+        let tone = try XCTUnwrap(AudioPCMBuffer(pcmFormat: format, frameCapacity: 24_000))
+        tone.frameLength = 24_000
+        for i in 0..<24_000 {
+            tone.floatChannelData![0][i] = sineSample(Int64(i + 1), frequency: 1000, rate: 48000)
+            tone.floatChannelData![1][i] = tone.floatChannelData![0][i]
+        }
+        let handlerTime = Atomic<UInt64>(0)
+        try engine.start()
+        usleep(300_000)
+        player.scheduleBuffer(tone, completionCallbackType: .dataPlayedBack) { _ in
+            handlerTime.store(AudioTime.currentHostTime, ordering: .relaxed)
+        }
+        player.play()
+        let deadline = Date().addingTimeInterval(3)
+        while handlerTime.load(ordering: .relaxed) == 0 && Date() < deadline { usleep(1000) }
+        usleep(300_000)
+        heard.stop.store(true, ordering: .releasing)
+        engine.stop()
+        capture.stop()
+        let handler = handlerTime.load(ordering: .relaxed)
+        heard.lock.lock()
+        let lastSound = heard.lastSound
+        heard.lock.unlock()
+        XCTAssertNotEqual(handler, 0, "the played-back handler never ran")
+        XCTAssertNotEqual(lastSound, 0, "nothing was heard")
+        // The capture hands over sound at most ~5 ms (its latency) plus a 1 ms poll after it was played.
+        let captureDelay = 0.010
+        let afterHeard = Double(Int64(handler) - Int64(lastSound)) / 1e9 + captureDelay
+        print(String(format: "played-back handler %.1f ms after the last sound was heard (capture delay allowed: %.0f ms)",
+                     afterHeard * 1000, captureDelay * 1000))
+        XCTAssertGreaterThanOrEqual(afterHeard, 0, "the handler ran before the audio was heard")
+        XCTAssertLessThanOrEqual(afterHeard, 0.050, "the handler ran more than 50 ms after the audio was heard")
+    }
+
+    /// When the server (and so the output device) goes away while the engine runs, the engine
+    /// posts AudioEngineConfigurationChange, as AVAudioEngine does when its device disappears.
+    func testAConfigurationChangeIsPostedWhenTheDeviceDisappears() throws {
+        let engine = AudioEngine()
+        let source = makeSineSource(frequency: 440)
+        engine.attach(source)
+        engine.connect(source, to: engine.mainMixerNode, format: nil)
+        let posted = DispatchSemaphore(value: 0)
+        let observer = NotificationCenter.default.addObserver(forName: .AudioEngineConfigurationChange, object: engine,
+                                                              queue: nil) { _ in posted.signal() }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try engine.start()
+        usleep(200_000)
+        server.kill()
+        XCTAssertEqual(posted.wait(timeout: .now() + 3), .success, "no AudioEngineConfigurationChange within 3 s")
+        engine.stop()
+        XCTAssertFalse(engine.isRunning)
+        XCTAssertThrowsError(try engine.start(), "no server: start throws") { error in
+            XCTAssertTrue("\(error)".hasPrefix("start(): "), "\(error)")
+        }
+    }
 }
+

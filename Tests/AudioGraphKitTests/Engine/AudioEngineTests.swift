@@ -214,10 +214,12 @@ final class AudioEngineTests: XCTestCase {
             engine.disconnectNodeOutput(a)
             engine.attach(b)
             engine.connect(b, to: engine.mainMixerNode, format: nil)
+            b.volume = 0.5
+            engine.mainMixerNode.outputVolume = 0.5
         }
         let out = try render(engine, frames: 480)
-        // From the boundary on, only b, starting its own time at 0.
-        for n in 0..<480 { XCTAssertEqual(out[0][n], sineSample(Int64(n), frequency: 300, rate: 48000)) }
+        // From the boundary on, only b, starting its own time at 0, at both volumes from its first frame.
+        for n in 0..<480 { XCTAssertEqual(out[0][n], 0.25 * sineSample(Int64(n), frequency: 300, rate: 48000)) }
     }
 
     func testAnInvalidChangeListAppliesNothingAndThrows() throws {
@@ -382,5 +384,105 @@ final class AudioEnvironmentNodeTests: XCTestCase {
         XCTAssertEqual(back.yaw, -45, accuracy: 1e-3)
         XCTAssertEqual(back.pitch, 30, accuracy: 1e-3)
         XCTAssertEqual(back.roll, 20, accuracy: 1e-3)
+    }
+}
+
+final class AudioEngineGraphFileTests: XCTestCase {
+    func testAGraphFileBecomesAnEngineThatRendersItsFormula() throws {
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("engine-file-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("tone.json")
+        try """
+        { "version": 1, "sampleRate": 48000,
+          "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 250, "amplitude": 0.5 } },
+                     { "id": "mix", "type": "mixer", "parameters": { "input.0.pan": -1 } },
+                     { "id": "out", "type": "genericOutput" } ],
+          "connections": [ { "from": "osc", "to": "mix" }, { "from": "mix", "to": "out" } ] }
+        """.write(to: url, atomically: true, encoding: .utf8)
+        let engine = try AudioEngine(contentsOf: url)
+        try engine.enableManualRenderingMode(.offline, format: AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!,
+                                             maximumFrameCount: 1000)
+        let osc = try XCTUnwrap(engine.node(named: "osc") as? DescribedNode)
+        XCTAssertTrue(engine.node(named: "out") === engine.outputNode)
+        try engine.start()
+        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 1000))
+        XCTAssertEqual(try engine.renderOffline(1000, to: buffer), .success)
+        // The oscillator's formula, all of it on the left (mono at pan -1).
+        for n in 0..<1000 {
+            XCTAssertEqual(buffer.floatChannelData![0][n], Float(0.5 * sin(2 * Double.pi * 250 * Double(n) / 48000)), accuracy: 1e-6)
+            XCTAssertEqual(buffer.floatChannelData![1][n], 0, accuracy: 1e-7)
+        }
+        // Its parameters are live.
+        try XCTUnwrap(osc.parameter("amplitude")).setValue(0.25)
+        XCTAssertEqual(try engine.renderOffline(1000, to: buffer), .success)
+        XCTAssertEqual(buffer.floatChannelData![0][100], Float(0.25 * sin(2 * Double.pi * 250 * 1100 / 48000)), accuracy: 1e-6)
+    }
+
+    func testABadGraphFileThrowsOneLinePerProblemNamingTheFile() throws {
+        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bad-\(getpid()).json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try #"{ "version": 1, "nodes": [ { "id": "d", "type": "delay", "parameters": { "feedback": 150 } } ], "connections": [] }"#
+            .write(to: url, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try AudioEngine(contentsOf: url)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains(url.lastPathComponent) && text.contains("feedback") && text.contains("150"), text)
+        }
+    }
+}
+
+final class AudioUnitEffectTests: XCTestCase {
+    private func manualEngine() throws -> AudioEngine {
+        let engine = AudioEngine()
+        try engine.enableManualRenderingMode(.offline, format: AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!,
+                                             maximumFrameCount: 4800)
+        return engine
+    }
+
+    private func render(_ engine: AudioEngine, _ frames: Int) throws -> [Float] {
+        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: AudioFrameCount(frames)))
+        XCTAssertEqual(try engine.renderOffline(AudioFrameCount(frames), to: buffer), .success)
+        return Array(UnsafeBufferPointer(start: buffer.floatChannelData![0], count: frames))
+    }
+
+    func testAParametricBandBoostsItsFrequencyAndBypassPassesTheInputExactly() throws {
+        let engine = try manualEngine()
+        let source = makeSineSource(frequency: 1000, amplitude: 0.25)
+        let eq = AudioUnitEQ(numberOfBands: 1)
+        eq.bands[0].filterType = .parametric
+        eq.bands[0].frequency = 1000
+        eq.bands[0].bandwidth = 1
+        eq.bands[0].gain = 6
+        eq.bands[0].bypass = false
+        [source, eq].forEach(engine.attach)
+        engine.connect(source, to: eq, format: nil)
+        engine.connect(eq, to: engine.mainMixerNode, format: nil)
+        try engine.start()
+        let boosted = try render(engine, 4800)
+        // A peak of +6 dB at its centre: amplitude × 10^(6/20) once the filter settled.
+        let fit = try XCTUnwrap(ToneFit(dominantToneOf: boosted[2400...], sampleRate: 48000))
+        XCTAssertEqual(fit.tones[0].amplitude, 0.25 * pow(10, 6.0 / 20), accuracy: 1e-4)
+        eq.bypass = true
+        let bypassed = try render(engine, 4800)
+        // The band glides out over its documented 10 ms (480 frames, no click); from then on the input, exactly.
+        for n in 480..<4800 { XCTAssertEqual(bypassed[n], sineSample(Int64(4800 + n), frequency: 1000, rate: 48000, amplitude: 0.25)) }
+        XCTAssertFalse(eq.bands[0].bypass, "the band's own bypass is kept while the unit is bypassed")
+    }
+
+    func testADelayWithoutFeedbackDelaysByItsTimeExactly() throws {
+        let engine = try manualEngine()
+        let source = makeSineSource(frequency: 440)
+        let delay = AudioUnitDelay()
+        delay.delayTime = 0.01
+        delay.feedback = 0
+        delay.wetDryMix = 100
+        delay.lowPassCutoff = 24000
+        [source, delay].forEach(engine.attach)
+        engine.connect(source, to: delay, format: nil)
+        engine.connect(delay, to: engine.mainMixerNode, format: nil)
+        try engine.start()
+        let out = try render(engine, 2000)
+        for n in 0..<480 { XCTAssertEqual(out[n], 0) }
+        for n in 480..<2000 { XCTAssertEqual(out[n], sineSample(Int64(n - 480), frequency: 440, rate: 48000), accuracy: 1e-6) }
     }
 }

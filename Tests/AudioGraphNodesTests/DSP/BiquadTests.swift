@@ -242,6 +242,32 @@ final class BiquadTests: XCTestCase {
         XCTAssertEqual(y2, x)
     }
 
+    /// At exactly sampleRate/2 and 0 a band is the Web Audio limit filter, a constant gain (lowpass
+    /// passes, highpass gives 0, lowshelf A², ...), not a clamped frequency that rings. Checked
+    /// against the limit of the cookbook formulas written out above: |H| at a probe frequency of
+    /// the band at a frequency a hair from the limit, and the rendered impulse response.
+    func testLimitsAtNyquistAndZeroAreConstantGains() {
+        let gain = 9.0, q = 0.9
+        let aSquared = pow(10, gain / 20)
+        for type in EQFilterType.allCases {
+            for (edge, near, probe) in [(sr / 2, sr / 2 * (1 - 1e-9), 3000.0), (0, 1e-7, 9000.0)] {
+                let c = BiquadCoefficients.cookbook(type: type, frequency: edge, gain: gain, q: q, sampleRate: sr)
+                XCTAssertEqual([c.b1, c.b2, c.a1, c.a2], [0, 0, 0, 0], "\(type) at \(edge) Hz is a constant gain")
+                let expected = magnitude(cookbook(type, f0: near, gainDB: gain, q: q), f: probe)
+                XCTAssertEqual(abs(c.b0), expected, accuracy: 1e-4 * max(1, expected), "\(type) at \(edge) Hz")
+                // Rendered: the impulse response is b0 then exact zeros (no ringing).
+                var x = [Float](repeating: 0, count: 64); x[0] = 1
+                let y = run(x, band: EQBand(type: type, frequency: edge, gain: gain, q: q), slice: 7)[0]
+                XCTAssertEqual(y[0], Float(c.b0), "\(type) at \(edge) Hz")
+                XCTAssertEqual(y[1...].map { abs($0) }.max(), 0, "\(type) at \(edge) Hz rings")
+            }
+        }
+        XCTAssertEqual(BiquadCoefficients.cookbook(type: .lowShelf, frequency: sr / 2, gain: gain, q: q, sampleRate: sr).b0,
+                       aSquared, accuracy: 1e-12)
+        XCTAssertEqual(BiquadCoefficients.cookbook(type: .highShelf, frequency: 0, gain: gain, q: q, sampleRate: sr).b0,
+                       aSquared, accuracy: 1e-12)
+    }
+
     /// The kernel's recurrence written out once more, scalar, one channel and one section at a
     /// time (how `Biquad` computed before its loops were paired and cascaded): Double transposed
     /// direct form II, states below 1e-200 flushed, Float between sections.

@@ -69,4 +69,29 @@ final class ListenerOrientationTests: XCTestCase {
         assertVector(o.listenerRelative(Vector3(0, 0, -1)), Vector3(1, 0, 0), "right")
         assertVector(o.listenerRelative(Vector3(0, 3, 0)), Vector3(0, 3, 0), "above")
     }
+
+    /// Web Audio listener vectors as the unrotated frame: right = forward × up, up' = right × forward.
+    func testForwardAndUpVectorsAreTheUnrotatedFrame() {
+        // The default vectors give exactly the yaw/pitch/roll frame.
+        for o in [ListenerOrientation(), ListenerOrientation(yaw: 37, pitch: -12, roll: 81)] {
+            let a = o.axes(forward: Vector3(0, 0, -1), up: Vector3(0, 1, 0)), b = o.axes
+            XCTAssertEqual([a.right, a.up, a.forward], [b.right, b.up, b.forward])
+        }
+        // Facing +X with a tilted, too long up vector: up is made perpendicular.
+        let a = ListenerOrientation().axes(forward: Vector3(2, 0, 0), up: Vector3(1, 3, 0))
+        assertVector(a.forward, Vector3(1, 0, 0), "forward")
+        assertVector(a.right, Vector3(0, 0, 1), "right")
+        assertVector(a.up, Vector3(0, 1, 0), "up")
+        // Yaw 90 then turns that listener to its left (-Z); pitch 90 makes it look along its up.
+        assertVector(ListenerOrientation(yaw: 90).axes(forward: Vector3(1, 0, 0), up: Vector3(0, 1, 0)).forward,
+                     Vector3(0, 0, -1), "yawed forward")
+        let pitched = ListenerOrientation(pitch: 90).axes(forward: Vector3(0, 0, -1), up: Vector3(1, 0, 0))
+        assertVector(pitched.forward, Vector3(1, 0, 0), "pitched forward")
+        // No frame (zero or parallel vectors): the default frame.
+        for (f, u) in [(Vector3.zero, Vector3(0, 1, 0)), (Vector3(0, 1, 0), Vector3(0, -3, 0)), (Vector3(1, 0, 0), .zero)] {
+            let d = ListenerOrientation().axes(forward: f, up: u)
+            assertVector(d.forward, Vector3(0, 0, -1), "degenerate forward")
+            assertVector(d.up, Vector3(0, 1, 0), "degenerate up")
+        }
+    }
 }

@@ -125,4 +125,40 @@ final class WebAudioPanningTests: XCTestCase {
             XCTAssertEqual(pan.right * g, e.1, accuracy: 1e-8, "\(p)")
         }
     }
+
+    /// The stereo equal-power law, hand-evaluated at the points where its gains are simple.
+    func testStereoEqualPowerMatrix() {
+        func assertMatrix(_ azimuth: Double, _ e: [Double], line: UInt = #line) {
+            let m = WebAudioPanning.equalPowerStereoMatrix(azimuth: azimuth)
+            let got = [m.leftFromLeft, m.leftFromRight, m.rightFromLeft, m.rightFromRight]
+            for k in 0..<4 { XCTAssertEqual(got[k], e[k], accuracy: 1e-12, "azimuth \(azimuth) entry \(k)", line: line) }
+        }
+        let h = sqrt(0.5)
+        assertMatrix(0, [1, 0, 0, 1])          // ahead: passes unchanged
+        assertMatrix(-90, [1, 1, 0, 0])        // hard left: both channels left
+        assertMatrix(90, [0, 0, 1, 1])         // hard right
+        assertMatrix(-45, [1, h, 0, h])        // x = 1/2
+        assertMatrix(45, [h, 0, h, 1])
+        assertMatrix(-135, [1, h, 0, h])       // behind left folds to -45
+        assertMatrix(180, [1, 0, 0, 1])        // behind folds to ahead
+    }
+
+    /// The cone gain at hand-computed angles (inner 90°, outer 270°: halves 45° and 135°).
+    func testConeGain() {
+        func gain(_ orientation: Vector3, inner: Double = 90, outer: Double = 270, outerGain: Double = 0.2) -> Double {
+            // Listener at the origin, source at (0, 0, -1): source to listener is +Z.
+            WebAudioPanning.coneGain(sourcePosition: Vector3(0, 0, -1), orientation: orientation, listenerPosition: .zero,
+                                     coneInnerAngle: inner, coneOuterAngle: outer, coneOuterGain: outerGain)
+        }
+        XCTAssertEqual(gain(Vector3(0, 0, 1)), 1, accuracy: 1e-12)            // facing the listener
+        XCTAssertEqual(gain(Vector3(1, 0, 1)), 1, accuracy: 1e-12)            // 45°: the inner edge
+        XCTAssertEqual(gain(Vector3(1, 0, 0)), 0.6, accuracy: 1e-12)          // 90°: halfway, 0.5 + 0.2·0.5
+        XCTAssertEqual(gain(Vector3(0, 0, -7)), 0.2, accuracy: 1e-12)         // 180°: outside
+        XCTAssertEqual(gain(Vector3(1, 0, -1)), 0.2, accuracy: 1e-12)         // 135°: the outer edge
+        XCTAssertEqual(gain(Vector3(0, 0, -1), inner: 360, outer: 360), 1)    // no cone
+        XCTAssertEqual(gain(.zero, inner: 10, outer: 20), 1)                  // no orientation
+        // The listener at the source: the angle is 90°.
+        XCTAssertEqual(WebAudioPanning.coneGain(sourcePosition: .zero, orientation: Vector3(0, 0, 1), listenerPosition: .zero,
+                                                coneInnerAngle: 90, coneOuterAngle: 270, coneOuterGain: 0.2), 0.6, accuracy: 1e-12)
+    }
 }

@@ -1,0 +1,210 @@
+// Tests of AudioPlayerNode through the engine API in offline manual rendering: scheduling, files, handlers, times.
+import AudioGraphKit
+import AudioGraphTesting
+import Foundation
+import Synchronization
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class AudioPlayerNodeTests: XCTestCase {
+    let stereo48 = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+
+    /// An offline manual engine with a player connected to the main mixer in `format`.
+    private func playerEngine(format: AudioFormat? = nil, maximum: AudioFrameCount = 4096) throws -> (AudioEngine, AudioPlayerNode) {
+        let engine = AudioEngine()
+        try engine.enableManualRenderingMode(.offline, format: stereo48, maximumFrameCount: maximum)
+        let player = AudioPlayerNode()
+        engine.attach(player)
+        engine.connect(player, to: engine.mainMixerNode, format: format ?? stereo48)
+        return (engine, player)
+    }
+
+    /// Renders `count` frames in pieces of `piece`.
+    private func render(_ engine: AudioEngine, frames count: Int, piece: Int = 1000) throws -> [[Float]] {
+        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: stereo48, frameCapacity: AudioFrameCount(piece)))
+        var out = [[Float]](repeating: [], count: 2)
+        var done = 0
+        while done < count {
+            let n = min(piece, count - done)
+            XCTAssertEqual(try engine.renderOffline(AudioFrameCount(n), to: buffer), .success)
+            for c in 0..<2 { out[c] += Array(UnsafeBufferPointer(start: buffer.floatChannelData![c], count: n)) }
+            done += n
+        }
+        return out
+    }
+
+    /// A float buffer whose sample at channel c, frame i is `value(c, i)`.
+    private func buffer(frames: Int, _ value: (Int, Int) -> Float) throws -> AudioPCMBuffer {
+        let b = try XCTUnwrap(AudioPCMBuffer(pcmFormat: stereo48, frameCapacity: AudioFrameCount(frames)))
+        b.frameLength = AudioFrameCount(frames)
+        for c in 0..<2 { for i in 0..<frames { b.floatChannelData![c][i] = value(c, i) } }
+        return b
+    }
+
+    private func samples(_ b: AudioPCMBuffer, _ c: Int) -> [Float] {
+        Array(UnsafeBufferPointer(start: b.floatChannelData![c], count: Int(b.frameLength)))
+    }
+
+    /// Buffers scheduled before `start()`: one at player time 250 (an AudioTime sample time),
+    /// two more after it (`at: nil`); the main mixer output is the buffers end to end, exactly.
+    func testBuffersPlayBackToBackThroughTheMainMixerExactly() throws {
+        let (engine, player) = try playerEngine()
+        let a = try buffer(frames: 1200) { c, i in Float(i % 100) / 200 * (c == 0 ? 1 : -1) + 0.001 }
+        let b = try buffer(frames: 333) { c, i in 0.25 + Float(i) / 10000 * (c == 0 ? 1 : -1) }
+        let c = try buffer(frames: 900) { _, i in -0.3 + Float(i % 7) / 100 }
+        player.scheduleBuffer(a, at: AudioTime(sampleTime: 250, atRate: 48000), options: [])
+        player.scheduleBuffer(b)
+        player.scheduleBuffer(c, completionHandler: nil)
+        XCTAssertFalse(player.isPlaying)
+        try engine.start()
+        player.play()
+        XCTAssertTrue(player.isPlaying)
+        let out = try render(engine, frames: 3000, piece: 700)
+        for ch in 0..<2 {
+            let expected = [Float](repeating: 0, count: 250) + samples(a, ch) + samples(b, ch) + samples(c, ch)
+                + [Float](repeating: 0, count: 3000 - 250 - 2433)
+            XCTAssertEqual(out[ch], expected, "channel \(ch)")
+        }
+    }
+
+    /// An int16 buffer is converted (x / 32768) when scheduled.
+    func testAnInt16BufferIsConverted() throws {
+        let (engine, player) = try playerEngine()
+        let int16 = try XCTUnwrap(AudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 48000, channels: 2, interleaved: true))
+        let b = try XCTUnwrap(AudioPCMBuffer(pcmFormat: int16, frameCapacity: 100))
+        b.frameLength = 100
+        for i in 0..<100 { for c in 0..<2 { b.int16ChannelData![0][2 * i + c] = Int16(i * 300 - 15000) * (c == 0 ? 1 : -1) } }
+        player.scheduleBuffer(b)
+        try engine.start()
+        player.play()
+        let out = try render(engine, frames: 200)
+        for i in 0..<100 {
+            XCTAssertEqual(out[0][i], Float(i * 300 - 15000) / 32768)
+            XCTAssertEqual(out[1][i], -Float(i * 300 - 15000) / 32768)
+        }
+        XCTAssertTrue(out[0][100...].allSatisfy { $0 == 0 })
+    }
+
+    /// A file (AudioFile) and a segment of it, streamed through small disk buffers and prepared
+    /// before each offline render: the output equals the samples written.
+    func testFileAndSegmentEqualTheWrittenSamples() throws {
+        let saved = ScheduledSoundPlayerNode.streamingRingFrames
+        ScheduledSoundPlayerNode.streamingRingFrames = 1 << 15
+        defer { ScheduledSoundPlayerNode.streamingRingFrames = saved }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("player-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let frames = 90_000
+        var written = [[Float]](repeating: [Float](repeating: 0, count: frames), count: 2)
+        for c in 0..<2 {
+            for i in 0..<frames { written[c][i] = Float(sin(Double(i) * 0.01 * Double(c + 1)) * 0.5) }
+        }
+        do {
+            let storage = ChannelBufferStorage(channelCount: 2, capacity: frames)
+            for c in 0..<2 { for i in 0..<frames { storage.list.channel(c)[i] = written[c][i] } }
+            let w = try AudioFileWriter(path: url.path, format: StreamFormat(sampleRate: 48000, channelCount: 2))
+            try w.write(storage.list, frameCount: frames)
+            try w.close()
+        }
+        let (engine, player) = try playerEngine()
+        let file = try AudioFile(forReading: url)
+        let done = Mutex<[String]>([])
+        player.scheduleFile(file, at: nil) { done.withLock { $0.append("file") } }
+        player.scheduleSegment(file, startingFrame: 1000, frameCount: 5000, at: nil, completionCallbackType: .dataRendered) { type in
+            done.withLock { $0.append("segment \(type)") }
+        }
+        try engine.start()
+        player.play()
+        let out = try render(engine, frames: frames + 6000, piece: 4096)
+        for c in 0..<2 {
+            let expected = written[c] + written[c][1000..<6000] + [Float](repeating: 0, count: 1000)
+            XCTAssertTrue(out[c] == expected, "channel \(c) differs from the file")
+        }
+        let deadline = Date().addingTimeInterval(2)
+        while done.withLock({ $0.count }) < 2 && Date() < deadline { usleep(1000) }
+        XCTAssertEqual(done.withLock { $0 }, ["file", "segment dataRendered"])
+    }
+
+    /// Handlers run off the rendering thread with their callback type; `engine.stop()` stops the
+    /// player and runs the pending handlers; player times convert while playing.
+    func testHandlersTimesAndEngineStop() throws {
+        let (engine, player) = try playerEngine()
+        let log = Mutex<[(AudioPlayerNodeCompletionCallbackType, UInt)]>([])
+        let a = try buffer(frames: 500) { _, _ in 0.5 }
+        player.scheduleBuffer(a, completionCallbackType: .dataPlayedBack) { type in log.withLock { $0.append((type, UInt(pthread_self()))) } }
+        player.scheduleBuffer(a, at: AudioTime(sampleTime: 10_000, atRate: 48000), options: .loops,
+                              completionCallbackType: .dataConsumed) { type in log.withLock { $0.append((type, UInt(pthread_self()))) } }
+        try engine.start()
+        XCTAssertNil(player.playerTime(forNodeTime: AudioTime(sampleTime: 0, atRate: 48000)), "not playing")
+        player.play(at: AudioTime(sampleTime: 100, atRate: 48000))
+        _ = try render(engine, frames: 2000)
+        XCTAssertEqual(player.playerTime(forNodeTime: AudioTime(sampleTime: 1100, atRate: 48000))?.sampleTime, 1000)
+        XCTAssertEqual(player.nodeTime(forPlayerTime: AudioTime(sampleTime: 0, atRate: 48000))?.sampleTime, 100)
+        let deadline = Date().addingTimeInterval(2)
+        while log.withLock({ $0.count }) < 1 && Date() < deadline { usleep(1000) }
+        let first = log.withLock { $0 }
+        XCTAssertEqual(first.map(\.0), [.dataPlayedBack])
+        XCTAssertNotEqual(first.first?.1, UInt(pthread_self()), "a handler ran on the rendering thread")
+        engine.stop()
+        XCTAssertFalse(player.isPlaying)
+        XCTAssertEqual(log.withLock { $0.map(\.0) }, [.dataPlayedBack, .dataConsumed], "stop() runs the pending handler")
+        XCTAssertEqual(log.withLock { $0.last?.1 }, UInt(pthread_self()), "stop() runs it on the calling thread")
+    }
+
+    /// Reconnecting the player in another format before `start()` replaces its engine node: the
+    /// buffers scheduled in the old format are dropped (their handlers run) and the player plays
+    /// in the new one.
+    func testAFormatChangeDropsTheOldScheduleAndPlaysInTheNewFormat() throws {
+        let (engine, player) = try playerEngine()
+        let dropped = Mutex<Int>(0)
+        player.scheduleBuffer(try buffer(frames: 100) { _, _ in 0.5 }) { dropped.withLock { $0 += 1 } }
+        let mono = AudioFormat(standardFormatWithSampleRate: 48000, channels: 1)!
+        engine.disconnectNodeOutput(player)
+        engine.connect(player, to: engine.mainMixerNode, format: mono)
+        let b = try XCTUnwrap(AudioPCMBuffer(pcmFormat: mono, frameCapacity: 100))
+        b.frameLength = 100
+        for i in 0..<100 { b.floatChannelData![0][i] = 0.25 }
+        player.scheduleBuffer(b)
+        XCTAssertEqual(dropped.withLock { $0 }, 1, "the buffer of the old format was not dropped")
+        try engine.start()
+        player.play()
+        let out = try render(engine, frames: 200)
+        // A mono input of the main mixer is panned equal-power: 0.25 × cos(π/4) on each side.
+        XCTAssertEqual(Double(out[0][50]), 0.25 * 0.5.squareRoot(), accuracy: 1e-6)
+        XCTAssertEqual(Double(out[1][50]), 0.25 * 0.5.squareRoot(), accuracy: 1e-6)
+        XCTAssertEqual(out[0][150], 0)
+    }
+
+    // MARK: Programmer errors (Apple raises): one line, then the program stops
+
+    func testAMonoBufferOnAStereoPlayerStops() throws {
+        try assertEngineStops("AudioPlayerNodeTests/testAMonoBufferOnAStereoPlayerStops",
+                        expected: ["scheduleBuffer(_:at:options:completionHandler:)", "AudioPlayerNode", "1 channels, the player 2"]) {
+            let (engine, player) = try playerEngine()
+            let mono = try XCTUnwrap(AudioPCMBuffer(pcmFormat: AudioFormat(standardFormatWithSampleRate: 48000, channels: 1)!, frameCapacity: 10))
+            withExtendedLifetime(engine) { player.scheduleBuffer(mono) }
+        }
+    }
+
+    func testAFileAtAnotherRateStops() throws {
+        try assertEngineStops("AudioPlayerNodeTests/testAFileAtAnotherRateStops",
+                        expected: ["scheduleFile(_:at:completionHandler:)", "AudioPlayerNode", "44100 Hz, 2 ch does not match the player's format (48000 Hz, 2 ch)"]) {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("player-44k-\(getpid()).wav")
+            let w = try AudioFileWriter(path: url.path, format: StreamFormat(sampleRate: 44100, channelCount: 2))
+            try w.write(ChannelBufferStorage(channelCount: 2, capacity: 100).list, frameCount: 100)
+            try w.close()
+            let (engine, player) = try playerEngine()
+            let file = try AudioFile(forReading: url)
+            withExtendedLifetime(engine) { player.scheduleFile(file, at: nil) }
+        }
+    }
+
+    func testSchedulingOnAPlayerThatIsNotAttachedStops() throws {
+        try assertEngineStops("AudioPlayerNodeTests/testSchedulingOnAPlayerThatIsNotAttachedStops",
+                        expected: ["scheduleBuffer(_:at:options:completionHandler:)", "AudioPlayerNode", "not attached"]) {
+            AudioPlayerNode().scheduleBuffer(try buffer(frames: 10) { _, _ in 0 })
+        }
+    }
+}
