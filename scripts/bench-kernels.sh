@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Per-kernel throughput (M samples/s, release build) next to C floors compiled in the same run.
 #
-#   scripts/bench-kernels.sh [SECONDS]      (default 10 s of 48 kHz audio per kernel)
+#   scripts/bench-kernels.sh [SECONDS]      (default 60 s of 48 kHz audio per kernel)
 #
 # Ours: .build/release/KernelBench (Sources/KernelBench). The C floors do the same per-sample
 # work in plain C (scripts/bench/kernel-floors.c), built with gcc -O2 and -O3 -march=native; the
@@ -14,8 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/opt/swift/usr/bin
 
-seconds=${1:-10}
-rounds=${KERNEL_BENCH_ROUNDS:-3}
+seconds=${1:-60}
+rounds=${KERNEL_BENCH_ROUNDS:-5}
 shared_c=${BENCH_PEERS_DIR:-../shared/bench}/c
 before=${KERNEL_BENCH_BEFORE:-}
 
