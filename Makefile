@@ -34,9 +34,10 @@ CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency|LiveTap
 DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libsoxr-dev libpulse-dev pulseaudio pulseaudio-utils \
                 libmysofa-dev libmysofa1 libfftw3-dev
 # Only `make bench` needs the peer renderers: those ../shared/bench/interleaved.sh runs (sox,
-# ffmpeg, GStreamer; numpy comes with deps-python) and GNU time, which times them.
+# ffmpeg, GStreamer; numpy comes with deps-python), GNU time, which times them, and gcc with the C
+# library headers for the C floors of scripts/bench-kernels.sh.
 BENCH_DEB_PACKAGES := sox ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base \
-                      gstreamer1.0-plugins-good time
+                      gstreamer1.0-plugins-good time gcc libc6-dev
 # Rounds per benchmark case (interleaved: every round times every peer once).
 BENCH_ROUNDS ?= 5
 # The conformance runner's Python modules (import names equal the pip names).
