@@ -4,7 +4,8 @@
 #   make test         the whole XCTest suite (debug build)
 #   make conformance  the black-box cases in ../shared/conformance against the release CLI
 #   make tsan         the concurrency tests under ThreadSanitizer
-#   make bench        offline render speed: B1..B6 against sox, ffmpeg, gst, numpy (../shared/bench), cost per node
+#   make bench        per-kernel M samples/s against C floors; offline render speed: B1..B6 against sox,
+#                     ffmpeg, gst, numpy (../shared/bench), cost per node
 #   make fuzz         libFuzzer + AddressSanitizer on the graph loader and the WAV readers
 #
 # Works from a fresh clone as root on Debian 12 (`deps` uses apt-get and pip).
@@ -33,9 +34,10 @@ CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency|LiveTap
 DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libsoxr-dev libpulse-dev pulseaudio pulseaudio-utils \
                 libmysofa-dev libmysofa1 libfftw3-dev
 # Only `make bench` needs the peer renderers: those ../shared/bench/interleaved.sh runs (sox,
-# ffmpeg, GStreamer; numpy comes with deps-python) and GNU time, which times them.
+# ffmpeg, GStreamer; numpy comes with deps-python), GNU time, which times them, and gcc with the C
+# library headers for the C floors of scripts/bench-kernels.sh.
 BENCH_DEB_PACKAGES := sox ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base \
-                      gstreamer1.0-plugins-good time
+                      gstreamer1.0-plugins-good time gcc libc6-dev
 # Rounds per benchmark case (interleaved: every round times every peer once).
 BENCH_ROUNDS ?= 5
 # The conformance runner's Python modules (import names equal the pip names).
@@ -122,6 +124,7 @@ conformance: deps build
 	fi
 
 bench: deps deps-bench build
+	bash scripts/bench-kernels.sh
 	bash scripts/bench.sh $(BENCH_ROUNDS)
 
 # ---------------------------------------------------------------------------------------- fuzz

@@ -56,6 +56,8 @@ let package = Package(
         .executableTarget(name: "audiograph",
                           dependencies: ["AudioGraphKit",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // Per-kernel throughput against C floors (scripts/bench-kernels.sh, `make bench`).
+        .executableTarget(name: "KernelBench", dependencies: ["AudioGraphCore", "AudioGraphNodes"]),
 
         // MARK: Examples: programs written against the engine API (each beside its AVAudioEngine original)
         .executableTarget(name: "SoundMeter", dependencies: ["AudioGraphKit"], path: "Examples/SoundMeter",

@@ -73,14 +73,16 @@ public struct ParameterRenderState {
         if rampPosition >= rampLength { return ParameterValues(constant: Float(current), values: nil) }
         let delta = target - rampStart
         let length = Double(rampLength)
-        for i in 0..<n {
-            if rampPosition < rampLength {
-                current = rampStart + delta * (Double(rampPosition) / length)
-                rampPosition += 1
-            } else {
-                current = target
-            }
+        // The ramp's frames, then the target's: no per-frame test of where the ramp ends.
+        let ramped = min(n, rampLength - rampPosition)
+        for i in 0..<ramped {
+            current = rampStart + delta * (Double(rampPosition + i) / length)
             scratch[i] = Float(current)
+        }
+        rampPosition += ramped
+        if ramped < n {
+            current = target
+            scratch.advanced(by: ramped).update(repeating: Float(target), count: n - ramped)
         }
         current = rampPosition >= rampLength ? target : rampStart + delta * (Double(rampPosition) / length)  // the next frame's value
         return ParameterValues(constant: Float(current), values: scratch)

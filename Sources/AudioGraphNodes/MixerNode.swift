@@ -110,7 +110,12 @@ final class MixerKernel: NodeKernel, @unchecked Sendable {
         if !(outputVolume.isConstant && outputVolume.constant == 1) {
             for c in 0..<out.channelCount {
                 let y = out.channel(c)
-                for f in 0..<n { y[f] *= outputVolume[f] }
+                if let v = outputVolume.values {
+                    for f in 0..<n { y[f] *= v[f] }
+                } else {
+                    let v = outputVolume.constant
+                    for f in 0..<n { y[f] *= v }
+                }
             }
         }
         outputIsSilent[0] = false

@@ -167,42 +167,227 @@ public final class Biquad {
                 }
                 run = min(run, Self.coefficientUpdateInterval - phase)
             }
-            for c in 0..<channels {
-                filterRun(input[c] + done, output[c] + done, count: run, z: state + 2 * c)
-            }
+            filterChannels(input, output, channels: channels, offset: done, count: run)
             glideRemaining = max(0, glideRemaining - run)
             bypassRemaining = max(0, bypassRemaining - run)
             done += run
         }
     }
 
-    /// Filters one channel's run with the current coefficients and the bypass crossfade.
+    /// Whether the section is settled: coefficients on the target, no bypass (settled or fading).
+    /// Only then may it run in ``processSteadyCascade(_:channels:buffers:frameCount:coefficients:state:)``.
+    var isSteady: Bool { !coefficientsDirty && bypassRemaining == 0 && !band.bypass }
+
+    /// Filters a run of every channel with the current coefficients: channels two at a time (two
+    /// independent recurrences in one loop keep the FPU busy), the branches hoisted out of the loops.
     @inline(__always)
-    private func filterRun(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int,
-                           z: UnsafeMutablePointer<Double>) {
+    private func filterChannels(_ input: UnsafeBufferPointer<UnsafePointer<Float>>,
+                                _ output: UnsafeBufferPointer<UnsafeMutablePointer<Float>>,
+                                channels: Int, offset: Int, count: Int) {
+        if bypassRemaining > 0 {
+            for c in 0..<channels { fadeRun(input[c] + offset, output[c] + offset, count: count, z: state + 2 * c) }
+            return
+        }
+        let k = coefficients
+        var c = 0
+        while c + 1 < channels {
+            Self.pairRun(k, input[c] + offset, input[c + 1] + offset, output[c] + offset, output[c + 1] + offset,
+                         count: count, z: state + 2 * c, bypassed: band.bypass)
+            c += 2
+        }
+        if c < channels {
+            Self.singleRun(k, input[c] + offset, output[c] + offset, count: count, z: state + 2 * c, bypassed: band.bypass)
+        }
+    }
+
+    /// One step of the transposed-direct-form-II recurrence, with tiny states flushed to 0 before
+    /// they become subnormal (slow). Every path below computes exactly this, so all agree bit for bit.
+    @inline(__always)
+    static func step(_ k: BiquadCoefficients, _ xi: Double, _ z1: inout Double, _ z2: inout Double) -> Double {
+        let yi = k.b0 * xi + z1
+        z1 = k.b1 * xi - k.a1 * yi + z2
+        z2 = k.b2 * xi - k.a2 * yi
+        if abs(z1) < 1e-200 { z1 = 0 }
+        if abs(z2) < 1e-200 { z2 = 0 }
+        return yi
+    }
+
+    /// One channel's run, settled (filtered, or the dry signal while the filter keeps running).
+    @inline(__always)
+    static func singleRun(_ k: BiquadCoefficients, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>,
+                          count: Int, z: UnsafeMutablePointer<Double>, bypassed: Bool) {
+        var z1 = z[0], z2 = z[1]
+        if bypassed {
+            for i in 0..<count { let xi = x[i]; _ = step(k, Double(xi), &z1, &z2); y[i] = xi }
+        } else {
+            for i in 0..<count { y[i] = Float(step(k, Double(x[i]), &z1, &z2)) }
+        }
+        z[0] = z1
+        z[1] = z2
+    }
+
+    /// Two channels' runs in one loop (`z`: z1, z2 of the first, then of the second).
+    @inline(__always)
+    static func pairRun(_ k: BiquadCoefficients, _ x0: UnsafePointer<Float>, _ x1: UnsafePointer<Float>,
+                        _ y0: UnsafeMutablePointer<Float>, _ y1: UnsafeMutablePointer<Float>,
+                        count: Int, z: UnsafeMutablePointer<Double>, bypassed: Bool) {
+        var z10 = z[0], z20 = z[1], z11 = z[2], z21 = z[3]
+        if bypassed {
+            for i in 0..<count {
+                let a = x0[i], b = x1[i]
+                _ = step(k, Double(a), &z10, &z20)
+                _ = step(k, Double(b), &z11, &z21)
+                y0[i] = a
+                y1[i] = b
+            }
+        } else {
+            for i in 0..<count {
+                let a = step(k, Double(x0[i]), &z10, &z20)
+                let b = step(k, Double(x1[i]), &z11, &z21)
+                y0[i] = Float(a)
+                y1[i] = Float(b)
+            }
+        }
+        z[0] = z10; z[1] = z20; z[2] = z11; z[3] = z21
+    }
+
+    /// Runs ``processSteadyCascade(_:channels:buffers:frameCount:coefficients:state:)`` once on a
+    /// silent frame, once per process: in debug builds its SIMD operations are unspecialised
+    /// generic calls, and the first one builds the SIMD types' runtime metadata (an allocation and
+    /// a lock inside the Swift runtime), which must happen on a control thread, not the render
+    /// thread. Kernels that cascade read it in their initialisers.
+    static let simdMetadataReady: Void = {
+        let section = Biquad(band: EQBand(type: .peak), sampleRate: 48000, maximumChannelCount: 3)
+        let samples = UnsafeMutablePointer<Float>.allocate(capacity: 3)
+        let coefficients = UnsafeMutablePointer<Double>.allocate(capacity: 10)
+        let state = UnsafeMutablePointer<Double>.allocate(capacity: 6)
+        samples.initialize(repeating: 0, count: 3)
+        coefficients.initialize(repeating: 0, count: 10)
+        state.initialize(repeating: 0, count: 6)
+        let buffers = [samples, samples + 1, samples + 2]
+        buffers.withUnsafeBufferPointer {
+            processSteadyCascade([section], channels: 3, buffers: $0, frameCount: 1,
+                                 coefficients: coefficients, state: state)
+        }
+        samples.deallocate()
+        coefficients.deallocate()
+        state.deallocate()
+    }()
+
+    /// Filters `frameCount` frames of `buffers` in place through every section of `sections` in
+    /// order, frame by frame (all sections of a frame, then the next frame), so the sections'
+    /// recurrences overlap instead of waiting on each other; channels two at a time in the lanes
+    /// of a `SIMD2<Double>`. Every section must be ``isSteady``. The result is bit-identical to
+    /// calling ``process(input:output:frameCount:startFrame:)`` on each section in turn (the same
+    /// operations per lane, the same Float rounding between sections).
+    ///
+    /// - Parameters:
+    ///   - coefficients: scratch for `10 * sections.count` values (each coefficient twice).
+    ///   - state: scratch for `2 * channels * sections.count` values.
+    ///
+    /// Real-time safe.
+    static func processSteadyCascade(_ sections: ContiguousArray<Biquad>, channels: Int,
+                                     buffers: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, frameCount: Int,
+                                     coefficients: UnsafeMutablePointer<Double>, state: UnsafeMutablePointer<Double>) {
+        let count = sections.count
+        var channels = min(channels, buffers.count)
+        for s in 0..<count { channels = min(channels, sections[s].maximumChannelCount) }
+        let paired = channels & ~1
+        // Scratch layout: per section, per channel pair (z1 c, z1 c+1, z2 c, z2 c+1), then the odd
+        // channel's (z1, z2); coefficients b0 b0 b1 b1 b2 b2 a1 a1 a2 a2.
+        for s in 0..<count {
+            let section = sections[s]
+            let k = section.coefficients
+            let p = coefficients + 10 * s
+            p[0] = k.b0; p[1] = k.b0; p[2] = k.b1; p[3] = k.b1; p[4] = k.b2
+            p[5] = k.b2; p[6] = k.a1; p[7] = k.a1; p[8] = k.a2; p[9] = k.a2
+            let z = state + 2 * channels * s
+            for c in 0..<channels {
+                let z1 = section.state[2 * c], z2 = section.state[2 * c + 1]
+                if c < paired {
+                    z[2 * (c & ~1) + (c & 1)] = z1
+                    z[2 * (c & ~1) + 2 + (c & 1)] = z2
+                } else {
+                    z[2 * c] = z1
+                    z[2 * c + 1] = z2
+                }
+            }
+        }
+        let tiny = SIMD2<Double>(repeating: 1e-200), zero = SIMD2<Double>(repeating: 0)
+        var c = 0
+        while c < paired {
+            let x0 = buffers[c], x1 = buffers[c + 1]
+            for i in 0..<frameCount {
+                var v = SIMD2<Double>(Double(x0[i]), Double(x1[i]))
+                for s in 0..<count {
+                    let p = UnsafeRawPointer(coefficients + 10 * s)
+                    let b0 = p.loadUnaligned(as: SIMD2<Double>.self)
+                    let b1 = p.loadUnaligned(fromByteOffset: 16, as: SIMD2<Double>.self)
+                    let b2 = p.loadUnaligned(fromByteOffset: 32, as: SIMD2<Double>.self)
+                    let a1 = p.loadUnaligned(fromByteOffset: 48, as: SIMD2<Double>.self)
+                    let a2 = p.loadUnaligned(fromByteOffset: 64, as: SIMD2<Double>.self)
+                    let z = UnsafeMutableRawPointer(state + 2 * (channels * s + c))
+                    var z1 = z.loadUnaligned(as: SIMD2<Double>.self)
+                    var z2 = z.loadUnaligned(fromByteOffset: 16, as: SIMD2<Double>.self)
+                    // `step`, lane by lane.
+                    let y = b0 * v + z1
+                    z1 = b1 * v - a1 * y + z2
+                    z2 = b2 * v - a2 * y
+                    z1.replace(with: zero, where: (z1 .< tiny) .& (z1 .> -tiny))
+                    z2.replace(with: zero, where: (z2 .< tiny) .& (z2 .> -tiny))
+                    z.storeBytes(of: z1, as: SIMD2<Double>.self)
+                    z.storeBytes(of: z2, toByteOffset: 16, as: SIMD2<Double>.self)
+                    v = SIMD2<Double>(SIMD2<Float>(y))
+                }
+                x0[i] = Float(v[0])
+                x1[i] = Float(v[1])
+            }
+            c += 2
+        }
+        if c < channels {
+            let x0 = buffers[c]
+            for i in 0..<frameCount {
+                var a = Double(x0[i])
+                for s in 0..<count {
+                    let p = coefficients + 10 * s
+                    let k = BiquadCoefficients(b0: p[0], b1: p[2], b2: p[4], a1: p[6], a2: p[8])
+                    let z = state + 2 * (channels * s + c)
+                    var z1 = z[0], z2 = z[1]
+                    a = Double(Float(step(k, a, &z1, &z2)))
+                    z[0] = z1; z[1] = z2
+                }
+                x0[i] = Float(a)
+            }
+        }
+        for s in 0..<count {
+            let section = sections[s]
+            let z = state + 2 * channels * s
+            for c in 0..<channels {
+                if c < paired {
+                    section.state[2 * c] = z[2 * (c & ~1) + (c & 1)]
+                    section.state[2 * c + 1] = z[2 * (c & ~1) + 2 + (c & 1)]
+                } else {
+                    section.state[2 * c] = z[2 * c]
+                    section.state[2 * c + 1] = z[2 * c + 1]
+                }
+            }
+        }
+    }
+
+    /// One channel's run during a bypass crossfade.
+    @inline(__always)
+    private func fadeRun(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int,
+                         z: UnsafeMutablePointer<Double>) {
         let k = coefficients
         var z1 = z[0], z2 = z[1]
-        let fading = bypassRemaining > 0
-        let settledBypass = band.bypass && !fading
         for i in 0..<count {
             let xi = Double(x[i])
-            let yi = k.b0 * xi + z1
-            z1 = k.b1 * xi - k.a1 * yi + z2
-            z2 = k.b2 * xi - k.a2 * yi
-            // Flush values far below Float's range before they become subnormal (slow).
-            if abs(z1) < 1e-200 { z1 = 0 }
-            if abs(z2) < 1e-200 { z2 = 0 }
-            if settledBypass {
-                y[i] = x[i]
-            } else if fading {
-                let left = max(0, bypassRemaining - i)
-                // Fraction of the filtered signal: fades to 0 toward bypass, to 1 away from it.
-                let fadeFraction = Double(left) / Double(glideFrames)
-                let wet = band.bypass ? fadeFraction : 1 - fadeFraction
-                y[i] = Float(wet * yi + (1 - wet) * xi)
-            } else {
-                y[i] = Float(yi)
-            }
+            let yi = Self.step(k, xi, &z1, &z2)
+            let left = max(0, bypassRemaining - i)
+            // Fraction of the filtered signal: fades to 0 toward bypass, to 1 away from it.
+            let fadeFraction = Double(left) / Double(glideFrames)
+            let wet = band.bypass ? fadeFraction : 1 - fadeFraction
+            y[i] = Float(wet * yi + (1 - wet) * xi)
         }
         z[0] = z1
         z[1] = z2

@@ -62,6 +62,9 @@ public final class DelayLine {
     var cutoffGlide: LinearGlide
     /// The cutoff (Hz) being approached, exactly as set (log/exp would not round-trip).
     var cutoffTarget: Double
+    /// Tests only: take the general per-sample loop even when nothing glides (to compare it with
+    /// the steady loop bit for bit).
+    var testOnly_alwaysGeneralLoop = false
 
     /// A delay line for at most `maximumChannelCount` channels, settled on the given values.
     /// Allocates: control thread.
@@ -161,8 +164,27 @@ public final class DelayLine {
         while done < frameCount {
             // Runs end where a crossfade ends (a pending change may start there).
             let run = fadeRemaining > 0 ? min(frameCount - done, fadeRemaining) : frameCount - done
-            for c in 0..<channels {
-                processRun(channel: c, x: input[c] + done, y: output[c] + done, count: run)
+            if isSteady {
+                // Channels two at a time: two independent feedback recurrences in one loop.
+                let lowPass = lowPassCoefficient(cutoffTarget) != 1
+                var c = 0
+                while c + 1 < channels {
+                    if lowPass {
+                        steadyPair(channel: c, input[c] + done, input[c + 1] + done, output[c] + done,
+                                   output[c + 1] + done, count: run, lowPass: true)
+                    } else {
+                        steadyPair(channel: c, input[c] + done, input[c + 1] + done, output[c] + done,
+                                   output[c + 1] + done, count: run, lowPass: false)
+                    }
+                    c += 2
+                }
+                if c < channels {
+                    processRun(channel: c, x: input[c] + done, y: output[c] + done, count: run)
+                }
+            } else {
+                for c in 0..<channels {
+                    processRun(channel: c, x: input[c] + done, y: output[c] + done, count: run)
+                }
             }
             writeIndex = (writeIndex + run) & mask
             feedbackGlide.advance(run)
@@ -201,6 +223,15 @@ public final class DelayLine {
     private func processRun(channel c: Int, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, count: Int) {
         let xs = history + 2 * c * capacity
         let ds = xs + capacity
+        if isSteady {
+            // Nothing moves: the loop below with every per-sample value hoisted (the same arithmetic).
+            if lowPassCoefficient(cutoffTarget) == 1 {
+                steadyRun(channel: c, xs: xs, ds: ds, x: x, y: y, count: count, lowPass: false)
+            } else {
+                steadyRun(channel: c, xs: xs, ds: ds, x: x, y: y, count: count, lowPass: true)
+            }
+            return
+        }
         var s = lowPassState[c]
         let steadyCutoff = cutoffGlide.isSettled
         let steadyA = lowPassCoefficient(cutoffTarget)
@@ -231,5 +262,75 @@ public final class DelayLine {
             w = (w + 1) & mask
         }
         lowPassState[c] = s
+    }
+
+    /// Whether nothing glides or crossfades (the steady loops apply).
+    @inline(__always)
+    var isSteady: Bool {
+        fadeRemaining == 0 && !testOnly_alwaysGeneralLoop && feedbackGlide.isSettled && wetGlide.isSettled
+            && cutoffGlide.isSettled
+    }
+
+    /// ``steadyRun(channel:xs:ds:x:y:count:lowPass:)`` for channels `c` and `c + 1` in one loop
+    /// (the same arithmetic per channel).
+    @inline(__always)
+    private func steadyPair(channel c: Int, _ x0: UnsafePointer<Float>, _ x1: UnsafePointer<Float>,
+                            _ y0: UnsafeMutablePointer<Float>, _ y1: UnsafeMutablePointer<Float>, count: Int,
+                            lowPass: Bool) {
+        let xs0 = history + 2 * c * capacity, ds0 = xs0 + capacity
+        let xs1 = ds0 + capacity, ds1 = xs1 + capacity
+        var s0 = lowPassState[c], s1 = lowPassState[c + 1]
+        let fb = feedbackGlide.target, wet = wetGlide.target, dry = 1 - wet
+        let a = lowPassCoefficient(cutoffTarget)
+        let inputTap = tapFrames, outputTap = max(tapFrames, 1)
+        var w = writeIndex
+        for i in 0..<count {
+            let v0 = steadyTick(xs0, ds0, x0[i], &s0, at: w, inputTap: inputTap, outputTap: outputTap, a: a, fb: fb,
+                                wet: wet, dry: dry, lowPass: lowPass)
+            let v1 = steadyTick(xs1, ds1, x1[i], &s1, at: w, inputTap: inputTap, outputTap: outputTap, a: a, fb: fb,
+                                wet: wet, dry: dry, lowPass: lowPass)
+            y0[i] = v0
+            y1[i] = v1
+            w = (w + 1) & mask
+        }
+        lowPassState[c] = s0
+        lowPassState[c + 1] = s1
+    }
+
+    /// ``processRun(channel:x:y:count:)`` when no glide or crossfade is under way: feedback, mix,
+    /// low-pass coefficient and taps are constants, and `lowPass` (false: the coefficient is 1)
+    /// is a constant at each call site, so the loop carries no branch but the flushes.
+    @inline(__always)
+    private func steadyRun(channel c: Int, xs: UnsafeMutablePointer<Float>, ds: UnsafeMutablePointer<Float>,
+                           x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, count: Int, lowPass: Bool) {
+        var s = lowPassState[c]
+        let fb = feedbackGlide.target, wet = wetGlide.target, dry = 1 - wet
+        let a = lowPassCoefficient(cutoffTarget)
+        let inputTap = tapFrames, outputTap = max(tapFrames, 1)
+        var w = writeIndex
+        for i in 0..<count {
+            y[i] = steadyTick(xs, ds, x[i], &s, at: w, inputTap: inputTap, outputTap: outputTap, a: a, fb: fb,
+                              wet: wet, dry: dry, lowPass: lowPass)
+            w = (w + 1) & mask
+        }
+        lowPassState[c] = s
+    }
+
+    /// One frame of one channel in the steady loops: writes `xn` to the input history and the
+    /// delay's output to the output history at `w`, returns the frame's output.
+    @inline(__always)
+    private func steadyTick(_ xs: UnsafeMutablePointer<Float>, _ ds: UnsafeMutablePointer<Float>, _ xn: Float,
+                            _ s: inout Double, at w: Int, inputTap: Double, outputTap: Double, a: Double,
+                            fb: Double, wet: Double, dry: Double, lowPass: Bool) -> Float {
+        xs[w] = xn
+        let xd = read(xs, at: w, delay: inputTap)
+        let dd = read(ds, at: w, delay: outputTap)
+        if lowPass { s += a * (dd - s) } else { s = dd }
+        // Flush tiny values before they turn subnormal (slow); per sample, so deterministic.
+        if abs(s) < 1e-30 { s = 0 }
+        var d = xd + fb * s
+        if abs(d) < 1e-30 { d = 0 }
+        ds[w] = Float(d)
+        return Float(dry * Double(xn) + wet * d)
     }
 }

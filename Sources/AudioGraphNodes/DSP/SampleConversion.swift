@@ -15,11 +15,18 @@
 /// Thread safety: stateless; every function is real-time safe (no allocation, no locks).
 public enum SampleConversion {
 
+    /// 1.5 * 2^52: adding and subtracting it rounds a Double of magnitude below 2^51 to the
+    /// nearest integer, ties to even (the FPU's default mode), without a call to `rint`.
+    @usableFromInline static let roundingMagic = 6_755_399_441_055_744.0
+
+    /// `x * scale` rounded to the nearest integer (ties to even) and clipped to `lo...hi` (integers
+    /// of magnitude at most 2^31); NaN gives 0. Clipping first is the same as rounding first, since
+    /// the bounds are integers.
     @inline(__always)
     static func quantize(_ x: Float, scale: Double, min lo: Double, max hi: Double) -> Double {
         let v = Double(x) * scale
         if !(v == v) { return 0 }   // NaN
-        return Swift.min(Swift.max(v.rounded(.toNearestOrEven), lo), hi)
+        return (Swift.min(Swift.max(v, lo), hi) + roundingMagic) - roundingMagic
     }
 
     /// Writes `count` floats from `source` as `type` samples at `destination`, `stride` samples
@@ -75,7 +82,7 @@ public enum SampleConversion {
         case .int16:
             for i in 0..<count {
                 let v = Int16(littleEndian: source.loadUnaligned(fromByteOffset: i * step, as: Int16.self))
-                destination[i] = Float(Double(v) / 32768)
+                destination[i] = Float(v) * (1 / 32768)   // exact: 16 bits fit a Float
             }
         case .int24:
             for i in 0..<count {
@@ -83,12 +90,12 @@ public enum SampleConversion {
                 let u = UInt32(p.load(as: UInt8.self)) | UInt32(p.load(fromByteOffset: 1, as: UInt8.self)) << 8
                     | UInt32(p.load(fromByteOffset: 2, as: UInt8.self)) << 16
                 let v = Int32(bitPattern: u << 8) >> 8   // sign-extend 24 bits
-                destination[i] = Float(Double(v) / 8_388_608)
+                destination[i] = Float(v) * (1 / 8_388_608)   // exact: 24 bits fit a Float
             }
         case .int32:
             for i in 0..<count {
                 let v = Int32(littleEndian: source.loadUnaligned(fromByteOffset: i * step, as: Int32.self))
-                destination[i] = Float(Double(v) / 2_147_483_648)
+                destination[i] = Float(v) * (1 / 2_147_483_648)   // one rounding, as before
             }
         }
     }

@@ -241,6 +241,7 @@ final class BiquadTests: XCTestCase {
         let y2 = run(x, band: bypassed, slice: 100)[0]
         XCTAssertEqual(y2, x)
     }
+
     /// At exactly sampleRate/2 and 0 a band is the Web Audio limit filter, a constant gain (lowpass
     /// passes, highpass gives 0, lowshelf A², ...), not a clamped frequency that rings. Checked
     /// against the limit of the cookbook formulas written out above: |H| at a probe frequency of
@@ -265,5 +266,88 @@ final class BiquadTests: XCTestCase {
                        aSquared, accuracy: 1e-12)
         XCTAssertEqual(BiquadCoefficients.cookbook(type: .highShelf, frequency: 0, gain: gain, q: q, sampleRate: sr).b0,
                        aSquared, accuracy: 1e-12)
+    }
+
+    /// The kernel's recurrence written out once more, scalar, one channel and one section at a
+    /// time (how `Biquad` computed before its loops were paired and cascaded): Double transposed
+    /// direct form II, states below 1e-200 flushed, Float between sections.
+    func scalarCascade(_ x: [Float], _ bands: [EQBand]) -> [Float] {
+        var y = x
+        for band in bands {
+            let k = BiquadCoefficients.cookbook(band, sampleRate: sr)
+            var z1 = 0.0, z2 = 0.0
+            for i in y.indices {
+                let xi = Double(y[i])
+                let yi = k.b0 * xi + z1
+                z1 = k.b1 * xi - k.a1 * yi + z2
+                z2 = k.b2 * xi - k.a2 * yi
+                if abs(z1) < 1e-200 { z1 = 0 }
+                if abs(z2) < 1e-200 { z2 = 0 }
+                y[i] = Float(yi)
+            }
+        }
+        return y
+    }
+
+    /// The paired loops (two channels per loop, an odd channel alone) and the frame-by-frame
+    /// cascade give exactly the scalar recurrence's samples: vectorising changed no bit.
+    func testPairedAndCascadedLoopsMatchTheScalarRecurrenceBitForBit() {
+        let bands = [EQBand(type: .peak, frequency: 31, gain: 6, q: 1), EQBand(type: .lowShelf, frequency: 200, gain: -4),
+                     EQBand(type: .peak, frequency: 1000, gain: -6, q: 1), EQBand(type: .highPass, frequency: 40),
+                     EQBand(type: .highShelf, frequency: 8000, gain: 3), EQBand(type: .notch, frequency: 3000, q: 4)]
+        let n = 3000, channels = 3
+        var rng = SplitMix64(seed: 9)
+        // Noise, then silence (the decaying tails must agree too).
+        let x = (0..<channels).map { c in (0..<n).map { i in i < n / 3 ? Float(rng.nextSignedUnit()) * Float(c + 1) / 3 : 0 } }
+        let expected = x.map { scalarCascade($0, bands) }
+        let buffers = x.map { ch -> UnsafeMutablePointer<Float> in
+            let p = UnsafeMutablePointer<Float>.allocate(capacity: n)
+            p.initialize(from: ch, count: n)
+            return p
+        }
+        let cascaded = x.map { ch -> UnsafeMutablePointer<Float> in
+            let p = UnsafeMutablePointer<Float>.allocate(capacity: n)
+            p.initialize(from: ch, count: n)
+            return p
+        }
+        defer { (buffers + cascaded).forEach { $0.deallocate() } }
+        let perBand = bands.map { Biquad(band: $0, sampleRate: sr, maximumChannelCount: channels) }
+        let sections = ContiguousArray(bands.map { Biquad(band: $0, sampleRate: sr, maximumChannelCount: channels) })
+        let coefficients = UnsafeMutablePointer<Double>.allocate(capacity: 10 * bands.count)
+        let state = UnsafeMutablePointer<Double>.allocate(capacity: 2 * channels * bands.count)
+        coefficients.initialize(repeating: 0, count: 10 * bands.count)
+        state.initialize(repeating: 0, count: 2 * channels * bands.count)
+        defer { coefficients.deallocate(); state.deallocate() }
+        XCTAssertTrue(sections.allSatisfy(\.isSteady))
+        var done = 0
+        for slice in [1, 7, 64, 500, 512, 1000].cycled(toCover: n) {
+            let c = min(slice, n - done)
+            if c == 0 { break }
+            let ins = buffers.map { UnsafePointer($0 + done) }, outs = buffers.map { $0 + done }
+            ins.withUnsafeBufferPointer { ib in outs.withUnsafeBufferPointer { ob in
+                for f in perBand { f.process(input: ib, output: ob, frameCount: c, startFrame: Int64(done)) }
+            } }
+            cascaded.map { $0 + done }.withUnsafeBufferPointer { ob in
+                Biquad.processSteadyCascade(sections, channels: channels, buffers: ob, frameCount: c,
+                                            coefficients: coefficients, state: state)
+            }
+            done += c
+        }
+        for ch in 0..<channels {
+            let paired = Array(UnsafeBufferPointer(start: buffers[ch], count: n))
+            let frameMajor = Array(UnsafeBufferPointer(start: cascaded[ch], count: n))
+            XCTAssertEqual(paired.map(\.bitPattern), expected[ch].map(\.bitPattern), "channel \(ch), band by band")
+            XCTAssertEqual(frameMajor.map(\.bitPattern), expected[ch].map(\.bitPattern), "channel \(ch), cascade")
+            XCTAssertNotEqual(expected[ch][n / 3 - 1], x[ch][n / 3 - 1], "the bands filter")
+        }
+    }
+}
+
+private extension Array {
+    /// The elements repeated until their sum reaches `total` (slice patterns).
+    func cycled(toCover total: Int) -> [Element] where Element == Int {
+        var out: [Int] = [], sum = 0, i = 0
+        while sum < total { out.append(self[i % count]); sum += self[i % count]; i += 1 }
+        return out
     }
 }

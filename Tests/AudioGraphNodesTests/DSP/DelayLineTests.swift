@@ -182,6 +182,31 @@ final class DelayLineTests: XCTestCase {
         }
     }
 
+    /// The steady loop (nothing glides) gives the general per-sample loop's samples bit for bit:
+    /// whole and fractional delays, with and without the feedback low-pass, positive and negative
+    /// feedback.
+    func testSteadyLoopMatchesTheGeneralLoopBitForBit() {
+        var seed: UInt64 = 5
+        let x: [Double] = (0..<6000).map { i in
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return i < 3000 ? Double(seed >> 11) / Double(1 << 53) - 0.5 : 0
+        }
+        for (delay, feedback, cutoff) in [(0.01, 50.0, 15000.0), (0.0123456, -70.0, 3000.0), (0.001, 90.0, 30000.0),
+                                          (0.0, 0.0, 24000.0)] {
+            func render(general: Bool) -> [[Float]] {
+                let line = DelayLine(sampleRate: sr, maximumChannelCount: 2, delayTime: delay, feedback: feedback,
+                                     lowPassCutoff: cutoff, wetDryMix: 40)
+                line.testOnly_alwaysGeneralLoop = general
+                return run(x, line: line, slice: 256, channels: 2)
+            }
+            let steady = render(general: false), general = render(general: true)
+            for c in 0..<2 {
+                XCTAssertEqual(steady[c].map(\.bitPattern), general[c].map(\.bitPattern), "delay \(delay) channel \(c)")
+            }
+            if feedback != 0 { XCTAssertNotEqual(steady[0][5000], 0, "delay \(delay): echoes reach the tail") }
+        }
+    }
+
     func testParameterGlidesSettleOnTargets() {
         let line = DelayLine(sampleRate: sr, maximumChannelCount: 1, delayTime: 0.001, feedback: 0,
                              lowPassCutoff: sr / 2, wetDryMix: 0)

@@ -1,0 +1,114 @@
+/* C floors for scripts/bench-kernels.sh: the same per-sample work as AudioGraph's kernels, in
+   plain C, timed in-process. Prints "name Msamples/s" lines. Built with gcc -O2 and -O3
+   -march=native by the script. usage: kernel-floors SECONDS_OF_AUDIO */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <time.h>
+
+#define RATE 48000
+#define BLOCK 512
+
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+static float *noise(size_t n, uint32_t seed) {
+    float *p = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++) { seed = seed * 1664525u + 1013904223u; p[i] = (float)((seed >> 8) / 8388608.0 - 1.0) * 0.5f; }
+    return p;
+}
+static volatile float sink;
+static void report(const char *name, double samples, double s) { printf("%-10s %9.1f\n", name, samples / s * 1e-6); }
+
+/* Sine: phase accumulated in double, sin() in double, rounded to float (the oscillator's formula). */
+static void sine(size_t frames) {
+    float *out = malloc(BLOCK * sizeof(float));
+    double phase = 0, inc = 441.0 / RATE, a = 0.5;
+    double t0 = now();
+    for (size_t done = 0; done < frames; done += BLOCK) {
+        for (int i = 0; i < BLOCK; i++) {
+            out[i] = (float)(a * sin(2 * M_PI * phase));
+            phase += inc;
+            if (phase >= 1) phase -= floor(phase);
+        }
+        sink += out[BLOCK - 1];
+    }
+    report("sine", frames, now() - t0);
+}
+
+/* Mixer: 32 mono inputs, constant gain and equal-power pan, accumulated into stereo. */
+static void mix(size_t frames) {
+    enum { N = 32 };
+    float *in = noise(BLOCK * N, 1), *l = malloc(BLOCK * 4), *r = malloc(BLOCK * 4);
+    float gl[N], gr[N];
+    for (int k = 0; k < N; k++) { double x = (k / (N - 1.0)); gl[k] = (float)(0.8 * cos(x * M_PI / 2)); gr[k] = (float)(0.8 * sin(x * M_PI / 2)); }
+    double t0 = now();
+    for (size_t done = 0; done < frames; done += BLOCK) {
+        for (int i = 0; i < BLOCK; i++) l[i] = r[i] = 0;
+        for (int k = 0; k < N; k++) {
+            const float *restrict x = in + k * BLOCK; float *restrict L = l, *restrict R = r;
+            for (int i = 0; i < BLOCK; i++) { L[i] += x[i] * gl[k]; R[i] += x[i] * gr[k]; }
+        }
+        sink += l[BLOCK - 1];
+    }
+    report("mix", (double)frames * N, now() - t0);
+}
+
+/* Delay: 250 ms, feedback 0.5, one-pole low-pass in the loop (double), wet/dry 0.5, stereo. */
+static void delay(size_t frames) {
+    enum { CAP = 1 << 17 };
+    float *in = noise(BLOCK * 2, 2), *out = malloc(BLOCK * 2 * 4);
+    float *xs = calloc(2 * CAP, 4), *ds = calloc(2 * CAP, 4);
+    double s[2] = {0, 0}, a = 1 - exp(-2 * M_PI * 15000.0 / RATE), fb = 0.5, wet = 0.5;
+    int D = RATE / 4, w0 = 0;
+    double t0 = now();
+    for (size_t done = 0; done < frames; done += BLOCK) {
+        for (int c = 0; c < 2; c++) {
+            float *X = xs + c * CAP, *Dl = ds + c * CAP; const float *x = in + c * BLOCK; float *y = out + c * BLOCK;
+            double st = s[c]; int w = w0;
+            for (int i = 0; i < BLOCK; i++) {
+                float xn = x[i]; X[w] = xn;
+                double xd = X[(w - D) & (CAP - 1)], dd = Dl[(w - D) & (CAP - 1)];
+                st += a * (dd - st);
+                double d = xd + fb * st;
+                Dl[w] = (float)d;
+                y[i] = (float)((1 - wet) * xn + wet * d);
+                w = (w + 1) & (CAP - 1);
+            }
+            s[c] = st;
+        }
+        w0 = (w0 + BLOCK) & (CAP - 1);
+        sink += out[BLOCK - 1];
+    }
+    report("delay", frames * 2.0, now() - t0);
+}
+
+/* Conversion: float -> int16 interleaved stereo (round to nearest even, clip), and back. */
+static void convert(size_t frames) {
+    float *l = noise(BLOCK, 3), *r = noise(BLOCK, 4), *back = malloc(BLOCK * 2 * 4);
+    int16_t *pcm = malloc(BLOCK * 2 * 2);
+    double t0 = now();
+    for (size_t done = 0; done < frames; done += BLOCK) {
+        for (int i = 0; i < BLOCK; i++) {
+            float v[2] = {l[i], r[i]};
+            for (int c = 0; c < 2; c++) {
+                double q = nearbyint((double)v[c] * 32768);
+                pcm[2 * i + c] = (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
+            }
+        }
+        sink += pcm[BLOCK];
+    }
+    report("to-int16", frames * 2.0, now() - t0);
+    t0 = now();
+    for (size_t done = 0; done < frames; done += BLOCK) {
+        for (int i = 0; i < 2 * BLOCK; i++) back[(i & 1) * BLOCK + (i >> 1)] = (float)(pcm[i] / 32768.0);
+        sink += back[BLOCK];
+    }
+    report("from-int16", frames * 2.0, now() - t0);
+}
+
+int main(int argc, char **argv) {
+    double seconds = argc > 1 ? atof(argv[1]) : 60;
+    size_t frames = (size_t)(seconds * RATE) / BLOCK * BLOCK;
+    sine(frames); mix(frames); delay(frames); convert(frames);
+    return 0;
+}
