@@ -75,8 +75,8 @@ public final class OfflineRenderer {
     ///   - frames: the length in frames of the output file; nil: `duration` seconds, else the
     ///     description's default length.
     ///   - sampleType: the file's sample type (nil: the client format's, or the file type's default).
-    ///   - measuresLoudness: measure the output's EBU R128 loudness (``loudness``; costs about
-    ///     as much as a light node, the true peak's 4× oversampling most of it).
+    ///   - measuresLoudness: measure the output's EBU R128 loudness (``loudness``); off by
+    ///     default, as it costs render time (4× oversampling for the true peak).
     public init(_ validated: ValidatedGraph, outputPath: String, duration: Double? = nil, frames: Int64? = nil,
                 sampleType: SampleType? = nil, sliceSize: Int? = nil, measuresLoudness: Bool = false) throws(RenderError) {
         self.measuresLoudness = measuresLoudness
