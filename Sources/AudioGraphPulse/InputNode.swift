@@ -133,7 +133,9 @@ final class InputNodeKernel: NodeKernel, @unchecked Sendable {
     /// Where each captured channel is written: the output bus, or the scratch with a map.
     private let channelPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let capturedChannelCount: Int
-    private let map: [Int]?
+    /// The channel map (`mapCount` entries), nil without one.
+    private let map: UnsafeMutablePointer<Int>?
+    private let mapCount: Int
     private let scratch: UnsafeMutablePointer<Float>?
     private let scratchStride: Int
 
@@ -141,7 +143,12 @@ final class InputNodeKernel: NodeKernel, @unchecked Sendable {
          capture: PulseCaptureStream?, channelMap: [Int]? = nil, capturedChannelCount: Int) {
         self.capture = capture
         self.capturedChannelCount = capturedChannelCount
-        map = channelMap
+        mapCount = channelMap?.count ?? 0
+        map = channelMap.map { m in
+            let p = UnsafeMutablePointer<Int>.allocate(capacity: m.count)
+            p.initialize(from: m, count: m.count)
+            return p
+        }
         scratchStride = maximumFramesPerSlice
         scratch = channelMap == nil ? nil : .allocate(capacity: capturedChannelCount * maximumFramesPerSlice)
         channelPointers = .allocate(capacity: capturedChannelCount)
@@ -155,6 +162,7 @@ final class InputNodeKernel: NodeKernel, @unchecked Sendable {
     deinit {
         channelPointers.deallocate()
         scratch?.deallocate()
+        map?.deallocate()
     }
 
     override func render(context: RenderContext, inputs: RenderInputs) {
@@ -164,8 +172,8 @@ final class InputNodeKernel: NodeKernel, @unchecked Sendable {
         }
         let got = capture.read(frameCount: context.frameCount, into: channelPointers)
         if let map, let scratch {
-            for (i, source) in map.enumerated() {
-                outputs[0].channel(i).update(from: scratch + source * scratchStride, count: context.frameCount)
+            for i in 0..<mapCount {
+                outputs[0].channel(i).update(from: scratch + map[i] * scratchStride, count: context.frameCount)
             }
         }
         outputIsSilent[0] = got == 0

@@ -2,6 +2,7 @@
 import AudioGraphKit
 import AudioGraphPulse
 import AudioGraphTesting
+import CAllocationCounter
 import Foundation
 import XCTest
 
@@ -102,9 +103,17 @@ final class InputNodeTests: XCTestCase {
             let capture = try XCTUnwrap(input.captureStream)
             capture.setBacklogLimit(frames: 19_200)
             let end = Date().addingTimeInterval(1.8)
+            // The render calls (capture read and channel mapping) allocate nothing and take no mutex
+            // after the first (which meets the Swift runtime's one-time metadata set-up).
+            ag_counter_reset()
+            var slices = 0
             while Date() < end {
                 while capture.readableFrames >= 480 {
-                    let result = try XCTUnwrap(graph.render(frameCount: 480))
+                    ag_counter_track_this_thread(slices > 0 ? 1 : 0)
+                    let rendered = graph.render(frameCount: 480)
+                    ag_counter_track_this_thread(0)
+                    slices += 1
+                    let result = try XCTUnwrap(rendered)
                     XCTAssertEqual(result.buffer.channelCount, map.count)
                     for c in 0..<map.count {
                         captured[c].append(contentsOf: UnsafeBufferPointer(start: result.buffer.channel(c), count: 480))
@@ -125,6 +134,11 @@ final class InputNodeTests: XCTestCase {
             print("input channelMap \(map): \(matching) of \(count) frames bit-identical to the mapped source channels")
             XCTAssertEqual(matching, count, "\(map)")
             XCTAssertEqual(capture.droppedFrames, 0)
+            if ag_counter_is_sanitized() == 0 {
+                XCTAssertEqual(ag_counter_allocations(), 0, "\(map): rendering allocated")
+                XCTAssertEqual(ag_counter_frees(), 0, "\(map): rendering freed memory")
+                XCTAssertEqual(ag_counter_locks(), 0, "\(map): rendering took a mutex")
+            }
         }
     }
 
