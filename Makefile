@@ -32,7 +32,7 @@ CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency|LiveTap
 # Debian packages: headers and libraries of the C wrappers, and a PulseAudio server and its
 # tools for the live-I/O tests. libmysofa1 is named too because it ships the default HRTF set.
 DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libsoxr-dev libpulse-dev pulseaudio pulseaudio-utils \
-                libmysofa-dev libmysofa1 libfftw3-dev
+                libmysofa-dev libmysofa1 libfftw3-dev libebur128-dev
 # Only `make bench` needs the peer renderers: those ../shared/bench/interleaved.sh runs (sox,
 # ffmpeg, GStreamer; numpy comes with deps-python), GNU time, which times them, and gcc with the C
 # library headers for the C floors of scripts/bench-kernels.sh.
@@ -40,9 +40,10 @@ BENCH_DEB_PACKAGES := sox ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base \
                       gstreamer1.0-plugins-good time gcc libc6-dev
 # Rounds per benchmark case (interleaved: every round times every peer once).
 BENCH_ROUNDS ?= 5
-# The conformance runner's Python modules (import names equal the pip names).
-PY_MODULES := numpy scipy soundfile
-PY_IMPORTS := numpy, scipy, soundfile
+# The conformance runner's Python modules, and pyloudnorm, the tests' independent EBU R128
+# reference (import names equal the pip names).
+PY_MODULES := numpy scipy soundfile pyloudnorm
+PY_IMPORTS := numpy, scipy, soundfile, pyloudnorm
 
 .PHONY: all deps deps-debian deps-python deps-python-debian deps-bench build run test tsan conformance bench fuzz clean
 

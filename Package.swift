@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
         // FFTW (single precision): fast convolution of HRTF impulse responses.
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        // libebur128: EBU R128 loudness, loudness range and true peak (`audiograph meter`, `render` summary).
+        .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         // C macros of libpulse that do not import into Swift (PA_VOLUME_NORM, ...).
         .target(name: "CPulseShim", dependencies: ["CPulse"]),
         // A malloc/pthread_mutex_lock interposer counting calls made on marked threads (tests only).
@@ -48,7 +50,7 @@ let package = Package(
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "CPulse", "CPulseShim"]),
         // The embedding API: load graph files, render offline, play live.
         .target(name: "AudioGraphKit",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "CSndFile"]),
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "CSndFile", "CEBUR128"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphKit"]),

@@ -64,13 +64,22 @@ public final class OfflineRenderer {
     private var samplesMeasured: Int64 = 0
     /// RMS of everything written to the output file (all channels).
     public var rms: Double { samplesMeasured > 0 ? (sumOfSquares / Double(samplesMeasured)).squareRoot() : 0 }
+    /// Whether ``render(to:progress:isCancelled:)`` measures ``loudness``.
+    public let measuresLoudness: Bool
+    /// EBU R128 loudness of everything written to the output file (the float samples, before
+    /// the file's sample type); nil unless `measuresLoudness` and a render ran, or at a rate
+    /// libebur128 cannot measure (not an integer number of Hz).
+    public private(set) var loudness: LoudnessMeter?
 
     /// - Parameters:
     ///   - frames: the length in frames of the output file; nil: `duration` seconds, else the
     ///     description's default length.
     ///   - sampleType: the file's sample type (nil: the client format's, or the file type's default).
+    ///   - measuresLoudness: measure the output's EBU R128 loudness (``loudness``); off by
+    ///     default, as it costs render time (4× oversampling for the true peak).
     public init(_ validated: ValidatedGraph, outputPath: String, duration: Double? = nil, frames: Int64? = nil,
-                sampleType: SampleType? = nil, sliceSize: Int? = nil) throws(RenderError) {
+                sampleType: SampleType? = nil, sliceSize: Int? = nil, measuresLoudness: Bool = false) throws(RenderError) {
+        self.measuresLoudness = measuresLoudness
         do {
             built = try GraphBuilder.build(validated, maximumFramesPerSlice: sliceSize, outputs: .offline)
         } catch {
@@ -279,6 +288,8 @@ public final class OfflineRenderer {
                 throw .graph(.formatNotSupported(node: built.outputNode.id, reason: "\(error)"))
             }
         }
+        loudness = measuresLoudness ? try? LoudnessMeter(channelCount: fileFormat.channelCount, sampleRate: outputRate) : nil
+        let loudnessInputs = chunkPointers.map { UnsafePointer($0) }
         var done: Int64 = 0
         var lastReported = -1
         while done < frameCount {
@@ -297,6 +308,7 @@ public final class OfflineRenderer {
                 throw .file(error)
             }
             measure(chunk.list, frameCount: n)
+            loudness?.add(loudnessInputs, frameCount: n)
             done += Int64(n)
             if let progress {
                 let percent = Int(Double(done) * 100 / Double(max(1, frameCount)))

@@ -6,7 +6,8 @@ import Glibc
 /// PulseAudio source (cf. the input element of the RemoteIO / HALInput Audio Unit).
 ///
 /// When a `PulseContext` is attached before the graph initializes, `makeKernel` creates a
-/// `PulseCaptureStream` at the node's output format (the graph's rate, `channels` channels);
+/// `PulseCaptureStream` at the graph's rate with `channels` channels (the output format's count
+/// without a `channelMap`); with a map the output bus carries the mapped captured channels;
 /// `startCapture()` connects it, and each slice the kernel reads exactly `frameCount` frames from
 /// its lock-free ring (silence, counted, when the ring runs short). Without a context,
 /// initialize fails unless ``rendersSilenceWithoutContext`` says silence is meant (offline renders).
@@ -34,6 +35,18 @@ public final class InputNode: GraphNode, @unchecked Sendable {
 
     public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
         let rate = declaredFormat.sampleRate ?? graphSampleRate
+        if let map = properties.channelMap {
+            guard (1...32).contains(properties.channels) else {
+                throw .formatNotSupported(node: id, reason: "PulseAudio captures 1...32 channels, not \(properties.channels)")
+            }
+            if let i = map.firstIndex(where: { !(0..<properties.channels).contains($0) }) {
+                throw .formatNotSupported(node: id, reason: "channelMap[\(i)] = \(map[i]), but the input captures \(properties.channels) channel(s)")
+            }
+            if let declared = declaredFormat.channelCount, declared != map.count {
+                throw .formatNotSupported(node: id, reason: "the format declares \(declared) channels but the channelMap has \(map.count)")
+            }
+            return [StreamFormat.canonical(sampleRate: rate, channelCount: map.count)]
+        }
         let channels = declaredFormat.channelCount ?? properties.channels
         guard (1...32).contains(channels) else {
             throw .formatNotSupported(node: id, reason: "PulseAudio captures 1...32 channels, not \(channels)")
@@ -56,7 +69,7 @@ public final class InputNode: GraphNode, @unchecked Sendable {
         if let context = pulseContext {
             do {
                 capture = try PulseCaptureStream(context: context, configuration: PulseStreamConfiguration(
-                    sampleRate: Int(format.sampleRate.rounded()), channels: format.channelCount,
+                    sampleRate: Int(format.sampleRate.rounded()), channels: capturedChannelCount,
                     device: properties.device, latencyMilliseconds: properties.latency,
                     maximumFramesPerSlice: maximumFramesPerSlice, streamName: "AudioGraph \(id)"))
             } catch {
@@ -64,8 +77,12 @@ public final class InputNode: GraphNode, @unchecked Sendable {
             }
         }
         return InputNodeKernel(nodeID: id, outputFormats: outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
-                               parameters: parameters, capture: capture)
+                               parameters: parameters, capture: capture, channelMap: properties.channelMap,
+                               capturedChannelCount: capturedChannelCount)
     }
+
+    /// Channels the capture stream records: `channels` with a map, else the output's.
+    private var capturedChannelCount: Int { properties.channelMap != nil ? properties.channels : outputFormats[0].channelCount }
 
     /// Starts capture for full duplex with `output`, which is about to play `graph`: first
     /// captures as much as the output will take at once (its latency, its first request, its
@@ -108,25 +125,44 @@ public final class InputNode: GraphNode, @unchecked Sendable {
     public var fault: PulseError? { capture?.fault }
 }
 
-/// The render side of `InputNode`: copies captured frames into the output bus.
+/// The render side of `InputNode`: copies captured frames into the output bus (through the
+/// channel map: captured into a scratch buffer sized at init, then the mapped channels copied).
 final class InputNodeKernel: NodeKernel, @unchecked Sendable {
     // MARK: Immutable after init
     private let capture: PulseCaptureStream?
+    /// Where each captured channel is written: the output bus, or the scratch with a map.
     private let channelPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    private let channelCount: Int
+    private let capturedChannelCount: Int
+    /// The channel map (`mapCount` entries), nil without one.
+    private let map: UnsafeMutablePointer<Int>?
+    private let mapCount: Int
+    private let scratch: UnsafeMutablePointer<Float>?
+    private let scratchStride: Int
 
     init(nodeID: String, outputFormats: [StreamFormat], maximumFramesPerSlice: Int, parameters: [AudioParameter],
-         capture: PulseCaptureStream?) {
+         capture: PulseCaptureStream?, channelMap: [Int]? = nil, capturedChannelCount: Int) {
         self.capture = capture
-        channelCount = outputFormats[0].channelCount
-        channelPointers = .allocate(capacity: channelCount)
+        self.capturedChannelCount = capturedChannelCount
+        mapCount = channelMap?.count ?? 0
+        map = channelMap.map { m in
+            let p = UnsafeMutablePointer<Int>.allocate(capacity: m.count)
+            p.initialize(from: m, count: m.count)
+            return p
+        }
+        scratchStride = maximumFramesPerSlice
+        scratch = channelMap == nil ? nil : .allocate(capacity: capturedChannelCount * maximumFramesPerSlice)
+        channelPointers = .allocate(capacity: capturedChannelCount)
         super.init(nodeID: nodeID, outputFormats: outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: parameters)
-        for c in 0..<channelCount { channelPointers[c] = outputs[0].channel(c) }
+        for c in 0..<capturedChannelCount {
+            channelPointers[c] = scratch.map { $0 + c * maximumFramesPerSlice } ?? outputs[0].channel(c)
+        }
     }
 
     deinit {
         channelPointers.deallocate()
+        scratch?.deallocate()
+        map?.deallocate()
     }
 
     override func render(context: RenderContext, inputs: RenderInputs) {
@@ -135,6 +171,11 @@ final class InputNodeKernel: NodeKernel, @unchecked Sendable {
             return
         }
         let got = capture.read(frameCount: context.frameCount, into: channelPointers)
+        if let map, let scratch {
+            for i in 0..<mapCount {
+                outputs[0].channel(i).update(from: scratch + map[i] * scratchStride, count: context.frameCount)
+            }
+        }
         outputIsSilent[0] = got == 0
     }
 }

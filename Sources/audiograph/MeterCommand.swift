@@ -1,4 +1,4 @@
-// `audiograph meter [--device SRC | FILE]`: RMS and peak in dBFS ten times a second, with a bar.
+// `audiograph meter [--device SRC | FILE]`: RMS and peak in dBFS ten times a second, with a bar, and EBU R128 loudness.
 import ArgumentParser
 import AudioGraphKit
 import Foundation
@@ -6,7 +6,7 @@ import Foundation
 struct MeterCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "meter",
-        abstract: "Print RMS and peak levels (dBFS) every 100 ms of a PulseAudio source or a sound file.")
+        abstract: "Print RMS and peak levels (dBFS) every 100 ms of a PulseAudio source or a sound file, and its EBU R128 loudness.")
 
     @Argument(help: "A sound file to measure (instead of a PulseAudio source).")
     var file: String?
@@ -26,11 +26,14 @@ struct MeterCommand: ParsableCommand {
         if let file { try meterFile(file) } else { try meterLive() }
     }
 
-    /// Reads the file 100 ms at a time (a long recording is never decoded whole into memory).
+    /// Reads the file 100 ms at a time (a long recording is never decoded whole into memory);
+    /// the last line is its EBU R128 loudness (integrated, range, true peak).
     private func meterFile(_ path: String) throws {
         let reader: SeekableAudioFileReader
+        let loudness: LoudnessMeter
         do {
             reader = try SeekableAudioFileReader(path: path)
+            loudness = try LoudnessMeter(channelCount: reader.info.channels, sampleRate: reader.info.sampleRate)
         } catch {
             Diagnostics.error("\(path): \(error)")
             throw ExitCode(ExitStatus.invalidInput)
@@ -54,10 +57,13 @@ struct MeterCommand: ParsableCommand {
             for c in 0..<channels {
                 for f in 0..<n { planar[c][f] = interleaved[f * channels + c] }
             }
-            let meter = LevelMeter(channels: planar.map { UnsafePointer($0) }, frameCount: n)
+            let channelPointers = planar.map { UnsafePointer($0) }
+            let meter = LevelMeter(channels: channelPointers, frameCount: n)
+            loudness.add(channelPointers, frameCount: n)
             print(String(format: "%7.1f s  ", Double(start) / info.sampleRate) + meter.line())
             start += Int64(n)
         }
+        print(loudness.summary)
     }
 
     private func meterLive() throws {
@@ -75,6 +81,8 @@ struct MeterCommand: ParsableCommand {
             throw ExitCode(ExitStatus.runtime)
         }
         installInterruptHandlers()
+        // 48 kHz stereo always fits libebur128.
+        let loudness = try! LoudnessMeter(channelCount: 2, sampleRate: 48000, mode: .live)
         let buffers = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: block) }
         defer {
             stream.stop()
@@ -95,8 +103,10 @@ struct MeterCommand: ParsableCommand {
                 continue
             }
             buffers.withUnsafeBufferPointer { _ = stream.read(frameCount: block, into: $0.baseAddress!) }
-            let meter = LevelMeter(channels: buffers.map { UnsafePointer($0) }, frameCount: block)
-            print(String(format: "%7.1f s  ", elapsed) + meter.line())
+            let channelPointers = buffers.map { UnsafePointer($0) }
+            let meter = LevelMeter(channels: channelPointers, frameCount: block)
+            loudness.add(channelPointers, frameCount: block)
+            print(String(format: "%7.1f s  ", elapsed) + meter.line() + "  " + loudness.liveLine)
             fflush(nil)
             elapsed += 0.1
         }

@@ -58,7 +58,7 @@ struct RenderCommand: ParsableCommand {
         let renderer: OfflineRenderer
         do {
             renderer = try OfflineRenderer(validated, outputPath: out, duration: duration, frames: frames,
-                                           sampleType: sampleType?.value, sliceSize: slice)
+                                           sampleType: sampleType?.value, sliceSize: slice, measuresLoudness: !quiet)
         } catch {
             switch error {
             case .insufficientSpace:
@@ -105,6 +105,7 @@ struct RenderCommand: ParsableCommand {
             print("wrote \(out): \(f(length)) s (\(renderer.frameCount) frames, \(renderer.fileFormat.channelCount) ch, "
                   + "\(ParameterInfo.format(renderer.outputRate)) Hz, \(renderer.fileFormat.sampleType)), "
                   + "peak \(f(peak)) dBFS, RMS \(f(rms)) dBFS, rendered in \(f(seconds)) s (\(f(speed))x real time)")
+            if let loudness = renderer.loudness { print(loudness.summary) }
         }
     }
 }

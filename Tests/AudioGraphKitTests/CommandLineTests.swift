@@ -207,4 +207,34 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(w.status, 3, w.stderr)
         XCTAssertEqual(fileNames(dir), ["g.json", "late.json"])
     }
+
+    // MARK: Loudness (EBU R128)
+
+    func testMeterFilePrintsEBUR128Loudness() throws {
+        // EBU Tech 3341 case 2: a stereo 1 kHz sine at -33 dBFS reads -33.0 LUFS, range 0, true peak -33 dBTP.
+        let dir = try makeTemporaryDirectory(self)
+        try writeWAV(dir.appendingPathComponent("case2.wav").path, LoudnessMeterTests.sineSegments([(-33, 10)]), sampleRate: 48000)
+        let r = try run(["meter", "case2.wav"], in: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 101, "100 level lines and the loudness")
+        XCTAssertEqual(lines.last, "integrated -33.0 LUFS, range 0.0 LU, true peak -33.0 dBTP")
+    }
+
+    func testRenderSummaryReportsLoudnessUnlessQuiet() throws {
+        // The same signal rendered: an oscillator at 10^(-23/20) (-23 dBFS), stereo, 5 s -> -23.0 LUFS.
+        let dir = try makeTemporaryDirectory(self)
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "duration": 5,
+              "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 1000, "amplitude": \(pow(10, -23.0 / 20)) }, "properties": { "channels": 2 } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "out" } ] }
+            """, "case1.json", in: dir)
+        let r = try run(["render", "case1.json", "-o", "case1.wav"], in: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasSuffix("\nintegrated -23.0 LUFS, range 0.0 LU, true peak -23.0 dBTP\n"), r.stdout)
+        let q = try run(["render", "case1.json", "-o", "case1.wav", "--quiet"], in: dir)
+        XCTAssertEqual(q.status, 0, q.stderr)
+        XCTAssertEqual(q.stdout, "")
+    }
 }

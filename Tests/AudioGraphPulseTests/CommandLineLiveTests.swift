@@ -217,7 +217,8 @@ final class CommandLineLiveTests: PulseServerTestCase {
         XCTAssertTrue(lines.contains { $0.hasPrefix("* source agtest.monitor ") && $0.contains("(monitor of agtest)") })
     }
 
-    /// A 0.5-amplitude sine measures -9.03 dBFS RMS and -6.02 dBFS peak, ten lines a second.
+    /// A 0.5-amplitude sine measures -9.03 dBFS RMS and -6.02 dBFS peak, ten lines a second; the
+    /// last line is its loudness: -6.0 LUFS (the -23 dBFS sine of EBU Tech 3341 reads -23.0 LUFS).
     func testMeterOnFilePrintsLevelsAtTenHertz() throws {
         let path = server.directory.appendingPathComponent("sine.wav").path
         let writer = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 48000, channelCount: 2))
@@ -232,10 +233,17 @@ final class CommandLineLiveTests: PulseServerTestCase {
         let run = try launch(["meter", path])
         XCTAssertEqual(run.process.wait(timeout: 10), 0)
         let lines = run.output().0.split(separator: "\n").map(String.init)
-        print(lines.first ?? "")
-        XCTAssertEqual(lines.count, 10)
+        print(lines.first ?? "", lines.last ?? "")
+        XCTAssertEqual(lines.count, 11)
+        let loudness = (lines.last ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Double($0) }
+        XCTAssertEqual(loudness.count, 3, lines.last ?? "")  // integrated, range, true peak
+        if loudness.count == 3 {
+            XCTAssertEqual(loudness[0], 20 * log10(0.5), accuracy: 0.1, "integrated LUFS")
+            XCTAssertEqual(loudness[1], 0, accuracy: 0.1, "range LU")
+            XCTAssertEqual(loudness[2], 20 * log10(0.5), accuracy: 0.2, "true peak dBTP")
+        }
         let expectedRMS = 20 * log10(0.5 / 2.0.squareRoot())
-        for line in lines {
+        for line in lines.dropLast() {
             let numbers = line.split(separator: " ").compactMap { Double($0) }
             XCTAssertEqual(numbers.count, 3, line)  // time, RMS, peak
             XCTAssertEqual(numbers[1], expectedRMS, accuracy: 0.01, line)
@@ -264,5 +272,23 @@ final class CommandLineLiveTests: PulseServerTestCase {
         let expectedRMS = 20 * log10(0.4 / 2.0.squareRoot())
         let rms = lines.compactMap { $0.split(separator: " ").compactMap { Double($0) }.dropFirst().first }
         XCTAssertGreaterThanOrEqual(rms.filter { abs($0 - expectedRMS) < 0.02 }.count, 6, "\(rms)")
+        // Momentary loudness (400 ms) of the steady sine once its window is full, by BS.1770's
+        // formula: -0.691 + 10·log10(Σ channels of the mean square after K-weighting), the
+        // K-weighting's gain at 500 Hz from the standard's two 48 kHz biquads.
+        func gain(_ b: [Double], _ a: [Double], _ frequency: Double) -> Double {
+            let w = 2 * Double.pi * frequency / 48000
+            func eval(_ c: [Double]) -> (Double, Double) { (c[0] + c[1] * cos(w) + c[2] * cos(2 * w), -c[1] * sin(w) - c[2] * sin(2 * w)) }
+            let (nr, ni) = eval(b), (dr, di) = eval(a)
+            return ((nr * nr + ni * ni) / (dr * dr + di * di)).squareRoot()
+        }
+        let k = gain([1.53512485958697, -2.69169618940638, 1.19839281085285], [1, -1.69065929318241, 0.73248077421585], 500)
+            * gain([1, -2, 1], [1, -1.99004745483398, 0.99007225036621], 500)
+        let expectedMomentary = -0.691 + 10 * log10(2 * pow(0.4 * k, 2) / 2)
+        let momentary = lines.dropFirst(4).compactMap { line -> Double? in
+            let words = line.split(separator: " ")
+            return words.firstIndex(of: "M").flatMap { $0 + 1 < words.count ? Double(words[$0 + 1]) : nil }
+        }
+        XCTAssertGreaterThanOrEqual(momentary.filter { abs($0 - expectedMomentary) < 0.1 }.count, 4,
+                                    "\(momentary), expected \(expectedMomentary)")
     }
 }

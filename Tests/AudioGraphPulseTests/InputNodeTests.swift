@@ -2,6 +2,7 @@
 import AudioGraphKit
 import AudioGraphPulse
 import AudioGraphTesting
+import CAllocationCounter
 import Foundation
 import XCTest
 
@@ -66,6 +67,79 @@ final class InputNodeTests: XCTestCase {
         XCTAssertEqual(fit.tones[0].amplitude, 0.4, accuracy: 1e-5)
         XCTAssertEqual(capture.overrunCount, 0)
         XCTAssertEqual(capture.droppedFrames, 0)
+    }
+
+    /// A different tone on each channel of the null sink, captured from its monitor through
+    /// `channelMap` `[1, 0]` (swapped) and `[1]` (the right channel alone): each output channel is
+    /// the mapped source channel bit for bit.
+    func testChannelMapPicksAndReordersCapturedChannels() throws {
+        let server = try PulseTestServer()
+        defer { server.stop() }
+        let count = 48_000
+        var interleaved = [Float](repeating: 0, count: 2 * count)
+        for n in 0..<count {
+            interleaved[2 * n] = Float(0.4 * sin(2 * Double.pi * 440 * Double(n) / 48000 + 0.7))
+            interleaved[2 * n + 1] = Float(0.3 * sin(2 * Double.pi * 1000 * Double(n) / 48000 + 0.3))
+        }
+        let file = server.directory.appendingPathComponent("tones.raw")
+        try interleaved.withUnsafeBytes { try Data($0).write(to: file) }
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+
+        for map in [[1, 0], [1]] {
+            let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 480)
+            let input = InputNode(id: "mic", properties: InputProperties(device: server.monitorSourceName, channels: 2,
+                                                                         latency: 50, channelMap: map))
+            input.pulseContext = context
+            try graph.addNode(input)
+            try graph.addNode(GenericOutputNode(id: "out"))
+            try graph.connect("mic", to: "out")
+            try graph.initialize()
+            XCTAssertEqual(input.outputFormats[0].channelCount, map.count, "\(map)")
+            try input.startCapture()
+            try graph.start()
+            let player = try server.startPlaying(file: file)
+            var captured = [[Float]](repeating: [], count: map.count)
+            let capture = try XCTUnwrap(input.captureStream)
+            capture.setBacklogLimit(frames: 19_200)
+            let end = Date().addingTimeInterval(1.8)
+            // The render calls (capture read and channel mapping) allocate nothing and take no mutex
+            // after the first (which meets the Swift runtime's one-time metadata set-up).
+            ag_counter_reset()
+            var slices = 0
+            while Date() < end {
+                while capture.readableFrames >= 480 {
+                    ag_counter_track_this_thread(slices > 0 ? 1 : 0)
+                    let rendered = graph.render(frameCount: 480)
+                    ag_counter_track_this_thread(0)
+                    slices += 1
+                    let result = try XCTUnwrap(rendered)
+                    XCTAssertEqual(result.buffer.channelCount, map.count)
+                    for c in 0..<map.count {
+                        captured[c].append(contentsOf: UnsafeBufferPointer(start: result.buffer.channel(c), count: 480))
+                    }
+                }
+                usleep(2_000)
+            }
+            graph.stop()
+            input.stopCapture()
+            server.stopChild(player)
+
+            let first = try XCTUnwrap(captured[0].firstIndex { $0 != 0 }, "\(map): captured only silence")
+            var matching = 0
+            while first + matching < captured[0].count, matching < count,
+                  (0..<map.count).allSatisfy({ captured[$0][first + matching] == interleaved[2 * matching + map[$0]] }) {
+                matching += 1
+            }
+            print("input channelMap \(map): \(matching) of \(count) frames bit-identical to the mapped source channels")
+            XCTAssertEqual(matching, count, "\(map)")
+            XCTAssertEqual(capture.droppedFrames, 0)
+            if ag_counter_is_sanitized() == 0 {
+                XCTAssertEqual(ag_counter_allocations(), 0, "\(map): rendering allocated")
+                XCTAssertEqual(ag_counter_frees(), 0, "\(map): rendering freed memory")
+                XCTAssertEqual(ag_counter_locks(), 0, "\(map): rendering took a mutex")
+            }
+        }
     }
 
     /// Without a PulseAudio context (an offline render) the node outputs flagged silence.

@@ -207,6 +207,10 @@ extension DescriptionReader {
                 result.channels = channels
             }
             if let value = properties["latency"], let latency = latency(value, at: at("latency")) { result.latency = latency }
+            if let value = properties["channelMap"],
+               let map = channelMap(value, at: at("channelMap"), channels: 0...(result.channels - 1)) {
+                result.channelMap = map
+            }
             return .input(result)
         case .mixer:
             var result = MixerProperties()
@@ -227,19 +231,9 @@ extension DescriptionReader {
             if let value = properties["quality"], let quality = choice(value, at: at("quality"), as: ConverterQuality.self) {
                 result.quality = quality
             }
-            if let value = properties["channelMap"], let array = array(value, at: at("channelMap")) {
-                if array.isEmpty || array.count > FormatDescription.maximumChannelCount {
-                    report(at("channelMap"), .invalidValue("a channel map has 1...\(FormatDescription.maximumChannelCount) entries, found \(array.count)"))
-                } else {
-                    var map: [Int] = []
-                    for (index, entry) in array.enumerated() {
-                        if let channel = integer(entry, at: Self.join(at("channelMap"), index: index),
-                                                 in: -1...(FormatDescription.maximumChannelCount - 1)) {
-                            map.append(channel)
-                        }
-                    }
-                    if map.count == array.count { result.channelMap = map }
-                }
+            if let value = properties["channelMap"],
+               let map = channelMap(value, at: at("channelMap"), channels: -1...(FormatDescription.maximumChannelCount - 1)) {
+                result.channelMap = map
             }
             return .converter(result)
         case .output:
@@ -253,6 +247,21 @@ extension DescriptionReader {
             if let value = properties["format"], let format = decodeFormat(value, at: at("format")) { result.format = format }
             return .genericOutput(result)
         }
+    }
+
+    /// A channel map: 1...``FormatDescription/maximumChannelCount`` channel indices in `channels`
+    /// (reported and nil when any entry is not).
+    func channelMap(_ value: JSONValue, at location: String, channels: ClosedRange<Int>) -> [Int]? {
+        guard let array = array(value, at: location) else { return nil }
+        guard !array.isEmpty && array.count <= FormatDescription.maximumChannelCount else {
+            report(location, .invalidValue("a channel map has 1...\(FormatDescription.maximumChannelCount) entries, found \(array.count)"))
+            return nil
+        }
+        var map: [Int] = []
+        for (index, entry) in array.enumerated() {
+            if let channel = integer(entry, at: Self.join(location, index: index), in: channels) { map.append(channel) }
+        }
+        return map.count == array.count ? map : nil
     }
 
     /// A latency in milliseconds: > 0 and at most ``GraphDescription/maximumLatency``.

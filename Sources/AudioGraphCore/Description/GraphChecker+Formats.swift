@@ -96,9 +96,11 @@ extension GraphChecker {
                                    channels: channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil,
                                                       what: "the property channels"))
             case .input(let properties):
+                let mapped = properties.channelMap != nil
                 output = BusFormat(sampleRate: declared.sampleRate ?? rate,
-                                   channels: channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil,
-                                                      what: "the property channels"))
+                                   channels: channels(property: properties.outputChannelCount,
+                                                      propertyGiven: mapped || node.properties["channels"] != nil,
+                                                      what: mapped ? "the channelMap's length" : "the property channels"))
             case .mixer(let properties):
                 output = BusFormat(sampleRate: declared.sampleRate ?? rate,
                                    channels: channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil,

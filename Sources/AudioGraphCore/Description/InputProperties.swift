@@ -10,11 +10,18 @@ public struct InputProperties: Sendable, Hashable {
     public var channels: Int
     /// Target latency, milliseconds (default 20).
     public var latency: Double
+    /// The captured channels the output bus carries, in output order (`[1]`: the right channel
+    /// alone; `[1, 0]`: swapped); each in `0..<channels`. nil: all `channels` in order.
+    public var channelMap: [Int]?
 
     /// Creates properties.
-    public init(device: String? = nil, channels: Int = 2, latency: Double = 20) {
+    public init(device: String? = nil, channels: Int = 2, latency: Double = 20, channelMap: [Int]? = nil) {
         self.device = device
         self.channels = channels
         self.latency = latency
+        self.channelMap = channelMap
     }
+
+    /// The output bus's channel count: the map's length, else `channels`.
+    public var outputChannelCount: Int { channelMap?.count ?? channels }
 }

@@ -214,7 +214,7 @@ extension NodeSchema {
 
     static let input = NodeSchema(
         type: .input, kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
-        propertyKeys: ["device", "channels", "latency"], runtimePropertyKeys: [], convertsInputs: false, templates: [])
+        propertyKeys: ["device", "channels", "latency", "channelMap"], runtimePropertyKeys: [], convertsInputs: false, templates: [])
 
     static let mixer = NodeSchema(
         type: .mixer, kind: .mixer,

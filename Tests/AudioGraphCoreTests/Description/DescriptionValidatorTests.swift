@@ -265,6 +265,26 @@ final class DescriptionValidatorTests: XCTestCase {
         ])
     }
 
+    func testInputChannelMap() throws {
+        // Valid: picks of the captured channels in any order; the bus has the map's length.
+        let valid = try loadGraph(graphText(nodes: """
+        { "id": "in", "type": "input", "properties": { "channels": 4, "channelMap": [3, 2, 3] } },
+        \(out)
+        """, connections: #"{ "from": "in", "to": "out" }"#))
+        XCTAssertEqual(valid.formats["in"]?.outputs.first?.channels, 3)
+        // One input node per graph: one bad map per file.
+        for (node, error) in [
+            (#"{ "id": "a", "type": "input", "properties": { "channelMap": [1, 2] } }"#,
+             "graph.json: nodes[0] (id \"a\").properties.channelMap[1]: 2 is outside 0...1"),
+            (#"{ "id": "a", "type": "input", "properties": { "channelMap": [] } }"#,
+             "graph.json: nodes[0] (id \"a\").properties.channelMap: a channel map has 1...256 entries, found 0"),
+            (#"{ "id": "a", "type": "input", "properties": { "channels": 4, "channelMap": [3, 2] }, "format": { "channels": 1 } }"#,
+             "graph.json: nodes[0] (id \"a\").format.channels: format declares 1 channels but the channelMap's length is 2"),
+        ] {
+            XCTAssertEqual(lines("\(node), \(out)", #"{ "from": "a", "to": "out" }"#), [error])
+        }
+    }
+
     // MARK: Taps
 
     func testTaps() {
