@@ -2,6 +2,7 @@
 // against numpy's FFT (scripts/reference/analyser_reference.py).
 import AudioGraphCore
 import Foundation
+import Synchronization
 import XCTest
 @testable import AudioGraphNodes
 
@@ -130,4 +131,36 @@ final class AnalyserNodeTests: XCTestCase {
         an.getByteFrequencyData(into: &bytes)
         XCTAssertEqual(bytes, expected.map { UInt8(max(0, min(255, (255 / 80 * ($0 + 90)).rounded(.down)))) })
     }
+
+    /// The seqlock: while the graph renders on this thread as fast as it can (the writer
+    /// overtaking the reader often), every snapshot another thread takes is fftSize consecutive
+    /// frames of a counting signal, never a torn mix of old and new frames.
+    func testSnapshotsTakenDuringRenderingAreConsecutiveFrames() throws {
+        let an = try AnalyserNode(id: "an", properties: AnalyserProperties(fftSize: 4096))
+        let src = formulaSource("src", channels: 1) { _, n in Float(n % 8_000_000 + 1) }
+        let g = try startedGraph([src, an], "src -> an -> out", slice: 64)
+        _ = renderFrames(g, frames: 8192, channels: 1)
+        final class Result: @unchecked Sendable { var snapshots = 0; var torn = 0; var example = "" }
+        let result = Result()
+        let stop = Atomic<Bool>(false)
+        let reader = Thread {
+            var frames = [Float](repeating: 0, count: 4096)
+            while !stop.load(ordering: .relaxed) {
+                an.getFloatTimeDomainData(into: &frames)
+                result.snapshots += 1
+                for i in 1..<frames.count where frames[i] != frames[i - 1] + 1 {
+                    result.torn += 1
+                    if result.example.isEmpty { result.example = "frame \(i): \(frames[i - 1]) then \(frames[i])" }
+                    break
+                }
+            }
+        }
+        reader.start()
+        for _ in 0..<40_000 { _ = g.render(frameCount: 64) }
+        stop.store(true, ordering: .relaxed)
+        while !reader.isFinished { usleep(100) }
+        XCTAssertGreaterThan(result.snapshots, 0)
+        XCTAssertEqual(result.torn, 0, result.example)
+    }
 }
+
