@@ -19,16 +19,18 @@ import Synchronization
 /// they take a lock that only readers contend for (never the render thread) and never make the
 /// render thread wait. Configure and connect on a control thread as any node.
 public final class AnalyserNode: GraphNode, @unchecked Sendable {
-    /// The properties (fixed at creation).
-    public let properties: AnalyserProperties
-
-    /// Frames analysed.
-    public var fftSize: Int { properties.fftSize }
+    /// Frames analysed (fixed at creation).
+    public let fftSize: Int
     /// Values of the frequency data: `fftSize / 2`.
-    public var frequencyBinCount: Int { properties.fftSize / 2 }
+    public var frequencyBinCount: Int { fftSize / 2 }
+
+    /// The current properties (`fftSize` fixed; the others set by ``setSmoothingTimeConstant(_:)``
+    /// and ``setDecibelRange(minDecibels:maxDecibels:)``).
+    public var properties: AnalyserProperties { reader.withLock { $0.settings } }
 
     // MARK: Reader threads (under `reader`)
     private struct ReaderState {
+        var settings: AnalyserProperties
         var ring: AnalyserRing?
         var spectrum: AnalyserSpectrum?
         var frames: [Float]
@@ -41,19 +43,41 @@ public final class AnalyserNode: GraphNode, @unchecked Sendable {
         if let problem = properties.problem {
             throw .invalidProperty(node: id, name: problem.property, reason: problem.reason)
         }
-        self.properties = properties
-        reader = ControlLock(ReaderState(ring: nil, spectrum: nil,
+        fftSize = properties.fftSize
+        reader = ControlLock(ReaderState(settings: properties, ring: nil, spectrum: nil,
                                          frames: [Float](repeating: 0, count: properties.fftSize), analysedEnd: nil))
         super.init(id: id, typeName: "analyser", inputBusCount: 1, outputBusCount: 1, parameters: [])
     }
 
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
-        let ring = AnalyserRing(maximumSnapshot: properties.fftSize, maximumFramesPerSlice: maximumFramesPerSlice)
+        let ring = AnalyserRing(maximumSnapshot: fftSize, maximumFramesPerSlice: maximumFramesPerSlice)
         reader.withLock { state in
             state.ring = ring
             state.analysedEnd = nil
         }
         return AnalyserKernel(node: self, ring: ring, maximumFramesPerSlice: maximumFramesPerSlice)
+    }
+
+    /// Sets the averaging with the previous analysis (0...1; others throw
+    /// ``AudioGraphError/invalidProperty(node:name:reason:)``), used from the next analysis on.
+    public func setSmoothingTimeConstant(_ tau: Double) throws(AudioGraphError) {
+        var p = properties
+        p.smoothingTimeConstant = tau
+        try apply(p)
+    }
+
+    /// Sets the dB range of ``getByteFrequencyData(into:)`` (`minDecibels` below `maxDecibels`,
+    /// both finite; others throw ``AudioGraphError/invalidProperty(node:name:reason:)``).
+    public func setDecibelRange(minDecibels: Double, maxDecibels: Double) throws(AudioGraphError) {
+        var p = properties
+        p.minDecibels = minDecibels
+        p.maxDecibels = maxDecibels
+        try apply(p)
+    }
+
+    private func apply(_ p: AnalyserProperties) throws(AudioGraphError) {
+        if let problem = p.problem { throw .invalidProperty(node: id, name: problem.property, reason: problem.reason) }
+        reader.withLock { $0.settings = p }
     }
 
     /// The last `fftSize` frames (the channels' mean), oldest first, into `array`'s first
@@ -69,9 +93,8 @@ public final class AnalyserNode: GraphNode, @unchecked Sendable {
     /// values, bin k at k·sampleRate/fftSize Hz) into `array`'s first
     /// `min(array.count, frequencyBinCount)` elements (as Web Audio's `getFloatFrequencyData`).
     public func getFloatFrequencyData(into array: inout [Float]) {
-        let tau = properties.smoothingTimeConstant
         reader.withLock { state in
-            let spectrum = Self.analyse(&state, smoothingTimeConstant: tau)
+            let spectrum = Self.analyse(&state)
             for k in 0..<min(array.count, spectrum.smoothed.count) {
                 array[k] = Float(20 * log10(spectrum.smoothed[k]))
             }
@@ -81,9 +104,9 @@ public final class AnalyserNode: GraphNode, @unchecked Sendable {
     /// The frequency data scaled as Web Audio's `getByteFrequencyData`:
     /// `⌊255 / (maxDecibels - minDecibels) · (Y[k] - minDecibels)⌋` clamped to 0...255.
     public func getByteFrequencyData(into array: inout [UInt8]) {
-        let p = properties
         reader.withLock { state in
-            let spectrum = Self.analyse(&state, smoothingTimeConstant: p.smoothingTimeConstant)
+            let p = state.settings
+            let spectrum = Self.analyse(&state)
             for k in 0..<min(array.count, spectrum.smoothed.count) {
                 let db = 20 * log10(spectrum.smoothed[k])
                 let scaled = (255 / (p.maxDecibels - p.minDecibels) * (db - p.minDecibels)).rounded(.down)
@@ -131,12 +154,12 @@ public final class AnalyserNode: GraphNode, @unchecked Sendable {
     }
 
     /// Analyses the latest frames unless nothing was rendered since the last analysis.
-    private static func analyse(_ state: inout ReaderState, smoothingTimeConstant tau: Double) -> AnalyserSpectrum {
+    private static func analyse(_ state: inout ReaderState) -> AnalyserSpectrum {
         let spectrum = state.spectrum ?? AnalyserSpectrum(fftSize: state.frames.count)
         state.spectrum = spectrum
         let end = takeSnapshot(&state)
         if state.analysedEnd != end {
-            state.frames.withUnsafeBufferPointer { spectrum.analyse($0.baseAddress!, smoothingTimeConstant: tau) }
+            state.frames.withUnsafeBufferPointer { spectrum.analyse($0.baseAddress!, smoothingTimeConstant: state.settings.smoothingTimeConstant) }
             state.analysedEnd = end
         }
         return spectrum

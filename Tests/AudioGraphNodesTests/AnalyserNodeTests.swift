@@ -162,5 +162,24 @@ final class AnalyserNodeTests: XCTestCase {
         XCTAssertGreaterThan(result.snapshots, 0)
         XCTAssertEqual(result.torn, 0, result.example)
     }
-}
 
+    func testSmoothingAndDecibelRangeSetAtRunTime() throws {
+        let an = try AnalyserNode(id: "an", properties: AnalyserProperties(fftSize: 128))
+        let g = try graph(an, channels: 1, slice: 128)
+        _ = renderFrames(g, frames: 1024, channels: 1)
+        var db = [Float](repeating: .nan, count: 64)
+        an.getFloatFrequencyData(into: &db)   // smoothed with 0.8 from zero
+        XCTAssertThrowsError(try an.setSmoothingTimeConstant(-0.1))
+        XCTAssertThrowsError(try an.setDecibelRange(minDecibels: -10, maxDecibels: -10))
+        try an.setSmoothingTimeConstant(0)
+        try an.setDecibelRange(minDecibels: -60, maxDecibels: 0)
+        XCTAssertEqual(an.properties, AnalyserProperties(fftSize: 128, smoothingTimeConstant: 0, minDecibels: -60, maxDecibels: 0))
+        _ = renderFrames(g, frames: 256, channels: 1)
+        an.getFloatFrequencyData(into: &db)   // τ = 0: the latest block alone
+        let expected = try reference(tau: 0, blocks: [(1152..<1280).map { Self.mono(1, Int64($0)) }])
+        XCTAssertLessThan(zip(db, expected).map { abs(Double($0) - $1) }.max()!, 0.01)
+        var bytes = [UInt8](repeating: 0, count: 64)
+        an.getByteFrequencyData(into: &bytes)
+        XCTAssertEqual(bytes, db.map { UInt8(max(0, min(255, (255 / 60 * (Double($0) + 60)).rounded(.down)))) })
+    }
+}
