@@ -1,7 +1,8 @@
-// Proves the eq, delay and converter render paths allocate nothing and take no lock.
+// Proves the eq, delay, converter and analyser render paths allocate nothing and take no lock.
 import AudioGraphCore
 import CAllocationCounter
 import Foundation
+import Synchronization
 import XCTest
 @testable import AudioGraphNodes
 
@@ -65,5 +66,52 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         XCTAssertEqual(locks, 0, "first at slice \(firstBad ?? -1)")
         XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
         XCTAssertEqual(audible, 2000)
+    }
+
+    /// oscillator -> analyser (fftSize 4096) -> out: 2000 slices with only the render calls
+    /// tracked while another thread reads the frequency and time-domain data all along.
+    func testAnalyserRenderAllocatesNothingAndTakesNoLockWhileRead() throws {
+        let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine, channels: 2))
+        try osc.setParameter("frequency", 1000)
+        let analyser = try AnalyserNode(id: "an", properties: AnalyserProperties(fftSize: 4096))
+        let g = try startedGraph([osc, analyser], "osc -> an -> out", slice: 256)
+        for _ in 0..<8 { _ = g.render(frameCount: 256) }
+        let done = Atomic<Bool>(false)
+        let reads = Atomic<Int>(0)
+        let readerThread = Thread {
+            var db = [Float](repeating: 0, count: 2048), time = [Float](repeating: 0, count: 4096)
+            while !done.load(ordering: .relaxed) {
+                analyser.getFloatFrequencyData(into: &db)
+                analyser.getFloatTimeDomainData(into: &time)
+                reads.add(1, ordering: .relaxed)
+            }
+        }
+        readerThread.start()
+        var allocations: UInt64 = 0, locks: UInt64 = 0
+        let savedTrapping = RenderThread.trapsOnViolation
+        RenderThread.trapsOnViolation = false
+        defer { RenderThread.trapsOnViolation = savedTrapping }
+        RenderThread.resetLockViolations()
+        while reads.load(ordering: .relaxed) == 0 { usleep(100) }
+        for _ in 0..<2000 {
+            ag_counter_reset()
+            RenderThread.markCurrentThread(true)
+            ag_counter_track_this_thread(1)
+            _ = g.render(frameCount: 256)
+            ag_counter_track_this_thread(0)
+            RenderThread.markCurrentThread(false)
+            allocations += ag_counter_allocations()
+            locks += ag_counter_locks()
+        }
+        done.store(true, ordering: .relaxed)
+        while !readerThread.isFinished { usleep(100) }
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(locks, 0)
+        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertGreaterThan(reads.load(ordering: .relaxed), 0)
+        // The reader saw the tone: 1 kHz at 48000/4096 Hz per bin is bin 85.3.
+        var db = [Float](repeating: 0, count: 2048)
+        analyser.getFloatFrequencyData(into: &db)
+        XCTAssertEqual(db.indices.max(by: { db[$0] < db[$1] }), 85)
     }
 }

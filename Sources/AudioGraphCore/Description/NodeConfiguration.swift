@@ -15,6 +15,7 @@ public enum NodeConfiguration: Sendable, Hashable {
     case converter(ConverterProperties)
     case output(OutputProperties)
     case genericOutput(GenericOutputProperties)
+    case analyser(AnalyserProperties)
 
     /// The node type this configuration belongs to.
     public var type: NodeType {
@@ -29,6 +30,7 @@ public enum NodeConfiguration: Sendable, Hashable {
         case .converter: return .converter
         case .output: return .output
         case .genericOutput: return .genericOutput
+        case .analyser: return .analyser
         }
     }
 

@@ -116,6 +116,7 @@ public struct NodeSchema: Sendable {
         case .converter: return converter
         case .output: return output
         case .genericOutput: return genericOutput
+        case .analyser: return analyser
         }
     }
 
@@ -292,4 +293,9 @@ extension NodeSchema {
     static let genericOutput = NodeSchema(
         type: .genericOutput, kind: .output, inputBuses: .fixed(1), outputBusCount: 0,
         propertyKeys: ["format"], runtimePropertyKeys: [], convertsInputs: true, templates: [])
+
+    static let analyser = NodeSchema(
+        type: .analyser, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["fftSize", "smoothingTimeConstant", "minDecibels", "maxDecibels"], runtimePropertyKeys: [],
+        convertsInputs: false, templates: [])
 }

@@ -47,7 +47,7 @@ final class DescriptionValidatorTests: XCTestCase {
 
     func testUnknownTypeAndMissingKeys() {
         XCTAssertEqual(lines(#"{ "id": "x", "type": "reverb" }, { "type": "eq" }, \#(out)"#), [
-            #"graph.json: nodes[0] (id "x").type: "reverb" is not one of oscillator, player, input, mixer, environment, eq, delay, converter, output, genericOutput"#,
+            #"graph.json: nodes[0] (id "x").type: "reverb" is not one of oscillator, player, input, mixer, environment, eq, delay, converter, output, genericOutput, analyser"#,
             #"graph.json: nodes[1]: missing required key "id""#,
         ])
     }
@@ -87,6 +87,25 @@ final class DescriptionValidatorTests: XCTestCase {
           "connections": [ { "from": "osc", "to": "d" }, { "from": "d", "to": "out" } ] }
         """
         XCTAssertEqual(errorLines(text), ["graph.json: nodes[1] (id \"d\").parameters.lowPassCutoff: 11026 is outside 10...11025"])
+    }
+
+    func testAnalyserProperties() throws {
+        let good = #"{ "id": "a", "type": "analyser", "properties": { "fftSize": 32768, "smoothingTimeConstant": 0, "minDecibels": -120, "maxDecibels": 0 } }"#
+        let graph = try loadGraph(graphText(nodes: "\(osc), \(good), \(out)", connections: #"{ "from": "osc", "to": "a" }, { "from": "a", "to": "out" }"#))
+        XCTAssertEqual(graph.description.nodes[1].configuration,
+                       .analyser(AnalyserProperties(fftSize: 32768, smoothingTimeConstant: 0, minDecibels: -120, maxDecibels: 0)))
+        XCTAssertEqual(lines(#"""
+            { "id": "a", "type": "analyser", "properties": { "fftSize": 1000, "smoothingTimeConstant": 1.5, "maxDecibels": -100, "window": "hann" } },
+            { "id": "b", "type": "analyser", "properties": { "fftSize": 65536 } },
+            { "id": "c", "type": "analyser", "properties": { "minDecibels": -20 } }, \#(out)
+            """#), [
+            #"graph.json: nodes[0] (id "a").properties.window: unknown key "window" (allowed: fftSize, smoothingTimeConstant, minDecibels, maxDecibels)"#,
+            #"graph.json: nodes[0] (id "a").properties.fftSize: fftSize 1000 is not a power of two"#,
+            #"graph.json: nodes[0] (id "a").properties.smoothingTimeConstant: 1.5 is outside 0...1"#,
+            #"graph.json: nodes[0] (id "a").properties.maxDecibels: maxDecibels -100 must be above minDecibels -100"#,
+            #"graph.json: nodes[1] (id "b").properties.fftSize: 65536 is outside 32...32768"#,
+            #"graph.json: nodes[2] (id "c").properties.minDecibels: minDecibels -20 must be below maxDecibels -30"#,
+        ])
     }
 
     func testInputBusCount() {
@@ -193,7 +212,7 @@ final class DescriptionValidatorTests: XCTestCase {
 
     func testReferencesToBrokenNodesAreNotReportedTwice() {
         XCTAssertEqual(lines(#"{ "id": "x", "type": "oscilator" }, \#(out)"#, #"{ "from": "x", "to": "out" }"#),
-                       [#"graph.json: nodes[0] (id "x").type: "oscilator" is not one of oscillator, player, input, mixer, environment, eq, delay, converter, output, genericOutput (did you mean "oscillator"?)"#])
+                       [#"graph.json: nodes[0] (id "x").type: "oscilator" is not one of oscillator, player, input, mixer, environment, eq, delay, converter, output, genericOutput, analyser (did you mean "oscillator"?)"#])
     }
 
     // MARK: Many problems at once
