@@ -148,7 +148,8 @@ public final class AudioGraph: @unchecked Sendable {
     /// Queues a list of changes to apply together at the next `update()`.
     public func enqueue(contentsOf changes: [PendingChange]) { pendingChanges.append(contentsOf: changes) }
 
-    private func edit(_ change: PendingChange) throws(AudioGraphError) {
+    /// Applies `change` at once while open, queues it once initialized (also `GraphNode.setProperty`'s path).
+    func edit(_ change: PendingChange) throws(AudioGraphError) {
         // The state is checked under the lock: an `initialize()` on another thread cannot slip in
         // between the check and the edit (a node added then would never get a kernel).
         let changedProperty: (GraphNode, String)? = try control.withLock { _ throws(AudioGraphError) -> (GraphNode, String)? in

@@ -121,8 +121,10 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     /// pending-change list (it takes effect at `update()`).
     public func setProperty(_ name: String, _ value: any Sendable) throws(AudioGraphError) {
         try validateProperty(name, value)
-        if let graph, graph.isInitialized {
-            graph.enqueue(.setProperty(node: id, name: name, value: value))
+        if let graph {
+            // The graph decides under its lock: an initialize() racing this call cannot build the
+            // kernel from the old value and then miss the new one.
+            try graph.edit(.setProperty(node: id, name: name, value: value))
         } else {
             _ = applyProperty(name, value)
             notifyPropertyChanged(name)

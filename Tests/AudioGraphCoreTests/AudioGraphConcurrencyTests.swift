@@ -4,9 +4,11 @@ import Synchronization
 import XCTest
 @testable import AudioGraphCore
 
-/// A node with one string property, `label`, for the listener tests.
+/// A node with one Int property, `label`, for the listener and race tests. Its kernel copies the
+/// label when made and takes later values from messages.
 private final class LabelNode: GraphNode, @unchecked Sendable {
     let label = Atomic<Int>(0)
+    private(set) var labelKernel: LabelKernel?
 
     init(_ id: String) {
         super.init(id: id, typeName: "label", inputBusCount: 1, outputBusCount: 1, parameters: [])
@@ -18,11 +20,32 @@ private final class LabelNode: GraphNode, @unchecked Sendable {
 
     override func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? {
         label.store(value as! Int, ordering: .relaxed)
-        return nil
+        return LabelMessage(value as! Int)
     }
 
     override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
-        NodeKernel(nodeID: id, outputFormats: outputFormats, maximumFramesPerSlice: maximumFramesPerSlice, parameters: [])
+        let k = LabelKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
+        labelKernel = k
+        return k
+    }
+}
+
+private final class LabelMessage: KernelMessage, @unchecked Sendable {
+    let label: Int
+    init(_ label: Int) { self.label = label }
+}
+
+/// The render side of ``LabelNode``: the label it was made with, then the ones messages bring.
+private final class LabelKernel: NodeKernel, @unchecked Sendable {
+    let label: Atomic<Int>
+
+    init(node: LabelNode, maximumFramesPerSlice: Int) {
+        label = Atomic(node.label.load(ordering: .relaxed))
+        super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice, parameters: [])
+    }
+
+    override func receive(_ message: KernelMessage) {
+        if let m = message as? LabelMessage { label.store(m.label, ordering: .relaxed) }
     }
 }
 
@@ -70,6 +93,29 @@ final class AudioGraphConcurrencyTests: XCTestCase {
             XCTAssertEqual(g.pendingChanges.count, 0)
         }
         print("addNode racing initialize: \(before) rounds added first, \(after) queued for update")
+    }
+
+    /// `setProperty` racing `initialize()`: the kernel ends up with the new value either way
+    /// (made after it, or told by the queued change at `update()`). Before the graph decided under
+    /// its lock, the node could apply the value to itself after the kernel was made from the old
+    /// one, and the kernel never heard of it.
+    func testConcurrencySetPropertyRacingInitializeReachesTheKernel() throws {
+        let spin = Atomic<Int>(0)
+        for round in 0..<600 {
+            let node = LabelNode("label")
+            let g = try makeGraph([CountingSourceNode("src"), node, TestOutputNode()], "src -> label -> out")
+            // The property is set a little later each round (0 to ~60 µs), sweeping across initialize().
+            race({ try? g.initialize() }, {
+                for _ in 0..<(round % 60) * 40 { spin.wrappingAdd(1, ordering: .relaxed) }
+                try? node.setProperty("label", round + 1)
+            })
+            try g.update()
+            XCTAssertEqual(node.label.load(ordering: .relaxed), round + 1)
+            guard node.labelKernel?.label.load(ordering: .relaxed) == round + 1 else {
+                XCTFail("round \(round): the kernel kept label \(node.labelKernel?.label.load(ordering: .relaxed) ?? -1)")
+                return
+            }
+        }
     }
 
     /// Runs `body` on another thread and fails (instead of hanging) when it has not returned
