@@ -30,14 +30,19 @@ import CMySofa
 public final class HRTFSet: @unchecked Sendable {
     /// Why a set could not be loaded.
     public enum Error: Swift.Error, Equatable, CustomStringConvertible {
+        /// The path is no regular file with the HDF5 signature (missing, a directory, a FIFO, a
+        /// device, or some other format), so it is not handed to libmysofa, which would block on
+        /// a FIFO; `reason` is `FileSystemPath.sofaProblem`'s.
+        case notSOFA(path: String, reason: String)
         /// libmysofa could not open or read the file; `code` is its error code
-        /// (MYSOFA_READ_ERROR = 10003 for a missing file, MYSOFA_INVALID_FORMAT = 10000, ...).
+        /// (MYSOFA_INVALID_FORMAT = 10000, MYSOFA_READ_ERROR = 10003, ...).
         case cannotOpen(path: String, code: Int)
         /// The file is not a two-receiver (left/right ear) set.
         case notBinaural(path: String, receivers: Int)
 
         public var description: String {
             switch self {
+            case let .notSOFA(path, reason): return "cannot open HRTF set '\(path)': \(reason)"
             case let .cannotOpen(path, code): return "cannot open HRTF set '\(path)' (libmysofa error \(code))"
             case let .notBinaural(path, receivers): return "HRTF set '\(path)' has \(receivers) receivers, not 2"
             }
@@ -102,8 +107,10 @@ public final class HRTFSet: @unchecked Sendable {
     let spectra: UnsafeMutablePointer<Float>
 
     /// Loads `path` for `sampleRate`, cut into partitions of `blockSize` frames (a power of two).
+    /// A path that is no regular HDF5 file is refused before libmysofa sees it (`Error.notSOFA`).
     public init(path: String = HRTFSet.defaultPath, sampleRate: Double, blockSize: Int = 128) throws(Error) {
         precondition(blockSize > 0 && blockSize & (blockSize - 1) == 0, "blockSize must be a power of two")
+        if let reason = FileSystemPath.sofaProblem(path) { throw .notSOFA(path: path, reason: reason) }
         var length: Int32 = 0
         var err: Int32 = 0
         guard let easy = mysofa_open(path, Float(sampleRate), &length, &err), err == MYSOFA_OK else {

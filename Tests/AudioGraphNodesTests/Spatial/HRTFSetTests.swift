@@ -25,12 +25,47 @@ final class HRTFSetTests: XCTestCase {
 
     func testMissingFileIsAnError() {
         XCTAssertThrowsError(try HRTFSet(path: "/nonexistent/x.sofa", sampleRate: 48000)) { error in
-            guard case HRTFSet.Error.cannotOpen(let path, let code)? = error as? HRTFSet.Error else {
-                return XCTFail("unexpected \(error)")
-            }
-            XCTAssertEqual(path, "/nonexistent/x.sofa")
-            XCTAssertNotEqual(code, 0)
+            XCTAssertEqual(error as? HRTFSet.Error, .notSOFA(path: "/nonexistent/x.sofa", reason: "no such file"))
         }
+    }
+
+    /// A file that is no HDF5 file never reaches libmysofa (which would report only an error code).
+    func testAFileWithoutTheHDF5SignatureIsRefused() throws {
+        let path = NSTemporaryDirectory() + "hrtfset-\(getpid()).sofa"
+        defer { unlink(path) }
+        // The Debian set with its 8-byte signature changed in one byte.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: HRTFSet.defaultPath))
+        bytes[1] ^= 0x20
+        try bytes.write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try HRTFSet(path: path, sampleRate: 44100)) { error in
+            XCTAssertEqual(error as? HRTFSet.Error, .notSOFA(path: path, reason: "not a SOFA file (no HDF5 signature)"))
+        }
+        // The same bytes with the signature intact load.
+        bytes[1] ^= 0x20
+        try bytes.write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try HRTFSet(path: path, sampleRate: 44100).measurementCount, 710)
+    }
+
+    /// A FIFO is refused at once: libmysofa's fopen would wait for a writer. A writer that opens
+    /// the FIFO after 2 s (non-blocking, so it gives up when nobody reads) ends the wait of a
+    /// loader that does open it, which then fails on the time and the error.
+    func testAFIFOIsRefusedWithoutBlocking() throws {
+        let path = NSTemporaryDirectory() + "hrtfset-\(getpid()).fifo"
+        unlink(path)
+        XCTAssertEqual(mkfifo(path, 0o600), 0)
+        defer { unlink(path) }
+        let writer = Thread {
+            Thread.sleep(forTimeInterval: 2)
+            let fd = open(path, O_WRONLY | O_NONBLOCK)
+            if fd >= 0 { _ = write(fd, "not hdf5", 8); close(fd) }
+        }
+        writer.start()
+        let start = Date()
+        XCTAssertThrowsError(try HRTFSet(path: path, sampleRate: 48000)) { error in
+            XCTAssertEqual(error as? HRTFSet.Error,
+                           .notSOFA(path: path, reason: "it is a FIFO (named pipe), not a regular file"))
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1)
     }
 
     func testSofaCoordinates() {
