@@ -39,12 +39,17 @@ public final class HRTFSet: @unchecked Sendable {
         case cannotOpen(path: String, code: Int)
         /// The file is not a two-receiver (left/right ear) set.
         case notBinaural(path: String, receivers: Int)
+        /// libmysofa opened the file but its arrays do not have the sizes its dimensions give (a
+        /// missing `Data.Delay`, too few source positions or responses), which libmysofa itself
+        /// does not check before reading them; `reason` names the array.
+        case malformed(path: String, reason: String)
 
         public var description: String {
             switch self {
             case let .notSOFA(path, reason): return "cannot open HRTF set '\(path)': \(reason)"
             case let .cannotOpen(path, code): return "cannot open HRTF set '\(path)' (libmysofa error \(code))"
             case let .notBinaural(path, receivers): return "HRTF set '\(path)' has \(receivers) receivers, not 2"
+            case let .malformed(path, reason): return "HRTF set '\(path)' is malformed: \(reason)"
             }
         }
     }
@@ -119,6 +124,9 @@ public final class HRTFSet: @unchecked Sendable {
         defer { mysofa_close(easy) }
         let hrtf = easy.pointee.hrtf!
         guard hrtf.pointee.R == 2 else { throw .notBinaural(path: path, receivers: Int(hrtf.pointee.R)) }
+        if let reason = Self.structureProblem(hrtf.pointee, filterLength: Int(length)) {
+            throw .malformed(path: path, reason: reason)
+        }
 
         let m = Int(hrtf.pointee.M)
         let sofaLength = Int(length)
@@ -202,6 +210,27 @@ public final class HRTFSet: @unchecked Sendable {
         FFTWPlanner.free(timeBuffer)
         FFTWPlanner.free(freqBuffer)
         self.spectra = spec
+    }
+
+    /// Why a set libmysofa opened cannot be read safely, or nil: every array that
+    /// `mysofa_getfilter_float_nointerp` reads must be present and as long as the dimensions say
+    /// (`mysofa_check` lets a file without `Data.Delay` through, and reading the filter of such a
+    /// file dereferences a null pointer in libmysofa 1.3).
+    static func structureProblem(_ hrtf: MYSOFA_HRTF, filterLength: Int) -> String? {
+        let (m, r, n) = (Int(hrtf.M), Int(hrtf.R), Int(hrtf.N))
+        if m < 1 { return "it has no measurements" }
+        if filterLength < 1 || filterLength > n { return "its filter length, \(filterLength), is not within 1...\(n)" }
+        if hrtf.SourcePosition.values == nil || Int(hrtf.SourcePosition.elements) != 3 * m {
+            return "SourcePosition has \(hrtf.SourcePosition.elements) values, not 3 for each of \(m) measurements"
+        }
+        if hrtf.DataIR.values == nil || Int(hrtf.DataIR.elements) != m * r * n {
+            return "Data.IR has \(hrtf.DataIR.elements) values, not \(m) x \(r) x \(n)"
+        }
+        let delays = Int(hrtf.DataDelay.elements)
+        if hrtf.DataDelay.values == nil || (delays != r && delays != m * r) {
+            return "Data.Delay has \(delays) values, not \(r) or \(m) x \(r)"
+        }
+        return nil
     }
 
     deinit {

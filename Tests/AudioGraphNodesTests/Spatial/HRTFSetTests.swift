@@ -68,6 +68,34 @@ final class HRTFSetTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 1)
     }
 
+    /// Found by `FuzzSOFAReader`: a file whose `Data.Delay` variable is missing (here renamed)
+    /// passes libmysofa's own `mysofa_check`, and `mysofa_getfilter_float_nointerp` then reads the
+    /// delays through a null pointer. The set is refused before any filter is read.
+    func testASetWithoutDataDelayIsRefused() throws {
+        let path = NSTemporaryDirectory() + "hrtfset-nodelay-\(getpid()).sofa"
+        defer { unlink(path) }
+        let original = try Data(contentsOf: URL(fileURLWithPath: HRTFSet.defaultPath))
+        let name = Data("Data.Delay".utf8)
+        let range = try XCTUnwrap(original.range(of: name))
+        XCTAssertNil(original[range.upperBound...].range(of: name), "one occurrence")
+        var bytes = original
+        bytes[range.upperBound - 1] = UInt8(ascii: "z")
+        try bytes.write(to: URL(fileURLWithPath: path))
+        // What libmysofa itself makes of it: loaded and checked without error, no delays.
+        var err: Int32 = 0
+        let hrtf = try XCTUnwrap(mysofa_load(path, &err))
+        defer { mysofa_free(hrtf) }
+        XCTAssertEqual(err, Int32(MYSOFA_OK))
+        XCTAssertEqual(mysofa_check(hrtf), Int32(MYSOFA_OK))
+        XCTAssertNil(hrtf.pointee.DataDelay.values)
+        XCTAssertEqual(hrtf.pointee.DataDelay.elements, 0)
+
+        XCTAssertThrowsError(try HRTFSet(path: path, sampleRate: 44100)) { error in
+            XCTAssertEqual(error as? HRTFSet.Error,
+                           .malformed(path: path, reason: "Data.Delay has 0 values, not 2 or 710 x 2"))
+        }
+    }
+
     func testSofaCoordinates() {
         // Ours: x right, y up, z behind. SOFA: x forward, y left, z up.
         XCTAssertEqual(HRTFSet.sofaCoordinates(Vector3(0, 0, -1)), Vector3(1, 0, 0))  // ahead
