@@ -131,8 +131,11 @@ bench: deps deps-bench build
 # ---------------------------------------------------------------------------------------- fuzz
 
 # libFuzzer (the Swift toolchain's) with AddressSanitizer: the graph loader (bytes as a graph
-# file) and the WAV readers (WAVFile and libsndfile through AudioFileReader), FUZZ_SECONDS each,
-# seeded from Graphs/, the test fixtures and Fuzz/seed-wavs.py. The corpus grows in
+# file), the WAV readers (WAVFile and libsndfile through AudioFileReader) and the SOFA reader
+# (HRTFSet through libmysofa), FUZZ_SECONDS each, one after the other, seeded from Graphs/, the
+# test fixtures, Fuzz/seed-wavs.py and Fuzz/seed-sofa.py (Debian's SOFA set is 1.1 MiB, over
+# libFuzzer's default 1 MiB cap, hence -max_len for that target; libmysofa's own leaks on
+# malformed files are suppressed, Fuzz/lsan-libmysofa.supp). The corpus grows in
 # $(FUZZ_DIR)/corpus-*; a crashing input is saved as $(FUZZ_DIR)/crash-* and fails the target.
 FUZZ_SECONDS ?= 90
 FUZZ_DIR := .build-fuzz
@@ -148,11 +151,15 @@ fuzz: deps
 	@test -n "$(FUZZER_LIB)" || { echo "fuzz: libclang_rt.fuzzer_no_main not found next to $(SWIFT)" >&2; exit 1; }
 	AG_FUZZ=1 $(SWIFT) build --scratch-path $(FUZZ_DIR) $(FUZZ_FLAGS) --product FuzzGraphLoader
 	AG_FUZZ=1 $(SWIFT) build --scratch-path $(FUZZ_DIR) $(FUZZ_FLAGS) --product FuzzWAVReader
-	rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds/graph $(FUZZ_DIR)/seeds/wav $(FUZZ_DIR)/corpus-graph $(FUZZ_DIR)/corpus-wav
+	AG_FUZZ=1 $(SWIFT) build --scratch-path $(FUZZ_DIR) $(FUZZ_FLAGS) --product FuzzSOFAReader
+	rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds/graph $(FUZZ_DIR)/seeds/wav $(FUZZ_DIR)/seeds/sofa \
+	  $(FUZZ_DIR)/corpus-graph $(FUZZ_DIR)/corpus-wav $(FUZZ_DIR)/corpus-sofa
 	cp Graphs/*.json Tests/AudioGraphKitTests/Fixtures/*.json $(FUZZ_DIR)/seeds/graph/
 	$(PYTHON) Fuzz/seed-wavs.py $(FUZZ_DIR)/seeds/wav
+	$(PYTHON) Fuzz/seed-sofa.py $(FUZZ_DIR)/seeds/sofa
 	$(FUZZ_DIR)/debug/FuzzGraphLoader $(FUZZ_RUN) -artifact_prefix=$(FUZZ_DIR)/crash-graph- $(FUZZ_DIR)/corpus-graph $(FUZZ_DIR)/seeds/graph
 	$(FUZZ_DIR)/debug/FuzzWAVReader $(FUZZ_RUN) -artifact_prefix=$(FUZZ_DIR)/crash-wav- $(FUZZ_DIR)/corpus-wav $(FUZZ_DIR)/seeds/wav
+	LSAN_OPTIONS=suppressions=Fuzz/lsan-libmysofa.supp $(FUZZ_DIR)/debug/FuzzSOFAReader $(FUZZ_RUN) -max_len=2097152 -artifact_prefix=$(FUZZ_DIR)/crash-sofa- $(FUZZ_DIR)/corpus-sofa $(FUZZ_DIR)/seeds/sofa
 
 # --------------------------------------------------------------------------------------- clean
 

@@ -43,9 +43,11 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Thread safety: every call does I/O: control threads only, never on the render thread.
 public enum AudioFileReader {
     /// Opens `path` for reading; refuses FIFOs, devices and folders before libsndfile sees them
-    /// (opening a FIFO blocks until a writer appears, a device may never end).
+    /// (opening a FIFO blocks until a writer appears, a device may never end), and WAV files whose
+    /// LIST chunk libsndfile would parse forever (`WAVHeaderCheck`).
     static func open(_ path: String, _ sfinfo: inout SF_INFO) throws(AudioFileError) -> OpaquePointer {
         if let reason = FileSystemPath.notRegularFileReason(path) { throw .cannotOpen(path: path, reason: reason) }
+        if let reason = WAVHeaderCheck.problem(path) { throw .cannotOpen(path: path, reason: reason) }
         guard let file = sf_open(path, Int32(SFM_READ), &sfinfo) else {
             throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
         }

@@ -65,6 +65,16 @@ public enum FileSystemPath {
         }
     }
 
+    /// Why `path` cannot be an HRTF set, or nil: it must be a regular file in HDF5 format (SOFA
+    /// files are netCDF-4, i.e. HDF5, whose signature starts the file or follows a 512, 1024,
+    /// 2048... byte user block). Never opens a FIFO or device, so it cannot block; the graph
+    /// checker and `HRTFSet` ask it before libmysofa reads the file.
+    public static func sofaProblem(_ path: String) -> String? {
+        if let reason = notRegularFileReason(path) { return reason }
+        if hasHDF5Signature(path) { return nil }
+        return "not a SOFA file (no HDF5 signature)"
+    }
+
     /// Whether the regular file at `path` starts with the HDF5 signature, at offset 0 or after a
     /// user block of 512, 1024, 2048... bytes (up to 1 MiB), as HDF5 allows. SOFA files are
     /// netCDF-4, i.e. HDF5.

@@ -101,7 +101,7 @@ final class GraphChecker {
                        .invalidValue("\(ParameterInfo.format(segment.start)) s is not before the end of \"\(player.file)\" (\(ParameterInfo.format(info.duration)) s)"))
             }
         case .environment(let environment):
-            if let path = environment.hrtfPath, let file = environment.hrtf, let reason = Self.sofaProblem(path) {
+            if let path = environment.hrtfPath, let file = environment.hrtf, let reason = FileSystemPath.sofaProblem(path) {
                 report(DescriptionReader.join(properties, "hrtf"), .unreadableAudioFile(node: node.id, file: file, reason: reason))
             }
         default:
@@ -138,15 +138,6 @@ final class GraphChecker {
             report(location, .unreadableAudioFile(node: node, file: file, reason: reason))
             return nil
         }
-    }
-
-    /// Why `path` cannot be an HRTF set, or nil: it must be a regular file in HDF5 format (SOFA
-    /// files are netCDF-4, i.e. HDF5, whose signature starts the file or follows a 512, 1024,
-    /// 2048... byte user block). The set itself is read when the node is built.
-    static func sofaProblem(_ path: String) -> String? {
-        if let reason = FileSystemPath.notRegularFileReason(path) { return reason }
-        if FileSystemPath.hasHDF5Signature(path) { return nil }
-        return "not a SOFA file (no HDF5 signature)"
     }
 
     /// The file information of a node's player file, when it was read successfully.

@@ -30,16 +30,26 @@ import CMySofa
 public final class HRTFSet: @unchecked Sendable {
     /// Why a set could not be loaded.
     public enum Error: Swift.Error, Equatable, CustomStringConvertible {
+        /// The path is no regular file with the HDF5 signature (missing, a directory, a FIFO, a
+        /// device, or some other format), so it is not handed to libmysofa, which would block on
+        /// a FIFO; `reason` is `FileSystemPath.sofaProblem`'s.
+        case notSOFA(path: String, reason: String)
         /// libmysofa could not open or read the file; `code` is its error code
-        /// (MYSOFA_READ_ERROR = 10003 for a missing file, MYSOFA_INVALID_FORMAT = 10000, ...).
+        /// (MYSOFA_INVALID_FORMAT = 10000, MYSOFA_READ_ERROR = 10003, ...).
         case cannotOpen(path: String, code: Int)
         /// The file is not a two-receiver (left/right ear) set.
         case notBinaural(path: String, receivers: Int)
+        /// libmysofa opened the file but its arrays do not have the sizes its dimensions give (a
+        /// missing `Data.Delay`, too few source positions or responses), which libmysofa itself
+        /// does not check before reading them; `reason` names the array.
+        case malformed(path: String, reason: String)
 
         public var description: String {
             switch self {
+            case let .notSOFA(path, reason): return "cannot open HRTF set '\(path)': \(reason)"
             case let .cannotOpen(path, code): return "cannot open HRTF set '\(path)' (libmysofa error \(code))"
             case let .notBinaural(path, receivers): return "HRTF set '\(path)' has \(receivers) receivers, not 2"
+            case let .malformed(path, reason): return "HRTF set '\(path)' is malformed: \(reason)"
             }
         }
     }
@@ -102,8 +112,10 @@ public final class HRTFSet: @unchecked Sendable {
     let spectra: UnsafeMutablePointer<Float>
 
     /// Loads `path` for `sampleRate`, cut into partitions of `blockSize` frames (a power of two).
+    /// A path that is no regular HDF5 file is refused before libmysofa sees it (`Error.notSOFA`).
     public init(path: String = HRTFSet.defaultPath, sampleRate: Double, blockSize: Int = 128) throws(Error) {
         precondition(blockSize > 0 && blockSize & (blockSize - 1) == 0, "blockSize must be a power of two")
+        if let reason = FileSystemPath.sofaProblem(path) { throw .notSOFA(path: path, reason: reason) }
         var length: Int32 = 0
         var err: Int32 = 0
         guard let easy = mysofa_open(path, Float(sampleRate), &length, &err), err == MYSOFA_OK else {
@@ -112,6 +124,9 @@ public final class HRTFSet: @unchecked Sendable {
         defer { mysofa_close(easy) }
         let hrtf = easy.pointee.hrtf!
         guard hrtf.pointee.R == 2 else { throw .notBinaural(path: path, receivers: Int(hrtf.pointee.R)) }
+        if let reason = Self.structureProblem(hrtf.pointee, filterLength: Int(length)) {
+            throw .malformed(path: path, reason: reason)
+        }
 
         let m = Int(hrtf.pointee.M)
         let sofaLength = Int(length)
@@ -195,6 +210,27 @@ public final class HRTFSet: @unchecked Sendable {
         FFTWPlanner.free(timeBuffer)
         FFTWPlanner.free(freqBuffer)
         self.spectra = spec
+    }
+
+    /// Why a set libmysofa opened cannot be read safely, or nil: every array that
+    /// `mysofa_getfilter_float_nointerp` reads must be present and as long as the dimensions say
+    /// (`mysofa_check` lets a file without `Data.Delay` through, and reading the filter of such a
+    /// file dereferences a null pointer in libmysofa 1.3).
+    static func structureProblem(_ hrtf: MYSOFA_HRTF, filterLength: Int) -> String? {
+        let (m, r, n) = (Int(hrtf.M), Int(hrtf.R), Int(hrtf.N))
+        if m < 1 { return "it has no measurements" }
+        if filterLength < 1 || filterLength > n { return "its filter length, \(filterLength), is not within 1...\(n)" }
+        if hrtf.SourcePosition.values == nil || Int(hrtf.SourcePosition.elements) != 3 * m {
+            return "SourcePosition has \(hrtf.SourcePosition.elements) values, not 3 for each of \(m) measurements"
+        }
+        if hrtf.DataIR.values == nil || Int(hrtf.DataIR.elements) != m * r * n {
+            return "Data.IR has \(hrtf.DataIR.elements) values, not \(m) x \(r) x \(n)"
+        }
+        let delays = Int(hrtf.DataDelay.elements)
+        if hrtf.DataDelay.values == nil || (delays != r && delays != m * r) {
+            return "Data.Delay has \(delays) values, not \(r) or \(m) x \(r)"
+        }
+        return nil
     }
 
     deinit {

@@ -61,6 +61,23 @@ final class FileSystemPathTests: XCTestCase {
         XCTAssertFalse(FileSystemPath.hasHDF5Signature(text))
     }
 
+    /// `sofaProblem` is the graph checker's and HRTFSet's test: the regular-file reason first,
+    /// then the signature.
+    func testSOFAProblemNamesWhatIsWrong() throws {
+        let dir = try temporaryDirectory()
+        let hdf5 = dir.appendingPathComponent("a.sofa").path
+        try Data([0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]).write(to: URL(fileURLWithPath: hdf5))
+        XCTAssertNil(FileSystemPath.sofaProblem(hdf5))
+        let text = dir.appendingPathComponent("b.sofa").path
+        try Data("not a sofa file".utf8).write(to: URL(fileURLWithPath: text))
+        XCTAssertEqual(FileSystemPath.sofaProblem(text), "not a SOFA file (no HDF5 signature)")
+        let fifo = dir.appendingPathComponent("p.sofa").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        XCTAssertEqual(FileSystemPath.sofaProblem(fifo), "it is a FIFO (named pipe), not a regular file")
+        XCTAssertEqual(FileSystemPath.sofaProblem(dir.path), "it is a directory, not a file")
+        XCTAssertEqual(FileSystemPath.sofaProblem(dir.appendingPathComponent("none.sofa").path), "no such file")
+    }
+
     /// A real SOFA file, if the machine has one (libmysofa's data), carries the signature.
     func testARealSOFAFileHasTheSignature() throws {
         let candidates = ["/usr/share/libmysofa/default.sofa", "/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa"]

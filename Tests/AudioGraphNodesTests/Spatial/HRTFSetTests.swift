@@ -25,11 +25,74 @@ final class HRTFSetTests: XCTestCase {
 
     func testMissingFileIsAnError() {
         XCTAssertThrowsError(try HRTFSet(path: "/nonexistent/x.sofa", sampleRate: 48000)) { error in
-            guard case HRTFSet.Error.cannotOpen(let path, let code)? = error as? HRTFSet.Error else {
-                return XCTFail("unexpected \(error)")
-            }
-            XCTAssertEqual(path, "/nonexistent/x.sofa")
-            XCTAssertNotEqual(code, 0)
+            XCTAssertEqual(error as? HRTFSet.Error, .notSOFA(path: "/nonexistent/x.sofa", reason: "no such file"))
+        }
+    }
+
+    /// A file that is no HDF5 file never reaches libmysofa (which would report only an error code).
+    func testAFileWithoutTheHDF5SignatureIsRefused() throws {
+        let path = NSTemporaryDirectory() + "hrtfset-\(getpid()).sofa"
+        defer { unlink(path) }
+        // The Debian set with its 8-byte signature changed in one byte.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: HRTFSet.defaultPath))
+        bytes[1] ^= 0x20
+        try bytes.write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try HRTFSet(path: path, sampleRate: 44100)) { error in
+            XCTAssertEqual(error as? HRTFSet.Error, .notSOFA(path: path, reason: "not a SOFA file (no HDF5 signature)"))
+        }
+        // The same bytes with the signature intact load.
+        bytes[1] ^= 0x20
+        try bytes.write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try HRTFSet(path: path, sampleRate: 44100).measurementCount, 710)
+    }
+
+    /// A FIFO is refused at once: libmysofa's fopen would wait for a writer. A writer that opens
+    /// the FIFO after 2 s (non-blocking, so it gives up when nobody reads) ends the wait of a
+    /// loader that does open it, which then fails on the time and the error.
+    func testAFIFOIsRefusedWithoutBlocking() throws {
+        let path = NSTemporaryDirectory() + "hrtfset-\(getpid()).fifo"
+        unlink(path)
+        XCTAssertEqual(mkfifo(path, 0o600), 0)
+        defer { unlink(path) }
+        let writer = Thread {
+            Thread.sleep(forTimeInterval: 2)
+            let fd = open(path, O_WRONLY | O_NONBLOCK)
+            if fd >= 0 { _ = write(fd, "not hdf5", 8); close(fd) }
+        }
+        writer.start()
+        let start = Date()
+        XCTAssertThrowsError(try HRTFSet(path: path, sampleRate: 48000)) { error in
+            XCTAssertEqual(error as? HRTFSet.Error,
+                           .notSOFA(path: path, reason: "it is a FIFO (named pipe), not a regular file"))
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1)
+    }
+
+    /// Found by `FuzzSOFAReader`: a file whose `Data.Delay` variable is missing (here renamed)
+    /// passes libmysofa's own `mysofa_check`, and `mysofa_getfilter_float_nointerp` then reads the
+    /// delays through a null pointer. The set is refused before any filter is read.
+    func testASetWithoutDataDelayIsRefused() throws {
+        let path = NSTemporaryDirectory() + "hrtfset-nodelay-\(getpid()).sofa"
+        defer { unlink(path) }
+        let original = try Data(contentsOf: URL(fileURLWithPath: HRTFSet.defaultPath))
+        let name = Data("Data.Delay".utf8)
+        let range = try XCTUnwrap(original.range(of: name))
+        XCTAssertNil(original[range.upperBound...].range(of: name), "one occurrence")
+        var bytes = original
+        bytes[range.upperBound - 1] = UInt8(ascii: "z")
+        try bytes.write(to: URL(fileURLWithPath: path))
+        // What libmysofa itself makes of it: loaded and checked without error, no delays.
+        var err: Int32 = 0
+        let hrtf = try XCTUnwrap(mysofa_load(path, &err))
+        defer { mysofa_free(hrtf) }
+        XCTAssertEqual(err, Int32(MYSOFA_OK))
+        XCTAssertEqual(mysofa_check(hrtf), Int32(MYSOFA_OK))
+        XCTAssertNil(hrtf.pointee.DataDelay.values)
+        XCTAssertEqual(hrtf.pointee.DataDelay.elements, 0)
+
+        XCTAssertThrowsError(try HRTFSet(path: path, sampleRate: 44100)) { error in
+            XCTAssertEqual(error as? HRTFSet.Error,
+                           .malformed(path: path, reason: "Data.Delay has 0 values, not 2 or 710 x 2"))
         }
     }
 
