@@ -362,17 +362,8 @@ public final class OfflineRenderer {
         }
     }
 
-    /// `dir/.name.partial-PID.ext`: same folder (so rename is atomic), same extension (so the
-    /// file type is the same).
-    static func temporaryPath(for path: String) -> String {
-        let slash = path.lastIndex(of: "/")
-        let dir = slash.map { String(path[...$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let dot = name.lastIndex(of: ".")
-        let stem = dot.map { String(name[..<$0]) } ?? name
-        let ext = dot.map { String(name[$0...]) } ?? ""
-        return "\(dir).\(stem).partial-\(getpid())\(ext)"
-    }
+    /// `dir/.name.partial-PID.ext` (see ``AudioFileWriter/temporaryPath(for:)``).
+    static func temporaryPath(for path: String) -> String { AudioFileWriter.temporaryPath(for: path) }
 }
 
 extension Array {
