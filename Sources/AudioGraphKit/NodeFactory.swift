@@ -53,6 +53,11 @@ public enum NodeFactory {
             node = EQNode(id: description.id, sampleRate: sampleRate, properties: p)
         case .delay:
             node = DelayNode(id: description.id, sampleRate: sampleRate)
+        case .recorder(let p):
+            // Offline, the renderer drains the ring after every render call (nothing lost); live,
+            // the node's writer thread does.
+            let delivery: LiveTap.Delivery = outputs == .offline ? .manual : .thread
+            node = RecorderNode(id: description.id, path: p.path, sampleType: p.sampleType, delivery: delivery)
         case .converter(let p):
             node = ConverterNode(id: description.id, properties: p)
         case .input(let p):

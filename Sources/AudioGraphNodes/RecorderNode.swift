@@ -114,6 +114,14 @@ public final class RecorderNode: GraphNode, @unchecked Sendable {
         }
         try s.file.finish(renamingTo: path)
     }
+
+    /// Abandons the recording: nothing more is written, the temporary is removed and ``path`` is
+    /// left as it was (a failed or cancelled offline render). Control thread.
+    public func discard() {
+        guard let s = session else { return }
+        session = nil
+        s.file.discard()
+    }
 }
 
 /// What one initialized recording holds: the ring and the file.
@@ -163,6 +171,15 @@ private final class RecorderFile: @unchecked Sendable {
             unlink(temporary)
             throw failure
         }
+    }
+
+    /// Stops writing and removes the temporary.
+    func discard() {
+        let removes = state.withLock { s in
+            defer { s.finished = true }
+            return !s.finished
+        }
+        if removes { unlink(temporary) }
     }
 
     deinit {

@@ -225,6 +225,20 @@ extension DescriptionReader {
             return .eq(decodeEQ(properties, at: location))
         case .delay:
             return .delay
+        case .recorder:
+            var result = RecorderProperties(file: "", path: "")
+            if let value = properties["file"] {
+                if let file = soundFileToWrite(value, at: at("file")) {
+                    result.file = file
+                    result.path = GraphDescription.resolve(file, against: baseDirectory)
+                }
+            } else if !partial {
+                report(location, .missingKey("file"))
+            }
+            if let value = properties["sampleType"] {
+                result.sampleType = choice(value, at: at("sampleType"), as: SampleType.self)
+            }
+            return .recorder(result)
         case .converter:
             var result = ConverterProperties()
             if let value = properties["format"], let format = decodeFormat(value, at: at("format")) { result.format = format }
