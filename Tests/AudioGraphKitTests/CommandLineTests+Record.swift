@@ -89,6 +89,35 @@ extension CommandLineTests {
         }
     }
 
+    /// `play` of a graph with a `recorder` node: after --duration the recording is renamed into
+    /// place and holds every frame the graph rendered (the oscillator's formula).
+    func testPlayFinishesARecorderNode() throws {
+        let server = try PulseTestServer()
+        defer { server.stop() }
+        let dir = try makeTemporaryDirectory(self)
+        let graph = try write("""
+            { "version": 1, "sampleRate": 48000,
+              "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 440, "amplitude": 0.5 } },
+                         { "id": "rec", "type": "recorder", "properties": { "file": "played.wav" } },
+                         { "id": "out", "type": "output" } ],
+              "connections": [ { "from": "osc", "to": "rec" }, { "from": "rec", "to": "out" } ] }
+            """, "graph.json", in: dir)
+        guard let exe = CommandLineTests.executable else { throw XCTSkip("the audiograph executable is not built") }
+        let env = ProcessInfo.processInfo.environment.merging(server.environment) { $1 }
+        let log = server.directory.appendingPathComponent("play.log").path
+        let child = try ChildProcess(executable: exe.path, arguments: ["play", graph, "--duration", "0.5"], environment: env,
+                                     standardOutput: log, standardError: log + ".err")
+        let status = child.wait(timeout: 30)
+        XCTAssertEqual(status, 0, (try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? "")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["graph.json", "played.wav"])
+        let read = try AudioFileReader.read(path: dir.appendingPathComponent("played.wav").path)
+        // The output renders whole slices (512 frames): the graph, and so the recorder, ends on
+        // the slice boundary at or after --duration.
+        XCTAssertEqual(read.info.frames, 24_064)
+        let e = worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 440 * Double(n) / 48000) }
+        XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
+    }
+
     /// Bad input: a file type the extension does not name (exit 1, nothing written), a malformed
     /// channel map (exit 2). Neither needs a server.
     func testRecordBadInputFailsInOneLine() throws {
