@@ -144,6 +144,28 @@ final class OfflineRendererTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["out.wav", "take.wav"])
     }
 
+    /// A cancelled render leaves neither the recorder's file nor its temporary (nor the output's).
+    func testCancelledRenderLeavesNoRecording() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let v = try parseGraph("""
+            { "version": 1, "sampleRate": 48000, "duration": 2,
+              "nodes": [ { "id": "a", "type": "oscillator" },
+                         { "id": "rec", "type": "recorder", "properties": { "file": "take.flac", "sampleType": "int16" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "a", "to": "rec" }, { "from": "rec", "to": "out" } ] }
+            """, in: dir)
+        let r = try OfflineRenderer(v, outputPath: dir.appendingPathComponent("out.wav").path)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".take.partial-") }.count, 1)
+        var asked = 0
+        XCTAssertThrowsError(try r.render(to: dir.appendingPathComponent("out.wav").path, isCancelled: {
+            asked += 1
+            return asked > 20
+        })) { error in
+            XCTAssertEqual("\(error)", "\(RenderError.interrupted)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [])
+    }
+
     /// A recorder may not write the render's output file, nor a file a tap writes.
     func testRecorderFileClashesAreRefused() throws {
         let dir = try makeTemporaryDirectory(self)
