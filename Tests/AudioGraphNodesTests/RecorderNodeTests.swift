@@ -81,6 +81,26 @@ final class RecorderNodeTests: XCTestCase {
         }
     }
 
+    /// A writer that falls behind (here: nobody drains) makes the render thread drop whole buffers
+    /// and count them, never wait: the file then holds the buffers that fitted, bit for bit, and
+    /// recorded + dropped frames are all the frames rendered.
+    func testOverrunsAreCountedAndNeverBlock() throws {
+        let dir = try temporaryDirectory(self)
+        let path = dir.appendingPathComponent("over.wav").path
+        let rec = RecorderNode(id: "rec", path: path, delivery: .manual)
+        let g = try startedGraph([source(), rec], "src -> rec -> out", slice: 512)
+        let out = renderFrames(g, frames: 100 * 512, channels: 2)
+        g.stop()
+        try rec.finish()
+        let (_, channels) = try AudioFileReader.read(path: path)
+        print("recorder overrun: \(rec.recordedFrameCount) frames recorded, \(rec.droppedFrameCount) dropped of \(out[0].count)")
+        XCTAssertGreaterThan(rec.droppedFrameCount, 0)
+        XCTAssertEqual(rec.recordedFrameCount + rec.droppedFrameCount, out[0].count)
+        XCTAssertEqual(channels[0].count, rec.recordedFrameCount)
+        XCTAssertEqual(channels[0], Array(out[0][0..<rec.recordedFrameCount]), "the buffers that fitted come first, unchanged")
+        XCTAssertEqual(channels[1], Array(out[1][0..<rec.recordedFrameCount]))
+    }
+
     /// A recording never finished (graph uninitialized, node freed) removes its temporary and
     /// leaves no file; a second initialize starts a new temporary, and the first one is gone.
     func testUnfinishedRecordingLeavesNothing() throws {
