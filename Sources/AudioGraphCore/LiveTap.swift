@@ -184,9 +184,10 @@ public final class LiveTap: @unchecked Sendable {
     // MARK: Render side
 
     /// Copies `frameCount` frames of `buffer` rendered at `sampleTime` (the node's timeline).
-    /// Render thread only. Real-time safe.
+    /// Render thread only. Real-time safe. Called by the graph for installed taps, and by a node
+    /// that owns a tap it never installs (the recorder).
     @inline(__always)
-    func record(_ buffer: ChannelBufferList, frameCount: Int, sampleTime: Int64) {
+    public func record(_ buffer: ChannelBufferList, frameCount: Int, sampleTime: Int64) {
         var done = 0
         let size = bufferSize
         while done < frameCount {
@@ -231,8 +232,9 @@ public final class LiveTap: @unchecked Sendable {
     }
 
     /// Marks the producer side final (the plan that removed the tap has been adopted). Called by
-    /// whoever runs plan commands. Real-time safe.
-    func markDetached() {
+    /// whoever runs plan commands (or, for a tap a node owns and never installs, by the control
+    /// thread once the render thread no longer renders that node). Real-time safe.
+    public func markDetached() {
         detachedFlag.store(true, ordering: .releasing)
     }
 
@@ -304,8 +306,9 @@ public final class LiveTap: @unchecked Sendable {
         return true
     }
 
-    /// Starts the delivery thread (``Delivery/thread`` taps, at installation). Control thread.
-    func startDelivery() throws(AudioGraphError) {
+    /// Starts the delivery thread (``Delivery/thread`` taps, at installation, or by the node that
+    /// owns the tap). Control thread.
+    public func startDelivery() throws(AudioGraphError) {
         guard delivery == .thread else { return }
         try TapDeliveryThread.start(for: self)
     }

@@ -41,6 +41,9 @@ public struct LivePlayerSummary: Sendable {
     public var appliedUpdates: [(scheduled: Int64, applied: Int64)]
     /// Whether the render thread ran with real-time priority.
     public var realtime: Bool
+    /// `recorder` nodes whose file could not be finished, one line each (empty: every recording
+    /// was renamed into place).
+    public var recordingFailures: [String] = []
 }
 
 /// Plays a described graph in real time through its `output` node (cf. AVAudioEngine running
@@ -265,7 +268,7 @@ public final class LivePlayer {
     public func stop() -> LivePlayerSummary {
         let stream = output.playbackStream
         if !drained, let l = stream?.latency() { lastLatency = l }
-        let summary = LivePlayerSummary(
+        var summary = LivePlayerSummary(
             renderedFrames: output.renderedFrames, latency: lastLatency, requestedLatency: output.properties.latency,
             underruns: output.underrunCount, captureUnderruns: input?.captureStream?.underrunCount ?? 0,
             captureOverruns: input?.captureStream?.overrunCount ?? 0, appliedUpdates: applied,
@@ -273,6 +276,14 @@ public final class LivePlayer {
         output.stop()
         input?.stopCapture()
         graph.stop()
+        // The render thread has stopped: recorders write what is left and rename their files.
+        for case let recorder as RecorderNode in graph.nodes {
+            do {
+                try recorder.finish()
+            } catch {
+                summary.recordingFailures.append("node \"\(recorder.id)\": \(error)")
+            }
+        }
         if started {
             started = false
         }

@@ -55,6 +55,11 @@ public enum NodeFactory {
             node = DelayNode(id: description.id, sampleRate: sampleRate)
         case .analyser(let p):
             node = try AnalyserNode(id: description.id, properties: p)
+        case .recorder(let p):
+            // Offline, the renderer drains the ring after every render call (nothing lost); live,
+            // the node's writer thread does.
+            let delivery: LiveTap.Delivery = outputs == .offline ? .manual : .thread
+            node = RecorderNode(id: description.id, path: p.path, sampleType: p.sampleType, delivery: delivery)
         case .converter(let p):
             node = ConverterNode(id: description.id, properties: p)
         case .input(let p):

@@ -114,6 +114,10 @@ public final class OfflineRenderer {
         for (index, tap) in taps.enumerated() where FileSystemPath.resolved(tap.path) == output {
             throw .pathConflict("\(built.validated.description.fileName): taps[\(index)].file: \"\(tap.file)\" is the render's output file \(outputPath)")
         }
+        for node in built.validated.description.nodes {
+            guard case .recorder(let p) = node.configuration, FileSystemPath.resolved(p.path) == output else { continue }
+            throw .pathConflict("\(built.validated.description.fileName): node \"\(node.id)\" properties.file: \"\(p.file)\" is the render's output file \(outputPath)")
+        }
         var needed: [String: (path: String, bytes: Int64)] = [:]
         func account(_ path: String, _ format: StreamFormat, frames: Int64) throws(RenderError) {
             let bytes = AudioFileWriter.dataBytes(frames: frames, format: format)
@@ -170,10 +174,13 @@ public final class OfflineRenderer {
         let temporary = Self.temporaryPath(for: outputPath)
         var tapWriters: [(tap: TapDescription, writer: AudioFileWriter, temporary: String, rate: Double)] = []
         var finished = false
+        // Recorders, drained after every render call and finished with the render.
+        var recorderNodes = graph.nodes.compactMap { $0 as? RecorderNode }
         defer {
             if !finished {
                 unlink(temporary)
                 for t in tapWriters { unlink(t.temporary) }
+                for r in recorderNodes { r.discard() }
             }
         }
         let writer: AudioFileWriter
@@ -225,6 +232,7 @@ public final class OfflineRenderer {
                         try graph.update(waitUntilApplied: false)
                         attachRecorders()
                         players = graph.nodes.compactMap { $0 as? PlayerNode }
+                        recorderNodes = graph.nodes.compactMap { $0 as? RecorderNode }
                     } catch {
                         failure = .graph(error)
                         return done
@@ -236,6 +244,7 @@ public final class OfflineRenderer {
                 for p in players { p.prepareForOfflineRender(graphSampleTime: graph.renderSampleTime, graphSampleRate: graph.sampleRate) }
                 // Only the render call runs as a render thread (updates and file writes do not).
                 let result = RenderThread.whileMarked { graph.render(frameCount: n) }
+                for r in recorderNodes { r.drain() }
                 let source = result?.buffer ?? silence.list
                 var written = source
                 if source.channelCount != fileFormat.channelCount {
@@ -324,6 +333,11 @@ public final class OfflineRenderer {
         } catch {
             throw .file(error)
         }
+        do throws(AudioFileError) {
+            for r in recorderNodes { try r.finish() }
+        } catch {
+            throw .file(error)
+        }
         guard rename(temporary, outputPath) == 0 else {
             throw .file(.ioFailed(path: outputPath, reason: "cannot rename the finished file into place: " + String(cString: strerror(errno))))
         }
@@ -362,17 +376,8 @@ public final class OfflineRenderer {
         }
     }
 
-    /// `dir/.name.partial-PID.ext`: same folder (so rename is atomic), same extension (so the
-    /// file type is the same).
-    static func temporaryPath(for path: String) -> String {
-        let slash = path.lastIndex(of: "/")
-        let dir = slash.map { String(path[...$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let dot = name.lastIndex(of: ".")
-        let stem = dot.map { String(name[..<$0]) } ?? name
-        let ext = dot.map { String(name[$0...]) } ?? ""
-        return "\(dir).\(stem).partial-\(getpid())\(ext)"
-    }
+    /// `dir/.name.partial-PID.ext` (see ``AudioFileWriter/temporaryPath(for:)``).
+    static func temporaryPath(for path: String) -> String { AudioFileWriter.temporaryPath(for: path) }
 }
 
 extension Array {

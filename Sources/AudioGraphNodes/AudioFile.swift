@@ -1,5 +1,8 @@
 // Sound files through libsndfile: reading whole files or parts, writing slices as they render.
 import CSndFile
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Errors reading or writing sound files. Thrown on control threads only.
 public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -164,6 +167,18 @@ public final class AudioFileWriter {
 
     /// Whether a file written by this writer is an RF64 file (its container, not its extension).
     public var isRF64: Bool { major == Int32(SF_FORMAT_RF64) }
+
+    /// Where a file at `path` is written before it is complete: `dir/.name.partial-PID.ext`,
+    /// same folder (so the final rename is atomic), same extension (so the file type is the same).
+    public static func temporaryPath(for path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let dot = name.lastIndex(of: ".")
+        let stem = dot.map { String(name[..<$0]) } ?? name
+        let ext = dot.map { String(name[$0...]) } ?? ""
+        return "\(dir).\(stem).partial-\(getpid())\(ext)"
+    }
 
     /// The sample type a file type stores when none is asked for: float32, or int24 for FLAC.
     public static func defaultSampleType(forPath path: String) -> SampleType {

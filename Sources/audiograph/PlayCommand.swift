@@ -71,7 +71,9 @@ struct PlayCommand: ParsableCommand {
             }.first ?? 0.02) * 4)
         }
         let summary = player.stop()
+        for problem in summary.recordingFailures { Diagnostics.error("\(graph): \(problem)") }
         if let failure { throw Self.exit(for: failure, graph: graph) }
+        if !summary.recordingFailures.isEmpty { throw ExitCode(ExitStatus.runtime) }
         let seconds = Double(summary.renderedFrames) / validated.description.sampleRate
         var line = String(format: "played %.2f s; latency requested %.0f ms", seconds, summary.requestedLatency)
         if let l = summary.latency {

@@ -120,6 +120,77 @@ final class OfflineRendererTests: XCTestCase {
         XCTAssertLessThan(ey.error, 2e-6, "at \(ey.at)")
     }
 
+    /// A `recorder` node between a mixer and the output, rendered offline in slices of 256 with
+    /// an update moving the mix: its float32 WAV equals the rendered output bit for bit, and only
+    /// the final files remain.
+    func testRecorderNodeWritesWhatPassesBitForBit() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let v = try parseGraph("""
+            { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 256,
+              "nodes": [ { "id": "a", "type": "oscillator", "parameters": { "frequency": 300, "amplitude": 0.5 } },
+                         { "id": "b", "type": "oscillator", "properties": { "waveform": "sawtooth" }, "parameters": { "frequency": 701, "amplitude": 0.25 } },
+                         { "id": "mix", "type": "mixer", "inputBusCount": 2, "properties": { "channels": 2 } },
+                         { "id": "rec", "type": "recorder", "properties": { "file": "take.wav" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "a", "to": "mix:0" }, { "from": "b", "to": "mix:1" },
+                               { "from": "mix", "to": "rec" }, { "from": "rec", "to": "out" } ],
+              "updates": [ { "frame": 1000, "actions": [ { "disconnect": { "to": "mix:1" } } ] } ] }
+            """, in: dir)
+        let y = try renderToFile(v, dir.appendingPathComponent("out.wav").path, frames: 5000)
+        let rec = try AudioFileReader.read(path: dir.appendingPathComponent("take.wav").path)
+        XCTAssertEqual(rec.info, AudioFileInfo(sampleRate: 48000, channels: 2, frames: 5000))
+        XCTAssertEqual(rec.channels, y.channels, "the recording is the output, bit for bit")
+        XCTAssertNotEqual(y.channels[0][500], 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["out.wav", "take.wav"])
+    }
+
+    /// A cancelled render leaves neither the recorder's file nor its temporary (nor the output's).
+    func testCancelledRenderLeavesNoRecording() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let v = try parseGraph("""
+            { "version": 1, "sampleRate": 48000, "duration": 2,
+              "nodes": [ { "id": "a", "type": "oscillator" },
+                         { "id": "rec", "type": "recorder", "properties": { "file": "take.flac", "sampleType": "int16" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "a", "to": "rec" }, { "from": "rec", "to": "out" } ] }
+            """, in: dir)
+        let r = try OfflineRenderer(v, outputPath: dir.appendingPathComponent("out.wav").path)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".take.partial-") }.count, 1)
+        var asked = 0
+        XCTAssertThrowsError(try r.render(to: dir.appendingPathComponent("out.wav").path, isCancelled: {
+            asked += 1
+            return asked > 20
+        })) { error in
+            XCTAssertEqual("\(error)", "\(RenderError.interrupted)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [])
+    }
+
+    /// A recorder may not write the render's output file, nor a file a tap writes.
+    func testRecorderFileClashesAreRefused() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let text = """
+            { "version": 1, "sampleRate": 48000,
+              "nodes": [ { "id": "a", "type": "oscillator" },
+                         { "id": "rec", "type": "recorder", "properties": { "file": "./x.wav" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "a", "to": "rec" }, { "from": "rec", "to": "out" } ] TAPS }
+            """
+        let v = try parseGraph(text.replacingOccurrences(of: "TAPS", with: ""), in: dir)
+        XCTAssertThrowsError(try OfflineRenderer(v, outputPath: dir.appendingPathComponent("x.wav").path)) { error in
+            XCTAssertEqual("\(error)", #"graph.json: node "rec" properties.file: "./x.wav" is the render's output file \#(dir.path)/x.wav"#)
+        }
+        XCTAssertThrowsError(try GraphLoader.parse(text: text.replacingOccurrences(of: "TAPS", with: #", "taps": [ { "node": "a", "file": "x.wav" } ]"#),
+                                                   fileName: "graph.json", baseDirectory: dir.path)) { error in
+            XCTAssertEqual("\(error)", #"graph.json: taps[0].file: "x.wav" is already written by nodes[1] (id "rec").properties.file"#)
+        }
+        XCTAssertThrowsError(try GraphLoader.parse(text: text.replacingOccurrences(of: "./x.wav", with: "x.mp3").replacingOccurrences(of: "TAPS", with: ""),
+                                                   fileName: "graph.json", baseDirectory: dir.path)) { error in
+            XCTAssertTrue("\(error)".hasPrefix(#"graph.json: nodes[1] (id "rec").properties.file: cannot write "x.mp3": the extension must be one of"#), "\(error)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [])
+    }
+
     /// A tap on a node that runs at its own rate (a 44.1 kHz player behind the mixer's converter)
     /// records what that bus produced, at its rate.
     func testTapOfANodeAtAnotherRate() throws {

@@ -203,8 +203,13 @@ final class RealTimeSafetyTests: XCTestCase {
             renderingAlgorithm: .hrtf, reverb: ReverbSettings(enabled: true, preset: .mediumHall, level: -6)))
         let panner = EnvironmentNode(id: "panner", sampleRate: 48000, inputBusCount: 2)
         let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
+        // A recorder between the mixer and the output: its kernel copies every slice into its ring
+        // (its writer thread writes the file, off the render thread).
+        let recording = path + ".recorded.wav"
+        defer { unlink(recording) }
+        let recorder = RecorderNode(id: "rec", path: recording)
         let out = GenericOutputNode(id: "out")
-        for n in [player, converter, eq, delay, osc, hrtf, panner, mixer, out] as [GraphNode] { try graph.addNode(n) }
+        for n in [player, converter, eq, delay, osc, hrtf, panner, mixer, recorder, out] as [GraphNode] { try graph.addNode(n) }
         try graph.connect("player", to: "conv")
         try graph.connect("conv", to: "eq")
         try graph.connect("eq", to: "delay")
@@ -217,7 +222,8 @@ final class RealTimeSafetyTests: XCTestCase {
         try panner.setParameter("input.1.coneOuterGain", 0.3)
         try graph.connect("hrtf", to: "mix", inputBus: 0)
         try graph.connect("panner", to: "mix", inputBus: 1)
-        try graph.connect("mix", to: "out")
+        try graph.connect("mix", to: "rec")
+        try graph.connect("rec", to: "out")
         try graph.initialize()
         try graph.start()
 
@@ -244,8 +250,11 @@ final class RealTimeSafetyTests: XCTestCase {
             usleep(300)
         }
         graph.stop()
+        try recorder.finish()
         print("real-time safety (effects and spatial): \(slices) slices, \(run.controlSteps) parameter rounds; \(run)")
         assertNothingCounted(run)
+        XCTAssertEqual(try AudioFileReader.info(path: recording).frames, Int64(recorder.recordedFrameCount))
+        XCTAssertGreaterThan(recorder.recordedFrameCount, 0)
     }
 
     /// Streaming players (the threshold lowered so a 1 s file streams, a 32 768-frame ring so it

@@ -246,6 +246,20 @@ extension DescriptionReader {
                 report(at("minDecibels"), .invalidValue("minDecibels \(ParameterInfo.format(result.minDecibels)) must be below maxDecibels \(ParameterInfo.format(result.maxDecibels))"))
             }
             return .analyser(result)
+        case .recorder:
+            var result = RecorderProperties(file: "", path: "")
+            if let value = properties["file"] {
+                if let file = soundFileToWrite(value, at: at("file")) {
+                    result.file = file
+                    result.path = GraphDescription.resolve(file, against: baseDirectory)
+                }
+            } else if !partial {
+                report(location, .missingKey("file"))
+            }
+            if let value = properties["sampleType"] {
+                result.sampleType = choice(value, at: at("sampleType"), as: SampleType.self)
+            }
+            return .recorder(result)
         case .converter:
             var result = ConverterProperties()
             if let value = properties["format"], let format = decodeFormat(value, at: at("format")) { result.format = format }

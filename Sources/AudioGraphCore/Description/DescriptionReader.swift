@@ -265,14 +265,20 @@ final class DescriptionReader {
             guard let index = integer(value, at: Self.join(location, "bus"), in: 0...Int(Int32.max)) else { return nil }
             bus = index
         }
-        guard let file = object["file"].flatMap({ string($0, at: Self.join(location, "file")) }) else { return nil }
-        let allowed = TapDescription.supportedExtensions.keys.sorted()
-        guard let ext = TapDescription.fileExtension(of: file), TapDescription.supportedExtensions[ext] != nil else {
-            report(Self.join(location, "file"), .unsupportedTapFile(file, allowed: allowed))
-            return nil
-        }
+        guard let file = object["file"].flatMap({ soundFileToWrite($0, at: Self.join(location, "file")) }) else { return nil }
         guard let node else { return nil }
         return TapDescription(node: node, bus: bus, file: file, path: GraphDescription.resolve(file, against: baseDirectory))
+    }
+
+    /// A sound file a tap or recorder writes: a string whose extension names a type of
+    /// ``TapDescription/supportedExtensions`` (reported and nil otherwise).
+    func soundFileToWrite(_ value: JSONValue, at location: String) -> String? {
+        guard let file = string(value, at: location) else { return nil }
+        guard let ext = TapDescription.fileExtension(of: file), TapDescription.supportedExtensions[ext] != nil else {
+            report(location, .unsupportedTapFile(file, allowed: TapDescription.supportedExtensions.keys.sorted()))
+            return nil
+        }
+        return file
     }
 
     func decodeFormat(_ value: JSONValue, at location: String) -> FormatDescription? {

@@ -238,6 +238,17 @@ final class GraphChecker {
             for case .addNode(let node) in update.actions where everyNode[node.id] == nil { everyNode[node.id] = node }
         }
         var files: [String: String] = [:]
+        // Recorders write files too: no two writers of one file, recorders first (in id order).
+        for id in everyNode.keys.sorted() {
+            guard case .recorder(let p) = everyNode[id]!.configuration, !p.path.isEmpty else { continue }
+            let location = DescriptionReader.join(DescriptionReader.join(reader.nodeLocations[id] ?? "nodes", "properties"), "file")
+            let resolved = FileSystemPath.resolved(p.path)
+            if let first = files[resolved] {
+                report(location, .invalidValue("\"\(p.file)\" is already written by \(first)"))
+            } else {
+                files[resolved] = location
+            }
+        }
         for (index, tap) in graph.taps.enumerated() {
             let location = reader.tapLocations[index]
             // Compared as the file system sees them: `a.wav` and `./a.wav` are one file.

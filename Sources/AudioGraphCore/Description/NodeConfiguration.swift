@@ -12,6 +12,7 @@ public enum NodeConfiguration: Sendable, Hashable {
     case eq(EQProperties)
     /// The delay has no properties.
     case delay
+    case recorder(RecorderProperties)
     case converter(ConverterProperties)
     case output(OutputProperties)
     case genericOutput(GenericOutputProperties)
@@ -27,6 +28,7 @@ public enum NodeConfiguration: Sendable, Hashable {
         case .environment: return .environment
         case .eq: return .eq
         case .delay: return .delay
+        case .recorder: return .recorder
         case .converter: return .converter
         case .output: return .output
         case .genericOutput: return .genericOutput

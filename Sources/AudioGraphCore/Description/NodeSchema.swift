@@ -113,6 +113,7 @@ public struct NodeSchema: Sendable {
         case .environment: return environment
         case .eq: return eq
         case .delay: return delay
+        case .recorder: return recorder
         case .converter: return converter
         case .output: return output
         case .genericOutput: return genericOutput
@@ -281,6 +282,10 @@ extension NodeSchema {
             ParameterTemplate(.global, "lowPassCutoff", .hertz, .value(10), .nyquist, .nyquistCapped(15000), smooths: true),
             ParameterTemplate(.global, "wetDryMix", .percent, 0, 100, 100),
         ])
+
+    static let recorder = NodeSchema(
+        type: .recorder, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["file", "sampleType"], runtimePropertyKeys: [], convertsInputs: false, templates: [])
 
     static let converter = NodeSchema(
         type: .converter, kind: .converter, inputBuses: .fixed(1), outputBusCount: 1,
