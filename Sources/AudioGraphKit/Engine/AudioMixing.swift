@@ -178,14 +178,23 @@ extension AudioNode {
     }
 
     func setDestinationMixing(_ s: MixingSettings, mixer: AudioNode, bus: Int, call: String) {
-        destinationMixing[DestinationKey(mixer: ObjectIdentifier(mixer), bus: bus)] = s
-        engine?.mixingChanged(self, call: call)
+        withEngineLock {
+            destinationMixing[DestinationKey(mixer: ObjectIdentifier(mixer), bus: bus)] = s
+            engine?.mixingChanged(self, call: call)
+        }
     }
 
     /// Changes the source's own settings (every destination without its own) and applies them.
     func updateMixing(_ call: String, _ change: (inout MixingSettings) -> Void) {
-        change(&mixing)
-        engine?.mixingChanged(self, call: call)
+        withEngineLock {
+            change(&mixing)
+            engine?.mixingChanged(self, call: call)
+        }
+    }
+
+    /// Runs `body` under the engine's lock when attached (mixing setters may come from any thread).
+    func withEngineLock(_ body: () -> Void) {
+        if let engine { engine.withLock(body) } else { body() }
     }
 }
 

@@ -179,8 +179,15 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// Stores a parameter value and applies it: in the engine's open change list, else at once
     /// on the graph node (lock-free), else at the next build.
     func setStoredParameter(_ address: String, _ value: Double, call: String) {
-        storedParameters[address] = value
-        engine?.parameterChanged(self, address: address, value: value, call: call)
+        // Under the engine's lock when attached: setters may be called from any thread.
+        guard let engine else {
+            storedParameters[address] = value
+            return
+        }
+        engine.withLock {
+            storedParameters[address] = value
+            engine.parameterChanged(self, address: address, value: value, call: call)
+        }
     }
 
     /// A stored parameter, or `defaultValue`.
