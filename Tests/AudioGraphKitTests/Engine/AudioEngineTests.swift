@@ -519,3 +519,49 @@ final class AudioEngineLifeCycleTests: XCTestCase {
         XCTAssertEqual(engine.manualRenderingSampleTime, 3 * 4800 + 480)
     }
 }
+
+final class AudioRecorderTests: XCTestCase {
+    func testARecorderWritesWhatTheBusRenderedBitForBitAndOnlyAppearsWhenStopped() throws {
+        let engine = AudioEngine()
+        let format = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+        try engine.enableManualRenderingMode(.offline, format: format, maximumFrameCount: 1000)
+        let source = makeSineSource(frequency: 440)
+        engine.attach(source)
+        engine.connect(source, to: engine.mainMixerNode, format: nil)
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("recorder-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("mix.wav")
+        let recorder = AudioRecorder(node: engine.mainMixerNode, url: url)
+        try engine.start()
+        try recorder.record()
+        XCTAssertTrue(recorder.isRecording)
+        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: format, frameCapacity: 1000))
+        var rendered: [Float] = []
+        for _ in 0..<5 {
+            XCTAssertEqual(try engine.renderOffline(1000, to: buffer), .success)
+            rendered += UnsafeBufferPointer(start: buffer.floatChannelData![0], count: 1000)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url.path), "the file appears only when complete")
+        try recorder.stop()
+        XCTAssertFalse(recorder.isRecording)
+        XCTAssertEqual(recorder.recordedFrameCount, 5000)
+        XCTAssertEqual(recorder.droppedBufferCount, 0)
+        let file = try AudioFile(forReading: url)
+        XCTAssertEqual(file.length, 5000)
+        let back = try XCTUnwrap(AudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 5000))
+        try file.read(into: back)
+        XCTAssertEqual(Array(UnsafeBufferPointer(start: back.floatChannelData![0], count: 5000)), rendered)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["mix.wav"], "no temporary left")
+    }
+
+    func testAnUnknownExtensionFailsWhenRecordingStarts() throws {
+        let engine = AudioEngine()
+        engine.attach(AudioMixerNode())
+        let recorder = AudioRecorder(node: engine.mainMixerNode, url: URL(fileURLWithPath: "/tmp/x-\(getpid()).mp3"))
+        XCTAssertThrowsError(try recorder.record()) { error in
+            XCTAssertTrue("\(error)".contains(".mp3") || "\(error)".contains("x-"), "\(error)")
+        }
+        XCTAssertFalse(recorder.isRecording)
+    }
+}
