@@ -171,6 +171,16 @@ extension CommandLineTests {
                 XCTAssertTrue(r.stderr.contains(c.file) && r.stderr.contains(c.reason), r.stderr)
             }
         }
+        // The graph file itself: a FIFO would block reading, a device never end.
+        XCTAssertEqual(mkfifo(dir.appendingPathComponent("pipe.json").path, 0o600), 0)
+        for (file, reason) in [("pipe.json", "FIFO"), ("/dev/zero", "device")] {
+            for command in [["validate", file], ["render", file, "-o", "g.wav", "--quiet"]] {
+                let r = try run(command, in: dir, timeout: 30)
+                XCTAssertEqual(r.status, 1, "\(file) \(command): \(r.stderr)")
+                XCTAssertEqual(r.stderrLines.count, 1, r.stderr)
+                XCTAssertTrue(r.stderr.hasPrefix(file) && r.stderr.contains(reason), r.stderr)
+            }
+        }
         for file in ["pipe.wav", "/dev/zero", "folder.wav"] {
             let m = try run(["meter", file], in: dir, timeout: 30)
             XCTAssertEqual(m.status, 1, "meter \(file): \(m.stderr)")

@@ -91,6 +91,10 @@ public struct GraphDescription: Sendable, Hashable {
     public static func load(contentsOf path: String,
                             fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
         let directory = Self.directory(of: path)
+        // A FIFO or a device as the graph file would block or never end: refused before reading.
+        if FileManager.default.fileExists(atPath: path), let reason = FileSystemPath.notRegularFileReason(path) {
+            throw GraphDescriptionErrors([GraphDescriptionError(fileName: path, location: "", problem: .cannotReadFile(reason: reason))])
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
             throw GraphDescriptionErrors([GraphDescriptionError(fileName: path, location: "", problem: .cannotReadFile(reason: reason))])
