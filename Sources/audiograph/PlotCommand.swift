@@ -57,7 +57,8 @@ struct PlotCommand: ParsableCommand {
         }
         do {
             try AudioPlot.draw(file: soundFile, to: output, kind: PlotKind(rawValue: kind)!,
-                               width: width, height: height, channel: channel)
+                               width: width, height: height, channel: channel,
+                               title: input.split(separator: "/").last.map(String.init))
         } catch {
             switch error {
             case .cairo:

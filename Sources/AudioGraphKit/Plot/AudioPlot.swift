@@ -51,9 +51,11 @@ public enum AudioPlot {
 
     /// Draws a `kind` picture of the sound file at `path` into `output` (`.png` or `.svg`),
     /// `width` × `height` pixels; `channel` (0-based) picks one channel, nil shows them all.
+    /// `title` names the sound in the picture's title (nil: the file's name).
     /// - Throws: ``PlotError``.
     public static func draw(file path: String, to output: String, kind: PlotKind = .waveform,
-                            width: Int = 1200, height: Int = 400, channel: Int? = nil) throws(PlotError) {
+                            width: Int = 1200, height: Int = 400, channel: Int? = nil,
+                            title: String? = nil) throws(PlotError) {
         let isSVG: Bool
         switch output.split(separator: ".").last?.lowercased() {
         case "png" where output.contains("."): isSVG = false
@@ -69,7 +71,7 @@ public enum AudioPlot {
             throw .noSuchChannel(path: path, channel: channel, channelCount: info.channels)
         }
         let channels = channel.map { [$0] } ?? Array(0..<info.channels)
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = title ?? path.split(separator: "/").last.map(String.init) ?? path
         let which = channel.map { " (channel \($0))" } ?? ""
 
         // Analyse first: a read error leaves no picture behind.
