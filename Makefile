@@ -167,4 +167,4 @@ fuzz: deps
 # --------------------------------------------------------------------------------------- clean
 
 clean:
-	rm -rf .build .build-tsan .build-fuzz $(DEMO_OUT)
+	rm -rf .build .build-tsan .build-fuzz $(DEMO_OUT) $(DEMO_PLOT)
