@@ -22,9 +22,9 @@ extension AudioPlot {
     /// Min/max envelope per column, one lane per channel, amplitude ticks and a time axis.
     static func drawWaveform(_ cr: OpaquePointer, lanes: [[WaveformPoint]], info: AudioFileInfo, width: Int, height: Int) {
         let a = plotArea(width: width, height: height)
-        let laneHeight = Double(a.height) / Double(max(1, lanes.count))
+        let laneHeight = (Double(a.height) - laneGap * Double(max(0, lanes.count - 1))) / Double(max(1, lanes.count))
         for (index, points) in lanes.enumerated() {
-            let top = Double(a.y) + laneHeight * Double(index)
+            let top = Double(a.y) + (laneHeight + laneGap) * Double(index)
             func y(_ v: Float) -> Double { top + (1 - Double(max(-1, min(1, v)))) / 2 * laneHeight }
             // Grid: −1, 0, 1.
             for v: Float in [1, 0, -1] {
@@ -44,6 +44,9 @@ extension AudioPlot {
         timeAxis(cr, seconds: Double(info.frames) / info.sampleRate, width: width, height: height)
         border(cr, width: width, height: height)
     }
+
+    /// Pixels between the waveform's channel lanes (room for their amplitude labels).
+    static let laneGap = 14.0
 
     /// The averaged spectrum's curve over log frequency and dB grids.
     static func drawSpectrum(_ cr: OpaquePointer, decibels: [Double], sampleRate: Double, width: Int, height: Int) {

@@ -53,15 +53,16 @@ final class AudioPlotTests: XCTestCase {
         let p = try readPNG(png)
         XCTAssertEqual([p.width, p.height], [800, 400])
         let a = area(800, 400)
-        let lane = Double(a.height) / 2
+        // Two lanes 14 px apart.
+        let lane = (Double(a.height) - 14) / 2
         // The curve is blue: b well above r.
         func curveRows(_ x: Int, from y0: Int, to y1: Int) -> [Int] {
             (y0..<y1).filter { let c = p.rgb(x, $0); return c.b - c.r > 80 }
         }
         for x in [a.x + 100, a.x + 400, a.x + 700] {
-            let top0 = Double(a.y), top1 = Double(a.y) + lane
-            let rows0 = curveRows(x, from: a.y, to: Int(top1))
-            let rows1 = curveRows(x, from: Int(top1), to: a.y + a.height)
+            let top0 = Double(a.y), top1 = Double(a.y) + lane + 14
+            let rows0 = curveRows(x, from: a.y, to: Int(top1) - 7)
+            let rows1 = curveRows(x, from: Int(top1) - 7, to: a.y + a.height)
             // Full scale: from the lane's top to its bottom (±1.5 px of antialiasing).
             XCTAssertEqual(Double(try XCTUnwrap(rows0.first)), top0, accuracy: 1.5, "column \(x)")
             XCTAssertEqual(Double(try XCTUnwrap(rows0.last)), top0 + lane, accuracy: 1.5, "column \(x)")
