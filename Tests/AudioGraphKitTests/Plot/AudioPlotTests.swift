@@ -179,3 +179,30 @@ final class AudioPlotTests: XCTestCase {
         XCTAssertEqual(fileNames(dir), ["tone.wav"])
     }
 }
+
+extension AudioPlotTests {
+    /// Samples in memory draw the same picture as the same samples in a file (and leave nothing
+    /// behind); an empty file draws axes only.
+    func testBufferDrawsTheSamePictureAsItsFile() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let wav = dir.appendingPathComponent("tone.wav").path
+        let tone = (0..<9600).map { Float(0.8 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
+        try writeWAV(wav, [tone, tone.map { -$0 }], sampleRate: 48000)
+        for kind in PlotKind.allCases {
+            let a = dir.appendingPathComponent("a.png").path, b = dir.appendingPathComponent("b.png").path
+            try AudioPlot.draw(file: wav, to: a, kind: kind, width: 400, height: 200, title: "x")
+            try AudioPlot.draw(channels: [tone, tone.map { -$0 }], sampleRate: 48000, to: b, kind: kind,
+                               width: 400, height: 200, title: "x")
+            let pa = try readPNG(a), pb = try readPNG(b)
+            XCTAssertEqual([pb.width, pb.height], [400, 200])
+            XCTAssertEqual(pa.pixels, pb.pixels, "\(kind)")
+        }
+        XCTAssertEqual(fileNames(dir), ["a.png", "b.png", "tone.wav"])
+        XCTAssertThrowsError(try AudioPlot.draw(channels: [[0, 1], [0]], sampleRate: 48000,
+                                                to: dir.appendingPathComponent("c.png").path))
+        // No frames: the axes, no curve.
+        try AudioPlot.draw(channels: [[]], sampleRate: 48000, to: dir.appendingPathComponent("e.png").path, kind: .spectrogram)
+        try AudioPlot.draw(channels: [[]], sampleRate: 48000, to: dir.appendingPathComponent("e.png").path)
+        XCTAssertEqual(try readPNG(dir.appendingPathComponent("e.png").path).width, 1200)
+    }
+}
