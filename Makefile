@@ -1,6 +1,6 @@
 # A thin layer over SwiftPM: the targets a user runs are the targets CI runs.
 #
-#   make run          install what is missing, build, render Graphs/demo.json to demo.wav
+#   make run          install what is missing, build, render Graphs/demo.json to demo.wav, plot demo.png
 #   make test         the whole XCTest suite (debug build)
 #   make conformance  the black-box cases in ../shared/conformance against the release CLI
 #   make tsan         the concurrency tests under ThreadSanitizer
@@ -22,6 +22,7 @@ PYTHON ?= python3
 CLI := .build/release/audiograph
 DEMO_GRAPH ?= Graphs/demo.json
 DEMO_OUT ?= demo.wav
+DEMO_PLOT ?= demo.png
 CONFORMANCE_DIR ?= ../shared/conformance
 # Extra flags for `swift test` (for example SWIFT_TEST_FLAGS=--parallel); serial by default
 # because the PulseAudio tests start a real server each.
@@ -32,7 +33,7 @@ CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency|LiveTap
 # Debian packages: headers and libraries of the C wrappers, and a PulseAudio server and its
 # tools for the live-I/O tests. libmysofa1 is named too because it ships the default HRTF set.
 DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libsoxr-dev libpulse-dev pulseaudio pulseaudio-utils \
-                libmysofa-dev libmysofa1 libfftw3-dev libebur128-dev
+                libmysofa-dev libmysofa1 libfftw3-dev libebur128-dev libcairo2-dev
 # Only `make bench` needs the peer renderers: those ../shared/bench/interleaved.sh runs (sox,
 # ffmpeg, GStreamer; numpy comes with deps-python), GNU time, which times them, and gcc with the C
 # library headers for the C floors of scripts/bench-kernels.sh.
@@ -103,6 +104,8 @@ run: deps build
 	$(CLI) render $(DEMO_GRAPH) -o $(DEMO_OUT)
 	@test -s $(DEMO_OUT) || { echo "run: $(CLI) exited 0 but wrote no $(DEMO_OUT)" >&2; exit 1; }
 	@echo "run: wrote $(DEMO_OUT) ($$(stat -c %s $(DEMO_OUT)) bytes)"
+	$(CLI) plot $(DEMO_OUT) -o $(DEMO_PLOT)
+	@echo "run: wrote $(DEMO_PLOT) ($$(stat -c %s $(DEMO_PLOT)) bytes)"
 
 # ---------------------------------------------------------------------------------------- test
 
@@ -164,4 +167,4 @@ fuzz: deps
 # --------------------------------------------------------------------------------------- clean
 
 clean:
-	rm -rf .build .build-tsan .build-fuzz $(DEMO_OUT)
+	rm -rf .build .build-tsan .build-fuzz $(DEMO_OUT) $(DEMO_PLOT)

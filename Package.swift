@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         // libebur128: EBU R128 loudness, loudness range and true peak (`audiograph meter`, `render` summary).
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
+        // cairo: drawing the pictures of `audiograph plot` (PNG and SVG surfaces).
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // C macros of libpulse that do not import into Swift (PA_VOLUME_NORM, ...).
         .target(name: "CPulseShim", dependencies: ["CPulse"]),
         // A malloc/pthread_mutex_lock interposer counting calls made on marked threads (tests only).
@@ -50,7 +52,7 @@ let package = Package(
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "CPulse", "CPulseShim"]),
         // The embedding API: load graph files, render offline, play live.
         .target(name: "AudioGraphKit",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "CSndFile", "CEBUR128"]),
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "CSndFile", "CEBUR128", "CCairo", "CFFTW"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphKit"]),
@@ -81,7 +83,7 @@ let package = Package(
         .testTarget(name: "AudioGraphPulseTests",
                     dependencies: ["AudioGraphPulse", "AudioGraphKit", "AudioGraphTesting", "CAllocationCounter"]),
         .testTarget(name: "AudioGraphKitTests",
-                    dependencies: ["AudioGraphKit", "AudioGraphTesting", "CAllocationCounter"],
+                    dependencies: ["AudioGraphKit", "AudioGraphTesting", "CAllocationCounter", "CCairo"],
                     resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

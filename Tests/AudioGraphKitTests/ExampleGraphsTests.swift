@@ -75,4 +75,25 @@ final class ExampleGraphsTests: XCTestCase {
         XCTAssertFalse(d.updates.isEmpty)
         XCTAssertTrue(d.nodes.contains { !$0.automation.isEmpty })
     }
+
+    /// Graphs/monitor.json (input with a channel map → analyser → recorder → output) loads, has
+    /// that shape, and renders offline: the output becomes a generic output, the input (no
+    /// server) is silent, and the recorder writes exactly what reached the output.
+    func testMonitorHasTheAdvertisedShapeAndRendersOfflineIntoItsRecorder() throws {
+        let url = Self.graphsFolder.appendingPathComponent("monitor.json")
+        let v = try GraphLoader.load(url.path)
+        XCTAssertEqual(v.description.nodes.map(\.type.rawValue), ["input", "analyser", "recorder", "output"])
+        XCTAssertEqual(v.formats["out"]?.inputs.first??.channels, 2, "the channel map's two channels")
+        // Rendered in a temporary folder so the recording lands there.
+        let dir = try makeTemporaryDirectory(self)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let local = try parseGraph(text, in: dir)
+        let y = try renderToFile(local, dir.appendingPathComponent("out.wav").path, frames: 4800)
+        XCTAssertEqual(y.channels.count, 2)
+        XCTAssertEqual(y.channels[0].count, 4800)
+        XCTAssertTrue(y.channels.allSatisfy { $0.allSatisfy { $0 == 0 } }, "no server: the input is silent")
+        let take = try AudioFileReader.read(path: dir.appendingPathComponent("monitor-take.wav").path)
+        XCTAssertEqual(take.info, AudioFileInfo(sampleRate: 48000, channels: 2, frames: 4800))
+        XCTAssertEqual(take.channels, y.channels)
+    }
 }

@@ -1,0 +1,28 @@
+// The errors of drawing a picture of a sound file (`audiograph plot`, ``AudioPlot``).
+
+/// Why a picture could not be drawn. Each description is one line naming the file.
+///
+/// Thread safety: a value type; safe to share between threads.
+public enum PlotError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The picture's file name ends neither in `.png` nor in `.svg`.
+    case unknownImageType(path: String)
+    /// Width or height outside 64...16384 pixels.
+    case invalidSize(width: Int, height: Int)
+    /// `--channel` names a channel the file does not have (0-based).
+    case noSuchChannel(path: String, channel: Int, channelCount: Int)
+    /// The sound file could not be read.
+    case file(AudioFileError)
+    /// cairo failed (for instance the picture could not be written).
+    case cairo(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unknownImageType(let path): return "\(path): unknown picture type (use .png or .svg)"
+        case let .invalidSize(w, h): return "invalid picture size \(w)x\(h) (width and height are 64...16384 pixels)"
+        case let .noSuchChannel(path, channel, count):
+            return "\(path): no channel \(channel) (the file has \(count) channel\(count == 1 ? "" : "s"), numbered from 0)"
+        case .file(let e): return e.description
+        case let .cairo(path, reason): return "\(path): cannot draw: \(reason)"
+        }
+    }
+}
