@@ -27,16 +27,44 @@ public final class AudioInputNode: AudioIONode, AudioMixing, @unchecked Sendable
         engine?.devices().input ?? engineFormat
     }
 
+    /// The source channels the output bus carries, in order (a Linux addition, as The Amazing
+    /// Audio Engine receives "one particular channel or a channel group"): `[1]` is the second
+    /// channel alone, `[1, 0]` the first two swapped; nil, every channel in order. Set it while
+    /// the engine is stopped; the output bus then has that many channels.
+    public var channelMap: [Int]? {
+        didSet {
+            if let engine, engine.isRunning {
+                engineProgrammerError("channelMap", self, "stop the engine before changing the channel map")
+            }
+            if let map = channelMap, map.isEmpty || map.contains(where: { $0 < 0 || $0 >= 32 }) {
+                engineProgrammerError("channelMap", self, "\(map) needs 1 to 32 source channels, each 0...31")
+            }
+        }
+    }
+
+    /// How many channels the source is opened with: the device's, or enough for the map.
+    private var sourceChannels: Int {
+        let device = Int(engine?.devices().input.channelCount ?? 2)
+        guard let map = channelMap else { return device }
+        return max(device, (map.max() ?? 0) + 1)
+    }
+
     override func defaultOutputFormat(bus: Int, engineFormat: AudioFormat, input: AudioFormat?) -> AudioFormat {
-        let channels = engine?.devices().input.channelCount ?? engineFormat.channelCount
+        let channels = AudioChannelCount(channelMap?.count ?? sourceChannels)
         return AudioFormat(standardFormatWithSampleRate: engineFormat.sampleRate, channels: channels) ?? engineFormat
     }
 
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
-        let channels = outputFormat?.channelCount ?? Int(engine?.devices().input.channelCount ?? 2)
-        let node = InputNode(id: graphID, properties: InputProperties(device: device, channels: channels,
-                                                                      latency: requestedLatency))
+        let properties: InputProperties
+        if let map = channelMap {
+            properties = InputProperties(device: device, channels: sourceChannels, latency: requestedLatency, channelMap: map)
+        } else {
+            properties = InputProperties(device: device, channels: outputFormat?.channelCount ?? sourceChannels,
+                                         latency: requestedLatency)
+        }
+        let channels = properties.outputChannelCount
+        let node = InputNode(id: graphID, properties: properties)
         node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat?.sampleRate ?? sampleRate, channelCount: channels)
         node.pulseContext = engine?.pulseContext
         node.rendersSilenceWithoutContext = engine?.manualMode != nil

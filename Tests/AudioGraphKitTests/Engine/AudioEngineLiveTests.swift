@@ -207,5 +207,50 @@ final class AudioEngineLiveTests: DefaultPulseServerTestCase {
             XCTAssertTrue("\(error)".hasPrefix("start(): "), "\(error)")
         }
     }
+
+    /// The input node's channel map picks a source channel: with `[1]` the tap receives the
+    /// right channel of what was played, alone, bit for bit.
+    func testTheInputChannelMapPicksOneSourceChannel() throws {
+        let engine = AudioEngine()
+        engine.inputNode.setDevice(server.monitorSourceName)
+        engine.inputNode.channelMap = [1]
+        XCTAssertEqual(engine.inputNode.outputFormat(forBus: 0).channelCount, 1)
+        final class Collected: @unchecked Sendable {
+            let lock = NSLock()
+            var samples: [Float] = []
+            var channels = 0
+        }
+        let collected = Collected()
+        engine.inputNode.installTap(onBus: 0, bufferSize: 1024, format: nil) { buffer, _ in
+            collected.lock.lock()
+            collected.channels = Int(buffer.format.channelCount)
+            collected.samples += UnsafeBufferPointer(start: buffer.floatChannelData![0], count: Int(buffer.frameLength))
+            collected.lock.unlock()
+        }
+        // 440 Hz on the left, 1000 Hz on the right (raw interleaved float32 at the sink's format).
+        let tone = server.directory.appendingPathComponent("lr.raw")
+        var wave = [Float](repeating: 0, count: 2 * 24000)
+        for n in 0..<24000 {
+            wave[2 * n] = sineSample(Int64(n), frequency: 440, rate: 48000, amplitude: 0.4)
+            wave[2 * n + 1] = sineSample(Int64(n), frequency: 1000, rate: 48000, amplitude: 0.3)
+        }
+        try wave.withUnsafeBytes { try Data($0).write(to: tone) }
+        try engine.start()
+        let player = try server.startPlaying(file: tone)
+        _ = player.wait(timeout: 5)
+        usleep(300_000)
+        engine.inputNode.removeTap(onBus: 0)
+        engine.stop()
+        collected.lock.lock()
+        defer { collected.lock.unlock() }
+        XCTAssertEqual(collected.channels, 1)
+        let first = try XCTUnwrap(collected.samples.firstIndex { $0 != 0 })
+        var matching = 0
+        while first + matching < collected.samples.count, matching + 1 < 24000,
+              collected.samples[first + matching] == sineSample(Int64(matching + 1), frequency: 1000, rate: 48000, amplitude: 0.3) {
+            matching += 1
+        }
+        XCTAssertEqual(matching, 23999, "the mapped channel departs from the right channel at frame \(matching + 1)")
+    }
 }
 
