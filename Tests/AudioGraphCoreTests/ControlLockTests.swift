@@ -19,7 +19,9 @@ func runOnNewThread(_ body: @escaping @Sendable () -> Void) {
     done.wait()
 }
 
-final class ControlLockTests: XCTestCase {
+/// A test case in which a lock taken on a marked thread counts instead of trapping (the count is
+/// reset before each test; the trapping setting is restored after it).
+class CountingLockViolationsTestCase: XCTestCase {
     private var savedTrapping = true
 
     override func setUp() {
@@ -31,6 +33,9 @@ final class ControlLockTests: XCTestCase {
     override func tearDown() {
         RenderThread.trapsOnViolation = savedTrapping
     }
+}
+
+final class ControlLockTests: CountingLockViolationsTestCase {
 
     /// Four threads add 1 to a guarded counter 20 000 times each: exactly 80 000, no update lost.
     func testExcludesConcurrentWriters() {

@@ -3,18 +3,7 @@ import Foundation
 import XCTest
 @testable import AudioGraphCore
 
-final class RenderThreadTests: XCTestCase {
-    private var savedTrapping = true
-
-    override func setUp() {
-        savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        RenderThread.resetLockViolations()
-    }
-
-    override func tearDown() {
-        RenderThread.trapsOnViolation = savedTrapping
-    }
+final class RenderThreadTests: CountingLockViolationsTestCase {
 
     /// A mark on one thread is invisible on another; unmarking clears it.
     func testTheMarkBelongsToOneThread() {
