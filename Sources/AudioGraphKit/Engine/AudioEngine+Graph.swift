@@ -115,8 +115,6 @@ extension AudioEngine {
 
     /// A fresh graph node for `node` with its stored parameters.
     func makeGraphNode(for node: AudioNode, graphRate: Double) throws(AudioGraphError) -> GraphNode {
-        let requiredInputs = (connections.filter { $0.destination === node }.map(\.destinationBus).max() ?? -1) + 1
-        node.requiredInputBuses = requiredInputs
         let gn = try node.makeGraphNode(sampleRate: graphRate, maximumFrames: maximumFramesPerSlice,
                                         outputFormat: node.connectionFormats[0]?.streamFormat,
                                         engineFormat: renderFormat.streamFormat)
@@ -193,10 +191,9 @@ extension AudioEngine {
             removals.append(id)
         }
         for n in attached {
-            let requiredInputs = (connections.filter { $0.destination === n }.map(\.destinationBus).max() ?? -1) + 1
             if let gn = n.graphNode, inGraph[n.graphID] === gn {
                 let formatChanged = n.connectionFormats[0] != n.graphNodeFormat
-                guard formatChanged || n.graphNodeIsStale || requiredInputs > gn.inputBusCount || replace.contains(n.graphID)
+                guard formatChanged || n.graphNodeIsStale || n.requiredInputBuses > gn.inputBusCount || replace.contains(n.graphID)
                 else { continue }
                 if running && !n.canBeReplacedWhileRunning {
                     throw .invalidState("\(n.description): its format cannot change while the engine runs (stop it first)")

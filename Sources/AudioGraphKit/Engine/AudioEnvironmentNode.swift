@@ -151,7 +151,7 @@ public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Send
     override var maximumInputBuses: Int { 1024 }
 
     /// The buses in use plus one (at least 1).
-    public override var numberOfInputs: Int { (connectedInputBuses.max() ?? -1) + 2 }
+    public override var numberOfInputs: Int { requiredInputBuses + 1 }
 
     /// The lowest input bus with nothing connected.
     public var nextAvailableInputBus: AudioNodeBus { lowestFreeInputBus }

@@ -17,7 +17,7 @@ public final class AudioMixerNode: AudioNode, AudioMixing, @unchecked Sendable {
     static let maximumInputBuses = 1024
 
     /// The buses in use plus one (at least 1).
-    public override var numberOfInputs: Int { (connectedInputBuses.max() ?? -1) + 2 }
+    public override var numberOfInputs: Int { requiredInputBuses + 1 }
 
     override var maximumInputBuses: Int { Self.maximumInputBuses }
 

@@ -33,8 +33,9 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
     var taps: [Int: TapRequest] = [:]
     /// The connection format output bus 0 had when the current graph node was made.
     var graphNodeFormat: AudioFormat?
-    /// Input buses the connections need (the mixer sizes its graph node from it).
-    var requiredInputBuses = 0
+    /// Input buses the connections need: the highest connected bus plus one (mixers and
+    /// environments size their graph nodes from it).
+    var requiredInputBuses: Int { (connectedInputBuses.max() ?? -1) + 1 }
     /// Set when a configuration the graph node fixes at creation changed (an EQ band's type):
     /// the engine makes a new graph node in the next change list.
     var needsNewGraphNode = false

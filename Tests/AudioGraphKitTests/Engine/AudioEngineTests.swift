@@ -33,29 +33,6 @@ func makeSineSource(frequency: Double, rate: Double = 48000, channels: AudioChan
 final class AudioEngineTests: XCTestCase {
     let stereo48 = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
 
-    /// An engine in offline manual mode at 48 kHz stereo with `maximumFrameCount` 4096.
-    func makeManualEngine(format: AudioFormat? = nil, maximum: AudioFrameCount = 4096) throws -> AudioEngine {
-        let engine = AudioEngine()
-        try engine.enableManualRenderingMode(.offline, format: format ?? stereo48, maximumFrameCount: maximum)
-        return engine
-    }
-
-    /// Renders `count` frames in pieces of `piece` and returns each channel's samples.
-    func render(_ engine: AudioEngine, frames count: Int, piece: Int = 1000) throws -> [[Float]] {
-        let format = engine.manualRenderingFormat
-        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: format, frameCapacity: AudioFrameCount(piece)))
-        var out = [[Float]](repeating: [], count: Int(format.channelCount))
-        var done = 0
-        while done < count {
-            let n = min(piece, count - done)
-            XCTAssertEqual(try engine.renderOffline(AudioFrameCount(n), to: buffer), .success)
-            XCTAssertEqual(Int(buffer.frameLength), n)
-            for c in out.indices { out[c] += Array(UnsafeBufferPointer(start: buffer.floatChannelData![c], count: n)) }
-            done += n
-        }
-        return out
-    }
-
     // MARK: Manual rendering
 
     func testManualOfflineRendersASourceThroughTheMainMixerExactly() throws {
@@ -432,21 +409,8 @@ final class AudioEngineGraphFileTests: XCTestCase {
 }
 
 final class AudioUnitEffectTests: XCTestCase {
-    private func manualEngine() throws -> AudioEngine {
-        let engine = AudioEngine()
-        try engine.enableManualRenderingMode(.offline, format: AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!,
-                                             maximumFrameCount: 4800)
-        return engine
-    }
-
-    private func render(_ engine: AudioEngine, _ frames: Int) throws -> [Float] {
-        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: AudioFrameCount(frames)))
-        XCTAssertEqual(try engine.renderOffline(AudioFrameCount(frames), to: buffer), .success)
-        return Array(UnsafeBufferPointer(start: buffer.floatChannelData![0], count: frames))
-    }
-
     func testAParametricBandBoostsItsFrequencyAndBypassPassesTheInputExactly() throws {
-        let engine = try manualEngine()
+        let engine = try makeManualEngine(maximum: 4800)
         let source = makeSineSource(frequency: 1000, amplitude: 0.25)
         let eq = AudioUnitEQ(numberOfBands: 1)
         eq.bands[0].filterType = .parametric
@@ -458,19 +422,19 @@ final class AudioUnitEffectTests: XCTestCase {
         engine.connect(source, to: eq, format: nil)
         engine.connect(eq, to: engine.mainMixerNode, format: nil)
         try engine.start()
-        let boosted = try render(engine, 4800)
+        let boosted = try render(engine, frames: 4800, piece: 4800)[0]
         // A peak of +6 dB at its centre: amplitude × 10^(6/20) once the filter settled.
         let fit = try XCTUnwrap(ToneFit(dominantToneOf: boosted[2400...], sampleRate: 48000))
         XCTAssertEqual(fit.tones[0].amplitude, 0.25 * pow(10, 6.0 / 20), accuracy: 1e-4)
         eq.bypass = true
-        let bypassed = try render(engine, 4800)
+        let bypassed = try render(engine, frames: 4800, piece: 4800)[0]
         // The band glides out over its documented 10 ms (480 frames, no click); from then on the input, exactly.
         for n in 480..<4800 { XCTAssertEqual(bypassed[n], sineSample(Int64(4800 + n), frequency: 1000, rate: 48000, amplitude: 0.25)) }
         XCTAssertFalse(eq.bands[0].bypass, "the band's own bypass is kept while the unit is bypassed")
     }
 
     func testADelayWithoutFeedbackDelaysByItsTimeExactly() throws {
-        let engine = try manualEngine()
+        let engine = try makeManualEngine(maximum: 4800)
         let source = makeSineSource(frequency: 440)
         let delay = AudioUnitDelay()
         delay.delayTime = 0.01
@@ -481,7 +445,7 @@ final class AudioUnitEffectTests: XCTestCase {
         engine.connect(source, to: delay, format: nil)
         engine.connect(delay, to: engine.mainMixerNode, format: nil)
         try engine.start()
-        let out = try render(engine, 2000)
+        let out = try render(engine, frames: 2000, piece: 2000)[0]
         for n in 0..<480 { XCTAssertEqual(out[n], 0) }
         for n in 480..<2000 { XCTAssertEqual(out[n], sineSample(Int64(n - 480), frequency: 440, rate: 48000), accuracy: 1e-6) }
     }

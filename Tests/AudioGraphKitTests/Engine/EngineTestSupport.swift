@@ -44,3 +44,26 @@ func assertEngineStops(_ test: String, expected: [String], file: StaticString = 
         XCTAssertTrue(lines.first?.contains(piece) == true, "\(piece) missing from: \(lines)", file: file, line: line)
     }
 }
+
+/// An engine in offline manual mode at 48 kHz stereo with `maximumFrameCount` 4096.
+func makeManualEngine(format: AudioFormat? = nil, maximum: AudioFrameCount = 4096) throws -> AudioEngine {
+    let engine = AudioEngine()
+    try engine.enableManualRenderingMode(.offline, format: format ?? AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!, maximumFrameCount: maximum)
+    return engine
+}
+
+/// Renders `count` frames in pieces of `piece` and returns each channel's samples.
+func render(_ engine: AudioEngine, frames count: Int, piece: Int = 1000) throws -> [[Float]] {
+    let format = engine.manualRenderingFormat
+    let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: format, frameCapacity: AudioFrameCount(piece)))
+    var out = [[Float]](repeating: [], count: Int(format.channelCount))
+    var done = 0
+    while done < count {
+        let n = min(piece, count - done)
+        XCTAssertEqual(try engine.renderOffline(AudioFrameCount(n), to: buffer), .success)
+        XCTAssertEqual(Int(buffer.frameLength), n)
+        for c in out.indices { out[c] += Array(UnsafeBufferPointer(start: buffer.floatChannelData![c], count: n)) }
+        done += n
+    }
+    return out
+}
