@@ -174,6 +174,15 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
                    parameters: parameters)
     }
 
+    /// For nodes that convert rates: whether input `bus` at `sourceFormat` gets an adapter to
+    /// `targetSampleRate` (true: the graph then calls ``makeInputAdapter(bus:sourceFormat:targetSampleRate:maximumFramesPerSlice:)``,
+    /// which must not refuse what this accepted). Throws what making the adapter would throw for a
+    /// conversion it cannot do. Allocates nothing: ``AudioGraph``'s resolve step (validation)
+    /// asks this instead of building adapters. Default: false (the node converts by itself).
+    open func checkInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double) throws(AudioGraphError) -> Bool {
+        false
+    }
+
     /// For nodes that convert rates: an adapter that converts input `bus` from `sourceFormat` to
     /// this node's processing rate. Nil: the node takes the input as it is.
     open func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,

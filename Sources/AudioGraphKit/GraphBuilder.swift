@@ -25,20 +25,42 @@ public enum GraphBuilder {
     public static func build(_ validated: ValidatedGraph, maximumFramesPerSlice: Int? = nil,
                              outputs: OutputPlacement = .asDescribed,
                              prepare: ((GraphNode) -> Void)? = nil) throws(AudioGraphError) -> BuiltGraph {
-        let d = validated.description
-        let graph = AudioGraph(sampleRate: d.sampleRate,
-                               maximumFramesPerSlice: maximumFramesPerSlice ?? d.maximumFramesPerSlice)
-        for n in d.nodes {
-            let node = try NodeFactory.makeNode(n, sampleRate: d.sampleRate, outputs: outputs)
-            prepare?(node)
-            try graph.addNode(node)
-        }
-        for c in d.connections {
-            try graph.connect(c.from.node, outputBus: c.from.bus, to: c.to.node, inputBus: c.to.bus)
+        let graph: AudioGraph
+        do {
+            graph = try assemble(validated.description, maximumFramesPerSlice: maximumFramesPerSlice, outputs: outputs,
+                                 prepare: prepare)
+        } catch {
+            throw error.error
         }
         try graph.initialize()
         guard let output = graph.outputNode else { throw .outputNodeCount(0) }
         return BuiltGraph(graph: graph, validated: validated, outputNode: output)
+    }
+
+    /// An open graph with every node of `description` created and connected (what ``build(_:maximumFramesPerSlice:outputs:prepare:)``
+    /// initializes, and what the graph-file validator resolves: one assembly for both).
+    /// - Throws: the engine's error with the JSON location of the node or connection it came from.
+    static func assemble(_ d: GraphDescription, maximumFramesPerSlice: Int? = nil, outputs: OutputPlacement,
+                         prepare: ((GraphNode) -> Void)? = nil) throws(LocatedEngineError) -> AudioGraph {
+        let graph = AudioGraph(sampleRate: d.sampleRate,
+                               maximumFramesPerSlice: maximumFramesPerSlice ?? d.maximumFramesPerSlice)
+        for (index, n) in d.nodes.enumerated() {
+            do {
+                let node = try NodeFactory.makeNode(n, sampleRate: d.sampleRate, outputs: outputs)
+                prepare?(node)
+                try graph.addNode(node)
+            } catch {
+                throw LocatedEngineError(error, at: "nodes[\(index)] (id \"\(n.id)\")")
+            }
+        }
+        for (index, c) in d.connections.enumerated() {
+            do {
+                try graph.connect(c.from.node, outputBus: c.from.bus, to: c.to.node, inputBus: c.to.bus)
+            } catch {
+                throw LocatedEngineError(error, at: "connections[\(index)]")
+            }
+        }
+        return graph
     }
 
     /// The pending-change list for one update's actions (nodes it adds are created here, off the

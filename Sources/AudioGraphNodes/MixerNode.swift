@@ -32,6 +32,11 @@ public final class MixerNode: GraphNode, @unchecked Sendable {
                     channelCount: channels)]
     }
 
+    public override func checkInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double) throws(AudioGraphError) -> Bool {
+        try ResamplingInputAdapter.check(nodeID: id, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate)
+        return true
+    }
+
     public override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
                                           maximumFramesPerSlice: Int) throws(AudioGraphError) -> InputAdapter? {
         try ResamplingInputAdapter(nodeID: id, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate,

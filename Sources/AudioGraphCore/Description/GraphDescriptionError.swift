@@ -58,6 +58,9 @@ public enum GraphDescriptionProblem: Sendable, Hashable {
     /// A value or a need beyond what the loader accepts or the machine has (a time, a rate, the
     /// memory a node would take, a node count); the message names the limit.
     case limitExceeded(String)
+    /// The engine's own graph rules refuse the graph (``AudioGraph``'s resolve step on the real
+    /// nodes): the same error `initialize` or `update` would throw.
+    case engine(AudioGraphError)
 
     /// The problem in words, without file or place.
     public var message: String {
@@ -76,6 +79,7 @@ public enum GraphDescriptionProblem: Sendable, Hashable {
         case .outOfRange(let value, let range): return "\(ParameterInfo.format(value)) is outside \(range)"
         case .invalidValue(let message): return message
         case .limitExceeded(let message): return message
+        case .engine(let error): return error.description
         case .unsupportedVersion(let version): return "version \(version) is not supported (only 1)"
         case .invalidIdentifier(let id): return "id \"\(id)\" must match [A-Za-z0-9_-]+"
         case .duplicateIdentifier(let id, let first): return "id \"\(id)\" is already used by \(first)"
