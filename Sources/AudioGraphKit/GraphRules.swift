@@ -2,9 +2,10 @@
 import AudioGraphNodes
 
 /// The graph rules of a graph file (connections, cycles, formats, updates), checked by the engine
-/// itself: the real nodes are built (``NodeFactory``, offline placement: an output node becomes a
-/// generic output, whose format rules are the PulseAudio output's: it takes its input at any rate
-/// and produces nothing), connected through ``AudioGraph``'s own edits, and resolved by
+/// itself: the real nodes are built as the file describes them (``NodeFactory``, placement
+/// ``OutputPlacement/asDescribed``: an `output` node is the PulseAudio output, which opens nothing
+/// before it starts; its rules are the stricter ones: a declared `format.sampleRate` on it refuses
+/// an input at another rate, where the offline stand-in, a generic output, would take it), connected through ``AudioGraph``'s own edits, and resolved by
 /// ``AudioGraph``'s resolve step (the one ``AudioGraph/initialize()`` runs before it allocates).
 /// The updates are applied in time order (file order for equal frames, as the renderer applies
 /// them) through the engine's pending changes, each entry resolved and held to the engine's rule
@@ -16,28 +17,40 @@ import AudioGraphNodes
 /// Thread safety: stateless; control threads (creating a player opens its file).
 enum GraphRules {
     /// `validated` with the formats the engine resolved for its initial graph.
-    /// - Throws: the engine's first refusal, one line naming `fileName` and the place.
+    /// - Throws: the engine's first refusal (or a graph beyond the memory budget), one line naming
+    ///   `fileName` and the place.
     static func check(_ validated: ValidatedGraph, fileName: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
         var result = validated
         do {
-            result.formats = try resolve(validated.description)
+            result.formats = try resolve(validated.description, fileName: fileName)
         } catch {
-            throw GraphDescriptionErrors([GraphDescriptionError(fileName: fileName, location: error.location,
-                                                                problem: .engine(error.error))])
+            throw GraphDescriptionErrors([error])
         }
         return result
     }
 
     /// The engine's formats for `d`'s initial graph, after checking every update against the
     /// engine's rules.
-    static func resolve(_ d: GraphDescription) throws(LocatedEngineError) -> ResolvedFormats {
-        let graph = try GraphBuilder.assemble(d, outputs: .offline)
+    static func resolve(_ d: GraphDescription, fileName: String) throws(GraphDescriptionError) -> ResolvedFormats {
+        func refusal(_ error: AudioGraphError, at location: String) -> GraphDescriptionError {
+            GraphDescriptionError(fileName: fileName, location: location, problem: .engine(error))
+        }
+        let graph: AudioGraph
+        do {
+            graph = try GraphBuilder.assemble(d, outputs: .asDescribed)
+        } catch {
+            throw refusal(error.error, at: error.location)
+        }
         let initial: ResolvedBusFormats
         do {
             initial = try graph.resolve()
         } catch {
-            throw LocatedEngineError(error, at: location(of: error, in: d))
+            throw refusal(error, at: location(of: error, in: d))
         }
+        if let (location, message) = memoryProblem(initial, of: graph) {
+            throw GraphDescriptionError(fileName: fileName, location: location, problem: .limitExceeded(message))
+        }
+        let result = described(initial, of: d, in: graph)
         var formats = initial
         let rate = d.sampleRate
         let order = d.updates.indices.sorted {
@@ -49,10 +62,10 @@ enum GraphRules {
             for (actionIndex, action) in update.actions.enumerated() {
                 do {
                     let one = UpdateDescription(when: update.when, actions: [action])
-                    graph.enqueue(contentsOf: try GraphBuilder.changes(for: one, sampleRate: rate, outputs: .offline))
+                    graph.enqueue(contentsOf: try GraphBuilder.changes(for: one, sampleRate: rate, outputs: .asDescribed))
                     try graph.update()
                 } catch {
-                    throw LocatedEngineError(error, at: "updates[\(index)].actions[\(actionIndex)]")
+                    throw refusal(error, at: "updates[\(index)].actions[\(actionIndex)]")
                 }
                 if case .addNode(let n) = action { added.insert(n.id) }
             }
@@ -64,10 +77,42 @@ enum GraphRules {
                 }
                 formats = next
             } catch {
-                throw LocatedEngineError(error, at: "updates[\(index)]")
+                throw refusal(error, at: "updates[\(index)]")
+            }
+            if let (_, message) = memoryProblem(formats, of: graph) {
+                throw GraphDescriptionError(fileName: fileName, location: "updates[\(index)]", problem: .limitExceeded(message))
             }
         }
-        return described(initial, of: d, in: graph)
+        return result
+    }
+
+    /// A graph whose delay lines or slice buffers would not fit in memory (``MemoryBudget``), at
+    /// the formats the engine resolved: where and why, or nil.
+    static func memoryProblem(_ resolved: ResolvedBusFormats, of graph: AudioGraph) -> (String, String)? {
+        var delayBytes: Int64 = 0
+        var bufferBytes: Int64 = 0
+        var bufferNodes = 0
+        let limit = MemoryBudget.describe(MemoryBudget.limit)
+        for node in graph.nodes {
+            guard let outputs = resolved.outputs[node.id], let format = outputs.first else { continue }
+            bufferBytes = MemoryBudget.adding(bufferBytes, MemoryBudget.sliceBytes(channels: format.channelCount * outputs.count,
+                                                                                 frames: graph.maximumFramesPerSlice))
+            bufferNodes += 1
+            guard node is DelayNode else { continue }
+            let bytes = MemoryBudget.delayLineBytes(sampleRate: format.sampleRate, channels: format.channelCount)
+            if bytes > MemoryBudget.limit {
+                return ("nodes", "node \"\(node.id)\" needs \(MemoryBudget.describe(bytes)) for \(ParameterInfo.format(MemoryBudget.maximumDelayTime)) s of delay at \(ParameterInfo.format(format.sampleRate)) Hz × \(format.channelCount) channels, more than the \(limit) a graph may use (half this machine's memory)")
+            }
+            delayBytes = MemoryBudget.adding(delayBytes, bytes)
+        }
+        if delayBytes > MemoryBudget.limit {
+            return ("nodes", "the delay nodes need \(MemoryBudget.describe(delayBytes)) together, more than the \(limit) a graph may use (half this machine's memory)")
+        }
+        let total = MemoryBudget.adding(bufferBytes, delayBytes)
+        if total > MemoryBudget.limit {
+            return ("nodes", "the buffers of \(bufferNodes) nodes (\(graph.maximumFramesPerSlice) frames per slice per channel) and their delay lines need \(MemoryBudget.describe(total)), more than the \(limit) a graph may use (half this machine's memory)")
+        }
+        return nil
     }
 
     /// Where an engine error about the initial graph points: the connection for a rate mismatch,
@@ -100,8 +145,15 @@ enum GraphRules {
             BusFormat(sampleRate: f.sampleRate, channels: f.channelCount, sampleType: f.sampleType, interleaved: f.isInterleaved)
         }
         var result = ResolvedFormats()
+        // An input bus shows what arrives on its connection (the source's output), before the
+        // conversion a mixer, environment or converter makes.
+        var arriving: [String: [Int: StreamFormat]] = [:]
+        for c in d.connections {
+            if let f = resolved.outputs[c.from.node]?[c.from.bus] { arriving[c.to.node, default: [:]][c.to.bus] = f }
+        }
         for n in d.nodes {
-            guard let inputs = resolved.inputs[n.id], let outputs = resolved.outputs[n.id] else { continue }
+            guard let resolvedInputs = resolved.inputs[n.id], let outputs = resolved.outputs[n.id] else { continue }
+            let inputs = resolvedInputs.indices.map { arriving[n.id]?[$0] }
             var client: BusFormat?
             if case .genericOutput = n.configuration, let output = graph.node(n.id) as? GenericOutputNode,
                let input = inputs.first ?? nil {

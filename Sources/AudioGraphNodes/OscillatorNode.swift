@@ -28,7 +28,8 @@ public final class OscillatorNode: GraphNode, @unchecked Sendable {
     }
 
     public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
-        [.canonical(sampleRate: declaredFormat.sampleRate ?? graphSampleRate, channelCount: properties.channels)]
+        // A graph file's `format.channels` is declared over the property's count (see NodeFactory).
+        [.canonical(sampleRate: declaredFormat.sampleRate ?? graphSampleRate, channelCount: declaredFormat.channelCount ?? properties.channels)]
     }
 
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {

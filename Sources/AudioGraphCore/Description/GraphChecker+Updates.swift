@@ -2,11 +2,11 @@
 
 extension GraphChecker {
     /// Applies the updates in time order (file order for equal frames), reporting every action
-    /// that cannot apply and every entry that leaves an invalid graph. Fills in the resulting
-    /// configuration of `setProperty` actions.
-    func simulateUpdates(_ initial: Topology, formats initialFormats: ResolvedFormats) {
+    /// that cannot apply (references, buses, ids, properties, parameter values). Fills in the
+    /// resulting configuration of `setProperty` actions. Cycles and formats after each entry are
+    /// the engine's rules (AudioGraphKit's GraphRules applies the updates to the real graph).
+    func simulateUpdates(_ initial: Topology) {
         var topology = initial
-        var formats = initialFormats
         let rate = graph.sampleRate
         let order = graph.updates.indices.sorted {
             (graph.updates[$0].when.frame(sampleRate: rate), $0) < (graph.updates[$1].when.frame(sampleRate: rate), $1)
@@ -23,18 +23,6 @@ extension GraphChecker {
                 }
             }
             checkNodeCounts(topology, at: location)
-            if !reportCycles(topology, at: location) {
-                let next = resolveFormats(topology)
-                // A running node keeps its output format: the engine refuses a list that would
-                // change it (only nodes added by this entry start with a new one).
-                var added = Set<String>()
-                for case .addNode(let node) in graph.updates[index].actions { added.insert(node.id) }
-                for id in topology.order where !added.contains(id) {
-                    guard let before = formats[id]?.outputs, let after = next[id]?.outputs, !before.isEmpty, before != after else { continue }
-                    report(location, .invalidUpdate("the output format of \"\(id)\" would change from \(before.map(\.description).joined(separator: ", ")) to \(after.map(\.description).joined(separator: ", ")) while the graph runs (give the node a fixed format, or add a new node)"))
-                }
-                formats = next
-            }
         }
     }
 
@@ -54,11 +42,7 @@ extension GraphChecker {
                   let (_, info) = reader.parameter(address.description, of: node, at: join("address")) else { return nil }
             _ = reader.checkParameterValue(value, info, at: join("value"))
         case .connect(let connection):
-            // The engine refuses a connection that closes a cycle when it is made, even if a
-            // later action of the list would open it again: so does the validator.
-            if connect(connection, at: location, in: &topology), reportCycles(topology, at: updateLocation) {
-                topology.inputs[BusKey(node: connection.to.node, bus: connection.to.bus)] = nil
-            }
+            connect(connection, at: location, in: &topology)
         case .disconnect(let to):
             guard let node = existing(to.node, at: join("to")) else { return nil }
             if to.bus >= node.inputBusCount {
@@ -72,6 +56,7 @@ extension GraphChecker {
                 return nil
             }
             checkFiles(of: node, at: location)
+            checkDeclaredFormat(of: node, at: location)
             topology.add(node, at: location)
         case .removeNode(let id):
             guard existing(id, at: location) != nil else { return nil }

@@ -61,19 +61,17 @@ final class GraphChecker {
                 continue
             }
             checkFiles(of: node, at: location)
+            checkDeclaredFormat(of: node, at: location)
             topology.add(node, at: location)
         }
         if reader.hasNodeList { checkNodeCounts(topology, at: "nodes") }
         for (index, connection) in graph.connections.enumerated() {
             connect(connection, at: reader.connectionLocations[index], in: &topology)
         }
-        var formats = ResolvedFormats()
-        if !reportCycles(topology, at: nil) {
-            formats = resolveFormats(topology)
-        }
         checkTaps(topology)
-        simulateUpdates(topology, formats: formats)
-        return ValidatedGraph(description: graph, formats: formats, audioFiles: audioFiles)
+        simulateUpdates(topology)
+        // The formats (and cycles) are the engine's: AudioGraphKit's GraphRules fills them in.
+        return ValidatedGraph(description: graph, formats: ResolvedFormats(), audioFiles: audioFiles)
     }
 
     // MARK: Nodes and files
@@ -185,49 +183,6 @@ final class GraphChecker {
         }
         topology.inputs[key] = (connection.from, location)
         return true
-    }
-
-    /// Reports each cycle (one per set of nodes) and returns whether there was any. With
-    /// `location` nil a cycle is reported where the connection closing it was made.
-    func reportCycles(_ topology: Topology, at location: String?) -> Bool {
-        var successors: [String: [(to: String, location: String)]] = [:]
-        for (key, value) in topology.inputs.sorted(by: { ($0.value.location, $0.key.bus) < ($1.value.location, $1.key.bus) }) {
-            successors[value.from.node, default: []].append((key.node, value.location))
-        }
-        enum Color { case white, gray, black }
-        var color: [String: Color] = [:]
-        var reported = Set<String>()
-        var found = false
-        for start in topology.order where color[start, default: .white] == .white {
-            var stack: [(node: String, next: Int)] = [(start, 0)]
-            color[start] = .gray
-            while let top = stack.last {
-                let edges = successors[top.node] ?? []
-                if top.next >= edges.count {
-                    color[top.node] = .black
-                    stack.removeLast()
-                    continue
-                }
-                stack[stack.count - 1].next += 1
-                let edge = edges[top.next]
-                switch color[edge.to, default: .white] {
-                case .white:
-                    color[edge.to] = .gray
-                    stack.append((edge.to, 0))
-                case .gray:
-                    found = true
-                    let startIndex = stack.firstIndex { $0.node == edge.to } ?? 0
-                    let cycle = stack[startIndex...].map(\.node)
-                    if !cycle.allSatisfy({ reported.contains($0) }) {
-                        reported.formUnion(cycle)
-                        report(location ?? edge.location, .cycle(cycle + [edge.to]))
-                    }
-                case .black:
-                    break
-                }
-            }
-        }
-        return found
     }
 
     // MARK: Taps
