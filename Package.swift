@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "AudioGraphKit", targets: ["AudioGraphKit"]),
         .library(name: "AudioGraphCore", targets: ["AudioGraphCore"]),
+        .library(name: "AudioGraphDescription", targets: ["AudioGraphDescription"]),
         .library(name: "AudioGraphTesting", targets: ["AudioGraphTesting"]),
         .executable(name: "audiograph", targets: ["audiograph"]),
     ],
@@ -41,8 +42,8 @@ let package = Package(
         .target(name: "CAllocationCounter"),
 
         // MARK: Swift modules
-        // Engine core: formats, buffers, parameters, nodes, graph, pending changes, render plan,
-        // graph descriptions. No C imports.
+        // Engine core: formats, buffers, parameters, nodes, graph, pending changes, render plan.
+        // No C imports, no file format.
         .target(name: "AudioGraphCore"),
         // Stock nodes: oscillator, player, mixer, eq, delay, converter, environment, generic output.
         .target(name: "AudioGraphNodes",
@@ -50,9 +51,13 @@ let package = Package(
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "CPulse", "CPulseShim"]),
+        // The graph-file format: JSON parser, reader, schema, checker, errors, and the factory
+        // that turns node descriptions into stock nodes.
+        .target(name: "AudioGraphDescription",
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse"]),
         // The embedding API: load graph files, render offline, play live.
         .target(name: "AudioGraphKit",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "CSndFile", "CEBUR128", "CCairo", "CFFTW"]),
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphDescription", "CSndFile", "CEBUR128", "CCairo", "CFFTW"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphKit"]),
@@ -78,6 +83,8 @@ let package = Package(
         // MARK: Tests (mirror the sources)
         .testTarget(name: "AudioGraphCoreTests",
                     dependencies: ["AudioGraphCore", "AudioGraphTesting"]),
+        .testTarget(name: "AudioGraphDescriptionTests",
+                    dependencies: ["AudioGraphDescription", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphTesting"]),
         .testTarget(name: "AudioGraphNodesTests",
                     dependencies: ["AudioGraphNodes", "AudioGraphTesting", "CAllocationCounter"]),
         .testTarget(name: "AudioGraphPulseTests",

@@ -49,7 +49,7 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
                 properties: EnvironmentProperties = EnvironmentProperties()) {
         self.properties = properties
         super.init(id: id, typeName: "environment", inputBusCount: inputBusCount, outputBusCount: 1,
-                   parameters: NodeSchema.for(.environment).parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount,
+                   parameters: ParameterTable.environment.parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount,
                                                                             bandCount: 0),
                    declaredFormat: PartialStreamFormat(channelCount: 2))
     }

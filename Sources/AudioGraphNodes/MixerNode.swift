@@ -21,7 +21,7 @@ public final class MixerNode: GraphNode, @unchecked Sendable {
     public init(id: String, sampleRate: Double, inputBusCount: Int = 1, properties: MixerProperties = MixerProperties()) {
         channels = properties.channels
         super.init(id: id, typeName: "mixer", inputBusCount: inputBusCount, outputBusCount: 1,
-                   parameters: NodeSchema.for(.mixer).parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount, bandCount: 0),
+                   parameters: ParameterTable.mixer.parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount, bandCount: 0),
                    declaredFormat: PartialStreamFormat(channelCount: properties.channels))
     }
 

@@ -23,7 +23,7 @@ public final class OscillatorNode: GraphNode, @unchecked Sendable {
         self.properties = properties
         self.sampleRate = sampleRate
         super.init(id: id, typeName: "oscillator", inputBusCount: 0, outputBusCount: 1,
-                   parameters: NodeSchema.for(.oscillator).parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0),
+                   parameters: ParameterTable.oscillator.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0),
                    declaredFormat: PartialStreamFormat(sampleRate: sampleRate, channelCount: properties.channels))
     }
 

@@ -429,3 +429,27 @@ final class OfflineRendererTests: XCTestCase {
         try assertBitIdenticalAcrossSlices(playerRate: 44100, changeUpstreamOfTheResampler: true)
     }
 }
+
+extension OfflineRendererTests {
+    /// An analyser node (made by NodeFactory from a graph file) passes its input through unchanged.
+    func testAnalyserInAGraphFileRendersItsInputUnchanged() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let with = try renderToFile(try parseGraph(Self.analyserGraph, in: dir), dir.appendingPathComponent("with.wav").path)
+        let without = Self.analyserGraph
+            .replacingOccurrences(of: #"{ "id": "an", "type": "analyser", "properties": { "fftSize": 512, "smoothingTimeConstant": 0.5, "minDecibels": -90, "maxDecibels": -10 } },"#, with: "")
+            .replacingOccurrences(of: #"{ "from": "osc", "to": "an" }, { "from": "an", "to": "out" }"#, with: #"{ "from": "osc", "to": "out" }"#)
+        let plain = try renderToFile(try parseGraph(without, in: dir), dir.appendingPathComponent("without.wav").path)
+        XCTAssertEqual(with.channels.count, 2)
+        XCTAssertEqual(with.channels[0].count, 24000)
+        XCTAssertEqual(with.channels, plain.channels)
+        XCTAssertGreaterThan(with.channels[0].map(abs).max()!, 0.69)
+    }
+
+    static let analyserGraph = """
+    { "version": 1, "sampleRate": 48000, "duration": 0.5, "nodes": [
+      { "id": "osc", "type": "oscillator", "parameters": { "frequency": 997, "amplitude": 0.7 }, "properties": { "channels": 2 } },
+      { "id": "an", "type": "analyser", "properties": { "fftSize": 512, "smoothingTimeConstant": 0.5, "minDecibels": -90, "maxDecibels": -10 } },
+      { "id": "out", "type": "genericOutput" } ],
+      "connections": [ { "from": "osc", "to": "an" }, { "from": "an", "to": "out" } ] }
+    """
+}
