@@ -1,4 +1,5 @@
 // The graph-file validator's graph rules: the engine's own, run on the real nodes.
+import AudioGraphCore
 import AudioGraphNodes
 
 /// The graph rules of a graph file (connections, cycles, formats, updates), checked by the engine
@@ -15,11 +16,11 @@ import AudioGraphNodes
 /// location of the node, connection or update it came from.
 ///
 /// Thread safety: stateless; control threads (creating a player opens its file).
-enum GraphRules {
+public enum GraphRules {
     /// `validated` with the formats the engine resolved for its initial graph.
     /// - Throws: the engine's first refusal (or a graph beyond the memory budget), one line naming
     ///   `fileName` and the place.
-    static func check(_ validated: ValidatedGraph, fileName: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
+    public static func check(_ validated: ValidatedGraph, fileName: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
         var result = validated
         do {
             result.formats = try resolve(validated.description, fileName: fileName)
@@ -37,7 +38,7 @@ enum GraphRules {
         }
         let graph: AudioGraph
         do {
-            graph = try GraphBuilder.assemble(d, outputs: .asDescribed)
+            graph = try GraphAssembly.assemble(d, outputs: .asDescribed)
         } catch {
             throw refusal(error.error, at: error.location)
         }
@@ -62,7 +63,7 @@ enum GraphRules {
             for (actionIndex, action) in update.actions.enumerated() {
                 do {
                     let one = UpdateDescription(when: update.when, actions: [action])
-                    graph.enqueue(contentsOf: try GraphBuilder.changes(for: one, sampleRate: rate, outputs: .asDescribed))
+                    graph.enqueue(contentsOf: try GraphAssembly.changes(for: one, sampleRate: rate, outputs: .asDescribed))
                     try graph.update()
                 } catch {
                     throw refusal(error, at: "updates[\(index)].actions[\(actionIndex)]")
