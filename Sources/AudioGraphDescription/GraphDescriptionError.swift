@@ -40,12 +40,6 @@ public enum GraphDescriptionProblem: Sendable, Hashable {
     case busOutOfRange(node: String, bus: Int, count: Int, isInput: Bool)
     /// An input bus fed by a second connection.
     case inputBusTaken(node: String, bus: Int, by: String)
-    /// A cycle through these nodes (in order, the first repeated at the end).
-    case cycle([String])
-    /// A connection joining two sample rates into a node that does not convert.
-    case rateMismatch(from: String, fromRate: Double, to: String, toRate: Double, toType: NodeType)
-    /// A connection into an effect with a declared channel count that differs.
-    case channelMismatch(from: String, fromChannels: Int, to: String, toChannels: Int)
     /// A node's declared format contradicts what the node produces.
     case formatConflict(String)
     /// A sound file that cannot be read.
@@ -96,13 +90,6 @@ public enum GraphDescriptionProblem: Sendable, Hashable {
             return "\"\(node)\" has no \(kind) bus \(bus) (it has \(count) \(kind) bus\(count == 1 ? "" : "es"))"
         case .inputBusTaken(let node, let bus, let by):
             return "input bus \(bus) of \"\(node)\" already has a connection (from \(by)); an input bus takes one connection"
-        case .cycle(let ids): return "cycle: \(Self.quoted(ids, separator: " -> "))"
-        case .rateMismatch(let from, let fromRate, let to, let toRate, let toType):
-            return "\"\(from)\" outputs \(ParameterInfo.format(fromRate)) Hz but \"\(to)\" runs at \(ParameterInfo.format(toRate)) Hz"
-                + " (\("aeiou".contains(toType.rawValue.first ?? "x") ? "an" : "a") \(toType.rawValue) node does not convert sample rates; put a converter between them)"
-        case .channelMismatch(let from, let fromChannels, let to, let toChannels):
-            return "\"\(from)\" outputs \(fromChannels) channel\(fromChannels == 1 ? "" : "s") but \"\(to)\" is declared with \(toChannels)"
-                + " (put a converter or mixer between them)"
         case .formatConflict(let message): return message
         case .unreadableAudioFile(let node, let file, let reason): return "cannot read \"\(file)\" for node \"\(node)\": \(reason)"
         case .invalidAutomation(let message): return message

@@ -56,10 +56,16 @@ final class ResamplingInputAdapter: InputAdapter, @unchecked Sendable {
         }
     }
 
-    private static func conversionError(nodeID: String, sourceFormat: StreamFormat, targetSampleRate: Double,
+    static func conversionError(nodeID: String, sourceFormat: StreamFormat, targetSampleRate: Double,
                                         _ error: ResamplerError) -> AudioGraphError {
-        .formatNotSupported(node: nodeID, reason: "cannot convert \(ParameterInfo.format(sourceFormat.sampleRate)) Hz "
-                            + "to \(ParameterInfo.format(targetSampleRate)) Hz: \(error)")
+        let why: String
+        if case .unsupportedRatio = error {
+            why = "beyond the largest ratio one conversion bridges (\(ParameterInfo.format(Resampler.maximumConversionRatio)):1 either way; convert in steps)"
+        } else {
+            why = "\(error)"
+        }
+        return .formatNotSupported(node: nodeID, reason: "cannot convert \(ParameterInfo.format(sourceFormat.sampleRate)) Hz "
+                                   + "to \(ParameterInfo.format(targetSampleRate)) Hz, \(why)")
     }
 
     deinit { outputPointers.deallocate() }

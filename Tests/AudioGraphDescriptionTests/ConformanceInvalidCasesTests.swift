@@ -75,7 +75,7 @@ final class ConformanceInvalidCasesTests: XCTestCase {
         """)
         assertOneLine(lines, contains: [["graph.json"], ["mix", "d1"]])
         XCTAssertEqual(lines.count, 1, "\(lines)")
-        XCTAssertTrue(lines[0].contains(#"cycle: "#), lines[0])
+        XCTAssertTrue(lines.first?.contains("cycle") == true, "\(lines)")
     }
 
     func testRateMismatchIntoEQ() {
@@ -97,7 +97,7 @@ final class ConformanceInvalidCasesTests: XCTestCase {
         }
         """, files: ["tone_44k1.wav": AudioFileInfo(sampleRate: 44100, channels: 1, frames: 22050)])
         assertOneLine(lines, contains: [["graph.json"], ["src"], ["eq1"], ["44100", "44.1"], ["48000", "48 kHz", "48kHz", "48.0"]])
-        XCTAssertEqual(lines, [#"graph.json: connections[0]: "src" outputs 44100 Hz but "eq1" runs at 48000 Hz (an eq node does not convert sample rates; put a converter between them)"#])
+        XCTAssertEqual(lines, [#"graph.json: connections[0]: "src" outputs 44100 Hz but "eq1" runs at 48000 Hz and does not convert rates (put a converter between them)"#])
     }
 
     func testMissingNode() {

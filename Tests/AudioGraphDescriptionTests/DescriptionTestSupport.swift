@@ -3,6 +3,8 @@
 import XCTest
 @testable import AudioGraphDescription
 import AudioGraphNodes
+import AudioGraphCore
+import Foundation
 
 /// A `fileInfo` for tests: the files a graph names, by resolved path, with what libsndfile would
 /// report; any other path fails like a missing file.
@@ -21,15 +23,26 @@ struct StubFiles {
 }
 
 /// What `audiograph validate` runs: the file checks, then the engine's graph rules on the real
-/// nodes (``GraphRules``) unless the graph has a player (its stub file does not exist for the
-/// real node to open; GraphRulesTests covers players through real files).
+/// nodes (``GraphRules``). The stub files are written as real (silent) WAV files with the stated
+/// rate, channels and length in a temporary folder, so a real player node can open them; the
+/// file checks still see the stub's information.
 func validate(_ text: String, stub: StubFiles) throws(GraphDescriptionErrors) -> ValidatedGraph {
-    let v = try GraphDescription.parse(text: text, fileName: "graph.json", baseDirectory: ".", fileInfo: stub.info)
-    var types = v.description.nodes.map(\.type)
-    for update in v.description.updates {
-        for case .addNode(let n) in update.actions { types.append(n.type) }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ag-desc-\(UUID().uuidString)").path
+    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    for (name, info) in stub.files where info.sampleRate >= 1 && info.channels >= 1 && info.frames >= 0 && !name.hasPrefix("/") {
+        let frames = Int(min(info.frames, 1 << 22))
+        let storage = ChannelBufferStorage(channelCount: info.channels, capacity: max(1, frames))
+        let path = URL(fileURLWithPath: folder + "/" + name)
+        try? FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard let w = try? AudioFileWriter(path: path.path, format: StreamFormat(sampleRate: info.sampleRate, channelCount: info.channels)) else { continue }
+        if frames > 0 { try? w.write(storage.list, frameCount: frames) }
+        try? w.close()
     }
-    return types.contains(.player) ? v : try GraphRules.check(v, fileName: "graph.json")
+    let v = try GraphDescription.parse(text: text, fileName: "graph.json", baseDirectory: folder) { path in
+        try stub.info(path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : path)
+    }
+    return try GraphRules.check(v, fileName: "graph.json")
 }
 
 /// Loads `text` as `graph.json`; fails the test when it is invalid.

@@ -61,12 +61,12 @@ final class DescriptionValidatorLimitsTests: XCTestCase {
         let beyond = "beyond the largest ratio one conversion bridges (256:1 either way; convert in steps)"
         XCTAssertEqual(errorLines(graphText(nodes: #"\#(osc), { "id": "c", "type": "converter", "properties": { "format": { "sampleRate": 100 } } }, \#(out)"#,
                                             connections: #"{ "from": "osc", "to": "c" }, { "from": "c", "to": "out" }"#)),
-                       [#"graph.json: nodes[1] (id "c").properties.format.sampleRate: node "c" would convert 48000 Hz to 100 Hz, \#(beyond)"#])
+                       [#"graph.json: nodes[1] (id "c"): node "c": cannot convert 48000 Hz to 100 Hz, \#(beyond)"#])
         XCTAssertEqual(errorLines(graphText(nodes: #"{ "id": "osc", "type": "oscillator", "format": { "sampleRate": 100 } }, { "id": "m", "type": "mixer" }, \#(out)"#,
                                             connections: #"{ "from": "osc", "to": "m" }, { "from": "m", "to": "out" }"#)),
-                       [#"graph.json: connections[0]: node "m" would convert 100 Hz to 48000 Hz, \#(beyond)"#])
+                       [#"graph.json: nodes[1] (id "m"): node "m": cannot convert 100 Hz to 48000 Hz, \#(beyond)"#])
         XCTAssertEqual(errorLines(graphText(nodes: #"\#(osc), { "id": "out", "type": "genericOutput", "properties": { "format": { "sampleRate": 187 } } }"#, connections: wire)),
-                       [#"graph.json: nodes[1] (id "out").properties.format.sampleRate: node "out" would convert 48000 Hz to 187 Hz, \#(beyond)"#])
+                       [#"graph.json: nodes[1] (id "out"): node "out": cannot convert 48000 Hz to 187 Hz, \#(beyond)"#])
         // Exactly 256 is fine.
         XCTAssertNoThrow(try loadGraph(graphText(nodes: #"\#(osc), { "id": "out", "type": "genericOutput", "properties": { "format": { "sampleRate": 187.5 } } }"#, connections: wire)))
     }
@@ -75,7 +75,7 @@ final class DescriptionValidatorLimitsTests: XCTestCase {
     func testAnUpdateThatChangesARunningNodesFormatIsRejected() {
         let nodes = #"{ "id": "osc", "type": "oscillator", "properties": { "channels": 1 } }, { "id": "c", "type": "converter", "properties": { "format": { "sampleRate": 44100 } } }, \#(out)"#
         XCTAssertEqual(errorLines(graphText(nodes: nodes, connections: wire, extra: #""updates": [ { "time": 0.5, "actions": [ { "connect": { "from": "osc", "to": "c" } } ] } ]"#)),
-                       [#"graph.json: updates[0]: the output format of "c" would change from 44100 Hz, 2 ch, float32, non-interleaved to 44100 Hz, 1 ch, float32, non-interleaved while the graph runs (give the node a fixed format, or add a new node)"#])
+                       [#"graph.json: updates[0]: node "c": its output format would change from ["44100 Hz, 2 ch, float32, non-interleaved"] to ["44100 Hz, 1 ch, float32, non-interleaved"] while initialized"#])
         // A node added by the update starts with whatever format it gets.
         XCTAssertNoThrow(try loadGraph(graphText(nodes: #"{ "id": "osc", "type": "oscillator", "properties": { "channels": 1 } }, \#(out)"#, connections: wire,
                                                  extra: #""updates": [ { "time": 0.5, "actions": [ { "addNode": { "id": "c", "type": "converter", "properties": { "format": { "sampleRate": 44100 } } } }, { "connect": { "from": "osc", "to": "c" } } ] } ]"#)))

@@ -30,10 +30,10 @@ final class GraphDescriptionErrorTests: XCTestCase {
     }
 
     func testMessages() {
-        XCTAssertEqual(GraphDescriptionProblem.rateMismatch(from: "a", fromRate: 44100, to: "b", toRate: 48000, toType: .delay).message,
-                       #""a" outputs 44100 Hz but "b" runs at 48000 Hz (a delay node does not convert sample rates; put a converter between them)"#)
+        XCTAssertEqual(GraphDescriptionProblem.engine(.sampleRateMismatch(source: "a", sourceRate: 44100, destination: "b", destinationRate: 48000)).message,
+                       #""a" outputs 44100 Hz but "b" runs at 48000 Hz and does not convert rates (put a converter between them)"#)
         XCTAssertEqual(GraphDescriptionProblem.outOfRange(value: 0.25, range: "1...2").message, "0.25 is outside 1...2")
-        XCTAssertEqual(GraphDescriptionProblem.cycle(["a", "b", "a"]).message, #"cycle: "a" -> "b" -> "a""#)
+        XCTAssertEqual(GraphDescriptionProblem.engine(.cycle(node: "a")).message, #"the connections form a cycle through "a""#)
         XCTAssertEqual(GraphDescriptionProblem.busOutOfRange(node: "m", bus: 1, count: 1, isInput: true).message,
                        #""m" has no input bus 1 (it has 1 input bus)"#)
         XCTAssertEqual(GraphDescriptionProblem.syntax(JSONSyntaxError(line: 2, column: 5, message: "boom")).message,

@@ -124,7 +124,9 @@ final class GraphDescriptionTests: XCTestCase {
     }
 
     func testRichGraphDecodesEveryTypedProperty() throws {
-        let graph = try loadGraph(Self.richGraph, files: files)
+        // Decoding only (the file checks, paths against "."): the engine's rules are testRichGraphFormatsAfterPropagation's.
+        let graph = try GraphDescription.parse(text: Self.richGraph, fileName: "graph.json", baseDirectory: ".",
+                                               fileInfo: StubFiles(files: files).info)
         let d = graph.description
         XCTAssertEqual(d.maximumFramesPerSlice, 256)
         XCTAssertEqual(d.duration, 2)

@@ -56,7 +56,7 @@ final class UpdateDescriptionTests: XCTestCase {
         XCTAssertEqual(updates[1].actions, [.disconnect(to: BusReference(node: "mix", bus: 1)),
                                             .connect(ConnectionDescription(from: BusReference(node: "osc1"), to: BusReference(node: "mix", bus: 1)))])
         XCTAssertEqual(updates[2].actions.map(\.name), ["addNode", "disconnect", "connect", "removeNode"])
-        XCTAssertEqual(loaded.audioFiles["b.wav"]?.sampleRate, 44100)
+        XCTAssertEqual(loaded.audioFiles.first { $0.key.hasSuffix("/b.wav") }?.value.sampleRate, 44100)
     }
 
     func testActionsAgainstTheSimulatedGraph() {
@@ -91,13 +91,13 @@ final class UpdateDescriptionTests: XCTestCase {
         XCTAssertEqual(lines("""
         { "frame": 10, "actions": [ { "addNode": { "id": "d", "type": "delay" } }, { "disconnect": { "to": "mix:0" } },
                                     { "connect": { "from": "mix", "to": "d" } }, { "connect": { "from": "d", "to": "mix:0" } } ] }
-        """), [#"graph.json: updates[0]: cycle: "mix" -> "d" -> "mix""#])
+        """), [#"graph.json: updates[0].actions[3]: the connections form a cycle through "mix""#])
         // A cycle closed by one action and opened again by a later one: the engine refuses the
         // connect when it is made, and so does the validator (found by fuzzing, issue 10).
         XCTAssertEqual(lines("""
         { "frame": 10, "actions": [ { "addNode": { "id": "d", "type": "delay" } }, { "connect": { "from": "d", "to": "d" } },
                                     { "removeNode": "d" } ] }
-        """), [#"graph.json: updates[0]: cycle: "d" -> "d""#])
+        """), [#"graph.json: updates[0].actions[1]: the connections form a cycle through "d""#])
         // Removing the output.
         XCTAssertEqual(lines(#"{ "frame": 10, "actions": [ { "removeNode": "out" } ] }"#),
                        [#"graph.json: updates[0]: the graph has no output node (it needs exactly one "output" or "genericOutput")"#])
@@ -119,7 +119,7 @@ final class UpdateDescriptionTests: XCTestCase {
                                     { "addNode": { "id": "d", "type": "delay", "format": { "sampleRate": 48000 } } },
                                     { "connect": { "from": "p2", "to": "d" } }, { "disconnect": { "to": "mix:0" } },
                                     { "connect": { "from": "d", "to": "mix:0" } } ] }
-        """), [#"graph.json: updates[0].actions[2].connect: "p2" outputs 44100 Hz but "d" runs at 48000 Hz (a delay node does not convert sample rates; put a converter between them)"#])
+        """), [#"graph.json: updates[0]: "p2" outputs 44100 Hz but "d" runs at 48000 Hz and does not convert rates (put a converter between them)"#])
     }
 
     func testAddedNodeIsValidatedLikeAnyNode() {
