@@ -42,15 +42,18 @@ let package = Package(
         .target(name: "CAllocationCounter"),
 
         // MARK: Swift modules
+        // Real-time building blocks shared by the engine, the nodes and the I/O: lock-free rings,
+        // the wake semaphore, the render-thread mark and the lock that checks it.
+        .target(name: "AudioGraphRealtime"),
         // Engine core: formats, buffers, parameters, nodes, graph, pending changes, render plan.
         // No C imports, no file format.
-        .target(name: "AudioGraphCore"),
+        .target(name: "AudioGraphCore", dependencies: ["AudioGraphRealtime"]),
         // Stock nodes: oscillator, player, mixer, eq, delay, converter, environment, generic output.
         .target(name: "AudioGraphNodes",
-                dependencies: ["AudioGraphCore", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW"]),
+                dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW"]),
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "CPulse", "CPulseShim"]),
+                dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CPulse", "CPulseShim"]),
         // The graph-file format: JSON parser, reader, schema, checker, errors, and the factory
         // that turns node descriptions into stock nodes.
         .target(name: "AudioGraphDescription",
@@ -81,6 +84,8 @@ let package = Package(
                           exclude: ["Apple.swift.txt"]),
 
         // MARK: Tests (mirror the sources)
+        .testTarget(name: "AudioGraphRealtimeTests",
+                    dependencies: ["AudioGraphRealtime", "AudioGraphTesting"]),
         .testTarget(name: "AudioGraphCoreTests",
                     dependencies: ["AudioGraphCore", "AudioGraphTesting"]),
         .testTarget(name: "AudioGraphDescriptionTests",
