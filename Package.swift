@@ -99,6 +99,7 @@ let package = Package(
                     dependencies: ["AudioGraphKit", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting",
                                    "CAllocationCounter", "CCairo"],
                     resources: [.copy("Fixtures")]),
+        .testTarget(name: "audiographTests", dependencies: ["audiograph", "AudioGraphKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
