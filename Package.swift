@@ -42,15 +42,18 @@ let package = Package(
         .target(name: "CAllocationCounter"),
 
         // MARK: Swift modules
+        // Real-time building blocks shared by the engine, the nodes and the I/O: lock-free rings,
+        // the wake semaphore, the render-thread mark and the lock that checks it.
+        .target(name: "AudioGraphRealtime"),
         // Engine core: formats, buffers, parameters, nodes, graph, pending changes, render plan.
         // No C imports, no file format.
-        .target(name: "AudioGraphCore"),
+        .target(name: "AudioGraphCore", dependencies: ["AudioGraphRealtime"]),
         // Stock nodes: oscillator, player, mixer, eq, delay, converter, environment, generic output.
         .target(name: "AudioGraphNodes",
-                dependencies: ["AudioGraphCore", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW"]),
+                dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW"]),
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "CPulse", "CPulseShim"]),
+                dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CPulse", "CPulseShim"]),
         // The graph-file format: JSON parser, reader, schema, checker, errors, and the factory
         // that turns node descriptions into stock nodes.
         .target(name: "AudioGraphDescription",
@@ -60,10 +63,10 @@ let package = Package(
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphDescription", "CSndFile", "CEBUR128", "CCairo", "CFFTW"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphKit"]),
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime"]),
         // The command line, a thin layer over AudioGraphKit.
         .executableTarget(name: "audiograph",
-                          dependencies: ["AudioGraphKit",
+                          dependencies: ["AudioGraphKit", "AudioGraphRealtime",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Per-kernel throughput against C floors (scripts/bench-kernels.sh, `make bench`).
         .executableTarget(name: "KernelBench", dependencies: ["AudioGraphCore", "AudioGraphNodes"]),
@@ -81,17 +84,22 @@ let package = Package(
                           exclude: ["Apple.swift.txt"]),
 
         // MARK: Tests (mirror the sources)
+        .testTarget(name: "AudioGraphRealtimeTests",
+                    dependencies: ["AudioGraphRealtime", "AudioGraphTesting"]),
         .testTarget(name: "AudioGraphCoreTests",
-                    dependencies: ["AudioGraphCore", "AudioGraphTesting"]),
+                    dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting"]),
         .testTarget(name: "AudioGraphDescriptionTests",
-                    dependencies: ["AudioGraphDescription", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphTesting"]),
+                    dependencies: ["AudioGraphDescription", "AudioGraphNodes", "AudioGraphPulse"]),
         .testTarget(name: "AudioGraphNodesTests",
-                    dependencies: ["AudioGraphNodes", "AudioGraphTesting", "CAllocationCounter"]),
+                    dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting",
+                                   "CAllocationCounter", "CMySofa", "CSndFile"]),
         .testTarget(name: "AudioGraphPulseTests",
-                    dependencies: ["AudioGraphPulse", "AudioGraphKit", "AudioGraphTesting", "CAllocationCounter"]),
+                    dependencies: ["AudioGraphPulse", "AudioGraphKit", "AudioGraphRealtime", "AudioGraphTesting", "CAllocationCounter"]),
         .testTarget(name: "AudioGraphKitTests",
-                    dependencies: ["AudioGraphKit", "AudioGraphTesting", "CAllocationCounter", "CCairo"],
+                    dependencies: ["AudioGraphKit", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting",
+                                   "CAllocationCounter", "CCairo"],
                     resources: [.copy("Fixtures")]),
+        .testTarget(name: "audiographTests", dependencies: ["audiograph", "AudioGraphKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

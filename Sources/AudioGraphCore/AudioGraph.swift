@@ -1,4 +1,5 @@
 // The graph: nodes, connections, lifecycle, pending changes and the render entry point.
+import AudioGraphRealtime
 import Synchronization
 
 /// A connection from an output bus to an input bus.

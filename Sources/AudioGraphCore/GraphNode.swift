@@ -1,4 +1,5 @@
 // The control-side half of a node: identity, buses, formats, parameters and properties.
+import AudioGraphRealtime
 import Synchronization
 
 /// A node of an ``AudioGraph`` (cf. an Audio Unit inside an AUGraph): the control-side object

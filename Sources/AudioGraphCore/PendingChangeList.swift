@@ -1,4 +1,5 @@
 // Structural and parameter changes queued while a graph is initialized, applied by update().
+import AudioGraphRealtime
 import Synchronization
 
 /// One queued change (cf. AUGraph's pending changes). A list of them is applied by

@@ -1,4 +1,5 @@
 // Proves the eq, delay, converter and analyser render paths allocate nothing and take no lock.
+import AudioGraphRealtime
 import AudioGraphCore
 import CAllocationCounter
 import Foundation

@@ -1,14 +1,13 @@
 // FileSystemPath: resolved path comparison, regular-file checks and the HDF5 signature test.
 
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 
 final class FileSystemPathTests: XCTestCase {
     private func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ag-fsp-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        let url = try TestFiles.makeTemporaryDirectory(self)
         // The folder itself may sit behind a symbolic link (/tmp on some systems): resolve it once.
         return URL(fileURLWithPath: FileSystemPath.resolved(url.path))
     }

@@ -47,16 +47,6 @@ func renderFrames(_ g: AudioGraph, frames: Int, channels: Int, slices: [Int]? = 
     return out
 }
 
-/// Largest absolute difference between `got` and `expected(n)` over the indices.
-func maxError(_ got: [Float], _ range: Range<Int>? = nil, _ expected: (Int) -> Double) -> (error: Double, at: Int) {
-    var worst = 0.0, at = -1
-    for n in range ?? got.indices {
-        let e = abs(Double(got[n]) - expected(n))
-        if e > worst || at < 0 { worst = max(worst, e); at = e >= worst ? n : at }
-    }
-    return (worst, at)
-}
-
 /// Least-squares fit of a tone at frequency `f` plus DC (AudioGraphTesting's `ToneFit`): returns the
 /// tone's amplitude and the RMS of the residual.
 func toneFit(_ x: [Float], frequency f: Double, sampleRate sr: Double) -> (amplitude: Double, residualRMS: Double) {
@@ -73,26 +63,6 @@ func dftMagnitude(_ x: [Float], frequency: Double, sampleRate: Double) -> Double
         im -= Double(y) * sin(w)
     }
     return 2 * (re * re + im * im).squareRoot() / Double(x.count)
-}
-
-/// A fresh temporary folder, removed at the end of the test.
-func temporaryDirectory(_ test: XCTestCase) throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("ag-nodes-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-    return url
-}
-
-/// Writes channels of samples to a sound file with `AudioFileWriter`.
-func writeSoundFile(_ path: String, _ channels: [[Float]], sampleRate: Double, sampleType: SampleType = .float32) throws {
-    let frames = channels[0].count
-    let storage = ChannelBufferStorage(channelCount: channels.count, capacity: frames)
-    for (c, ch) in channels.enumerated() {
-        for i in 0..<frames { storage.list.channel(c)[i] = ch[i] }
-    }
-    let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: sampleRate, channelCount: channels.count, sampleType: sampleType))
-    try w.write(storage.list, frameCount: frames)
-    try w.close()
 }
 
 /// A constant-per-channel or formula source built on a render callback: `value(channel, frame)`
@@ -127,3 +97,5 @@ func fourierSeries(_ w: Waveform, theta: Double, frequency f: Double, sampleRate
     }
     return sum
 }
+
+extension XCTestCase: TeardownRegistering {}

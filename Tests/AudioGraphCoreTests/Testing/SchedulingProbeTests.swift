@@ -1,4 +1,5 @@
 // Tests that the scheduling probe wakes at its period and measures a stall of its own thread.
+import AudioGraphRealtime
 import AudioGraphTesting
 import Foundation
 import XCTest

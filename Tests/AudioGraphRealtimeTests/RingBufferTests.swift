@@ -1,5 +1,5 @@
 // Tests of the lock-free SPSC RingBuffer: wrap-around, limits, and a two-thread stress run.
-import AudioGraphPulse
+import AudioGraphRealtime
 import Foundation
 import XCTest
 

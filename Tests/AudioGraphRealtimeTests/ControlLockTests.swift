@@ -2,36 +2,18 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import AudioGraphCore
+import AudioGraphTesting
+@testable import AudioGraphRealtime
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Runs `body` on a new thread and waits for it to end.
-func runOnNewThread(_ body: @escaping @Sendable () -> Void) {
-    let done = DispatchSemaphore(value: 0)
-    let t = Thread {
-        body()
-        done.signal()
-    }
-    t.start()
-    done.wait()
-}
-
 /// A test case in which a lock taken on a marked thread counts instead of trapping (the count is
 /// reset before each test; the trapping setting is restored after it).
 class CountingLockViolationsTestCase: XCTestCase {
-    private var savedTrapping = true
-
-    override func setUp() {
-        savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        RenderThread.resetLockViolations()
-    }
-
-    override func tearDown() {
-        RenderThread.trapsOnViolation = savedTrapping
+    override func invokeTest() {
+        countingLockViolations { super.invokeTest() }
     }
 }
 

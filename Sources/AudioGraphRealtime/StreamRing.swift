@@ -3,8 +3,8 @@
 import Synchronization
 
 /// A fixed ring of `capacity` frames (a power of two) per channel, written by one producer
-/// thread and read by one consumer thread, lock-free (cf. the acquire/release ring of
-/// AudioGraphPulse's `RingBuffer`, here non-interleaved and indexed by ever-growing frame counts).
+/// thread and read by one consumer thread, lock-free (cf. the acquire/release ring
+/// ``RingBuffer``, here non-interleaved and indexed by ever-growing frame counts).
 ///
 /// Indices count frames since the ring was made and never wrap back (an `Int` lasts millions of
 /// years of audio); the slot of index `i` is `i & (capacity - 1)`. The producer publishes
@@ -17,11 +17,11 @@ import Synchronization
 /// ``releaseFrames(upTo:)`` from the consumer thread only. All of them
 /// are real-time safe (no allocation, no lock, no wait). Storage is allocated in `init` and freed
 /// in `deinit` (off the render thread).
-final class StreamRing: @unchecked Sendable {
+package final class StreamRing: @unchecked Sendable {
     /// Channels per frame.
-    let channelCount: Int
+    package let channelCount: Int
     /// Frames the ring holds (a power of two).
-    let capacity: Int
+    package let capacity: Int
     private let mask: Int
     /// Channel `c`, slot `s` is at `storage[c * capacity + s]`.
     private let storage: UnsafeMutablePointer<Float>
@@ -36,7 +36,7 @@ final class StreamRing: @unchecked Sendable {
     private var producerIndex = 0
 
     /// A ring of at least `minimumCapacity` frames (rounded up to a power of two).
-    init(channelCount: Int, minimumCapacity: Int) {
+    package init(channelCount: Int, minimumCapacity: Int) {
         self.channelCount = max(1, channelCount)
         var c = 1
         while c < max(2, minimumCapacity) { c <<= 1 }
@@ -51,14 +51,14 @@ final class StreamRing: @unchecked Sendable {
     // MARK: Producer
 
     /// The producer's next index (what it will publish after its next write).
-    var producerWriteIndex: Int { producerIndex }
+    package var producerWriteIndex: Int { producerIndex }
 
     /// Frames the producer may write now without overwriting frames the consumer still needs.
-    var freeFrames: Int { capacity - (producerIndex - consumed.load(ordering: .acquiring)) }
+    package var freeFrames: Int { capacity - (producerIndex - consumed.load(ordering: .acquiring)) }
 
     /// Appends `frameCount` interleaved frames of `channelCount` channels (at most ``freeFrames``)
     /// and publishes them.
-    func write(interleaved source: UnsafePointer<Float>, frameCount: Int) {
+    package func write(interleaved source: UnsafePointer<Float>, frameCount: Int) {
         assert(frameCount <= freeFrames, "ring overrun")
         let ch = channelCount
         // Two contiguous runs (before and after the wrap), each a plain strided copy.
@@ -77,12 +77,12 @@ final class StreamRing: @unchecked Sendable {
     // MARK: Consumer
 
     /// One past the last frame the producer has published (acquiring: its samples are visible).
-    var writtenIndex: Int { written.load(ordering: .acquiring) }
+    package var writtenIndex: Int { written.load(ordering: .acquiring) }
 
     /// The sample of channel `channel` at frame index `index` (which must lie between the
     /// consumer's released index and ``writtenIndex``).
     @inline(__always)
-    func sample(channel: Int, at index: Int) -> Float {
+    package func sample(channel: Int, at index: Int) -> Float {
         storage[channel * capacity + (index & mask)]
     }
 
@@ -91,7 +91,7 @@ final class StreamRing: @unchecked Sendable {
     /// `gains[i]`, or by `gain` when `gains` is nil. Two contiguous runs, no per-sample index
     /// arithmetic beyond the wrap.
     @inline(__always)
-    func copy(channel: Int, from index: Int, count: Int, into destination: UnsafeMutablePointer<Float>,
+    package func copy(channel: Int, from index: Int, count: Int, into destination: UnsafeMutablePointer<Float>,
               gains: UnsafePointer<Float>?, gain: Float) {
         let source = storage + channel * capacity
         let slot = index & mask
@@ -107,7 +107,7 @@ final class StreamRing: @unchecked Sendable {
 
     /// Gives the frames before `index` back to the producer.
     @inline(__always)
-    func releaseFrames(upTo index: Int) {
+    package func releaseFrames(upTo index: Int) {
         consumed.store(index, ordering: .releasing)
     }
 }

@@ -2,7 +2,7 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import AudioGraphNodes
+@testable import AudioGraphRealtime
 
 final class StreamRingTests: XCTestCase {
     func testCapacityIsAPowerOfTwoAndFreeFramesFollowTheConsumer() {
