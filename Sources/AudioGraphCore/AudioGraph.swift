@@ -163,7 +163,8 @@ public final class AudioGraph: @unchecked Sendable {
             switch change {
             case .setParameter(let node, let address, let value, _):
                 guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
-                try n.setParameter(address, value)
+                guard let p = n.parameter(at: address) else { throw .parameterNotFound(node: node, address: address.description) }
+                try p.setValue(value)
             case .setProperty(let node, let name, let value):
                 guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
                 try n.validateProperty(name, value)
@@ -346,14 +347,16 @@ public final class AudioGraph: @unchecked Sendable {
                 added.append(n)
             case let .setParameter(node, address, value, ramp):
                 guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
-                guard let p = n.parameter(address), let index = n.parameters.firstIndex(where: { $0 === p }) else {
-                    throw .parameterNotFound(node: node, address: address)
+                // Found by the node's address index (a dictionary), not by a scan of names.
+                guard let index = n.parameterIndex(of: address) else {
+                    throw .parameterNotFound(node: node, address: address.description)
                 }
+                let p = n.parameters[index]
                 guard p.info.contains(value) else {
-                    throw .parameterOutOfRange(node: node, address: address, value: value, range: p.info.rangeDescription)
+                    throw .parameterOutOfRange(node: node, address: address.description, value: value, range: p.info.rangeDescription)
                 }
                 guard ramp >= 0, ramp.isFinite else {
-                    throw .parameterOutOfRange(node: node, address: address + " rampDuration", value: ramp, range: "0...")
+                    throw .parameterOutOfRange(node: node, address: address.description + " rampDuration", value: ramp, range: "0...")
                 }
                 parameterSets.append((n, index, value, ramp))
             case let .setProperty(node, name, value):

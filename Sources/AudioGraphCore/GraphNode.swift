@@ -161,15 +161,10 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
 
     /// The output formats given the input formats (inputs at another rate already converted to
     /// ``processingSampleRate(inputFormats:graphSampleRate:)`` where the node converts). Default:
-    /// an effect — bus 0 input's format (or the declared one), for every output bus. An effect
-    /// processes channel for channel: a declared channel count other than its input's is refused.
+    /// an effect — bus 0 input's format (or the declared one), for every output bus.
     open func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
         let rate = processingSampleRate(inputFormats: inputFormats, graphSampleRate: graphSampleRate)
         let base = inputFormats.compactMap { $0 }.first ?? .canonical(sampleRate: rate, channelCount: 2)
-        if let declared = declaredFormat.channelCount, inputFormats.contains(where: { $0 != nil }), declared != base.channelCount {
-            throw .formatNotSupported(node: id, reason: "its input has \(base.channelCount) channel\(base.channelCount == 1 ? "" : "s") "
-                + "but it is declared with \(declared) (put a converter or mixer before it)")
-        }
         let f = declaredFormat.filled(from: StreamFormat.canonical(sampleRate: rate, channelCount: base.channelCount))
         return Array(repeating: f.canonical, count: outputBusCount)
     }

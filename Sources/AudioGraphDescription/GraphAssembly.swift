@@ -42,7 +42,7 @@ public enum GraphAssembly {
         for action in update.actions {
             switch action {
             case let .setParameter(node, address, value, ramp):
-                list.append(.setParameter(node: node, address: address.description, value: value, rampDuration: ramp))
+                list.append(.setParameter(node: node, address: address, value: value, rampDuration: ramp))
             case .connect(let c):
                 list.append(.connect(source: c.from.node, sourceBus: c.from.bus, destination: c.to.node, destinationBus: c.to.bus))
             case .disconnect(let to):

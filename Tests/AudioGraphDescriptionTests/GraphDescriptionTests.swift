@@ -181,15 +181,15 @@ final class GraphDescriptionTests: XCTestCase {
         let values = eq.initialParameterValues(sampleRate: 48000)
         // loudness = lowShelf 80 Hz +6 dB, peak 1 kHz -1.5 dB q 0.7, highShelf 10 kHz +4 dB;
         // band.1.gain given as 3, band.0.bypass as 1.
-        XCTAssertEqual(values[ParameterAddress("band.0.frequency")!], 80)
-        XCTAssertEqual(values[ParameterAddress("band.0.gain")!], 6)
-        XCTAssertEqual(values[ParameterAddress("band.0.q")!], 0.70710678)
-        XCTAssertEqual(values[ParameterAddress("band.0.bypass")!], 1)
-        XCTAssertEqual(values[ParameterAddress("band.1.frequency")!], 1000)
-        XCTAssertEqual(values[ParameterAddress("band.1.q")!], 0.7)
-        XCTAssertEqual(values[ParameterAddress("band.1.gain")!], 3)
-        XCTAssertEqual(values[ParameterAddress("band.2.gain")!], 4)
-        XCTAssertEqual(values[ParameterAddress("globalGain")!], 0)
+        XCTAssertEqual(values[ParameterAddress("band.0.frequency")], 80)
+        XCTAssertEqual(values[ParameterAddress("band.0.gain")], 6)
+        XCTAssertEqual(values[ParameterAddress("band.0.q")], 0.70710678)
+        XCTAssertEqual(values[ParameterAddress("band.0.bypass")], 1)
+        XCTAssertEqual(values[ParameterAddress("band.1.frequency")], 1000)
+        XCTAssertEqual(values[ParameterAddress("band.1.q")], 0.7)
+        XCTAssertEqual(values[ParameterAddress("band.1.gain")], 3)
+        XCTAssertEqual(values[ParameterAddress("band.2.gain")], 4)
+        XCTAssertEqual(values[ParameterAddress("globalGain")], 0)
         XCTAssertEqual(values.count, 1 + 3 * 4)
     }
 

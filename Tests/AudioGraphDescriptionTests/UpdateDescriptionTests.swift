@@ -52,7 +52,7 @@ final class UpdateDescriptionTests: XCTestCase {
         """), files: files)
         let updates = loaded.description.updates
         XCTAssertEqual(updates.map(\.when), [.frame(100), .time(0.5), .time(1)])
-        XCTAssertEqual(updates[0].actions, [.setParameter(node: "mix", address: ParameterAddress("input.0.volume")!, value: 0.25, rampDuration: 0)])
+        XCTAssertEqual(updates[0].actions, [.setParameter(node: "mix", address: ParameterAddress("input.0.volume"), value: 0.25, rampDuration: 0)])
         XCTAssertEqual(updates[1].actions, [.disconnect(to: BusReference(node: "mix", bus: 1)),
                                             .connect(ConnectionDescription(from: BusReference(node: "osc1"), to: BusReference(node: "mix", bus: 1)))])
         XCTAssertEqual(updates[2].actions.map(\.name), ["addNode", "disconnect", "connect", "removeNode"])

@@ -93,11 +93,11 @@ extension CommandLineTests {
                             connections: #", { "from": "osc", "to": "c" }"#)
                 .replacingOccurrences(of: #"{ "from": "osc", "to": "out" }, "#, with: "")
                 .replacingOccurrences(of: #"{ "from": "osc", "to": "c" }"#, with: #"{ "from": "osc", "to": "c" }, { "from": "c", "to": "out" }"#),
-             "properties.format.sampleRate"),
+             #"nodes[1] (id "c"): node "c": cannot convert"#),
             ("clientRate", graph().replacingOccurrences(of: #""type": "genericOutput""#,
                                                         with: #""type": "genericOutput", "properties": { "format": { "sampleRate": 768000 } }"#)
                 .replacingOccurrences(of: "\"duration\": 0.05", with: "\"sampleRate\": 1000, \"duration\": 0.05"),
-             "properties.format.sampleRate"),
+             #"nodes[1] (id "out"): node "out": cannot convert"#),
             ("sofa", graph(nodes: #", { "id": "env", "type": "environment", "properties": { "hrtf": "fake.sofa" } }"#), "properties.hrtf"),
             ("change", graph(nodes: #", { "id": "c", "type": "converter", "properties": { "format": { "sampleRate": 44100 } } }"#,
                              updates: #"[ { "time": 0.01, "actions": [ { "disconnect": { "to": "out" } }, { "connect": { "from": "osc", "to": "c" } }, { "connect": { "from": "c", "to": "out" } } ] } ]"#)
