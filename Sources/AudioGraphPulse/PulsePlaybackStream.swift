@@ -5,7 +5,8 @@ import CPulseShim
 import Glibc
 import Synchronization
 
-/// Renders one slice: fill `frameCount` frames (at most `maximumFramesPerSlice`) into each of the
+/// Renders one slice: fill `frameCount` frames (the stream's `playbackQuantumFrames`, at most
+/// `maximumFramesPerSlice`) into each of the
 /// `channelCount` non-interleaved buffers. `sampleTime` is the slice's first frame on the
 /// stream's timeline (0 at `start()`). Runs on the dedicated render thread; must be real-time
 /// safe (no allocation, lock, I/O, waiting).
@@ -25,9 +26,13 @@ public typealias PulseRenderCallback = @Sendable (
 ///  │ slices when the ring is full   │   sem_post     └──────────────────────────────┘
 ///  └────────────────────────────────┘
 /// ```
-/// The render thread renders whole slices of `maximumFramesPerSlice` frames as long as one fits
-/// in the ring (`configuration.playbackRingFrames`: two slices, or more when a request is larger
-/// than a slice), then sleeps on a POSIX semaphore until the mainloop thread has drained some.
+/// The render thread renders quanta of `configuration.playbackQuantumFrames` frames (sized from
+/// the requested latency, 32 frames at 10 ms; a divisor of `maximumFramesPerSlice`, so slice
+/// boundaries stay quantum boundaries) as long as one fits in the ring
+/// (`configuration.playbackRingFrames`: a request in whole quanta, 2.7 ms at 10 or 20 ms), then
+/// sleeps on a POSIX semaphore until the mainloop thread has drained some: it wakes when the
+/// server asks for data (the write callback drains the ring into the request and posts), not on
+/// a timer.
 /// The wait happens between render calls, never inside one; the render thread takes no lock (the
 /// ring uses acquire/release atomics, `sem_post` is lock-free).
 ///
@@ -104,7 +109,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         self.context = context
         self.configuration = configuration
         self.render = render
-        let slice = configuration.maximumFramesPerSlice
+        let slice = configuration.playbackQuantumFrames
         ring = RingBuffer(capacity: configuration.playbackRingFrames * configuration.channels)
         channelBuffers = .allocate(capacity: configuration.channels)
         for c in 0..<configuration.channels {
@@ -219,7 +224,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         thread = RealtimeThread(name: "ag-render") { [unowned self] in self.renderLoop() }
 
         // Give the render thread a moment to fill the ring so the first request is met.
-        let sliceSamples = configuration.maximumFramesPerSlice * configuration.channels
+        let sliceSamples = configuration.playbackQuantumFrames * configuration.channels
         // (Not when held at frame 0: a control thread applies a change before the first slice.)
         // (Nor once the end frame is rendered: a stream shorter than the ring never fills it.)
         for _ in 0..<500 where ring.writableCount >= sliceSamples && renderLimit.load(ordering: .acquiring) > 0
@@ -261,9 +266,9 @@ public final class PulsePlaybackStream: @unchecked Sendable {
 
     // MARK: Render thread
 
-    /// Renders whole slices while they fit in the ring; sleeps between slices otherwise.
+    /// Renders whole quanta while they fit in the ring; sleeps between quanta otherwise.
     private func renderLoop() {
-        let frames = configuration.maximumFramesPerSlice
+        let frames = configuration.playbackQuantumFrames
         let channels = configuration.channels
         let sliceSamples = frames * channels
         // The real-time check: a ControlLock taken anywhere below counts (and traps in debug).
@@ -323,7 +328,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         if let attributes = PulseStreamSupport.bufferAttributes(s, configuration: configuration) { negotiated = attributes }
         // A short timer tops up libpulse's buffer from the ring between server requests, so a
         // request that found the ring short is completed as soon as the render thread catches up.
-        let sliceUsec = pa_usec_t(Double(configuration.maximumFramesPerSlice) * 1e6 / Double(configuration.sampleRate))
+        let sliceUsec = pa_usec_t(Double(configuration.playbackQuantumFrames) * 1e6 / Double(configuration.sampleRate))
         timerPeriod = max(1000, min(5000, min(sliceUsec / 2, request)))
         timer = pa_context_rttime_new(context.context, pa_rtclock_now() + timerPeriod, playbackTimerCallback, me)
         corked = true
