@@ -41,19 +41,27 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
         min(latencyMilliseconds / 2, max(2.5, latencyMilliseconds / 8))
     }
 
-    /// The playback request (`playbackRequestMilliseconds`) in whole frames, rounded up.
-    var playbackRequestFrames: Int {
-        Int((playbackRequestMilliseconds * Double(sampleRate) / 1000).rounded(.up))
+    /// What the playback ring is sized to hold, milliseconds: a request
+    /// (`playbackRequestMilliseconds`), so that one is answered at once, but at most 4 ms: all the
+    /// ring holds adds to the latency the server reports, and the server's queue (`tlength`), not
+    /// the ring, is what bridges a late render or a late server. A larger request is answered in
+    /// parts (the 1 ms top-up timer), which costs no latency.
+    public var playbackRingMilliseconds: Double { min(playbackRequestMilliseconds, 4) }
+
+    /// `playbackRingMilliseconds` in whole frames, rounded up.
+    private var playbackRingTargetFrames: Int {
+        max(1, Int((playbackRingMilliseconds * Double(sampleRate) / 1000).rounded(.up)))
     }
 
     /// The frames the playback render thread asks the render callback for at a time (the render
     /// quantum, cf. Web Audio's 128 frames), sized from the requested latency rather than from
-    /// `maximumFramesPerSlice`: the largest power of two at most half a request
-    /// (`playbackRequestMilliseconds`), lowered to the largest divisor of `maximumFramesPerSlice`
-    /// (so every slice boundary of the graph is a quantum boundary: a change timed at a slice
-    /// boundary lands on the same frame live and offline). 32 frames at 48 kHz for 10 or 20 ms.
+    /// `maximumFramesPerSlice`: the largest power of two at most half of
+    /// `playbackRingMilliseconds`, lowered to the largest divisor of `maximumFramesPerSlice` (so
+    /// every slice boundary of the graph is a quantum boundary: a change timed at a slice
+    /// boundary lands on the same frame live and offline). At 48 kHz: 32 frames for 10 or 20 ms,
+    /// 64 from 40 ms on.
     public var playbackQuantumFrames: Int {
-        let half = max(1, playbackRequestFrames / 2)
+        let half = max(1, playbackRingTargetFrames / 2)
         var quantum = 1
         while quantum * 2 <= half { quantum *= 2 }
         quantum = min(quantum, maximumFramesPerSlice)
@@ -61,13 +69,14 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
         return quantum
     }
 
-    /// The playback ring's capacity in frames: a request (`playbackRequestMilliseconds`) rounded
-    /// up to whole quanta (`playbackQuantumFrames`), and no more: all it holds adds to the latency,
-    /// and the server's queue (`tlength`), not the ring, is what bridges a late render or a late
-    /// server. 128 frames (2.7 ms) at 48 kHz for 10 or 20 ms.
+    /// The playback ring's capacity in frames: `playbackRingMilliseconds` rounded up to whole
+    /// quanta (`playbackQuantumFrames`), or down when up would exceed 5 ms (an odd slice size
+    /// can force a quantum that does not divide the target). At 48 kHz: 128 frames (2.7 ms) for
+    /// 10 or 20 ms, 192 (4 ms) from 40 ms on.
     public var playbackRingFrames: Int {
-        let quantum = playbackQuantumFrames
-        return max(1, (playbackRequestFrames + quantum - 1) / quantum) * quantum
+        let quantum = playbackQuantumFrames, target = playbackRingTargetFrames
+        let up = (target + quantum - 1) / quantum * quantum
+        return up * 200 <= sampleRate ? up : max(quantum, target / quantum * quantum)
     }
 
     /// Bytes per interleaved float32 frame.
