@@ -18,7 +18,7 @@ public typealias PulseRenderCallback = @Sendable (
 ///
 /// Data flow:
 /// ```
-///  render thread (ours, SCHED_FIFO if permitted)          libpulse mainloop thread (FIFO − 1)
+///  render thread (ours, SCHED_FIFO if permitted)          libpulse mainloop thread (FIFO 19)
 ///  ┌────────────────────────────────┐   SPSC ring    ┌──────────────────────────────┐
 ///  │ render(sampleTime, q, buffers) │ ─────────────▶ │ write callback / 1 ms timer: │
 ///  │ interleave → ring.write        │  (2.7 ms at    │ ring.read → pa_stream_write  │
@@ -32,9 +32,9 @@ public typealias PulseRenderCallback = @Sendable (
 /// (`configuration.playbackRingFrames`: a request in whole quanta, 2.7 ms at 10 or 20 ms), then
 /// sleeps on a POSIX semaphore until the mainloop thread has drained some: it wakes when the
 /// server asks for data (the write callback drains the ring into the request and posts), not on
-/// a timer. The mainloop thread asks for real-time scheduling too, one priority below the
-/// render thread, on the first request (it keeps it until the context closes): with a ring this
-/// small, a mainloop thread held off by other work would let the server's queue run dry.
+/// a timer. The mainloop thread, which carries every request and every quantum, runs at
+/// `SCHED_FIFO` 19 too (`PulseContext`): with a ring this small, a mainloop thread held off by
+/// other work would let the server's queue run dry.
 /// The wait happens between render calls, never inside one; the render thread takes no lock (the
 /// ring uses acquire/release atomics, `sem_post` is lock-free).
 ///
@@ -87,8 +87,6 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     private var negotiated: PulseBufferAttributes?
     private var corked = true
     private var wasReady = false
-    /// Whether the mainloop thread has asked for real-time scheduling (once per start).
-    private var mainloopPromoted = false
 
     // MARK: Control thread only
     private var thread: RealtimeThread?
@@ -311,7 +309,6 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         let s = try PulseStreamSupport.makeStream(context: context, configuration: configuration)
         stream = s
         wasReady = false
-        mainloopPromoted = false
         let me = Unmanaged.passUnretained(self).toOpaque()
         pa_stream_set_state_callback(s, playbackStateCallback, me)
         pa_stream_set_write_callback(s, playbackWriteCallback, me)
@@ -366,25 +363,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         if corked, pa_stream_writable_size(s) == 0 { uncorkLocked() }
     }
 
-    /// The server asked for data: move what the ring holds (and wake the render thread).
-    fileprivate func serverRequested() {
-        promoteMainloopThread()
-        drainLocked()
-    }
-
-    /// Asks once for real-time scheduling of libpulse's mainloop thread (the caller), one step
-    /// below the render thread: it carries every request to the render thread and every quantum
-    /// to the server, so with a 2.7 ms ring a mainloop thread preempted by other work for a few
-    /// milliseconds would drain the server's queue. Silently stays normal where not permitted;
-    /// the thread keeps the policy until the context closes (it serves only libpulse).
-    private func promoteMainloopThread() {
-        guard !mainloopPromoted else { return }
-        mainloopPromoted = true
-        RealtimeThread.promoteCurrentThread(priority: RenderThread.schedulingPriority - 1)
-    }
-
     fileprivate func timerFired() {
-        promoteMainloopThread()
         drainLocked()
         if let timer {
             pa_context_rttime_restart(context.context, timer, pa_rtclock_now() + timerPeriod)
@@ -440,7 +419,7 @@ private func playbackStateCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutabl
 }
 
 private func playbackWriteCallback(_ s: OpaquePointer?, _ nbytes: Int, _ userdata: UnsafeMutableRawPointer?) {
-    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.serverRequested()
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.drainLocked()
 }
 
 private func playbackUnderflowCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
