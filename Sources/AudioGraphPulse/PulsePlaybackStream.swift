@@ -29,7 +29,8 @@ public typealias PulseRenderCallback = @Sendable (
 /// The render thread renders quanta of `configuration.playbackQuantumFrames` frames (sized from
 /// the requested latency, 32 frames at 10 ms; a divisor of `maximumFramesPerSlice`, so slice
 /// boundaries stay quantum boundaries) as long as one fits in the ring
-/// (`configuration.playbackRingFrames`: a request in whole quanta, 2.7 ms at 10 or 20 ms), then
+/// (`configuration.playbackRingFrames`: a request, at most 4 ms, in whole quanta; 2.7 ms at 10
+/// or 20 ms), then
 /// sleeps on a POSIX semaphore until the mainloop thread has drained some: it wakes when the
 /// server asks for data (the write callback drains the ring into the request and posts), not on
 /// a timer. The mainloop thread, which carries every request and every quantum, runs at
@@ -47,7 +48,9 @@ public typealias PulseRenderCallback = @Sendable (
 /// main thread, which runs at normal priority, and a loaded machine delays it by 10 ms and more
 /// at times (measured here: up to 10.7 ms per 20 s with the other core busy), so the fuller
 /// queue is what keeps 20 ms free of underruns. `latency()` reports libpulse's latency (queue +
-/// sink) plus the ring's fill. Underflows reported by the server are counted in `underrunCount`.
+/// sink) plus the ring's fill (everything we hold: the render thread writes a quantum to the ring
+/// as soon as it is rendered, and `pa_stream_write` hands the server what it takes at once, so
+/// the server's figure counts it). Underflows reported by the server are counted in `underrunCount`.
 ///
 /// The stream connects corked and is uncorked once the server's buffer is full, so the sink never
 /// starts it empty (PulseAudio would then rewind and the first frames could be lost).
