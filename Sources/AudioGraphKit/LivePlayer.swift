@@ -95,7 +95,8 @@ public final class LivePlayer {
     /// least four slices.
     private var publishAhead: Int64 { max(4 * Int64(graph.maximumFramesPerSlice), Int64(sampleRate / 10)) }
 
-    /// The first slice boundary at or after `frame` (the output renders whole slices from 0).
+    /// The first slice boundary at or after `frame` (the output renders quanta that divide the
+    /// slice from 0, so every slice boundary is a render-call boundary).
     private static func boundary(of frame: Int64, slice: Int) -> Int64 {
         let s = Int64(slice)
         return frame <= 0 ? 0 : (frame + s - 1) / s * s

@@ -153,9 +153,10 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         faultState.setHandler(handler)
     }
 
-    /// Holds the render thread before it starts a slice at or beyond `frame` (nil: no hold), so
+    /// Holds the render thread before it starts a quantum at or beyond `frame` (nil: no hold), so
     /// that a control thread can apply a change exactly at the first slice boundary at or after
-    /// `frame` (see `LivePlayer`). The render thread waits between slices, never inside one; while
+    /// `frame` (see `LivePlayer`; quanta divide slices, so the thread is held at or before that
+    /// boundary). The render thread waits between quanta, never inside one; while
     /// held, the ring and the server's buffer keep playing (hold only briefly, well under the
     /// latency, or the server underruns). Any thread; lock-free.
     public func setRenderLimit(_ frame: Int64?) {
@@ -163,8 +164,8 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         wake.post()
     }
 
-    /// Ends the stream's audio at `frame` (nil: never): the render thread renders no slice at or
-    /// beyond it and silences the part of the slice that crosses it, so exactly `frame` frames
+    /// Ends the stream's audio at `frame` (nil: never): the render thread renders no quantum at or
+    /// beyond it and silences the part of the quantum that crosses it, so exactly `frame` frames
     /// are played; ``renderedFrames`` then stays at `frame`. Call before `start()` for short
     /// lengths. Any thread; lock-free.
     public func setEndFrame(_ frame: Int64?) {
