@@ -58,8 +58,8 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
     /// `maximumFramesPerSlice`: the largest power of two at most half of
     /// `playbackRingMilliseconds`, lowered to the largest divisor of `maximumFramesPerSlice` (so
     /// every slice boundary of the graph is a quantum boundary: a change timed at a slice
-    /// boundary lands on the same frame live and offline). At 48 kHz: 32 frames for 10 or 20 ms,
-    /// 64 from 40 ms on.
+    /// boundary lands on the same frame live and offline). At 48 kHz: 32 frames for 10 to 20 ms,
+    /// 64 from 30 ms on.
     public var playbackQuantumFrames: Int {
         let half = max(1, playbackRingTargetFrames / 2)
         var quantum = 1
@@ -72,7 +72,7 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
     /// The playback ring's capacity in frames: `playbackRingMilliseconds` rounded up to whole
     /// quanta (`playbackQuantumFrames`), or down when up would exceed 5 ms (an odd slice size
     /// can force a quantum that does not divide the target). At 48 kHz: 128 frames (2.7 ms) for
-    /// 10 or 20 ms, 192 (4 ms) from 40 ms on.
+    /// 10 to 20 ms, 192 (4 ms) from 30 ms on.
     public var playbackRingFrames: Int {
         let quantum = playbackQuantumFrames, target = playbackRingTargetFrames
         let up = (target + quantum - 1) / quantum * quantum
