@@ -97,32 +97,12 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
         latencyValue = latency
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
-        if let latency {
-            // The plugin writes its latency when it runs: a probe run on silence, on a separate
-            // instance so that the ones that render start untouched.
-            let probe = try node.world.instantiate(uri: plugin.uri, sampleRate: format.sampleRate)
-            let probeScratch = UnsafeMutablePointer<Float>.allocate(capacity: frames)
-            probeScratch.initialize(repeating: 0, count: frames)
-            defer { probeScratch.deallocate() }
-            var control = 0
-            let probeLatency = UnsafeMutablePointer<Float>.allocate(capacity: 1)
-            probeLatency.initialize(to: 0)
-            defer { probeLatency.deallocate() }
-            for port in plugin.ports {
-                switch (port.kind, port.isInput) {
-                case (.control, true): probe.connect(port: port.index, to: controlValues + control); control += 1
-                case (.control, false): probe.connect(port: port.index, to: port.reportsLatency ? probeLatency : probeScratch)
-                case (.audio, _), (.cv, _): probe.connect(port: port.index, to: probeScratch)
-                default: probe.connect(port: port.index, to: nil)
-                }
-            }
-            probe.activate()
-            probe.run(frameCount: 1)
-            latency.pointee = probeLatency.pointee
-            node.reportedLatency.store(Int(probeLatency.pointee.rounded()))
-        } else {
-            node.reportedLatency.store(0)
-        }
+        // The plugin writes its latency when it runs: measured on a probe instance so that the
+        // ones that render start untouched.
+        let controlsNow = Dictionary(uniqueKeysWithValues: controls.enumerated().map { ($1.symbol, node.parameters[$0].value) })
+        let latencyFrames = try node.world.latency(uri: plugin.uri, sampleRate: format.sampleRate, controls: controlsNow)
+        latency?.pointee = Float(latencyFrames)
+        node.reportedLatency.store(latencyFrames)
     }
 
     deinit {
