@@ -43,6 +43,30 @@ final class NodeFactoryLV2Tests: XCTestCase {
         XCTAssertLessThan(e.error, 1e-5, "at \(e.at)")
     }
 
+    /// A file update sets the plugin's gain at frame 300 (inside the second 256-frame slice), with a
+    /// ramp at frame 600; an update naming an unknown symbol is refused.
+    func testUpdatesSetPluginParametersAtTheirFrame() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let v = try parseGraph("""
+            { "version": 1, "sampleRate": 48000, "duration": 0.02, "maximumFramesPerSlice": 256,
+              "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 440, "amplitude": 0.8 } },
+                         { "id": "amp", "type": "lv2", "properties": { "plugin": "\(Self.amp)" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "amp" }, { "from": "amp", "to": "out" } ],
+              "updates": [ { "frame": 300, "actions": [ { "setParameter": { "node": "amp", "address": "gain", "value": -20 } } ] },
+                           { "frame": 600, "actions": [ { "setParameter": { "node": "amp", "address": "bypass", "value": 1 } } ] } ] }
+            """, in: dir)
+        let (channels, _) = try renderToFile(v, dir.appendingPathComponent("upd.wav").path)
+        let e = worstError(channels[0]) { n in
+            0.8 * sin(2 * Double.pi * 440 * Double(n) / 48000) * (n < 300 || n >= 600 ? 1 : 0.1)
+        }
+        XCTAssertLessThan(e.error, 1e-5, "at \(e.at)")
+        let lines = errors(graph(#"{ "id": "fx", "type": "lv2", "properties": { "plugin": "\#(Self.amp)" } }"#)
+            .replacingOccurrences(of: "\"connections\"", with: #""updates": [ { "frame": 10, "actions": [ { "setParameter": { "node": "fx", "address": "level", "value": 1 } } ] } ], "connections""#))
+        XCTAssertEqual(lines.count, 1, "\(lines)")
+        XCTAssertTrue(lines.first?.contains("level") ?? false, "\(lines)")
+    }
+
     func errors(_ text: String) -> [String] {
         do {
             _ = try GraphLoader.parse(text: text, fileName: "bad.json")
