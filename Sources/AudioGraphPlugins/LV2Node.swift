@@ -4,8 +4,8 @@ import Synchronization
 
 /// A node that runs an LV2 plugin (the graph file's `lv2` node).
 ///
-/// Buses: one input bus whose channels are the plugin's audio inputs (none for a plugin without
-/// audio inputs), one output bus whose channels are its audio outputs. A plugin with exactly one
+/// Buses: one input bus whose channels are the plugin's audio inputs (a plugin without audio
+/// inputs, a generator, ignores what is connected there), one output bus whose channels are its audio outputs. A plugin with exactly one
 /// audio input and one audio output runs one instance per channel, so it fits a bus of any width.
 /// Parameters: one per control input port, named by the port's symbol, with the plugin's range
 /// and default; plus `bypass` (0/1: the input passes to the output unchanged and the plugin is
@@ -38,7 +38,7 @@ public final class LV2Node: GraphNode, @unchecked Sendable {
         guard !plugin.audioOutputs.isEmpty else { throw .noAudioOutput(uri: plugin.uri) }
         self.plugin = plugin
         self.world = world
-        super.init(id: id, typeName: "lv2", inputBusCount: plugin.audioInputs.isEmpty ? 0 : 1, outputBusCount: 1,
+        super.init(id: id, typeName: "lv2", inputBusCount: 1, outputBusCount: 1,
                    parameters: Self.parameterInfos(plugin))
     }
 
@@ -74,7 +74,7 @@ public final class LV2Node: GraphNode, @unchecked Sendable {
         }
         let rate = processingSampleRate(inputFormats: inputFormats, graphSampleRate: graphSampleRate)
         let ins = plugin.audioInputs.count, outs = plugin.audioOutputs.count
-        if let input = inputFormats.first ?? nil, input.channelCount != ins {
+        if ins > 0, let input = inputFormats.first ?? nil, input.channelCount != ins {
             throw .formatNotSupported(node: id, reason: "LV2 plugin <\(plugin.uri)> takes \(ins) audio input\(ins == 1 ? "" : "s"); input bus 0 brings \(input.channelCount) channel\(input.channelCount == 1 ? "" : "s") (put a converter with channelMap before it)")
         }
         if let declared = declaredFormat.channelCount, declared != outs {

@@ -110,6 +110,26 @@ final class LV2NodeTests: XCTestCase {
         XCTAssertEqual(node.latencyFrames, 960)
     }
 
+    /// swh sinCos, a generator (no audio input, two outputs): nothing connected to its input, it
+    /// writes sin(phi) and cos(phi) of one phase, so sine² + cosine² = 1 on every frame.
+    func testGeneratorWithoutAudioInputs() throws {
+        let node = try LV2Node(id: "gen", uri: "http://plugin.org.uk/swh-plugins/sinCos")
+        try node.setParameter("freq", 0.5)
+        try node.setParameter("pitch", 8)   // 0.5 Hz * 2^8 = 128 Hz
+        let g = try startedChain([node], ["gen"])
+        XCTAssertEqual(node.outputFormats[0].channelCount, 2)
+        let y = render(g, frames: 4800, channels: 2)
+        for n in 0..<4800 { XCTAssertEqual(Double(y[0][n] * y[0][n] + y[1][n] * y[1][n]), 1, accuracy: 1e-5) }
+        // After the first slice's glide the phase advances 2π·128/48000 per frame.
+        let step = 2 * Double.pi * 128 / 48000
+        for n in 1000..<4799 {
+            let phase = atan2(Double(y[0][n]), Double(y[1][n])), next = atan2(Double(y[0][n + 1]), Double(y[1][n + 1]))
+            var d = next - phase
+            if d < 0 { d += 2 * Double.pi }
+            XCTAssertEqual(d, step, accuracy: 1e-4, "frame \(n)")
+        }
+    }
+
     /// Parameters are the control inputs by symbol with the plugin's ranges, plus bypass.
     func testParametersAreTheControlPorts() throws {
         let amp = try LV2Node(id: "amp", uri: SWH.amp)

@@ -122,8 +122,9 @@ extension GraphChecker {
                 }
                 output = BusFormat(sampleRate: info.sampleRate, channels: info.channels)
             case .lv2(let plugin) where !plugin.runsPerChannel && plugin.audioOutputs > 0:
-                // A plugin with several audio ports: its input bus has exactly its audio inputs.
-                if let input = inputs[0], let connection = input0, input.channels != plugin.audioInputs {
+                // A plugin with several audio ports: its input bus has exactly its audio inputs
+                // (a generator, without any, ignores its input).
+                if plugin.audioInputs > 0, let input = inputs[0], let connection = input0, input.channels != plugin.audioInputs {
                     report(connection.location, .channelMismatch(from: connection.from.node, fromChannels: input.channels, to: id,
                                                                  toChannels: plugin.audioInputs))
                 }
