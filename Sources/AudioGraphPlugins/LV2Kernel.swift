@@ -9,6 +9,10 @@ import AudioGraphCore
 /// inputs to silence. A render copies the pulled input into the scratch, sets the controls and
 /// runs — in pieces when a parameter changes within the slice, each piece at the start of the
 /// scratch — and copies the result to the output bus. No `connect_port` on the render thread.
+///
+/// Thread safety: created (instantiate, connect, activate, latency probe) and released on a
+/// control thread; `render` on the render thread only, real-time safe as far as the plugin's
+/// `run` is (the host's part allocates nothing and takes no lock: LV2RealTimeSafetyTests).
 final class LV2Kernel: NodeKernel, @unchecked Sendable {
     // MARK: Fixed at creation
     private let instances: [LV2Instance]
@@ -48,10 +52,8 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
         let frames = maximumFramesPerSlice
 
         controlValues = .allocate(capacity: max(1, controls.count))
-        for (k, port) in controls.enumerated() {
-            (controlValues + k).initialize(to: Float(node.parameters[k].value))
-            _ = port
-        }
+        // The node's parameters start with the control inputs, in port order.
+        for k in controls.indices { (controlValues + k).initialize(to: Float(node.parameters[k].value)) }
         inputScratch = ChannelBufferStorage(channelCount: count * plugin.audioInputs.count, capacity: frames)
         outputScratch = ChannelBufferStorage(channelCount: count * plugin.audioOutputs.count, capacity: frames)
         silence = .allocate(capacity: frames)
