@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         // cairo: drawing the pictures of `audiograph plot` (PNG and SVG surfaces).
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // lilv: finding, describing and instantiating LV2 plugins (the `lv2` node, `audiograph plugins`).
+        .systemLibrary(name: "CLilv", pkgConfig: "lilv-0", providers: [.apt(["liblilv-dev", "lv2-dev"])]),
         // C macros of libpulse that do not import into Swift (PA_VOLUME_NORM, ...).
         .target(name: "CPulseShim", dependencies: ["CPulse"]),
         // A malloc/pthread_mutex_lock interposer counting calls made on marked threads (tests only).
@@ -50,9 +52,12 @@ let package = Package(
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "CPulse", "CPulseShim"]),
+        // Plugin hosting: the LV2 catalogue and the lv2 node. Its own module so that only it links
+        // lilv and loads foreign binaries.
+        .target(name: "AudioGraphPlugins", dependencies: ["AudioGraphCore", "CLilv"]),
         // The embedding API: load graph files, render offline, play live.
         .target(name: "AudioGraphKit",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "CSndFile", "CEBUR128", "CCairo", "CFFTW"]),
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins", "CSndFile", "CEBUR128", "CCairo", "CFFTW"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphKit"]),
@@ -82,6 +87,8 @@ let package = Package(
                     dependencies: ["AudioGraphNodes", "AudioGraphTesting", "CAllocationCounter"]),
         .testTarget(name: "AudioGraphPulseTests",
                     dependencies: ["AudioGraphPulse", "AudioGraphKit", "AudioGraphTesting", "CAllocationCounter"]),
+        .testTarget(name: "AudioGraphPluginsTests",
+                    dependencies: ["AudioGraphPlugins", "AudioGraphNodes", "AudioGraphTesting", "CAllocationCounter"]),
         .testTarget(name: "AudioGraphKitTests",
                     dependencies: ["AudioGraphKit", "AudioGraphTesting", "CAllocationCounter", "CCairo"],
                     resources: [.copy("Fixtures")]),

@@ -2,4 +2,5 @@
 // enough, as `import AVFoundation` is on Apple's platforms (programs use URL, Thread, NotificationCenter).
 @_exported import AudioGraphCore
 @_exported import AudioGraphNodes
+@_exported import AudioGraphPlugins
 @_exported import Foundation

@@ -17,6 +17,8 @@ public enum NodeConfiguration: Sendable, Hashable {
     case output(OutputProperties)
     case genericOutput(GenericOutputProperties)
     case analyser(AnalyserProperties)
+    /// An LV2 plugin (its URI and what the catalogue said about it).
+    case lv2(LV2Properties)
 
     /// The node type this configuration belongs to.
     public var type: NodeType {
@@ -33,6 +35,7 @@ public enum NodeConfiguration: Sendable, Hashable {
         case .output: return .output
         case .genericOutput: return .genericOutput
         case .analyser: return .analyser
+        case .lv2: return .lv2
         }
     }
 

@@ -118,6 +118,7 @@ public struct NodeSchema: Sendable {
         case .output: return output
         case .genericOutput: return genericOutput
         case .analyser: return analyser
+        case .lv2: return lv2
         }
     }
 
@@ -298,6 +299,11 @@ extension NodeSchema {
     static let genericOutput = NodeSchema(
         type: .genericOutput, kind: .output, inputBuses: .fixed(1), outputBusCount: 0,
         propertyKeys: ["format"], runtimePropertyKeys: [], convertsInputs: true, templates: [])
+
+    /// The plugin's parameters come from the catalogue (``LV2Properties/parameters``), not templates.
+    static let lv2 = NodeSchema(
+        type: .lv2, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["plugin"], runtimePropertyKeys: [], convertsInputs: false, templates: [])
 
     static let analyser = NodeSchema(
         type: .analyser, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,

@@ -4,7 +4,7 @@
 ///
 /// Thread safety: a value type; safe to share between threads.
 public enum NodeType: String, Sendable, Hashable, CaseIterable {
-    case oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser
+    case oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, lv2
 }
 
 /// What role a node type plays in a graph.
