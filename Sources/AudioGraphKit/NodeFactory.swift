@@ -53,6 +53,8 @@ public enum NodeFactory {
             node = EQNode(id: description.id, sampleRate: sampleRate, properties: p)
         case .delay:
             node = DelayNode(id: description.id, sampleRate: sampleRate)
+        case .timePitch:
+            node = TimePitchNode(id: description.id, sampleRate: sampleRate)
         case .analyser(let p):
             node = try AnalyserNode(id: description.id, properties: p)
         case .recorder(let p):

@@ -225,6 +225,8 @@ extension DescriptionReader {
             return .eq(decodeEQ(properties, at: location))
         case .delay:
             return .delay
+        case .timePitch:
+            return .timePitch
         case .analyser:
             var result = AnalyserProperties()
             if let value = properties["fftSize"], let size = integer(value, at: at("fftSize"),

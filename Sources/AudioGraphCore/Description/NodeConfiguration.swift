@@ -17,6 +17,8 @@ public enum NodeConfiguration: Sendable, Hashable {
     case output(OutputProperties)
     case genericOutput(GenericOutputProperties)
     case analyser(AnalyserProperties)
+    /// The timePitch has no properties.
+    case timePitch
 
     /// The node type this configuration belongs to.
     public var type: NodeType {
@@ -33,6 +35,7 @@ public enum NodeConfiguration: Sendable, Hashable {
         case .output: return .output
         case .genericOutput: return .genericOutput
         case .analyser: return .analyser
+        case .timePitch: return .timePitch
         }
     }
 
