@@ -86,8 +86,37 @@ final class TimePitchStretcher: @unchecked Sendable {
         inputTable.initialize(repeating: nil, count: self.channelCount)
         outputTable = .allocate(capacity: self.channelCount)
         outputTable.initialize(repeating: nil, count: self.channelCount)
+        warmUp()
         self.rate = rate
         self.cents = cents
+        rubberband_reset(state)
+        rubberband_set_time_ratio(state, 1 / rate)
+        rubberband_set_pitch_scale(state, Self.pitchScale(cents))
+    }
+
+    /// Runs rubberband through the extreme and awkward ratios once, on the control thread.
+    ///
+    /// Why: librubberband 3.1.2's built-in resampler (BQResampler, which R3 uses for pitch)
+    /// grows two buffers when a pitch ratio needs more than they hold — its phase table (one entry
+    /// per numerator of the ratio's rational approximation, denominators up to 192000) and its
+    /// history buffer — and never shrinks them, not even on reset. Measured with
+    /// CAllocationCounter: without this warm-up a pitch ramp allocates on the render thread
+    /// (29 times in TimePitchRealTimeSafetyTests); with it, never. The ratios: ±2400 cents and
+    /// values just inside (the largest numerators), at rates 32 and 1/32.
+    private func warmUp() {
+        for c in 0..<channelCount { inputTable[c] = UnsafePointer(zeros.list.channel(c)) }
+        for (rate, cents) in [(32.0, 2400.0), (1.0 / 32, -2400.0), (1.0, 2399.999_7), (1.0, -2399.999_7),
+                              (1.0, 2399.998_3), (1.0, -2399.998_3), (1.0, 0.0)] {
+            rubberband_set_time_ratio(state, 1 / rate)
+            rubberband_set_pitch_scale(state, Self.pitchScale(cents))
+            for _ in 0..<8 {
+                rubberband_process(state, inputTable, UInt32(blockSize), 0)
+                while rubberband_available(state) > 0 {
+                    for c in 0..<channelCount { outputTable[c] = discardScratch.list.channel(c) }
+                    if rubberband_retrieve(state, outputTable, UInt32(blockSize)) == 0 { break }
+                }
+            }
+        }
     }
 
     deinit {
