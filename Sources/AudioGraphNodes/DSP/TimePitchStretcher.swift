@@ -46,6 +46,9 @@ final class TimePitchStretcher: @unchecked Sendable {
     private let zeros: ChannelBufferStorage
 
     // MARK: Render thread only
+    /// Output frames discarded after the start delay so that the output is aligned (see
+    /// `measureAlignment`); set at init.
+    private var alignmentCorrection = 0
     /// Frames waiting in the FIFO.
     private(set) var level = 0
     /// Output frames still to discard (what is left of the start delay).
@@ -87,11 +90,33 @@ final class TimePitchStretcher: @unchecked Sendable {
         outputTable = .allocate(capacity: self.channelCount)
         outputTable.initialize(repeating: nil, count: self.channelCount)
         warmUp()
-        self.rate = rate
-        self.cents = cents
-        rubberband_reset(state)
-        rubberband_set_time_ratio(state, 1 / rate)
-        rubberband_set_pitch_scale(state, Self.pitchScale(cents))
+        alignmentCorrection = measureAlignment()
+        prime(rate: rate, cents: cents)
+    }
+
+    /// The frames by which the output still lags after discarding rubberband's start delay, at
+    /// rate 1 and no pitch shift: the warmed-up resampler's history buffer is longer than the
+    /// one rubberband's `get_start_delay` assumes (127 frames at 48 kHz with librubberband
+    /// 3.1.2). Found by passing an impulse (control thread: allocates nothing, may take long).
+    private func measureAlignment() -> Int {
+        alignmentCorrection = 0
+        prime(rate: 1, cents: 0)
+        let impulse = zeros.list.channel(0)
+        impulse[0] = 1
+        for c in 0..<channelCount { inputTable[c] = UnsafePointer(zeros.list.channel(c)) }
+        rubberband_process(state, inputTable, UInt32(blockSize), 0)
+        impulse[0] = 0
+        collect()
+        var blocks = 0
+        while level < 8192 && blocks < 256 {
+            rubberband_process(state, inputTable, UInt32(blockSize), 0)
+            collect()
+            blocks += 1
+        }
+        let y = fifo.list.channel(0)
+        var peak = 0
+        for i in 0..<level where abs(y[i]) > abs(y[peak]) { peak = i }
+        return min(peak, 8192)
     }
 
     /// Runs rubberband through the extreme and awkward ratios once, on the control thread.
@@ -159,7 +184,7 @@ final class TimePitchStretcher: @unchecked Sendable {
         framesFed = 0
         framesProduced = 0
         var pad = startPad
-        discard = startDelay
+        discard = startDelay + alignmentCorrection
         for c in 0..<channelCount { inputTable[c] = UnsafePointer(zeros.list.channel(c)) }
         while pad > 0 {
             let n = min(pad, blockSize)
