@@ -136,9 +136,11 @@ final class TimePitchStretcher: @unchecked Sendable {
             rubberband_set_pitch_scale(state, Self.pitchScale(cents))
             for _ in 0..<8 {
                 rubberband_process(state, inputTable, UInt32(blockSize), 0)
-                while rubberband_available(state) > 0 {
+                while true {
+                    let available = Int(rubberband_available(state))
+                    guard available > 0 else { break }
                     for c in 0..<channelCount { outputTable[c] = discardScratch.list.channel(c) }
-                    if rubberband_retrieve(state, outputTable, UInt32(blockSize)) == 0 { break }
+                    if rubberband_retrieve(state, outputTable, UInt32(min(available, blockSize))) == 0 { break }
                 }
             }
         }
