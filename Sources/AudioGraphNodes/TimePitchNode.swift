@@ -19,27 +19,35 @@ import AudioGraphCore
 ///
 /// Alignment and latency: the node feeds rubberband's preferred start pad of zeros and discards
 /// its start delay, so output frame 0 is aligned with input frame 0 (as AVAudioUnitTimePitch's
-/// output is); the price is that it pulls ``latencyFrames`` of input ahead of what it plays
-/// (``latencyFrames``). Leaving bypass starts rubberband over the same way (a jump of about
-/// that many input frames).
+/// output is); the price is that it reads ``latencyFrames`` of input ahead of what it plays.
+/// Leaving bypass starts rubberband over the same way (a jump of about that many input frames).
+///
+/// Its input must be pullable ahead (a player, an oscillator, a mixer of them; not a live
+/// input). A source that also feeds other nodes is rendered on two timelines (as with a
+/// converter).
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread.
 public final class TimePitchNode: GraphNode, @unchecked Sendable {
     /// Input frames per rubberband call (independent of the render slice).
     public static let blockSize = 256
 
+    /// A time-pitch node with the schema's parameters (ranges at `sampleRate`). Control thread.
     public init(id: String, sampleRate: Double) {
         super.init(id: id, typeName: "timePitch", inputBusCount: 1, outputBusCount: 1,
                    parameters: NodeSchema.for(.timePitch).parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
     }
 
+    /// True: rubberband consumes `rate` times the output.
     public override var pullsInputsOnTheirOwnTimeline: Bool { true }
+
+    /// A ``TimelineInputAdapter``: the input, unconverted, on its own timeline.
 
     public override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
                                           maximumFramesPerSlice: Int) throws(AudioGraphError) -> InputAdapter? {
         TimelineInputAdapter()
     }
 
+    /// Makes rubberband, sizes and warms it up (control thread: allocates, takes a few ms).
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         let k = TimePitchKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
         latencyFramesValue = k.stretcher.startDelay
