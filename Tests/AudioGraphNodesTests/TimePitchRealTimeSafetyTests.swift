@@ -14,8 +14,8 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
     /// Renders `slices` slices of 256 frames with only the render calls tracked, calling
     /// `change(i)` before slice i; returns (allocations, locks, first bad slice, audible slices).
     func measure(_ g: AudioGraph, slices: Int, _ change: (Int) throws -> Void) rethrows
-        -> (allocations: UInt64, locks: UInt64, firstBad: Int?, audible: Int) {
-        var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
+        -> (allocations: UInt64, frees: UInt64, locks: UInt64, firstBad: Int?, audible: Int) {
+        var allocations: UInt64 = 0, frees: UInt64 = 0, locks: UInt64 = 0, audible = 0
         let savedTrapping = RenderThread.trapsOnViolation
         RenderThread.trapsOnViolation = false
         defer { RenderThread.trapsOnViolation = savedTrapping }
@@ -31,12 +31,13 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
             RenderThread.markCurrentThread(false)
             if firstBad == nil && ag_counter_allocations() + ag_counter_locks() > 0 { firstBad = i }
             allocations += ag_counter_allocations()
+            frees += ag_counter_frees()
             locks += ag_counter_locks()
             if let r, !r.isSilent { audible += 1 }
         }
         g.collectRetiredPlans()
         XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
-        return (allocations, locks, firstBad, audible)
+        return (allocations, frees, locks, firstBad, audible)
     }
 
     /// oscillator (stereo) -> timePitch -> out: 2000 slices with rate and pitch steps, ramps,
@@ -66,6 +67,7 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
             }
         }
         XCTAssertEqual(m.allocations, 0, "first at slice \(m.firstBad ?? -1)")
+        XCTAssertEqual(m.frees, 0)
         XCTAssertEqual(m.locks, 0, "first at slice \(m.firstBad ?? -1)")
         XCTAssertEqual(m.audible, 2000)
     }
