@@ -135,6 +135,10 @@ extension GraphChecker {
                 } else if !unresolvedInput {
                     output = BusFormat(sampleRate: declared.sampleRate ?? rate, channels: declared.channels ?? 2)
                 }
+                // A timePitch reads its input ahead of the clock (its own timeline); a capture cannot be.
+                if node.type == .timePitch, let connection = input0, topology.nodes[connection.from.node]?.type == .input {
+                    report(connection.location, .formatConflict("timePitch \"\(id)\" reads its input ahead of the clock; a live input (\"\(connection.from.node)\") cannot be read ahead"))
+                }
                 if node.type == .delay, let format = output {
                     let bytes = checkDelayMemory(format, node: id, at: location)
                     delayBytes = MemoryBudget.adding(delayBytes, bytes)

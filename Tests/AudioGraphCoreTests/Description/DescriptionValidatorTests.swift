@@ -38,6 +38,15 @@ final class DescriptionValidatorTests: XCTestCase {
 
     // MARK: Nodes
 
+    func testATimePitchCannotReadALiveInputAhead() {
+        XCTAssertEqual(lines(#"{ "id": "mic", "type": "input" }, { "id": "tp", "type": "timePitch" }, \#(out)"#,
+                             #"{ "from": "mic", "to": "tp" }, { "from": "tp", "to": "out" }"#),
+                       [#"graph.json: connections[0]: timePitch "tp" reads its input ahead of the clock; a live input ("mic") cannot be read ahead"#])
+        XCTAssertEqual(lines(#"\#(osc), { "id": "tp", "type": "timePitch", "parameters": { "pitch": 2401 } }, \#(out)"#,
+                             #"{ "from": "osc", "to": "tp" }, { "from": "tp", "to": "out" }"#),
+                       [#"graph.json: nodes[1] (id "tp").parameters.pitch: 2401 is outside -2400...2400"#])
+    }
+
     func testIdentifiers() {
         XCTAssertEqual(lines(#"{ "id": "a b", "type": "oscillator" }, { "id": "osc", "type": "oscillator" }, \#(osc), \#(out)"#), [
             #"graph.json: nodes[0] (id "a b").id: id "a b" must match [A-Za-z0-9_-]+"#,
