@@ -58,6 +58,8 @@ public enum NodeFactory {
             do throws(LV2Error) { node = try LV2Node(id: description.id, uri: p.plugin) } catch {
                 throw .nodeSetupFailed(node: description.id, reason: error.description)
             }
+        case .timePitch:
+            node = TimePitchNode(id: description.id, sampleRate: sampleRate)
         case .analyser(let p):
             node = try AnalyserNode(id: description.id, properties: p)
         case .recorder(let p):

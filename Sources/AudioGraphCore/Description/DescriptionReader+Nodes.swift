@@ -228,6 +228,8 @@ extension DescriptionReader {
             return .delay
         case .lv2:
             return .lv2(decodeLV2(properties, at: location, partial: partial))
+        case .timePitch:
+            return .timePitch
         case .analyser:
             var result = AnalyserProperties()
             if let value = properties["fftSize"], let size = integer(value, at: at("fftSize"),

@@ -129,7 +129,7 @@ extension GraphChecker {
                                                                  toChannels: plugin.audioInputs))
                 }
                 output = BusFormat(sampleRate: declared.sampleRate ?? inputs[0]?.sampleRate ?? rate, channels: plugin.audioOutputs)
-            case .eq, .delay, .analyser, .recorder, .lv2:
+            case .eq, .delay, .analyser, .recorder, .lv2, .timePitch:
                 if let input = inputs[0], let connection = input0 {
                     if let declaredRate = declared.sampleRate, declaredRate != input.sampleRate {
                         report(connection.location, .rateMismatch(from: connection.from.node, fromRate: input.sampleRate, to: id,
@@ -142,6 +142,10 @@ extension GraphChecker {
                     output = BusFormat(sampleRate: declared.sampleRate ?? input.sampleRate, channels: declared.channels ?? input.channels)
                 } else if !unresolvedInput {
                     output = BusFormat(sampleRate: declared.sampleRate ?? rate, channels: declared.channels ?? 2)
+                }
+                // A timePitch reads its input ahead of the clock (its own timeline); a capture cannot be.
+                if node.type == .timePitch, let connection = input0, topology.nodes[connection.from.node]?.type == .input {
+                    report(connection.location, .formatConflict("timePitch \"\(id)\" reads its input ahead of the clock; a live input (\"\(connection.from.node)\") cannot be read ahead"))
                 }
                 if node.type == .delay, let format = output {
                     let bytes = checkDelayMemory(format, node: id, at: location)

@@ -19,6 +19,8 @@ public enum NodeConfiguration: Sendable, Hashable {
     case analyser(AnalyserProperties)
     /// An LV2 plugin (its URI and what the catalogue said about it).
     case lv2(LV2Properties)
+    /// The timePitch has no properties.
+    case timePitch
 
     /// The node type this configuration belongs to.
     public var type: NodeType {
@@ -36,6 +38,7 @@ public enum NodeConfiguration: Sendable, Hashable {
         case .genericOutput: return .genericOutput
         case .analyser: return .analyser
         case .lv2: return .lv2
+        case .timePitch: return .timePitch
         }
     }
 

@@ -119,6 +119,7 @@ public struct NodeSchema: Sendable {
         case .genericOutput: return genericOutput
         case .analyser: return analyser
         case .lv2: return lv2
+        case .timePitch: return timePitch
         }
     }
 
@@ -282,6 +283,18 @@ extension NodeSchema {
             ParameterTemplate(.global, "feedback", .percent, -100, 100, 50),
             ParameterTemplate(.global, "lowPassCutoff", .hertz, .value(10), .nyquist, .nyquistCapped(15000), smooths: true),
             ParameterTemplate(.global, "wetDryMix", .percent, 0, 100, 100),
+        ])
+
+    /// `rate` (playback rate, 1/32...32), `pitch` (cents), `overlap` (analysis windows, read when
+    /// the node is set up), `bypass` (0/1, per slice).
+    static let timePitch = NodeSchema(
+        type: .timePitch, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false,
+        templates: [
+            ParameterTemplate(.global, "rate", .generic, 1.0 / 32, 32, 1),
+            ParameterTemplate(.global, "pitch", .generic, -2400, 2400, 0),
+            ParameterTemplate(.global, "overlap", .generic, 3, 32, 8),
+            ParameterTemplate(.global, "bypass", .boolean, 0, 1, 0),
         ])
 
     static let recorder = NodeSchema(
