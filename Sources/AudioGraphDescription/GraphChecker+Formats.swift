@@ -122,7 +122,15 @@ extension GraphChecker {
                            .formatConflict("the file \"\(player.file)\" has \(info.channels) channels but the format declares \(declaredChannels)"))
                 }
                 output = BusFormat(sampleRate: info.sampleRate, channels: info.channels)
-            case .eq, .delay, .analyser, .recorder:
+            case .lv2(let plugin) where !plugin.runsPerChannel && plugin.audioOutputs > 0:
+                // A plugin with several audio ports: its input bus has exactly its audio inputs
+                // (a generator, without any, ignores its input).
+                if plugin.audioInputs > 0, let input = inputs[0], let connection = input0, input.channels != plugin.audioInputs {
+                    report(connection.location, .channelMismatch(from: connection.from.node, fromChannels: input.channels, to: id,
+                                                                 toChannels: plugin.audioInputs))
+                }
+                output = BusFormat(sampleRate: declared.sampleRate ?? inputs[0]?.sampleRate ?? rate, channels: plugin.audioOutputs)
+            case .eq, .delay, .analyser, .recorder, .lv2, .timePitch:
                 if let input = inputs[0], let connection = input0 {
                     if let declaredRate = declared.sampleRate, declaredRate != input.sampleRate {
                         report(connection.location, .rateMismatch(from: connection.from.node, fromRate: input.sampleRate, to: id,
@@ -135,6 +143,10 @@ extension GraphChecker {
                     output = BusFormat(sampleRate: declared.sampleRate ?? input.sampleRate, channels: declared.channels ?? input.channels)
                 } else if !unresolvedInput {
                     output = BusFormat(sampleRate: declared.sampleRate ?? rate, channels: declared.channels ?? 2)
+                }
+                // A timePitch reads its input ahead of the clock (its own timeline); a capture cannot be.
+                if node.type == .timePitch, let connection = input0, topology.nodes[connection.from.node]?.type == .input {
+                    report(connection.location, .formatConflict("timePitch \"\(id)\" reads its input ahead of the clock; a live input (\"\(connection.from.node)\") cannot be read ahead"))
                 }
                 if node.type == .delay, let format = output {
                     let bytes = checkDelayMemory(format, node: id, at: location)

@@ -1,5 +1,6 @@
 // Loading graph files: parse and validate with the file information libsndfile gives.
 import AudioGraphNodes
+import AudioGraphPlugins
 
 /// Loads and validates graph description files (`Graphs/*.json`).
 ///
@@ -8,13 +9,15 @@ public enum GraphLoader {
     /// Reads and validates the graph at `path`; sound files are probed with libsndfile.
     /// - Throws: every problem found, one line each (``GraphDescriptionErrors``).
     public static func load(_ path: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
-        try GraphDescription.load(contentsOf: path, fileInfo: probe)
+        LV2World.registerWithGraphFiles()
+        return try GraphDescription.load(contentsOf: path, fileInfo: probe)
     }
 
     /// Validates a graph given as text (relative paths against `baseDirectory`).
     public static func parse(text: String, fileName: String = "graph.json",
                              baseDirectory: String = ".") throws(GraphDescriptionErrors) -> ValidatedGraph {
-        try GraphDescription.parse(text: text, fileName: fileName, baseDirectory: baseDirectory, fileInfo: probe)
+        LV2World.registerWithGraphFiles()
+        return try GraphDescription.parse(text: text, fileName: fileName, baseDirectory: baseDirectory, fileInfo: probe)
     }
 
     /// Rate, channels and length of a sound file, for the validator.
