@@ -36,6 +36,10 @@ let package = Package(
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         // cairo: drawing the pictures of `audiograph plot` (PNG and SVG surfaces).
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // lilv: finding, describing and instantiating LV2 plugins (the `lv2` node, `audiograph plugins`).
+        .systemLibrary(name: "CLilv", pkgConfig: "lilv-0", providers: [.apt(["liblilv-dev", "lv2-dev"])]),
+        // librubberband: time stretching and pitch shifting in real-time mode (the timePitch node).
+        .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
         // C macros of libpulse that do not import into Swift (PA_VOLUME_NORM, ...).
         .target(name: "CPulseShim", dependencies: ["CPulse"]),
         // A malloc/pthread_mutex_lock interposer counting calls made on marked threads (tests only).
@@ -50,17 +54,22 @@ let package = Package(
         .target(name: "AudioGraphCore", dependencies: ["AudioGraphRealtime"]),
         // Stock nodes: oscillator, player, mixer, eq, delay, converter, environment, generic output.
         .target(name: "AudioGraphNodes",
-                dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW"]),
+                dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW",
+                               "CRubberBand"]),
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CPulse", "CPulseShim"]),
+        // Plugin hosting: the LV2 catalogue and the lv2 node. Its own module so that only it links
+        // lilv and loads foreign binaries.
+        .target(name: "AudioGraphPlugins", dependencies: ["AudioGraphCore", "CLilv"]),
         // The graph-file format: JSON parser, reader, schema, checker, errors, and the factory
         // that turns node descriptions into stock nodes.
         .target(name: "AudioGraphDescription",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse"]),
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins"]),
         // The embedding API: load graph files, render offline, play live.
         .target(name: "AudioGraphKit",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphDescription", "CSndFile", "CEBUR128", "CCairo", "CFFTW"]),
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins", "AudioGraphDescription",
+                               "CSndFile", "CEBUR128", "CCairo", "CFFTW"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime"]),
@@ -95,6 +104,8 @@ let package = Package(
                                    "CAllocationCounter", "CMySofa", "CSndFile"]),
         .testTarget(name: "AudioGraphPulseTests",
                     dependencies: ["AudioGraphPulse", "AudioGraphKit", "AudioGraphRealtime", "AudioGraphTesting", "CAllocationCounter"]),
+        .testTarget(name: "AudioGraphPluginsTests",
+                    dependencies: ["AudioGraphPlugins", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting", "CAllocationCounter"]),
         .testTarget(name: "AudioGraphKitTests",
                     dependencies: ["AudioGraphKit", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphRealtime", "AudioGraphTesting",
                                    "CAllocationCounter", "CCairo"],

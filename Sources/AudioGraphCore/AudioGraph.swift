@@ -558,8 +558,12 @@ public final class AudioGraph: @unchecked Sendable {
             let rate = n.processingSampleRate(inputFormats: raw, graphSampleRate: sampleRate)
             var seen = raw
             for bus in 0..<n.inputBusCount {
-                guard let f = raw[bus], let src = sources[bus], f.sampleRate != rate else { continue }
-                guard n.convertsInputSampleRates else {
+                guard let f = raw[bus], let src = sources[bus],
+                      f.sampleRate != rate || n.pullsInputsOnTheirOwnTimeline else { continue }
+                if n.pullsInputsOnTheirOwnTimeline, t.nodes[src.node]?.isLiveSource == true {
+                    throw .formatNotSupported(node: id, reason: "it reads its input ahead of the clock; a live input (\"\(src.node)\") cannot be read ahead")
+                }
+                guard n.convertsInputSampleRates || f.sampleRate == rate else {
                     throw .sampleRateMismatch(source: src.node, sourceRate: f.sampleRate, destination: id, destinationRate: rate)
                 }
                 guard try n.checkInputAdapter(bus: bus, sourceFormat: f, targetSampleRate: rate) else { continue }

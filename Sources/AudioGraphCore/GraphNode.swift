@@ -151,6 +151,17 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     /// generic output). A node that converts but returns no adapter converts by itself.
     open var convertsInputSampleRates: Bool { false }
 
+    /// Whether the node pulls each input on the input's own timeline, as many frames as it needs
+    /// (time stretching, varispeed): the graph then gives every connected input an adapter from
+    /// ``makeInputAdapter(bus:sourceFormat:targetSampleRate:maximumFramesPerSlice:)`` even at the
+    /// node's own rate, and the kernel pulls it with ``RenderInputs/pull(_:frameCount:)``.
+    open var pullsInputsOnTheirOwnTimeline: Bool { false }
+
+    /// Whether the node's output exists only as time passes (live capture): a node that pulls
+    /// its inputs on their own timeline cannot read it ahead, and the graph refuses the connection
+    /// when it resolves formats.
+    open var isLiveSource: Bool { false }
+
     /// The rate the node processes at: its declared rate, else (if it does not convert) the rate
     /// of its first connected input, else the graph's.
     open func processingSampleRate(inputFormats: [StreamFormat?], graphSampleRate: Double) -> Double {

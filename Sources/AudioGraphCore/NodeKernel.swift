@@ -141,6 +141,17 @@ public struct RenderInputs {
         guard bus >= 0 && bus < count else { return nil }
         return plan.pullInput(first + bus, context)
     }
+
+    /// For a node that pulls its inputs on their own timeline (``GraphNode/pullsInputsOnTheirOwnTimeline``):
+    /// the next `frameCount` frames (at most the graph's maximum frames per slice) of input `bus`'s
+    /// timeline, through its adapter; nil when nothing is connected. Call it as often as the node
+    /// needs within one render call. Real-time safe.
+    @inline(__always)
+    public func pull(_ bus: Int, frameCount: Int) -> InputBuffer? {
+        guard bus >= 0 && bus < count else { return nil }
+        return plan.pullInput(first + bus, RenderContext(sampleTime: context.sampleTime, frameCount: frameCount,
+                                                         sampleRate: context.sampleRate))
+    }
 }
 
 /// One pulled input bus: its buffer (at least the slice's frame count) and whether it is silent.

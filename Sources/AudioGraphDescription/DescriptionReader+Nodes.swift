@@ -113,6 +113,7 @@ extension DescriptionReader {
             report(location, .unknownParameter(address: string, reason: "not an address (write name, group.N.name or input.N.name)"))
             return nil
         }
+        if case .lv2(let plugin) = node.configuration { return lv2Parameter(address, string, of: plugin, at: location) }
         let schema = node.schema
         guard let info = schema.parameterInfo(for: address, sampleRate: sampleRate, inputBusCount: node.inputBusCount,
                                               bandCount: node.bandCount) else {
@@ -228,6 +229,10 @@ extension DescriptionReader {
             return .eq(decodeEQ(properties, at: location))
         case .delay:
             return .delay
+        case .lv2:
+            return .lv2(decodeLV2(properties, at: location, partial: partial))
+        case .timePitch:
+            return .timePitch
         case .analyser:
             var result = AnalyserProperties()
             if let value = properties["fftSize"], let size = integer(value, at: at("fftSize"),

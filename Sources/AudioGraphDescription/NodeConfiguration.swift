@@ -1,5 +1,6 @@
 // A node's typed properties: one case per node type.
 import AudioGraphCore
+import AudioGraphPlugins
 import AudioGraphNodes
 import AudioGraphPulse
 
@@ -20,6 +21,10 @@ public enum NodeConfiguration: Sendable, Hashable {
     case output(OutputProperties)
     case genericOutput(GenericOutputProperties)
     case analyser(AnalyserProperties)
+    /// An LV2 plugin (its URI and what the catalogue said about it).
+    case lv2(LV2Properties)
+    /// The timePitch has no properties.
+    case timePitch
 
     /// The node type this configuration belongs to.
     public var type: NodeType {
@@ -36,6 +41,8 @@ public enum NodeConfiguration: Sendable, Hashable {
         case .output: return .output
         case .genericOutput: return .genericOutput
         case .analyser: return .analyser
+        case .lv2: return .lv2
+        case .timePitch: return .timePitch
         }
     }
 

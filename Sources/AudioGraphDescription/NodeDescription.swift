@@ -50,6 +50,7 @@ public struct NodeDescription: Sendable, Hashable {
     /// defaults from the bands).
     public func parameterInfos(sampleRate: Double) -> [ParameterInfo] {
         var infos = schema.parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount, bandCount: bandCount)
+        if case .lv2(let plugin) = configuration { infos += plugin.parameters }
         if case .eq(let eq) = configuration {
             for index in infos.indices {
                 let address = infos[index].address

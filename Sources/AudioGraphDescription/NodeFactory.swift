@@ -1,5 +1,6 @@
 // Creating engine nodes from node descriptions: the one place that maps types to classes.
 import AudioGraphNodes
+import AudioGraphPlugins
 import AudioGraphPulse
 
 /// Where a graph's output goes: the described node, a generic output (offline rendering), or a
@@ -53,6 +54,12 @@ public enum NodeFactory {
             node = EQNode(id: description.id, sampleRate: sampleRate, properties: p)
         case .delay:
             node = DelayNode(id: description.id, sampleRate: sampleRate)
+        case .lv2(let p):
+            do throws(LV2Error) { node = try LV2Node(id: description.id, uri: p.plugin) } catch {
+                throw .nodeSetupFailed(node: description.id, reason: error.description)
+            }
+        case .timePitch:
+            node = TimePitchNode(id: description.id, sampleRate: sampleRate)
         case .analyser(let p):
             node = try AnalyserNode(id: description.id, properties: p)
         case .recorder(let p):

@@ -61,6 +61,8 @@ public struct NodeSchema: Sendable {
         case .output: return output
         case .genericOutput: return genericOutput
         case .analyser: return analyser
+        case .lv2: return lv2
+        case .timePitch: return timePitch
         }
     }
 
@@ -139,6 +141,13 @@ extension NodeSchema {
         propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false,
         parameters: .delay)
 
+    /// `rate` (playback rate, 1/32...32), `pitch` (cents), `overlap` (analysis windows, read when
+    /// the node is set up), `bypass` (0/1, per slice).
+    static let timePitch = NodeSchema(
+        type: .timePitch, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false,
+        parameters: .timePitch)
+
     static let recorder = NodeSchema(
         type: .recorder, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["file", "sampleType"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
@@ -154,6 +163,11 @@ extension NodeSchema {
     static let genericOutput = NodeSchema(
         type: .genericOutput, kind: .output, inputBuses: .fixed(1), outputBusCount: 0,
         propertyKeys: ["format"], runtimePropertyKeys: [], convertsInputs: true, parameters: .none)
+
+    /// The plugin's parameters come from the catalogue (``LV2Properties/parameters``), not a table.
+    static let lv2 = NodeSchema(
+        type: .lv2, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["plugin"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
 
     static let analyser = NodeSchema(
         type: .analyser, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,

@@ -19,6 +19,7 @@ public enum GraphInspection {
                 s += "    output \(i): \(output.description)\n"
             }
             if let client = f?.clientFormat { s += "    client format: \(client.description)\n" }
+            s += pluginLines(n, sampleRate: f?.outputs.first?.sampleRate ?? d.sampleRate)
         }
         s += "connections:\n"
         for c in d.connections { s += "  \(c.from) -> \(c.to)\n" }

@@ -1,5 +1,6 @@
 // Loading graph files: parse and validate with the file information libsndfile gives.
 import AudioGraphNodes
+import AudioGraphPlugins
 
 /// Loads and validates graph description files (`Graphs/*.json`).
 ///
@@ -9,14 +10,16 @@ public enum GraphLoader {
     /// on the real nodes (``GraphRules``); sound files are probed with libsndfile.
     /// - Throws: every problem found, one line each (``GraphDescriptionErrors``).
     public static func load(_ path: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
-        try GraphRules.check(GraphDescription.load(contentsOf: path, fileInfo: probe), fileName: path)
+        LV2World.registerWithGraphFiles()
+        return try GraphRules.check(GraphDescription.load(contentsOf: path, fileInfo: probe), fileName: path)
     }
 
     /// Validates a graph given as text (relative paths against `baseDirectory`).
     public static func parse(text: String, fileName: String = "graph.json",
                              baseDirectory: String = ".") throws(GraphDescriptionErrors) -> ValidatedGraph {
-        try GraphRules.check(GraphDescription.parse(text: text, fileName: fileName, baseDirectory: baseDirectory, fileInfo: probe),
-                             fileName: fileName)
+        LV2World.registerWithGraphFiles()
+        return try GraphRules.check(GraphDescription.parse(text: text, fileName: fileName, baseDirectory: baseDirectory, fileInfo: probe),
+                                    fileName: fileName)
     }
 
     /// Rate, channels and length of a sound file, for the validator.

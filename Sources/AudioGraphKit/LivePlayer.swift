@@ -27,7 +27,10 @@ public enum LivePlayerError: Error, Sendable, CustomStringConvertible {
 public struct LivePlayerSummary: Sendable {
     /// Frames of the graph rendered.
     public var renderedFrames: Int
-    /// The last latency reading (nil if none arrived).
+    /// The latency while the graph played: the mean of the readings taken while rendering (every
+    /// 50 polls; server part and ring part averaged apart), else the reading at drain or stop
+    /// (nil if none arrived). Readings after the end frame was rendered are left out: the ring
+    /// then empties and would understate what the render thread holds while it plays.
     public var latency: PulseLatency?
     /// The latency asked for, milliseconds.
     public var requestedLatency: Double
@@ -80,6 +83,8 @@ public final class LivePlayer {
     private var nextUpdate = 0
     private var applied: [(scheduled: Int64, applied: Int64)] = []
     private var lastLatency: PulseLatency?
+    /// Sums of the latency readings taken while rendering, and their count.
+    private var latencySum = (server: 0.0, ring: 0.0, count: 0)
     private var started = false
     private var drained = false
     private var polls = 0
@@ -90,7 +95,8 @@ public final class LivePlayer {
     /// least four slices.
     private var publishAhead: Int64 { max(4 * Int64(graph.maximumFramesPerSlice), Int64(sampleRate / 10)) }
 
-    /// The first slice boundary at or after `frame` (the output renders whole slices from 0).
+    /// The first slice boundary at or after `frame` (the output renders quanta that divide the
+    /// slice from 0, so every slice boundary is a render-call boundary).
     private static func boundary(of frame: Int64, slice: Int) -> Int64 {
         let s = Int64(slice)
         return frame <= 0 ? 0 : (frame + s - 1) / s * s
@@ -175,7 +181,7 @@ public final class LivePlayer {
     @discardableResult
     public func drain(timeout: Double = 5) -> Bool {
         // The latency is read while audio is still queued (a drained stream reports 0).
-        if let l = output.playbackStream?.latency() { lastLatency = l }
+        if latencySum.count == 0, let l = output.playbackStream?.latency() { lastLatency = l }
         drained = true
         return output.playbackStream?.drain(timeout: timeout) ?? true
     }
@@ -213,7 +219,11 @@ public final class LivePlayer {
         }
         graph.collectRetiredPlans()
         polls += 1
-        if polls % 50 == 0, let l = output.playbackStream?.latency() { lastLatency = l }
+        if polls % 50 == 0, !hasPlayedToEnd, let l = output.playbackStream?.latency() {
+            latencySum = (latencySum.server + l.server, latencySum.ring + l.ring, latencySum.count + 1)
+            let n = Double(latencySum.count)
+            lastLatency = PulseLatency(server: latencySum.server / n, ring: latencySum.ring / n)
+        }
     }
 
     /// Runs one command on the control thread: a parameter is set at once, connection changes
@@ -256,7 +266,7 @@ public final class LivePlayer {
     @discardableResult
     public func stop() -> LivePlayerSummary {
         let stream = output.playbackStream
-        if !drained, let l = stream?.latency() { lastLatency = l }
+        if !drained, latencySum.count == 0, let l = stream?.latency() { lastLatency = l }
         var summary = LivePlayerSummary(
             renderedFrames: output.renderedFrames, latency: lastLatency, requestedLatency: output.properties.latency,
             underruns: output.underrunCount, captureUnderruns: input?.captureStream?.underrunCount ?? 0,

@@ -64,4 +64,13 @@ extension ParameterTable {
         .init(.global, "lowPassCutoff", .hertz, .value(10), .nyquist, .nyquistCapped(15000), smooths: true),
         .init(.global, "wetDryMix", .percent, 0, 100, 100),
     ])
+
+    /// ``TimePitchNode``'s parameters: `rate` (playback rate, 1/32...32), `pitch` (cents),
+    /// `overlap` (analysis windows, read when the node is set up), `bypass` (0/1, per slice).
+    public static let timePitch = ParameterTable([
+        .init(.global, "rate", .generic, 1.0 / 32, 32, 1),
+        .init(.global, "pitch", .generic, -2400, 2400, 0),
+        .init(.global, "overlap", .generic, 3, 32, 8),
+        .init(.global, "bypass", .boolean, 0, 1, 0),
+    ])
 }

@@ -6,8 +6,12 @@ import Synchronization
 /// RemoteIO / HALOutput Audio Unit). It has one input bus and no output bus.
 ///
 /// While started it *drives* the graph: a `PulsePlaybackStream` whose dedicated render thread
-/// calls `AudioGraph.render(frameCount:)` once per slice of `maximumFramesPerSlice` frames and
-/// hands the result to PulseAudio (see `PulsePlaybackStream` for the ring buffer between the two).
+/// calls `AudioGraph.render(frameCount:)` once per quantum and hands the result to PulseAudio
+/// (see `PulsePlaybackStream` for the ring buffer between the two). The quantum is sized from
+/// the node's `latency`, not from the graph's `maximumFramesPerSlice` (which stays the maximum):
+/// `PulseStreamConfiguration.playbackQuantumFrames`, 32 frames at 10 or 20 ms and 48 kHz, a
+/// divisor of the slice, so updates timed at slice boundaries land where they do offline and
+/// the samples are those of an offline render. With it the stream's own ring holds at most 4 ms.
 /// The stream runs at the rate and channel count of what reaches the node's input, which is the
 /// node's rate (an `output` node does not convert rates; a mismatch is an error at load).
 ///
@@ -50,7 +54,8 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
 
     /// The playback stream's settings for `graph` (initialized, with this node as its output):
     /// the format reaching the node (stereo at the graph's rate when nothing is connected), the
-    /// node's device, latency and stream name, the graph's slice size.
+    /// node's device, latency and stream name, the graph's slice size (the quantum and the ring
+    /// follow from these: `playbackQuantumFrames`, `playbackRingFrames`).
     public func streamConfiguration(graph: AudioGraph) -> PulseStreamConfiguration {
         let format = inputFormat ?? .canonical(sampleRate: graph.sampleRate, channelCount: 2)
         return PulseStreamConfiguration(

@@ -21,6 +21,12 @@ public struct PulseLatency: Sendable, Equatable {
     public var server: Double
     /// The time held in our own ring buffer between the render thread and libpulse.
     public var ring: Double
+    /// A latency of `server` seconds in the server and `ring` seconds in our ring.
+    public init(server: Double, ring: Double) {
+        self.server = server
+        self.ring = ring
+    }
+
     /// `server + ring`: the end-to-end latency of our render callback.
     public var total: Double { server + ring }
 }

@@ -5,7 +5,8 @@ import CPulseShim
 import Glibc
 import Synchronization
 
-/// Renders one slice: fill `frameCount` frames (at most `maximumFramesPerSlice`) into each of the
+/// Renders one slice: fill `frameCount` frames (the stream's `playbackQuantumFrames`, at most
+/// `maximumFramesPerSlice`) into each of the
 /// `channelCount` non-interleaved buffers. `sampleTime` is the slice's first frame on the
 /// stream's timeline (0 at `start()`). Runs on the dedicated render thread; must be real-time
 /// safe (no allocation, lock, I/O, waiting).
@@ -17,17 +18,24 @@ public typealias PulseRenderCallback = @Sendable (
 ///
 /// Data flow:
 /// ```
-///  render thread (ours, SCHED_FIFO if permitted)          libpulse mainloop thread
+///  render thread (ours, SCHED_FIFO if permitted)          libpulse mainloop thread (FIFO 19)
 ///  ┌────────────────────────────────┐   SPSC ring    ┌──────────────────────────────┐
-///  │ render(sampleTime, n, buffers) │ ─────────────▶ │ write callback / 2 ms timer: │
-///  │ interleave → ring.write        │  (lock-free)   │ ring.read → pa_stream_write  │
-///  │ wait on semaphore between      │ ◀───────────── │ post semaphore               │
-///  │ slices when the ring is full   │   sem_post     └──────────────────────────────┘
-///  └────────────────────────────────┘
+///  │ render(sampleTime, q, buffers) │ ─────────────▶ │ write callback / 1 ms timer: │
+///  │ interleave → ring.write        │  (2.7 ms at    │ ring.read → pa_stream_write  │
+///  │ wait on semaphore between      │   10–20 ms)    │ post semaphore               │
+///  │ quanta when the ring is full   │ ◀───────────── └──────────────────────────────┘
+///  └────────────────────────────────┘   sem_post
 /// ```
-/// The render thread renders whole slices of `maximumFramesPerSlice` frames as long as one fits
-/// in the ring (`configuration.playbackRingFrames`: two slices, or more when a request is larger
-/// than a slice), then sleeps on a POSIX semaphore until the mainloop thread has drained some.
+/// The render thread renders quanta of `configuration.playbackQuantumFrames` frames (sized from
+/// the requested latency, 32 frames at 10 ms; a divisor of `maximumFramesPerSlice`, so slice
+/// boundaries stay quantum boundaries) as long as one fits in the ring
+/// (`configuration.playbackRingFrames`: a request, at most 4 ms, in whole quanta; 2.7 ms at 10
+/// or 20 ms), then
+/// sleeps on a POSIX semaphore until the mainloop thread has drained some: it wakes when the
+/// server asks for data (the write callback drains the ring into the request and posts), not on
+/// a timer. The mainloop thread, which carries every request and every quantum, runs at
+/// `SCHED_FIFO` 19 too (`PulseContext`): with a ring this small, a mainloop thread held off by
+/// other work would let the server's queue run dry.
 /// The wait happens between render calls, never inside one; the render thread takes no lock (the
 /// ring uses acquire/release atomics, `sem_post` is lock-free).
 ///
@@ -40,7 +48,9 @@ public typealias PulseRenderCallback = @Sendable (
 /// main thread, which runs at normal priority, and a loaded machine delays it by 10 ms and more
 /// at times (measured here: up to 10.7 ms per 20 s with the other core busy), so the fuller
 /// queue is what keeps 20 ms free of underruns. `latency()` reports libpulse's latency (queue +
-/// sink) plus the ring's fill. Underflows reported by the server are counted in `underrunCount`.
+/// sink) plus the ring's fill (everything we hold: the render thread writes a quantum to the ring
+/// as soon as it is rendered, and `pa_stream_write` hands the server what it takes at once, so
+/// the server's figure counts it). Underflows reported by the server are counted in `underrunCount`.
 ///
 /// The stream connects corked and is uncorked once the server's buffer is full, so the sink never
 /// starts it empty (PulseAudio would then rewind and the first frames could be lost).
@@ -104,7 +114,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         self.context = context
         self.configuration = configuration
         self.render = render
-        let slice = configuration.maximumFramesPerSlice
+        let slice = configuration.playbackQuantumFrames
         ring = RingBuffer(capacity: configuration.playbackRingFrames * configuration.channels)
         channelBuffers = .allocate(capacity: configuration.channels)
         for c in 0..<configuration.channels {
@@ -143,9 +153,10 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         faultState.setHandler(handler)
     }
 
-    /// Holds the render thread before it starts a slice at or beyond `frame` (nil: no hold), so
+    /// Holds the render thread before it starts a quantum at or beyond `frame` (nil: no hold), so
     /// that a control thread can apply a change exactly at the first slice boundary at or after
-    /// `frame` (see `LivePlayer`). The render thread waits between slices, never inside one; while
+    /// `frame` (see `LivePlayer`; quanta divide slices, so the thread is held at or before that
+    /// boundary). The render thread waits between quanta, never inside one; while
     /// held, the ring and the server's buffer keep playing (hold only briefly, well under the
     /// latency, or the server underruns). Any thread; lock-free.
     public func setRenderLimit(_ frame: Int64?) {
@@ -153,8 +164,8 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         wake.post()
     }
 
-    /// Ends the stream's audio at `frame` (nil: never): the render thread renders no slice at or
-    /// beyond it and silences the part of the slice that crosses it, so exactly `frame` frames
+    /// Ends the stream's audio at `frame` (nil: never): the render thread renders no quantum at or
+    /// beyond it and silences the part of the quantum that crosses it, so exactly `frame` frames
     /// are played; ``renderedFrames`` then stays at `frame`. Call before `start()` for short
     /// lengths. Any thread; lock-free.
     public func setEndFrame(_ frame: Int64?) {
@@ -219,7 +230,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         thread = RealtimeThread(name: "ag-render") { [unowned self] in self.renderLoop() }
 
         // Give the render thread a moment to fill the ring so the first request is met.
-        let sliceSamples = configuration.maximumFramesPerSlice * configuration.channels
+        let sliceSamples = configuration.playbackQuantumFrames * configuration.channels
         // (Not when held at frame 0: a control thread applies a change before the first slice.)
         // (Nor once the end frame is rendered: a stream shorter than the ring never fills it.)
         for _ in 0..<500 where ring.writableCount >= sliceSamples && renderLimit.load(ordering: .acquiring) > 0
@@ -261,9 +272,9 @@ public final class PulsePlaybackStream: @unchecked Sendable {
 
     // MARK: Render thread
 
-    /// Renders whole slices while they fit in the ring; sleeps between slices otherwise.
+    /// Renders whole quanta while they fit in the ring; sleeps between quanta otherwise.
     private func renderLoop() {
-        let frames = configuration.maximumFramesPerSlice
+        let frames = configuration.playbackQuantumFrames
         let channels = configuration.channels
         let sliceSamples = frames * channels
         // The real-time check: a ControlLock taken anywhere below counts (and traps in debug).
@@ -323,7 +334,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         if let attributes = PulseStreamSupport.bufferAttributes(s, configuration: configuration) { negotiated = attributes }
         // A short timer tops up libpulse's buffer from the ring between server requests, so a
         // request that found the ring short is completed as soon as the render thread catches up.
-        let sliceUsec = pa_usec_t(Double(configuration.maximumFramesPerSlice) * 1e6 / Double(configuration.sampleRate))
+        let sliceUsec = pa_usec_t(Double(configuration.playbackQuantumFrames) * 1e6 / Double(configuration.sampleRate))
         timerPeriod = max(1000, min(5000, min(sliceUsec / 2, request)))
         timer = pa_context_rttime_new(context.context, pa_rtclock_now() + timerPeriod, playbackTimerCallback, me)
         corked = true

@@ -16,7 +16,8 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
     /// and our ring come on top; see `PulsePlaybackStream`). Capture: `fragsize`, negotiated with
     /// `PA_STREAM_ADJUST_LATENCY`.
     public var latencyMilliseconds: Double
-    /// The largest slice the render callback is asked for (and the slice the render thread uses).
+    /// The largest slice the render callback is asked for. A playback stream renders smaller
+    /// quanta (`playbackQuantumFrames`); a capture stream hands out slices up to this size.
     public var maximumFramesPerSlice: Int
     /// The stream's name as shown by `pactl list sink-inputs` / `source-outputs`.
     public var streamName: String
@@ -40,12 +41,42 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
         min(latencyMilliseconds / 2, max(2.5, latencyMilliseconds / 8))
     }
 
-    /// The playback ring's capacity in frames: whole slices, at least two, and enough to answer a
-    /// request (`playbackRequestMilliseconds`) with a slice to spare.
+    /// What the playback ring is sized to hold, milliseconds: a request
+    /// (`playbackRequestMilliseconds`), so that one is answered at once, but at most 4 ms: all the
+    /// ring holds adds to the latency the server reports, and the server's queue (`tlength`), not
+    /// the ring, is what bridges a late render or a late server. A larger request is answered in
+    /// parts (the 1 ms top-up timer), which costs no latency.
+    public var playbackRingMilliseconds: Double { min(playbackRequestMilliseconds, 4) }
+
+    /// `playbackRingMilliseconds` in whole frames, rounded up.
+    private var playbackRingTargetFrames: Int {
+        max(1, Int((playbackRingMilliseconds * Double(sampleRate) / 1000).rounded(.up)))
+    }
+
+    /// The frames the playback render thread asks the render callback for at a time (the render
+    /// quantum, cf. Web Audio's 128 frames), sized from the requested latency rather than from
+    /// `maximumFramesPerSlice`: the largest power of two at most half of
+    /// `playbackRingMilliseconds`, lowered to the largest divisor of `maximumFramesPerSlice` (so
+    /// every slice boundary of the graph is a quantum boundary: a change timed at a slice
+    /// boundary lands on the same frame live and offline). At 48 kHz: 32 frames for 10 to 20 ms,
+    /// 64 from 30 ms on.
+    public var playbackQuantumFrames: Int {
+        let half = max(1, playbackRingTargetFrames / 2)
+        var quantum = 1
+        while quantum * 2 <= half { quantum *= 2 }
+        quantum = min(quantum, maximumFramesPerSlice)
+        while maximumFramesPerSlice % quantum != 0 { quantum -= 1 }
+        return quantum
+    }
+
+    /// The playback ring's capacity in frames: `playbackRingMilliseconds` rounded up to whole
+    /// quanta (`playbackQuantumFrames`), or down when up would exceed 5 ms (an odd slice size
+    /// can force a quantum that does not divide the target). At 48 kHz: 128 frames (2.7 ms) for
+    /// 10 to 20 ms, 192 (4 ms) from 30 ms on.
     public var playbackRingFrames: Int {
-        let request = Int((playbackRequestMilliseconds * Double(sampleRate) / 1000).rounded(.up))
-        let slices = max(2, (request + maximumFramesPerSlice - 1) / maximumFramesPerSlice + 1)
-        return slices * maximumFramesPerSlice
+        let quantum = playbackQuantumFrames, target = playbackRingTargetFrames
+        let up = (target + quantum - 1) / quantum * quantum
+        return up * 200 <= sampleRate ? up : max(quantum, target / quantum * quantum)
     }
 
     /// Bytes per interleaved float32 frame.

@@ -7,5 +7,5 @@ struct AudioGraphCommand: ParsableCommand {
         commandName: "audiograph",
         abstract: "Render, play, validate and inspect AudioGraph graph files.",
         version: "0.1.0",
-        subcommands: [RenderCommand.self, ValidateCommand.self, InspectCommand.self, PlotCommand.self] + liveCommands)
+        subcommands: [RenderCommand.self, ValidateCommand.self, InspectCommand.self, PlotCommand.self, PluginsCommand.self] + liveCommands)
 }

@@ -39,6 +39,15 @@ final class DescriptionValidatorTests: XCTestCase {
 
     // MARK: Nodes
 
+    func testATimePitchCannotReadALiveInputAhead() {
+        XCTAssertEqual(lines(#"{ "id": "mic", "type": "input" }, { "id": "tp", "type": "timePitch" }, \#(out)"#,
+                             #"{ "from": "mic", "to": "tp" }, { "from": "tp", "to": "out" }"#),
+                       [#"graph.json: nodes[1] (id "tp"): node "tp": it reads its input ahead of the clock; a live input ("mic") cannot be read ahead"#])
+        XCTAssertEqual(lines(#"\#(osc), { "id": "tp", "type": "timePitch", "parameters": { "pitch": 2401 } }, \#(out)"#,
+                             #"{ "from": "osc", "to": "tp" }, { "from": "tp", "to": "out" }"#),
+                       [#"graph.json: nodes[1] (id "tp").parameters.pitch: 2401 is outside -2400...2400"#])
+    }
+
     func testIdentifiers() {
         XCTAssertEqual(lines(#"{ "id": "a b", "type": "oscillator" }, { "id": "osc", "type": "oscillator" }, \#(osc), \#(out)"#), [
             #"graph.json: nodes[0] (id "a b").id: id "a b" must match [A-Za-z0-9_-]+"#,
@@ -48,7 +57,7 @@ final class DescriptionValidatorTests: XCTestCase {
 
     func testUnknownTypeAndMissingKeys() {
         XCTAssertEqual(lines(#"{ "id": "x", "type": "reverb" }, { "type": "eq" }, \#(out)"#), [
-            #"graph.json: nodes[0] (id "x").type: "reverb" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser"#,
+            #"graph.json: nodes[0] (id "x").type: "reverb" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, timePitch, lv2"#,
             #"graph.json: nodes[1]: missing required key "id""#,
         ])
     }
@@ -213,7 +222,7 @@ final class DescriptionValidatorTests: XCTestCase {
 
     func testReferencesToBrokenNodesAreNotReportedTwice() {
         XCTAssertEqual(lines(#"{ "id": "x", "type": "oscilator" }, \#(out)"#, #"{ "from": "x", "to": "out" }"#),
-                       [#"graph.json: nodes[0] (id "x").type: "oscilator" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser (did you mean "oscillator"?)"#])
+                       [#"graph.json: nodes[0] (id "x").type: "oscilator" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, timePitch, lv2 (did you mean "oscillator"?)"#])
     }
 
     // MARK: Many problems at once

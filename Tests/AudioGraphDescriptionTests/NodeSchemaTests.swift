@@ -80,8 +80,22 @@ final class NodeSchemaTests: XCTestCase {
         XCTAssertEqual(NodeSchema.for(.genericOutput).outputBusCount, 0)
         XCTAssertEqual(NodeSchema.for(.player).inputBuses.defaultCount, 0)
         XCTAssertEqual(NodeType.allCases.map { NodeSchema.for($0).kind },
-                       [.source, .source, .source, .mixer, .mixer, .effect, .effect, .effect, .converter, .output, .output, .effect])
+                       [.source, .source, .source, .mixer, .mixer, .effect, .effect, .effect, .converter, .output, .output, .effect, .effect, .effect])
         XCTAssertEqual(NodeType.allCases.filter { NodeSchema.for($0).convertsInputs }, [.mixer, .environment, .converter, .genericOutput])
+    }
+
+    func testTimePitchParametersAreTheSpecs() {
+        XCTAssertEqual(info(.timePitch, "rate")?.minValue, 1.0 / 32)
+        XCTAssertEqual(info(.timePitch, "rate")?.maxValue, 32)
+        XCTAssertEqual(info(.timePitch, "rate")?.defaultValue, 1)
+        XCTAssertEqual(info(.timePitch, "pitch")?.minValue, -2400)
+        XCTAssertEqual(info(.timePitch, "pitch")?.maxValue, 2400)
+        XCTAssertEqual(info(.timePitch, "overlap")?.minValue, 3)
+        XCTAssertEqual(info(.timePitch, "overlap")?.maxValue, 32)
+        XCTAssertEqual(info(.timePitch, "overlap")?.defaultValue, 8)
+        XCTAssertEqual(info(.timePitch, "bypass")?.maxValue, 1)
+        XCTAssertNil(info(.timePitch, "wetDryMix"))
+        XCTAssertEqual(NodeSchema.for(.timePitch).propertyKeys, [])
     }
 
     func testSmoothedParameters() {

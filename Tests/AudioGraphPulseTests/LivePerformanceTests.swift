@@ -92,6 +92,18 @@ final class LivePerformanceTests: PulseServerTestCase {
         return Run(summary: summary, probe: report, underruns: underruns(in: summary), seconds: seconds)
     }
 
+    /// The total latency the summary reports ("reported 13.4 ms (server ... + ring ...)"), ms.
+    private func reportedLatency(in summary: String) -> Double? {
+        guard let r = summary.range(of: "reported ") else { return nil }
+        return Double(summary[r.upperBound...].prefix { $0.isNumber || $0 == "." })
+    }
+
+    /// The ring part of the reported latency ("+ ring 2.4 ms"), ms.
+    private func ringLatency(in summary: String) -> Double? {
+        guard let r = summary.range(of: "+ ring ") else { return nil }
+        return Double(summary[r.upperBound...].prefix { $0.isNumber || $0 == "." })
+    }
+
     private func underruns(in summary: String) -> Int? {
         guard let r = summary.range(of: "underruns ") else { return nil }
         return Int(summary[r.upperBound...].prefix { $0.isNumber })
@@ -131,6 +143,23 @@ final class LivePerformanceTests: PulseServerTestCase {
         let at10 = try play(cli, try thirtyTwoVoices(latency: 10), seconds: 5, busy: true)
         print("32 voices at 20 ms, other core idle: \(idle) | other core busy: \(busy) | at 10 ms, busy: \(at10)")
         XCTAssertNotNil(at10.underruns, at10.summary)
+    }
+
+    /// Issue 9 item 5: 60 s of 32 voices at 10 ms with the other core kept busy: no underrun, and
+    /// the reported total latency (server + our ring, the mean of the readings taken while
+    /// playing) at most 15 ms, our ring at most 5 ms of it. Only on a quiet machine (the lead's
+    /// final run): other load on the machine stalls real-time threads (such runs are repeated,
+    /// then skipped, as in `cleanRun`).
+    func testThirtyTwoVoicesPlaySixtySecondsAtTenMillisecondsWithinFifteenMilliseconds() throws {
+        let cli = try releaseCLI()
+        let run = try cleanRun(cli, try thirtyTwoVoices(latency: 10), seconds: 60, busy: true, "10 ms, other core busy",
+                               attempts: 3)
+        print("32 voices at 10 ms for 60 s, other core busy: \(run)")
+        let total = try XCTUnwrap(reportedLatency(in: run.summary), run.summary)
+        let ring = try XCTUnwrap(ringLatency(in: run.summary), run.summary)
+        XCTAssertLessThanOrEqual(total, 15, run.summary)
+        XCTAssertLessThanOrEqual(ring, 5, run.summary)
+        XCTAssertGreaterThan(total, 10 - 2.5, "the server queue holds at least tlength − minreq: \(run.summary)")
     }
 
     /// A `set` command while playing reaches the rendered audio at the next slice boundary: the

@@ -6,13 +6,13 @@ import Foundation
 import XCTest
 
 final class LivePlayerTests: PulseServerTestCase {
-    private func graphText(output: String, updateFrame: Int, secondFrame: Int? = nil) -> String {
+    private func graphText(output: String, updateFrame: Int, secondFrame: Int? = nil, latency: Int = 100) -> String {
         """
         { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 256,
           "nodes": [
             { "id": "osc", "type": "oscillator", "parameters": { "frequency": 1000, "amplitude": 0.5 },
               "properties": { "channels": 2 } },
-            { "id": "out", "type": "\(output)" \(output == "output" ? ", \"properties\": { \"latency\": 100 }" : "") } ],
+            { "id": "out", "type": "\(output)" \(output == "output" ? ", \"properties\": { \"latency\": \(latency) }" : "") } ],
           "connections": [ { "from": "osc", "to": "out" } ],
           "updates": [ { "frame": \(updateFrame), "actions": [
             { "setParameter": { "node": "osc", "address": "amplitude", "value": 0.25 } } ] },
@@ -82,6 +82,29 @@ final class LivePlayerTests: PulseServerTestCase {
         XCTAssertEqual(rest, 0)
         XCTAssertEqual(summary.underruns, 0)
         XCTAssertNotNil(summary.latency)
+    }
+
+    /// At 40 ms the output renders 64-frame quanta (a quarter of the graph's 256-frame slice):
+    /// the recording still equals the offline render (256-frame slices) bit for bit, and updates
+    /// at frames 23950 and 23990 — where the render thread is held at the quantum boundary 24000,
+    /// before the slice boundary — land at the slice boundary 24064 as offline.
+    func testLivePlaybackInSmallQuantaEqualsOfflineRender() throws {
+        let live = try GraphLoader.parse(text: graphText(output: "output", updateFrame: 23950, secondFrame: 23990, latency: 40))
+        let offline = try GraphLoader.parse(text: graphText(output: "genericOutput", updateFrame: 24064))
+        let built = try GraphBuilder.build(live)
+        let output = try XCTUnwrap(built.outputNode as? OutputNode)
+        XCTAssertEqual(output.streamConfiguration(graph: built.graph).playbackQuantumFrames, 64)
+        built.graph.uninitialize()
+        let (matching, rest, summary) = try playAndCompare(live, with: offline, frames: 144_000) { player in
+            while player.renderedFrames < 144_000 {  // 3 s
+                try player.poll()
+                usleep(2_000)
+            }
+        }
+        XCTAssertEqual(summary.appliedUpdates.map(\.applied), [24064, 24064])
+        XCTAssertGreaterThan(matching, 140_000, "the live recording departs from the offline render at frame \(matching + 1)")
+        XCTAssertEqual(rest, 0)
+        XCTAssertEqual(summary.underruns, 0)
     }
 
     /// A timed update is published ahead of its time and adopted by the render thread on its

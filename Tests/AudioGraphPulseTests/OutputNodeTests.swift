@@ -24,8 +24,9 @@ final class OutputNodeTests: PulseServerTestCase {
     }
 
     /// 3 s of live playback of a mixer graph at 20 ms latency while this thread sets parameters
-    /// and applies connect/disconnect change lists: the render thread (tracked from its 50th slice
-    /// until just before it stops) makes no allocation, no free and takes no mutex.
+    /// and applies connect/disconnect change lists: the render thread (rendering 32-frame quanta of
+    /// the graph's 256-frame slices; tracked from its 50th quantum until just before it stops)
+    /// makes no allocation, no free and takes no mutex.
     func testLiveRenderThreadAllocatesNothingAndTakesNoLock() throws {
         let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
         let a = OscillatorNode(id: "a", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine))
@@ -95,7 +96,8 @@ final class OutputNodeTests: PulseServerTestCase {
         print("live real-time safety: \(slices) slices, \(lists) change lists, \(underruns) underruns; "
               + "render thread: \(allocations) allocations, \(frees) frees, \(locks) mutex locks, \(controlLocks) control locks")
         XCTAssertTrue(t.stopped.load(ordering: .acquiring), "the render thread stopped calling back")
-        XCTAssertGreaterThan(slices, 300, "3 s at 256-frame slices is about 560 slices")
+        XCTAssertEqual(out.streamConfiguration(graph: graph).playbackQuantumFrames, 32)
+        XCTAssertGreaterThan(slices, 2500, "3 s in 32-frame quanta is 4500 render calls")
         XCTAssertGreaterThan(lists, 20)
         XCTAssertEqual(allocations, 0, "the live render thread allocated")
         XCTAssertEqual(frees, 0, "the live render thread freed memory")
@@ -103,7 +105,7 @@ final class OutputNodeTests: PulseServerTestCase {
         XCTAssertEqual(controlLocks, 0, "the live render thread took a ControlLock")
     }
 
-    /// Playing to an end frame that falls inside a slice (`play --duration`): the slice that
+    /// Playing to an end frame that falls inside a quantum (`play --duration`): the quantum that
     /// crosses it is silenced past the end and nothing after it is rendered — without an
     /// allocation or a lock on the render thread (tracked from the 50th slice on, through the end).
     func testEndFrameIsExactAndRealTimeSafe() throws {
@@ -122,7 +124,8 @@ final class OutputNodeTests: PulseServerTestCase {
         }
         let context = try PulseContext(server: server.serverString)
         defer { context.close() }
-        let end: Int64 = 72_100  // 281 slices and 164 frames
+        let end: Int64 = 72_100  // 2253 quanta of 32 frames (20 ms) and 4 frames
+        XCTAssertEqual(out.streamConfiguration(graph: graph).playbackQuantumFrames, 32)
         try out.start(graph: graph, context: context, endFrame: end)
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(5)
@@ -134,7 +137,7 @@ final class OutputNodeTests: PulseServerTestCase {
         out.stop()
         print("end frame: \(rendered) frames in \(slices) slices, drained \(drained); \(allocations) allocations, \(frees) frees, \(locks) locks")
         XCTAssertEqual(rendered, Int(end))
-        XCTAssertEqual(slices, 282, "no slice after the one that crosses the end")
+        XCTAssertEqual(slices, 2254, "no quantum after the one that crosses the end")
         XCTAssertTrue(drained)
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(frees, 0)

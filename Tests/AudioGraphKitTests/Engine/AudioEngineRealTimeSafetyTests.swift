@@ -23,8 +23,10 @@ final class AudioEngineRealTimeSafetyTests: XCTestCase {
         let a = makeSineSource(frequency: 300), b = makeSineSource(frequency: 500, channels: 1)
         let player = AudioPlayerNode(), delay = AudioUnitDelay(), eq = AudioUnitEQ(numberOfBands: 2)
         let sink = AudioSinkNode { _, frames, _ in frames > 0 ? noErr : -1 }
-        [a, b, player, delay, eq, sink].forEach(engine.attach)
-        engine.connect(a, to: delay, format: nil)
+        let timePitch = AudioUnitTimePitch()
+        [a, b, player, delay, eq, sink, timePitch].forEach(engine.attach)
+        engine.connect(a, to: timePitch, format: nil)
+        engine.connect(timePitch, to: delay, format: nil)
         engine.connect(delay, to: engine.mainMixerNode, format: nil)
         engine.connect(player, to: engine.mainMixerNode, format: format)
         engine.connect(b, to: [AudioConnectionPoint(node: eq, bus: 0), AudioConnectionPoint(node: sink, bus: 0)],
@@ -81,6 +83,8 @@ final class AudioEngineRealTimeSafetyTests: XCTestCase {
             b.pan = Float(step % 21) / 10 - 1
             engine.mainMixerNode.outputVolume = 0.5 + Float(step % 3) / 4
             eq.bands[0].gain = Float(step % 12)
+            timePitch.pitch = Float(step % 7) * 100 - 300
+            timePitch.rate = 0.75 + Float(step % 4) / 4
             if step % 10 == 0 {
                 try engine.performChanges {
                     if step % 20 == 0 {

@@ -1,0 +1,18 @@
+// What `audiograph inspect` adds for an lv2 node: the plugin, its ports and its latency.
+import AudioGraphPlugins
+
+extension GraphInspection {
+    /// Indented lines describing an lv2 node's plugin (name, every port, latency at the node's
+    /// rate with its initial parameter values); empty for other nodes.
+    static func pluginLines(_ node: NodeDescription, sampleRate: Double) -> String {
+        guard case .lv2(let properties) = node.configuration,
+              let plugin = try? LV2World.shared.plugin(uri: properties.plugin) else { return "" }
+        var s = "    plugin \(plugin.uri) \"\(plugin.name)\"\n"
+        for port in plugin.ports { s += "      port \(port.listing)\n" }
+        let controls = Dictionary(uniqueKeysWithValues: node.initialParameterValues(sampleRate: sampleRate).map { ($0.key.name, $0.value) })
+        if let frames = try? LV2World.shared.latency(uri: plugin.uri, sampleRate: sampleRate, controls: controls) {
+            s += "    latency: \(frames) frames\n"
+        }
+        return s
+    }
+}

@@ -1,0 +1,167 @@
+// The time-stretching and pitch-shifting effect over librubberband (cf. AVAudioUnitTimePitch).
+import AudioGraphCore
+
+/// Changes tempo and pitch independently (cf. `AVAudioUnitTimePitch`), with librubberband in
+/// real-time mode (see ``TimePitchStretcher``).
+///
+/// Parameters: `rate` (playback rate, 1/32...32, 1: at 2 the input plays twice as fast, half as
+/// long, same pitch), `pitch` (cents, -2400...2400, 0), `overlap` (3...32, 8: rubberband's
+/// analysis window, chosen when the kernel is made — a change takes effect at the next
+/// initialize), `bypass` (0/1: the input passes unchanged, 1:1 on its own timeline).
+///
+/// Input timeline: the node pulls its input on the input's own timeline
+/// (``GraphNode/pullsInputsOnTheirOwnTimeline``, a ``TimelineInputAdapter``), as many frames as
+/// rubberband needs — `rate` times the output, plus rubberband's start pad ahead at the start.
+/// The input is fed in fixed blocks of 256 frames whatever the render slice, and `rate` and
+/// `pitch` are read at the output frame where the block's output begins, so the output is the
+/// same for every slice size (tested with 64, 100 and 512 frames), automation and change lists
+/// included.
+///
+/// Alignment and latency: the node feeds rubberband's preferred start pad of zeros and discards
+/// its start delay, so output frame 0 is aligned with input frame 0 (as AVAudioUnitTimePitch's
+/// output is); the price is that it reads ``latencyFrames`` of input ahead of what it plays.
+/// Leaving bypass starts rubberband over the same way (a jump of about that many input frames).
+///
+/// Its input must be pullable ahead (a player, an oscillator, a mixer of them; not a live
+/// input). A source that also feeds other nodes is rendered on two timelines (as with a
+/// converter).
+///
+/// Thread safety: configure on a control thread; parameters may be set from any thread.
+public final class TimePitchNode: GraphNode, @unchecked Sendable {
+    /// Input frames per rubberband call (independent of the render slice).
+    public static let blockSize = 256
+
+    /// A time-pitch node with the schema's parameters (ranges at `sampleRate`). Control thread.
+    public init(id: String, sampleRate: Double) {
+        super.init(id: id, typeName: "timePitch", inputBusCount: 1, outputBusCount: 1,
+                   parameters: ParameterTable.timePitch.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
+    }
+
+    /// True: rubberband consumes `rate` times the output.
+    public override var pullsInputsOnTheirOwnTimeline: Bool { true }
+
+    /// Always an adapter (a ``TimelineInputAdapter``), made without allocating anything else.
+    public override func checkInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double) throws(AudioGraphError) -> Bool {
+        true
+    }
+
+    /// A ``TimelineInputAdapter``: the input, unconverted, on its own timeline.
+
+    public override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
+                                          maximumFramesPerSlice: Int) throws(AudioGraphError) -> InputAdapter? {
+        TimelineInputAdapter()
+    }
+
+    /// Makes rubberband, sizes and warms it up (control thread: allocates, takes a few ms).
+    public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        let k = TimePitchKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
+        latencyFramesValue = k.stretcher.startDelay
+        return k
+    }
+
+    /// Rubberband's start delay at the parameters the kernel was made with, in frames: how far
+    /// ahead of its output the node reads its input (the output itself is aligned). 0 before
+    /// initialize. Control thread.
+    public var latencyFrames: Int { latencyFramesValue }
+    private var latencyFramesValue = 0
+}
+
+/// Render side of ``TimePitchNode``.
+final class TimePitchKernel: NodeKernel, @unchecked Sendable {
+    // MARK: Render thread only
+    let stretcher: TimePitchStretcher
+    /// One block of input, and its channel table.
+    private let block: ChannelBufferStorage
+    private let blockTable: UnsafeMutablePointer<UnsafePointer<Float>>
+    /// Rubberband must start over (at start, after bypass).
+    private var needsPrime = true
+
+    // MARK: Fixed at creation
+    private let channelCount: Int
+    private let rateIndex: Int
+    private let pitchIndex: Int
+    private let bypassIndex: Int
+
+    init(node: TimePitchNode, maximumFramesPerSlice: Int) {
+        func index(_ name: String) -> Int { node.parameterIndex(of: ParameterAddress(name: name))! }
+        rateIndex = index("rate")
+        pitchIndex = index("pitch")
+        bypassIndex = index("bypass")
+        let format = node.outputFormats[0]
+        channelCount = format.channelCount
+        let p = node.parameters
+        stretcher = TimePitchStretcher(sampleRate: format.sampleRate, channelCount: format.channelCount,
+                                       overlap: p[index("overlap")].value, blockSize: TimePitchNode.blockSize,
+                                       maximumOutputPerRead: maximumFramesPerSlice,
+                                       rate: p[rateIndex].value, cents: p[pitchIndex].value)
+        block = ChannelBufferStorage(channelCount: format.channelCount, capacity: TimePitchNode.blockSize)
+        blockTable = .allocate(capacity: max(1, format.channelCount))
+        for c in 0..<format.channelCount { (blockTable + c).initialize(to: UnsafePointer(block.list.channel(c))) }
+        super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
+                   parameters: node.parameters)
+    }
+
+    deinit { blockTable.deallocate() }
+
+    override func start(atSampleTime sampleTime: Int64) {
+        super.start(atSampleTime: sampleTime)
+        needsPrime = true
+    }
+
+    /// Fills the input block from the input's own timeline (silence where there is none).
+    @inline(__always)
+    private func fillBlock(_ inputs: RenderInputs) {
+        let b = TimePitchNode.blockSize
+        var done = 0
+        while done < b {
+            let m = min(b - done, maximumFramesPerSlice)
+            let input = inputs.pull(0, frameCount: m)
+            for c in 0..<channelCount {
+                let dst = block.list.channel(c) + done
+                if let input, !input.isSilent, c < input.channelCount {
+                    dst.update(from: input.buffer.channel(c), count: m)
+                } else {
+                    dst.update(repeating: 0, count: m)
+                }
+            }
+            done += m
+        }
+    }
+
+    override func render(context: RenderContext, inputs: RenderInputs) {
+        let n = context.frameCount
+        let out = outputs[0]
+        let rate = parameterValues(rateIndex, context)
+        let pitch = parameterValues(pitchIndex, context)
+        let bypass = parameterValues(bypassIndex, context)
+
+        if bypass[0] >= 0.5 {
+            // 1:1 on the input's own timeline; rubberband starts over when bypass ends.
+            needsPrime = true
+            let silent = ChannelPointers.loadInput(inputs.pull(0, frameCount: n), into: out, frameCount: n)
+            outputIsSilent[0] = silent
+            return
+        }
+        if needsPrime {
+            stretcher.prime(rate: Double(rate[0]), cents: Double(pitch[0]))
+            needsPrime = false
+        }
+        // Each block's ratios are the parameters at the output frame where its output begins
+        // (the FIFO's level): the same frames whatever the slice size.
+        var feeds = 0
+        let maximumFeeds = 64 + (n * 40) / TimePitchNode.blockSize
+        while stretcher.level < n && feeds < maximumFeeds {
+            let at = stretcher.level
+            stretcher.setRatios(rate: Double(rate[at]), cents: Double(pitch[at]))
+            fillBlock(inputs)
+            stretcher.process(blockTable, frameCount: TimePitchNode.blockSize)
+            feeds += 1
+        }
+        let got = min(n, stretcher.level)
+        stretcher.read(into: out, frameCount: got)
+        if got < n {
+            for c in 0..<out.channelCount { (out.channel(c) + got).update(repeating: 0, count: n - got) }
+        }
+        outputIsSilent[0] = ChannelPointers.isAllZero(out, frameCount: n)
+    }
+}

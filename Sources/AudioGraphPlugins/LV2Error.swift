@@ -1,0 +1,33 @@
+// Why an LV2 plugin cannot be hosted: the closed set of refusals, each one line for users.
+
+/// A reason the host refuses a plugin or a plugin configuration.
+///
+/// Thread safety: a value type; safe to share between threads.
+public enum LV2Error: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No installed plugin has this URI (searched: the LV2 path).
+    case pluginNotFound(uri: String)
+    /// The plugin requires an LV2 feature this host does not provide.
+    case missingFeature(uri: String, feature: String)
+    /// The plugin has a port of a kind this host cannot connect (atom, event, or unknown) and
+    /// that is not optional.
+    case unsupportedPort(uri: String, symbol: String, kind: String)
+    /// The plugin has no audio output port, so it cannot feed a bus (analysers, MIDI-only plugins).
+    case noAudioOutput(uri: String)
+    /// `lilv_plugin_instantiate` returned nothing (the plugin's binary failed to load or refused the rate).
+    case instantiationFailed(uri: String, sampleRate: Double)
+
+    public var description: String {
+        switch self {
+        case .pluginNotFound(let uri):
+            return "no installed LV2 plugin has the URI <\(uri)> (see `audiograph plugins`; LV2_PATH sets where plugins are searched)"
+        case let .missingFeature(uri, feature):
+            return "LV2 plugin <\(uri)> requires the feature <\(feature)>, which this host does not provide"
+        case let .unsupportedPort(uri, symbol, kind):
+            return "LV2 plugin <\(uri)> has a required \(kind) port \"\(symbol)\", which this host cannot connect"
+        case .noAudioOutput(let uri):
+            return "LV2 plugin <\(uri)> has no audio output port, so it cannot be a node of the graph"
+        case let .instantiationFailed(uri, rate):
+            return "LV2 plugin <\(uri)> could not be instantiated at \(rate) Hz"
+        }
+    }
+}

@@ -1,0 +1,180 @@
+// Render side of LV2Node: runs the plugin instances on buffers connected at initialize.
+import AudioGraphCore
+
+/// Render side of ``LV2Node``.
+///
+/// Every port of every instance is connected once, here on the control thread, to memory this
+/// kernel owns: audio inputs to an input scratch bus, audio outputs to an output scratch bus,
+/// control inputs to one shared value per parameter, control and CV outputs to scratch, CV
+/// inputs to silence. A render copies the pulled input into the scratch, sets the controls and
+/// runs — in pieces when a parameter changes within the slice, each piece at the start of the
+/// scratch — and copies the result to the output bus. No `connect_port` on the render thread.
+///
+/// Thread safety: created (instantiate, connect, activate, latency probe) and released on a
+/// control thread; `render` on the render thread only, real-time safe as far as the plugin's
+/// `run` is (the host's part allocates nothing and takes no lock: LV2RealTimeSafetyTests).
+final class LV2Kernel: NodeKernel, @unchecked Sendable {
+    // MARK: Fixed at creation
+    private let instances: [LV2Instance]
+    /// Parameter indices of the control inputs, in port order; `controlValues` follows it.
+    private let controlCount: Int
+    private let bypassIndex: Int?
+    private let inputsPerInstance: Int
+    private let outputsPerInstance: Int
+    /// Output control of instance 0 reporting latency, if any.
+    private let latencyValue: UnsafeMutablePointer<Float>?
+    private let latencyReport: LV2LatencyReport
+
+    // MARK: Render thread only (connected to the plugins)
+    private let controlValues: UnsafeMutablePointer<Float>
+    private let inputScratch: ChannelBufferStorage
+    private let outputScratch: ChannelBufferStorage
+    private let parameterSlice: UnsafeMutablePointer<ParameterValues>
+
+    // MARK: Control thread only (ownership of port memory that nothing reads)
+    private let portScratch: [UnsafeMutablePointer<Float>]
+    private let silence: UnsafeMutablePointer<Float>
+
+    init(node: LV2Node, maximumFramesPerSlice: Int) throws(LV2Error) {
+        let plugin = node.plugin
+        let format = node.outputFormats[0]
+        let channels = plugin.runsPerChannel ? format.channelCount : 1
+        let count = node.instanceCount(channels: channels)
+        var made: [LV2Instance] = []
+        for _ in 0..<count { made.append(try node.world.instantiate(uri: plugin.uri, sampleRate: format.sampleRate)) }
+        instances = made
+        let controls = plugin.controlInputs
+        controlCount = controls.count
+        bypassIndex = node.parameterIndex(of: ParameterAddress(name: LV2Node.bypassName)).flatMap { $0 >= controls.count ? $0 : nil }
+        inputsPerInstance = plugin.audioInputs.count
+        outputsPerInstance = plugin.audioOutputs.count
+        latencyReport = node.reportedLatency
+        let frames = maximumFramesPerSlice
+
+        controlValues = .allocate(capacity: max(1, controls.count))
+        // The node's parameters start with the control inputs, in port order.
+        for k in controls.indices { (controlValues + k).initialize(to: Float(node.parameters[k].value)) }
+        inputScratch = ChannelBufferStorage(channelCount: count * plugin.audioInputs.count, capacity: frames)
+        outputScratch = ChannelBufferStorage(channelCount: count * plugin.audioOutputs.count, capacity: frames)
+        silence = .allocate(capacity: frames)
+        silence.initialize(repeating: 0, count: frames)
+        parameterSlice = .allocate(capacity: max(1, node.parameters.count))
+
+        var scratch: [UnsafeMutablePointer<Float>] = []
+        var latency: UnsafeMutablePointer<Float>?
+        for (i, instance) in made.enumerated() {
+            var audioIn = 0, audioOut = 0, control = 0
+            for port in plugin.ports {
+                switch (port.kind, port.isInput) {
+                case (.audio, true):
+                    instance.connect(port: port.index, to: inputScratch.list.channel(i * inputsPerInstance + audioIn))
+                    audioIn += 1
+                case (.audio, false):
+                    instance.connect(port: port.index, to: outputScratch.list.channel(i * outputsPerInstance + audioOut))
+                    audioOut += 1
+                case (.control, true):
+                    instance.connect(port: port.index, to: controlValues + control)
+                    control += 1
+                case (.control, false):
+                    let value = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+                    value.initialize(to: 0)
+                    scratch.append(value)
+                    instance.connect(port: port.index, to: value)
+                    if i == 0, port.reportsLatency { latency = value }
+                case (.cv, true):
+                    instance.connect(port: port.index, to: silence)
+                case (.cv, false):
+                    let buffer = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+                    buffer.initialize(repeating: 0, count: frames)
+                    scratch.append(buffer)
+                    instance.connect(port: port.index, to: buffer)
+                default:
+                    // Optional ports of kinds the host does not feed (checkHostable refused the others).
+                    instance.connect(port: port.index, to: nil)
+                }
+            }
+            instance.activate()
+        }
+        portScratch = scratch
+        latencyValue = latency
+        super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
+                   parameters: node.parameters)
+        // The plugin writes its latency when it runs: measured on a probe instance so that the
+        // ones that render start untouched.
+        let controlsNow = Dictionary(uniqueKeysWithValues: controls.enumerated().map { ($1.symbol, node.parameters[$0].value) })
+        let latencyFrames = try node.world.latency(uri: plugin.uri, sampleRate: format.sampleRate, controls: controlsNow)
+        latency?.pointee = Float(latencyFrames)
+        node.reportedLatency.store(latencyFrames)
+    }
+
+    deinit {
+        controlValues.deallocate()
+        silence.deallocate()
+        parameterSlice.deallocate()
+        portScratch.forEach { $0.deallocate() }
+    }
+
+    override func render(context: RenderContext, inputs: RenderInputs) {
+        let n = context.frameCount
+        let out = outputs[0]
+        let input = inputs.pull(0)
+        var varying = false
+        for k in 0..<parameters.count {
+            let v = parameterValues(k, context)
+            parameterSlice[k] = v
+            if !v.isConstant { varying = true }
+        }
+        let inScratch = inputScratch.list
+        let outScratch = outputScratch.list
+        var start = 0
+        while start < n {
+            var end = n
+            if varying {
+                end = start + 1
+                while end < n && sameParameters(at: end, as: start) { end += 1 }
+            }
+            let length = end - start
+            if let bypassIndex, parameterSlice[bypassIndex][start] >= 0.5 {
+                // Bypassed: the input's channels pass to the output's, the plugin does not run.
+                for c in 0..<out.channelCount {
+                    if let input, !input.isSilent, c < input.channelCount {
+                        (out.channel(c) + start).update(from: input.buffer.channel(c) + start, count: length)
+                    } else {
+                        (out.channel(c) + start).update(repeating: 0, count: length)
+                    }
+                }
+            } else {
+                for k in 0..<controlCount { controlValues[k] = parameterSlice[k][start] }
+                for c in 0..<inScratch.channelCount {
+                    if let input, !input.isSilent, c < input.channelCount {
+                        inScratch.channel(c).update(from: input.buffer.channel(c) + start, count: length)
+                    } else {
+                        inScratch.channel(c).update(repeating: 0, count: length)
+                    }
+                }
+                for i in 0..<instances.count { instances[i].run(frameCount: length) }
+                for c in 0..<out.channelCount {
+                    (out.channel(c) + start).update(from: outScratch.channel(c), count: length)
+                }
+            }
+            start = end
+        }
+        if let latencyValue { latencyReport.store(Int(latencyValue.pointee.rounded())) }
+        var silent = true
+        for c in 0..<out.channelCount where silent {
+            let p = out.channel(c)
+            for i in 0..<n where p[i] != 0 { silent = false; break }
+        }
+        outputIsSilent[0] = silent
+    }
+
+    /// Whether every parameter has the same value at frames `a` and `b` of the slice. Real-time safe.
+    @inline(__always)
+    private func sameParameters(at a: Int, as b: Int) -> Bool {
+        for k in 0..<parameters.count {
+            let v = parameterSlice[k]
+            if !v.isConstant, v[a] != v[b] { return false }
+        }
+        return true
+    }
+}

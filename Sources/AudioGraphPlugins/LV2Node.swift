@@ -1,0 +1,102 @@
+// A graph node hosting an LV2 plugin: audio ports as bus channels, control inputs as parameters.
+import AudioGraphCore
+import Synchronization
+
+/// A node that runs an LV2 plugin (the graph file's `lv2` node).
+///
+/// Buses: one input bus whose channels are the plugin's audio inputs (a plugin without audio
+/// inputs, a generator, ignores what is connected there), one output bus whose channels are its audio outputs. A plugin with exactly one
+/// audio input and one audio output runs one instance per channel, so it fits a bus of any width.
+/// Parameters: one per control input port, named by the port's symbol, with the plugin's range
+/// and default; plus `bypass` (0/1: the input passes to the output unchanged and the plugin is
+/// not run) unless the plugin has a control of that symbol itself. CV inputs read silence; atom
+/// and event ports are refused (``LV2Error/unsupportedPort(uri:symbol:kind:)``).
+///
+/// Instances are made, connected and activated at initialize (``makeKernel(maximumFramesPerSlice:)``),
+/// on the control thread; the render thread only runs them. Parameter values change the plugin's
+/// controls sample-exactly: a slice whose values change mid-way is run in pieces at the frames
+/// where they change.
+///
+/// Thread safety: configure on a control thread; parameters may be set from any thread;
+/// ``latencyFrames`` may be read from any thread.
+public final class LV2Node: GraphNode, @unchecked Sendable {
+    /// The hosted plugin.
+    public let plugin: LV2PluginInfo
+    /// The catalogue that instantiates it.
+    public let world: LV2World
+
+    // MARK: Shared (atomic): written by the kernel's render thread, read by control threads
+    let reportedLatency = LV2LatencyReport()
+
+    /// The parameter name of the node's own bypass switch.
+    public static let bypassName = "bypass"
+
+    /// A node running `plugin` (from `world`, the shared catalogue by default). Throws when the
+    /// host cannot run it (a required feature, an atom/event port, no audio output).
+    public init(id: String, plugin: LV2PluginInfo, world: LV2World = .shared) throws(LV2Error) {
+        try plugin.checkHostable()
+        guard !plugin.audioOutputs.isEmpty else { throw .noAudioOutput(uri: plugin.uri) }
+        self.plugin = plugin
+        self.world = world
+        super.init(id: id, typeName: "lv2", inputBusCount: 1, outputBusCount: 1,
+                   parameters: Self.parameterInfos(plugin))
+    }
+
+    /// A node running the plugin with `uri`; throws ``LV2Error/pluginNotFound(uri:)`` when none is installed.
+    public convenience init(id: String, uri: String, world: LV2World = .shared) throws(LV2Error) {
+        try self.init(id: id, plugin: try world.plugin(uri: uri), world: world)
+    }
+
+    /// The parameters of a node hosting `plugin`: its control inputs by symbol, then `bypass`.
+    public static func parameterInfos(_ plugin: LV2PluginInfo) -> [ParameterInfo] {
+        var infos = plugin.controlInputs.map { port in
+            let range = port.controlRange
+            return ParameterInfo(address: ParameterAddress(name: port.symbol), unit: port.isToggled ? .boolean : .generic,
+                                 minValue: range.lowerBound, maxValue: range.upperBound, defaultValue: port.startValue)
+        }
+        if !plugin.controlInputs.contains(where: { $0.symbol == bypassName }) {
+            infos.append(ParameterInfo(address: ParameterAddress(name: bypassName), unit: .boolean,
+                                       minValue: 0, maxValue: 1, defaultValue: 0))
+        }
+        return infos
+    }
+
+    /// The plugin's latency in frames as it last reported it (its `lv2:reportsLatency` output,
+    /// measured at initialize and updated by every run); 0 for a plugin that reports none.
+    public var latencyFrames: Int { reportedLatency.frames }
+
+    /// How many instances run for `channelCount` input channels.
+    func instanceCount(channels: Int) -> Int { plugin.runsPerChannel ? max(1, channels) : 1 }
+
+    public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        if plugin.runsPerChannel {
+            return try super.resolveOutputFormats(inputFormats: inputFormats, graphSampleRate: graphSampleRate)
+        }
+        let rate = processingSampleRate(inputFormats: inputFormats, graphSampleRate: graphSampleRate)
+        let ins = plugin.audioInputs.count, outs = plugin.audioOutputs.count
+        if ins > 0, let input = inputFormats.first ?? nil, input.channelCount != ins {
+            throw .formatNotSupported(node: id, reason: "LV2 plugin <\(plugin.uri)> takes \(ins) audio input\(ins == 1 ? "" : "s"); input bus 0 brings \(input.channelCount) channel\(input.channelCount == 1 ? "" : "s") (put a converter with channelMap before it)")
+        }
+        if let declared = declaredFormat.channelCount, declared != outs {
+            throw .formatNotSupported(node: id, reason: "LV2 plugin <\(plugin.uri)> has \(outs) audio output\(outs == 1 ? "" : "s"); the declared format has \(declared) channels")
+        }
+        return [StreamFormat.canonical(sampleRate: rate, channelCount: outs)]
+    }
+
+    public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        do throws(LV2Error) {
+            return try LV2Kernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
+        } catch {
+            throw .nodeSetupFailed(node: id, reason: error.description)
+        }
+    }
+}
+
+/// The latency a plugin reports, handed from the render thread to control threads.
+///
+/// Thread safety: any thread; lock-free (relaxed: a lone number with nothing published through it).
+final class LV2LatencyReport: Sendable {
+    private let value = Atomic<Int>(0)
+    var frames: Int { value.load(ordering: .relaxed) }
+    func store(_ frames: Int) { value.store(frames, ordering: .relaxed) }
+}

@@ -1,0 +1,45 @@
+// What an installed LV2 plugin is: URI, name, ports and required features (read from its data by lilv).
+
+/// An installed LV2 plugin as its bundle's data describes it (no binary loaded).
+///
+/// Thread safety: a value type; safe to share between threads.
+public struct LV2PluginInfo: Sendable, Hashable {
+    /// The plugin URI (`properties.plugin` of an `lv2` node).
+    public var uri: String
+    /// The human name (`doap:name`).
+    public var name: String
+    /// Every port, by index.
+    public var ports: [LV2PortInfo]
+    /// The features the plugin requires (`lv2:requiredFeature`), as URIs.
+    public var requiredFeatures: [String]
+
+    /// Audio input ports, by index: the channels of the input bus.
+    public var audioInputs: [LV2PortInfo] { ports.filter { $0.kind == .audio && $0.isInput } }
+    /// Audio output ports, by index: the channels of the output bus.
+    public var audioOutputs: [LV2PortInfo] { ports.filter { $0.kind == .audio && !$0.isInput } }
+    /// Control input ports, by index: the node's parameters (named by symbol).
+    public var controlInputs: [LV2PortInfo] { ports.filter { $0.kind == .control && $0.isInput } }
+    /// The control output that reports latency, if any.
+    public var latencyPort: LV2PortInfo? { ports.first { $0.kind == .control && !$0.isInput && $0.reportsLatency } }
+
+    /// Whether one instance per channel runs on a bus of any width (one audio input, one audio output).
+    public var runsPerChannel: Bool { audioInputs.count == 1 && audioOutputs.count == 1 }
+
+    /// The features this host provides to plugins (none yet: no URID map, options or block-length
+    /// guarantees, so plugins that require them are refused rather than given half an implementation).
+    public static let providedFeatures: Set<String> = []
+
+    /// Checks that the host can run the plugin: every required feature provided, every port of
+    /// a kind it connects (audio, control, CV) or optional.
+    public func checkHostable() throws(LV2Error) {
+        for feature in requiredFeatures where !Self.providedFeatures.contains(feature) {
+            throw .missingFeature(uri: uri, feature: feature)
+        }
+        for port in ports where !port.isOptional {
+            switch port.kind {
+            case .audio, .control, .cv: continue
+            case .atom, .event, .other: throw .unsupportedPort(uri: uri, symbol: port.symbol, kind: port.kind.rawValue)
+            }
+        }
+    }
+}

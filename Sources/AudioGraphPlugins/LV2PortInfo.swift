@@ -1,0 +1,59 @@
+// What one port of an LV2 plugin is: index, symbol, kind, direction and control range.
+
+/// The kind of data an LV2 port carries.
+public enum LV2PortKind: String, Sendable, Hashable {
+    /// Audio samples (`lv2:AudioPort`): a bus channel.
+    case audio
+    /// One control value per run (`lv2:ControlPort`): a parameter when it is an input.
+    case control
+    /// Control-voltage samples (`lv2:CVPort`): connected to silence (inputs) or scratch (outputs).
+    case cv
+    /// Atom sequences (`atom:AtomPort`): not supported (refused unless optional).
+    case atom
+    /// Old-style events (`ev:EventPort`): not supported (refused unless optional).
+    case event
+    /// Anything else: not supported (refused unless optional).
+    case other
+}
+
+/// One port of an LV2 plugin as its data describes it.
+///
+/// Thread safety: a value type; safe to share between threads.
+public struct LV2PortInfo: Sendable, Hashable {
+    /// The port index (`lv2:index`), the number `connect_port` takes.
+    public var index: Int
+    /// The port symbol (`lv2:symbol`), unique in the plugin: the parameter name of a control input.
+    public var symbol: String
+    /// The human name (`lv2:name`).
+    public var name: String
+    /// What the port carries.
+    public var kind: LV2PortKind
+    /// Whether the plugin reads it (true) or writes it (false).
+    public var isInput: Bool
+    /// `lv2:minimum`, `lv2:maximum`, `lv2:default` (nil when the plugin does not say).
+    public var minimum: Double?
+    public var maximum: Double?
+    public var defaultValue: Double?
+    /// Whether the port has `lv2:connectionOptional` (the host may leave it unconnected).
+    public var isOptional: Bool
+    /// Whether the port reports the plugin's latency in frames (`lv2:reportsLatency`).
+    public var reportsLatency: Bool
+    /// Whether the control is a switch (`lv2:toggled`).
+    public var isToggled: Bool
+
+    /// The range a control input accepts: the plugin's bounds, or (when it gives none) the
+    /// whole finite range of a Float so that any value the plugin may read is allowed.
+    public var controlRange: ClosedRange<Double> {
+        let low = minimum ?? -Double(Float.greatestFiniteMagnitude)
+        let high = maximum ?? Double(Float.greatestFiniteMagnitude)
+        return low <= high ? low...high : high...low
+    }
+
+    /// The value a control input starts at: the plugin's default, else its minimum clamped into
+    /// range, else 0 clamped.
+    public var startValue: Double {
+        let range = controlRange
+        let value = defaultValue ?? minimum ?? 0
+        return min(max(value, range.lowerBound), range.upperBound)
+    }
+}

@@ -1,0 +1,21 @@
+// The LV2 and lilv URIs the host asks about (the C headers spell them as macros, which do not import).
+
+/// URIs of the LV2 core vocabulary and lilv options used by the host.
+///
+/// Thread safety: constants; safe from any thread.
+enum LV2URI {
+    static let core = "http://lv2plug.in/ns/lv2core#"
+    static let audioPort = core + "AudioPort"
+    static let controlPort = core + "ControlPort"
+    static let cvPort = core + "CVPort"
+    static let inputPort = core + "InputPort"
+    static let outputPort = core + "OutputPort"
+    static let reportsLatency = core + "reportsLatency"
+    static let connectionOptional = core + "connectionOptional"
+    static let toggled = core + "toggled"
+    static let integer = core + "integer"
+    static let atomPort = "http://lv2plug.in/ns/ext/atom#AtomPort"
+    static let eventPort = "http://lv2plug.in/ns/ext/event#EventPort"
+    /// lilv's world option naming the directories searched for bundles (`LILV_OPTION_LV2_PATH`).
+    static let lilvLV2Path = "http://drobilla.net/ns/lilv#lv2-path"
+}

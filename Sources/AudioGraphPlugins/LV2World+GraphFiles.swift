@@ -1,0 +1,23 @@
+// The LV2 catalogue as graph files see it: lv2 node properties from a plugin URI.
+import AudioGraphCore
+
+extension LV2World {
+    /// What a graph file's `lv2` node with `uri` is: its parameters and audio port counts, or a
+    /// one-line reason the host cannot run it (unknown URI, missing feature, port kind).
+    public func graphProperties(uri: String) -> Result<LV2Properties, PluginLookupError> {
+        do throws(LV2Error) {
+            let info = try plugin(uri: uri)
+            try info.checkHostable()
+            guard !info.audioOutputs.isEmpty else { throw .noAudioOutput(uri: uri) }
+            return .success(LV2Properties(plugin: uri, parameters: LV2Node.parameterInfos(info),
+                                          audioInputs: info.audioInputs.count, audioOutputs: info.audioOutputs.count))
+        } catch {
+            return .failure(PluginLookupError(message: error.description))
+        }
+    }
+
+    /// Makes graph files find plugins in the shared world (``PluginCatalogue``). Idempotent.
+    public static func registerWithGraphFiles() {
+        PluginCatalogue.register { uri in LV2World.shared.graphProperties(uri: uri) }
+    }
+}

@@ -1,0 +1,134 @@
+// The catalogue of installed LV2 plugins (one lilv world) and where plugin instances are made.
+import CLilv
+import Synchronization
+
+/// The installed LV2 plugins, found through lilv on the LV2 path (`LV2_PATH`, else lilv's
+/// default: ~/.lv2, /usr/local/lib/lv2, /usr/lib/lv2), and the factory of their instances.
+///
+/// Thread safety: every method may be called from any control thread; a lilv world is not
+/// thread-safe, so each call holds the world's lock (it may block on another control thread's
+/// call, never on the render thread, which never calls the world). Never call it from the
+/// render thread: it allocates and locks.
+public final class LV2World: @unchecked Sendable {
+    // MARK: Guarded by `lock`
+    private let world: OpaquePointer
+    private let lock = Mutex(())
+    private let cache = Mutex<[String: LV2PluginInfo]>([:])
+
+    /// The world of the process: the LV2 path of the environment, loaded on first use.
+    public static let shared = LV2World(searchPath: nil)
+
+    /// A world of the plugins on `searchPath` (a colon-separated list of directories holding
+    /// bundles, like `LV2_PATH`), or on the default LV2 path when nil.
+    public init(searchPath: String?) {
+        world = lilv_world_new()
+        if let searchPath {
+            let node = lilv_new_string(world, searchPath)
+            lilv_world_set_option(world, LV2URI.lilvLV2Path, node)
+            lilv_node_free(node)
+        }
+        lilv_world_load_all(world)
+    }
+
+    deinit { lilv_world_free(world) }
+
+    /// Every installed plugin, sorted by URI.
+    public var plugins: [LV2PluginInfo] {
+        lock.withLock { _ in
+            let all = lilv_world_get_all_plugins(world)
+            var result: [LV2PluginInfo] = []
+            var i = lilv_plugins_begin(all)
+            while !lilv_plugins_is_end(all, i) {
+                if let plugin = lilv_plugins_get(all, i) { result.append(describe(plugin)) }
+                i = lilv_plugins_next(all, i)
+            }
+            return result.sorted { $0.uri < $1.uri }
+        }
+    }
+
+    /// The plugin with `uri`; throws ``LV2Error/pluginNotFound(uri:)`` when none is installed.
+    public func plugin(uri: String) throws(LV2Error) -> LV2PluginInfo {
+        if let cached = cache.withLock({ $0[uri] }) { return cached }
+        let info: LV2PluginInfo? = lock.withLock { _ in
+            guard let plugin = find(uri) else { return nil }
+            return describe(plugin)
+        }
+        guard let info else { throw .pluginNotFound(uri: uri) }
+        cache.withLock { $0[uri] = info }
+        return info
+    }
+
+    /// A new instance of the plugin at `sampleRate`, checked hostable first (control thread:
+    /// loads the plugin's binary and allocates; ``LV2Instance`` frees it).
+    public func instantiate(uri: String, sampleRate: Double) throws(LV2Error) -> LV2Instance {
+        let info = try plugin(uri: uri)
+        try info.checkHostable()
+        let instance: UnsafeMutablePointer<LilvInstance>? = lock.withLock { _ in
+            guard let plugin = find(uri) else { return nil }
+            // No features: the list is just its terminating null.
+            var features: [UnsafePointer<LV2_Feature>?] = [nil]
+            return features.withUnsafeMutableBufferPointer { lilv_plugin_instantiate(plugin, sampleRate, $0.baseAddress) }
+        }
+        guard let instance else { throw .instantiationFailed(uri: uri, sampleRate: sampleRate) }
+        return LV2Instance(instance: instance, info: info, world: self)
+    }
+
+    // MARK: Under the lock
+
+    private func find(_ uri: String) -> OpaquePointer? {
+        let node = lilv_new_uri(world, uri)
+        defer { lilv_node_free(node) }
+        return lilv_plugins_get_by_uri(lilv_world_get_all_plugins(world), node)
+    }
+
+    private func describe(_ plugin: OpaquePointer) -> LV2PluginInfo {
+        func string(_ node: OpaquePointer?) -> String { node.flatMap { lilv_node_as_string($0) }.map { String(cString: $0) } ?? "" }
+        let uri = string(lilv_plugin_get_uri(plugin))
+        let nameNode = lilv_plugin_get_name(plugin)
+        let name = string(nameNode)
+        lilv_node_free(nameNode)
+        let count = Int(lilv_plugin_get_num_ports(plugin))
+        var minimum = [Float](repeating: .nan, count: count)
+        var maximum = [Float](repeating: .nan, count: count)
+        var defaults = [Float](repeating: .nan, count: count)
+        lilv_plugin_get_port_ranges_float(plugin, &minimum, &maximum, &defaults)
+
+        let classes = [LV2URI.audioPort, LV2URI.controlPort, LV2URI.cvPort, LV2URI.atomPort, LV2URI.eventPort,
+                       LV2URI.inputPort, LV2URI.reportsLatency, LV2URI.connectionOptional, LV2URI.toggled]
+            .map { (uri: String) -> OpaquePointer? in lilv_new_uri(world, uri) }
+        defer { classes.forEach { lilv_node_free($0) } }
+        let (audio, control, cv, atom, event, input, latency, optional, toggled) =
+            (classes[0], classes[1], classes[2], classes[3], classes[4], classes[5], classes[6], classes[7], classes[8])
+
+        var ports: [LV2PortInfo] = []
+        for index in 0..<count {
+            guard let port = lilv_plugin_get_port_by_index(plugin, UInt32(index)) else { continue }
+            let kind: LV2PortKind = lilv_port_is_a(plugin, port, audio) ? .audio
+                : lilv_port_is_a(plugin, port, control) ? .control
+                : lilv_port_is_a(plugin, port, cv) ? .cv
+                : lilv_port_is_a(plugin, port, atom) ? .atom
+                : lilv_port_is_a(plugin, port, event) ? .event : .other
+            let portName = lilv_port_get_name(plugin, port)
+            defer { lilv_node_free(portName) }
+            func bound(_ v: Float) -> Double? { v.isNaN ? nil : Double(v) }
+            ports.append(LV2PortInfo(
+                index: index, symbol: string(lilv_port_get_symbol(plugin, port)), name: string(portName), kind: kind,
+                isInput: lilv_port_is_a(plugin, port, input),
+                minimum: bound(minimum[index]), maximum: bound(maximum[index]), defaultValue: bound(defaults[index]),
+                isOptional: lilv_port_has_property(plugin, port, optional),
+                reportsLatency: lilv_port_has_property(plugin, port, latency),
+                isToggled: lilv_port_has_property(plugin, port, toggled)))
+        }
+
+        var required: [String] = []
+        if let features = lilv_plugin_get_required_features(plugin) {
+            var i = lilv_nodes_begin(features)
+            while !lilv_nodes_is_end(features, i) {
+                required.append(string(lilv_nodes_get(features, i)))
+                i = lilv_nodes_next(features, i)
+            }
+            lilv_nodes_free(features)
+        }
+        return LV2PluginInfo(uri: uri, name: name, ports: ports, requiredFeatures: required)
+    }
+}

@@ -1,0 +1,27 @@
+// `audiograph plugins`: the installed LV2 plugins with their ports (what an lv2 node may name).
+import ArgumentParser
+import AudioGraphKit
+
+struct PluginsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plugins",
+        abstract: "List installed LV2 plugins: URI, name, ports (index, symbol, kind, direction, range, default).",
+        discussion: "Plugins are searched on LV2_PATH (else ~/.lv2, /usr/local/lib/lv2, /usr/lib/lv2).")
+
+    @Argument(help: "Only the plugins whose URI is this (exactly) or contains it.")
+    var uri: String?
+
+    func run() throws {
+        let all = LV2World.shared.plugins
+        var shown = all
+        if let uri {
+            shown = all.filter { $0.uri == uri }
+            if shown.isEmpty { shown = all.filter { $0.uri.contains(uri) } }
+            if shown.isEmpty {
+                Diagnostics.error("audiograph: \(LV2Error.pluginNotFound(uri: uri))")
+                throw ExitCode(ExitStatus.invalidInput)
+            }
+        }
+        for plugin in shown { print(plugin.listing) }
+    }
+}

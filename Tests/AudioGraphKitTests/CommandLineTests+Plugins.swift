@@ -1,0 +1,77 @@
+// Tests of `audiograph plugins` and of what `inspect`/`render` say about lv2 nodes.
+import AudioGraphKit
+import Foundation
+import AudioGraphTesting
+import XCTest
+
+extension CommandLineTests {
+    /// amp as Debian's /usr/lib/lv2/amp-swh.lv2/plugin.ttl declares it: three ports, gain -70...70 default 0.
+    func testPluginsListsAmpWithItsPorts() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let r = try run(["plugins", "http://plugin.org.uk/swh-plugins/amp"], in: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, """
+            http://plugin.org.uk/swh-plugins/amp  "Simple amplifier"
+              port 0 gain: control input, range -70...70, default 0 "Amps gain (dB)"
+              port 1 input: audio input "Input"
+              port 2 output: audio output "Output"
+
+            """)
+        let all = try run(["plugins"], in: dir)
+        XCTAssertEqual(all.status, 0)
+        let uris = all.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }
+        XCTAssertTrue(uris.contains { $0.hasPrefix("http://plugin.org.uk/swh-plugins/matrixStMS ") })
+        // One entry per plugin the swh bundles' manifests declare (`<uri> a lv2:Plugin`).
+        let bundles = try FileManager.default.contentsOfDirectory(atPath: "/usr/lib/lv2").filter { $0.hasSuffix("-swh.lv2") }
+        var declared = 0
+        for bundle in bundles {
+            let manifest = try String(contentsOfFile: "/usr/lib/lv2/\(bundle)/manifest.ttl", encoding: .utf8)
+            declared += manifest.components(separatedBy: " a lv2:Plugin").count - 1
+                + manifest.components(separatedBy: " a :Plugin").count - 1
+        }
+        XCTAssertGreaterThan(declared, 90)
+        XCTAssertEqual(uris.filter { $0.hasPrefix("http://plugin.org.uk/swh-plugins/") }.count, declared)
+    }
+
+    func testPluginsWithAnUnknownURIIsOneLineAndExitOne() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let r = try run(["plugins", "urn:no:such:plugin"], in: dir)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertEqual(r.stderrLines.count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("<urn:no:such:plugin>"), r.stderr)
+    }
+
+    /// inspect shows the lv2 node's ports and the latency artificialLatency reports (10 ms at 48 kHz).
+    func testInspectShowsPortsAndLatency() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "duration": 0.1,
+              "nodes": [ { "id": "osc", "type": "oscillator" },
+                         { "id": "lat", "type": "lv2", "properties": { "plugin": "http://plugin.org.uk/swh-plugins/artificialLatency" },
+                           "parameters": { "delay": 10 } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "lat" }, { "from": "lat", "to": "out" } ] }
+            """, "lat.json", in: dir)
+        let r = try run(["inspect", "lat.json"], in: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("      port 3 latency: control output (reports latency) \"latency\"\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("    latency: 480 frames\n"), r.stdout)
+    }
+
+    func testRenderWithAnUnknownPluginIsOneLineAndWritesNothing() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "duration": 0.1,
+              "nodes": [ { "id": "osc", "type": "oscillator" },
+                         { "id": "fx", "type": "lv2", "properties": { "plugin": "urn:no:such:plugin" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "fx" }, { "from": "fx", "to": "out" } ] }
+            """, "bad.json", in: dir)
+        let r = try run(["render", "bad.json", "-o", "bad.wav"], in: dir)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderrLines.count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("bad.json: nodes[1] (id \"fx\").properties.plugin"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad.wav").path))
+    }
+}

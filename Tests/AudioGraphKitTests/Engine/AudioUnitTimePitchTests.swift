@@ -1,0 +1,75 @@
+// AudioUnitTimePitch through the engine API: pitch and rate in manual rendering, changes while running, bypass, latency, range errors.
+import AudioGraphKit
+import AudioGraphTesting
+import Foundation
+import XCTest
+
+final class AudioUnitTimePitchTests: XCTestCase {
+    /// source (440 Hz, 0.5) -> timePitch -> main mixer, offline manual rendering at 48 kHz.
+    func makeEngine(_ configure: (AudioUnitTimePitch) -> Void) throws -> (AudioEngine, AudioUnitTimePitch) {
+        let engine = try makeManualEngine()
+        let source = makeSineSource(frequency: 440)
+        let unit = AudioUnitTimePitch()
+        configure(unit)
+        engine.attach(source)
+        engine.attach(unit)
+        engine.connect(source, to: unit, format: nil)
+        engine.connect(unit, to: engine.mainMixerNode, format: nil)
+        try engine.start()
+        return (engine, unit)
+    }
+
+    func frequency(_ x: [Float]) -> Double { SignalMeasurement.estimateFrequency(x, sampleRate: 48000) ?? 0 }
+
+    func testDefaultsAndName() {
+        let unit = AudioUnitTimePitch()
+        XCTAssertEqual(unit.rate, 1)
+        XCTAssertEqual(unit.pitch, 0)
+        XCTAssertEqual(unit.overlap, 8)
+        XCTAssertFalse(unit.bypass)
+        XCTAssertEqual(unit.name, "timePitch")
+        XCTAssertEqual(unit.latency, 0, "no node yet")
+    }
+
+    func testAnOctaveUpThenBackWhileRunning() throws {
+        let (engine, unit) = try makeEngine { $0.pitch = 1200 }
+        XCTAssertGreaterThan(unit.latency, 0, "rubberband's start delay, read ahead")
+        XCTAssertLessThan(unit.latency, 0.2)
+        let up = try render(engine, frames: 24000)
+        XCTAssertEqual(frequency(Array(up[0][4800...])), 880, accuracy: 1)
+        XCTAssertEqual(up[0], up[1], "both channels alike")
+        unit.pitch = 0
+        let back = try render(engine, frames: 24000)
+        XCTAssertEqual(frequency(Array(back[0][9600...])), 440, accuracy: 0.5)
+        XCTAssertEqual(ToneFit(back[0][9600...], sampleRate: 48000, frequencies: [440]).tones[0].amplitude, 0.5, accuracy: 0.05)
+    }
+
+    func testRateTwoKeepsThePitchAndPullsTwiceTheInput() throws {
+        let (engine, unit) = try makeEngine { $0.rate = 2 }
+        XCTAssertEqual(unit.rate, 2)
+        let y = try render(engine, frames: 24000)
+        XCTAssertEqual(frequency(Array(y[0][4800...])), 440, accuracy: 0.5)
+    }
+
+    func testBypassPassesTheSourceThrough() throws {
+        let (engine, unit) = try makeEngine { $0.pitch = -700; $0.rate = 0.5 }
+        _ = try render(engine, frames: 4800)
+        unit.bypass = true
+        let y = try render(engine, frames: 9600)
+        // 1:1 on the source's own timeline: the source's sine, exactly (a continuous phase).
+        let fit = ToneFit(y[0], sampleRate: 48000, frequencies: [440])
+        XCTAssertEqual(fit.tones[0].amplitude, 0.5, accuracy: 1e-4)
+        XCTAssertLessThan(fit.residualRMS, 1e-4)
+        XCTAssertEqual(unit.pitch, -700, "bypass keeps the values")
+        unit.bypass = false
+        let z = try render(engine, frames: 24000)
+        XCTAssertEqual(frequency(Array(z[0][9600...])), 440 * pow(2, -700.0 / 1200), accuracy: 0.5)
+    }
+
+    func testAValueOutsideItsRangeStops() throws {
+        try assertEngineStops("AudioUnitTimePitchTests/testAValueOutsideItsRangeStops",
+                              expected: ["rate", "AudioUnitTimePitch", "outside 0.03125...32"]) {
+            AudioUnitTimePitch().rate = 64
+        }
+    }
+}

@@ -1,0 +1,40 @@
+// Tests of NodeFactory through the Kit: a timePitch node from a graph file renders its pitch shift; a rate out of range is one line.
+import AudioGraphKit
+import AudioGraphTesting
+import Foundation
+import XCTest
+
+final class NodeFactoryTests: XCTestCase {
+    func timePitchGraph(_ parameters: String) -> String {
+        """
+        { "version": 1, "sampleRate": 48000, "duration": 0.5, "nodes": [
+          { "id": "osc", "type": "oscillator", "parameters": { "frequency": 500 } },
+          { "id": "tp", "type": "timePitch", "parameters": \(parameters) },
+          { "id": "out", "type": "genericOutput" } ],
+          "connections": [ { "from": "osc", "to": "tp" }, { "from": "tp", "to": "out" } ] }
+        """
+    }
+
+    func testTimePitchFromAGraphFile() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let v = try parseGraph(timePitchGraph(#"{ "rate": 1.5, "pitch": -200, "overlap": 4 }"#), in: dir)
+        let node = try XCTUnwrap(try NodeFactory.makeNode(v.description.nodes[1], sampleRate: 48000) as? TimePitchNode)
+        XCTAssertEqual(node.typeName, "timePitch")
+        XCTAssertEqual(node.parameter("rate")?.value, 1.5)
+        XCTAssertEqual(node.parameter("pitch")?.value, -200)
+        XCTAssertEqual(node.parameter("overlap")?.value, 4)
+        let y = try renderToFile(v, dir.appendingPathComponent("tp.wav").path)
+        XCTAssertEqual(y.channels[0].count, 24000)
+        XCTAssertEqual(SignalMeasurement.estimateFrequency(y.channels[0][4800...], sampleRate: 48000) ?? 0,
+                       500 * pow(2, -200.0 / 1200), accuracy: 0.5)
+    }
+
+    func testTimePitchRateOutOfRangeIsOneLineNamingThePlace() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        XCTAssertThrowsError(try GraphLoader.parse(text: timePitchGraph(#"{ "rate": 64 }"#), fileName: "tp.json",
+                                                   baseDirectory: dir.path)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("tp.json") && text.contains("rate") && text.contains("64"), text)
+        }
+    }
+}

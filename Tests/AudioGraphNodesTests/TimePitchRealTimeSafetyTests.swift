@@ -1,0 +1,75 @@
+// Proves the timePitch render path (rubberband's process, retrieve, ratio changes, restart after bypass) allocates nothing and takes no lock.
+import AudioGraphRealtime
+import AudioGraphCore
+import CAllocationCounter
+import Foundation
+import XCTest
+@testable import AudioGraphNodes
+
+final class TimePitchRealTimeSafetyTests: XCTestCase {
+    override func setUpWithError() throws {
+        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
+        XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
+    }
+
+    /// Renders `slices` slices of 256 frames with only the render calls tracked, calling
+    /// `change(i)` before slice i; returns (allocations, locks, first bad slice, audible slices).
+    func measure(_ g: AudioGraph, slices: Int, _ change: (Int) throws -> Void) rethrows
+        -> (allocations: UInt64, frees: UInt64, locks: UInt64, firstBad: Int?, audible: Int) {
+        var allocations: UInt64 = 0, frees: UInt64 = 0, locks: UInt64 = 0, audible = 0
+        let savedTrapping = RenderThread.trapsOnViolation
+        RenderThread.trapsOnViolation = false
+        defer { RenderThread.trapsOnViolation = savedTrapping }
+        RenderThread.resetLockViolations()
+        var firstBad: Int?   // run with AG_COUNTER_BACKTRACE=1 to see where
+        for i in 0..<slices {
+            try change(i)
+            ag_counter_reset()
+            RenderThread.markCurrentThread(true)
+            ag_counter_track_this_thread(1)
+            let r = g.render(frameCount: 256)
+            ag_counter_track_this_thread(0)
+            RenderThread.markCurrentThread(false)
+            if firstBad == nil && ag_counter_allocations() + ag_counter_locks() > 0 { firstBad = i }
+            allocations += ag_counter_allocations()
+            frees += ag_counter_frees()
+            locks += ag_counter_locks()
+            if let r, !r.isSilent { audible += 1 }
+        }
+        g.collectRetiredPlans()
+        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        return (allocations, frees, locks, firstBad, audible)
+    }
+
+    /// oscillator (stereo) -> timePitch -> out: 2000 slices with rate and pitch steps, ramps,
+    /// automation, the extremes (rate 32 and 1/32, ±2400 cents), and bypass on and off (rubberband
+    /// reset and primed again on the render thread).
+    func testRenderAllocatesNothingAndTakesNoLock() throws {
+        let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine, channels: 2))
+        try osc.setParameter("frequency", 500)
+        let tp = TimePitchNode(id: "tp", sampleRate: 48000)
+        try tp.setAutomation(try AutomationTimeline(events: [
+            .setValue(value: 0, time: 0.5), .linearRamp(value: 700, time: 2)], defaultValue: 0), for: "pitch")
+        let g = try startedGraph([osc, tp], "osc -> tp -> out", slice: 256)
+        for _ in 0..<8 { _ = g.render(frameCount: 256) }   // warm up (first-touch lazies)
+        let m = try measure(g, slices: 2000) { i in
+            switch i {
+            case 300: try tp.setParameter("rate", 1.5)
+            case 500: try tp.setParameter("rate", 0.5, rampFrames: 4800)
+            case 700: try tp.setParameter("pitch", -1200)
+            case 800: try tp.setParameter("rate", 32)
+            case 900: try tp.setParameter("rate", 1.0 / 32)
+            case 1000: try tp.setParameter("pitch", 2400)
+            case 1100: try tp.setParameter("bypass", 1)
+            case 1300: try tp.setParameter("bypass", 0)
+            case 1500: try tp.setParameter("pitch", -2400, rampFrames: 24000)
+            case 1700: try tp.setParameter("rate", 2)
+            default: break
+            }
+        }
+        XCTAssertEqual(m.allocations, 0, "first at slice \(m.firstBad ?? -1)")
+        XCTAssertEqual(m.frees, 0)
+        XCTAssertEqual(m.locks, 0, "first at slice \(m.firstBad ?? -1)")
+        XCTAssertEqual(m.audible, 2000)
+    }
+}

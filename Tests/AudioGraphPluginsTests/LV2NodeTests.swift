@@ -1,0 +1,143 @@
+// Tests of LV2Node with Debian's swh plugins rendered offline against their documented formulas.
+import AudioGraphCore
+import AudioGraphNodes
+import Foundation
+import XCTest
+@testable import AudioGraphPlugins
+
+final class LV2NodeTests: XCTestCase {
+    let sr = 48000.0
+
+    /// swh amp: y = x * 10^(gain/20); at -6.0206 dB a sine comes out at half its amplitude.
+    func testAmpAtMinusSixDBHalvesASine() throws {
+        let amp = try LV2Node(id: "amp", uri: SWH.amp)
+        try amp.setParameter("gain", -6.0206)
+        let src = formulaSource("tone", channels: 1) { _, n in Float(0.8 * sin(2 * Double.pi * 440 * Double(n) / 48000)) }
+        let g = try startedChain([src, amp], ["tone", "amp"])
+        let y = render(g, frames: 4800, channels: 1)[0]
+        let coefficient = pow(10, -6.0206 / 20)
+        var fromFormula = 0.0, fromHalf = 0.0
+        for n in 0..<4800 {
+            let x = Double(Float(0.8 * sin(2 * Double.pi * 440 * Double(n) / 48000)))
+            fromFormula = max(fromFormula, abs(Double(y[n]) - x * coefficient))
+            fromHalf = max(fromHalf, abs(Double(y[n]) - x * 0.5))
+        }
+        XCTAssertLessThan(fromFormula, 1e-6)
+        XCTAssertLessThan(fromHalf, 1e-4)
+    }
+
+    /// One mono amp on a stereo bus runs two instances: each channel scaled, independently.
+    func testPerChannelInstancesOnAStereoBus() throws {
+        let amp = try LV2Node(id: "amp", uri: SWH.amp)
+        try amp.setParameter("gain", 20)   // x10
+        let src = formulaSource("src", channels: 2) { c, n in c == 0 ? Float(n % 100) / 1000 : -Float(n % 37) / 1000 }
+        let g = try startedChain([src, amp], ["src", "amp"])
+        XCTAssertEqual(amp.outputFormats[0].channelCount, 2)
+        let y = render(g, frames: 1000, channels: 2)
+        for n in 0..<1000 {
+            XCTAssertEqual(Double(y[0][n]), Double(Float(n % 100) / 1000) * 10, accuracy: 1e-5)
+            XCTAssertEqual(Double(y[1][n]), -Double(Float(n % 37) / 1000) * 10, accuracy: 1e-5)
+        }
+    }
+
+    /// swh matrixStMS, two audio inputs and two outputs: mid = (L+R)/2, side = (L-R)/2.
+    func testStereoToMidSideMatrix() throws {
+        let ms = try LV2Node(id: "ms", uri: SWH.stereoToMidSide)
+        XCTAssertEqual(ms.inputBusCount, 1)
+        let src = formulaSource("src", channels: 2) { c, n in
+            Float(c == 0 ? sin(Double(n) * 0.01) : 0.3 * cos(Double(n) * 0.023))
+        }
+        let g = try startedChain([src, ms], ["src", "ms"])
+        let y = render(g, frames: 2000, channels: 2)
+        for n in 0..<2000 {
+            let l = Double(Float(sin(Double(n) * 0.01))), r = Double(Float(0.3 * cos(Double(n) * 0.023)))
+            XCTAssertEqual(Double(y[0][n]), (l + r) / 2, accuracy: 1e-6)
+            XCTAssertEqual(Double(y[1][n]), (l - r) / 2, accuracy: 1e-6)
+        }
+    }
+
+    /// A two-input plugin on a mono bus is refused with a message naming the plugin and the counts.
+    func testMatrixOnAMonoBusIsRefused() throws {
+        let ms = try LV2Node(id: "ms", uri: SWH.stereoToMidSide)
+        let src = formulaSource("src", channels: 1) { _, _ in 0 }
+        XCTAssertThrowsError(try startedChain([src, ms], ["src", "ms"])) { error in
+            XCTAssertTrue("\(error)".contains("takes 2 audio inputs; input bus 0 brings 1 channel"), "\(error)")
+        }
+    }
+
+    /// A gain step set while running lands at the next slice; a change list ramp is followed per
+    /// sample (the run is split where the value changes).
+    func testParameterRampIsFollowedPerSample() throws {
+        let amp = try LV2Node(id: "amp", uri: SWH.amp)
+        let src = formulaSource("one", channels: 1) { _, _ in 1 }
+        let g = try startedChain([src, amp], ["one", "amp"], slice: 64)
+        _ = render(g, frames: 64, channels: 1)
+        try amp.setParameter("gain", -20, rampFrames: 100)
+        let y = render(g, frames: 192, channels: 1)[0]
+        // Ramp from 0 dB to -20 dB over 100 frames, in dB (the parameter), then the plugin's 10^(dB/20).
+        for n in 0..<192 {
+            let db = n < 100 ? -20 * Double(n) / 100 : -20
+            XCTAssertEqual(Double(y[n]), pow(10, db / 20), accuracy: 1e-5, "frame \(n)")
+        }
+        XCTAssertEqual(Double(y[150]), 0.1, accuracy: 1e-5)
+    }
+
+    /// Bypass passes the input unchanged and the plugin's gain no longer applies.
+    func testBypassPassesTheInput() throws {
+        let amp = try LV2Node(id: "amp", uri: SWH.amp)
+        try amp.setParameter("gain", 12)
+        try amp.setParameter("bypass", 1)
+        let src = formulaSource("src", channels: 1) { _, n in Float(n % 50) / 50 }
+        let g = try startedChain([src, amp], ["src", "amp"])
+        let y = render(g, frames: 512, channels: 1)[0]
+        for n in 0..<512 { XCTAssertEqual(y[n], Float(n % 50) / 50) }
+        try amp.setParameter("bypass", 0)
+        let z = render(g, frames: 256, channels: 1)[0]
+        for n in 0..<256 {
+            XCTAssertEqual(Double(z[n]), Double(Float((512 + n) % 50) / 50) * pow(10, 12.0 / 20), accuracy: 1e-5)
+        }
+    }
+
+    /// swh artificialLatency reports delay * rate frames; the node shows it after initialize.
+    func testLatencyIsReported() throws {
+        let node = try LV2Node(id: "lat", uri: SWH.artificialLatency)
+        try node.setParameter("delay", 10)   // ms
+        let src = formulaSource("src", channels: 1) { _, _ in 0 }
+        let g = try startedChain([src, node], ["src", "lat"])
+        XCTAssertEqual(node.latencyFrames, 480)
+        try node.setParameter("delay", 20)
+        _ = render(g, frames: 512, channels: 1)
+        XCTAssertEqual(node.latencyFrames, 960)
+    }
+
+    /// swh sinCos, a generator (no audio input, two outputs): nothing connected to its input, it
+    /// writes sin(phi) and cos(phi) of one phase, so sine² + cosine² = 1 on every frame.
+    func testGeneratorWithoutAudioInputs() throws {
+        let node = try LV2Node(id: "gen", uri: "http://plugin.org.uk/swh-plugins/sinCos")
+        try node.setParameter("freq", 0.5)
+        try node.setParameter("pitch", 8)   // 0.5 Hz * 2^8 = 128 Hz
+        let g = try startedChain([node], ["gen"])
+        XCTAssertEqual(node.outputFormats[0].channelCount, 2)
+        let y = render(g, frames: 4800, channels: 2)
+        for n in 0..<4800 { XCTAssertEqual(Double(y[0][n] * y[0][n] + y[1][n] * y[1][n]), 1, accuracy: 1e-5) }
+        // After the first slice's glide the phase advances 2π·128/48000 per frame.
+        let step = 2 * Double.pi * 128 / 48000
+        for n in 1000..<4799 {
+            let phase = atan2(Double(y[0][n]), Double(y[1][n])), next = atan2(Double(y[0][n + 1]), Double(y[1][n + 1]))
+            var d = next - phase
+            if d < 0 { d += 2 * Double.pi }
+            XCTAssertEqual(d, step, accuracy: 1e-4, "frame \(n)")
+        }
+    }
+
+    /// Parameters are the control inputs by symbol with the plugin's ranges, plus bypass.
+    func testParametersAreTheControlPorts() throws {
+        let amp = try LV2Node(id: "amp", uri: SWH.amp)
+        let gain = try XCTUnwrap(amp.parameter("gain"))
+        XCTAssertEqual(gain.info.minValue, -70)
+        XCTAssertEqual(gain.info.maxValue, 70)
+        XCTAssertEqual(gain.info.defaultValue, 0)
+        XCTAssertEqual(amp.parameters.map(\.info.address.name), ["gain", "bypass"])
+        XCTAssertThrowsError(try amp.setParameter("gain", 71))
+    }
+}

@@ -1,0 +1,56 @@
+// Proves the lv2 node's render path (plugin runs, split runs, bypass, latency report) allocates nothing and takes no lock.
+import AudioGraphRealtime
+import AudioGraphCore
+import AudioGraphNodes
+import CAllocationCounter
+import XCTest
+@testable import AudioGraphPlugins
+
+final class LV2RealTimeSafetyTests: XCTestCase {
+    override func setUpWithError() throws {
+        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
+        XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
+    }
+
+    /// oscillator (stereo) -> amp (two instances, automated gain) -> artificialLatency -> out:
+    /// 2000 slices with only the render calls tracked; steps, ramps and bypass in between.
+    func testRenderAllocatesNothingAndTakesNoLock() throws {
+        let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine, channels: 2))
+        let amp = try LV2Node(id: "amp", uri: SWH.amp)
+        try amp.setAutomation(try AutomationTimeline(events: [
+            .setValue(value: -6, time: 0.5), .linearRamp(value: 6, time: 2)], defaultValue: 0), for: "gain")
+        let latency = try LV2Node(id: "lat", uri: SWH.artificialLatency)
+        let g = try startedChain([osc, amp, latency], ["osc", "amp", "lat"], slice: 256)
+        for _ in 0..<8 { _ = g.render(frameCount: 256) }
+
+        var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
+        let savedTrapping = RenderThread.trapsOnViolation
+        RenderThread.trapsOnViolation = false
+        defer { RenderThread.trapsOnViolation = savedTrapping }
+        RenderThread.resetLockViolations()
+        for i in 0..<2000 {
+            switch i {
+            case 700: try latency.setParameter("delay", 100)
+            case 900: try latency.setParameter("bypass", 1)
+            case 1100: try latency.setParameter("bypass", 0, rampFrames: 0)
+            case 1300: try latency.setParameter("delay", 5, rampFrames: 3000)
+            default: break
+            }
+            ag_counter_reset()
+            RenderThread.markCurrentThread(true)
+            ag_counter_track_this_thread(1)
+            let r = g.render(frameCount: 256)
+            ag_counter_track_this_thread(0)
+            RenderThread.markCurrentThread(false)
+            allocations += ag_counter_allocations()
+            locks += ag_counter_locks()
+            if let r, !r.isSilent { audible += 1 }
+        }
+        g.collectRetiredPlans()
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(locks, 0)
+        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertEqual(audible, 2000)
+        XCTAssertEqual(latency.latencyFrames, 240)   // 5 ms at 48 kHz after the ramp
+    }
+}

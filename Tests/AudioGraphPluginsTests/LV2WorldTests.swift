@@ -1,0 +1,55 @@
+// Tests of LV2World: the catalogue read through lilv, unknown URIs and refused features.
+import Foundation
+import XCTest
+@testable import AudioGraphPlugins
+
+final class LV2WorldTests: XCTestCase {
+    func testAmpIsDescribedAsItsTurtleSays() throws {
+        let amp = try LV2World.shared.plugin(uri: SWH.amp)
+        XCTAssertEqual(amp.name, "Simple amplifier")
+        XCTAssertEqual(amp.ports.map(\.symbol), ["gain", "input", "output"])
+        XCTAssertEqual(amp.ports.map(\.kind), [.control, .audio, .audio])
+        XCTAssertEqual(amp.ports.map(\.isInput), [true, true, false])
+        XCTAssertEqual(amp.ports[0].minimum, -70)
+        XCTAssertEqual(amp.ports[0].maximum, 70)
+        XCTAssertTrue(amp.runsPerChannel)
+        XCTAssertTrue(LV2World.shared.plugins.contains { $0.uri == SWH.amp })
+    }
+
+    func testUnknownURIIsNamed() {
+        XCTAssertThrowsError(try LV2World.shared.plugin(uri: "urn:nowhere:plugin")) { error in
+            XCTAssertEqual(error as? LV2Error, .pluginNotFound(uri: "urn:nowhere:plugin"))
+            XCTAssertTrue("\(error)".contains("<urn:nowhere:plugin>"))
+        }
+    }
+
+    /// A bundle written here declares a plugin (amp's binary) requiring urid:map: refused, naming it.
+    func testRequiredFeatureIsRefused() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lv2-\(UUID().uuidString)")
+        let bundle = dir.appendingPathComponent("needs-map.lv2")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let uri = "urn:audiograph:test:needs-map"
+        try """
+        @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
+        @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+        <\(uri)> a lv2:Plugin ; lv2:binary </usr/lib/lv2/amp-swh.lv2/amp-swh.so> ; rdfs:seeAlso <plugin.ttl> .
+        """.write(to: bundle.appendingPathComponent("manifest.ttl"), atomically: true, encoding: .utf8)
+        try """
+        @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
+        @prefix doap: <http://usefulinc.com/ns/doap#> .
+        <\(uri)> a lv2:Plugin ; doap:name "Needs a map" ;
+            lv2:requiredFeature <http://lv2plug.in/ns/ext/urid#map> ;
+            lv2:port [ a lv2:InputPort, lv2:AudioPort ; lv2:index 0 ; lv2:symbol "in" ; lv2:name "In" ] ,
+                     [ a lv2:OutputPort, lv2:AudioPort ; lv2:index 1 ; lv2:symbol "out" ; lv2:name "Out" ] .
+        """.write(to: bundle.appendingPathComponent("plugin.ttl"), atomically: true, encoding: .utf8)
+        let world = LV2World(searchPath: dir.path)
+        let info = try world.plugin(uri: uri)
+        XCTAssertEqual(info.requiredFeatures, ["http://lv2plug.in/ns/ext/urid#map"])
+        XCTAssertThrowsError(try LV2Node(id: "x", plugin: info, world: world)) { error in
+            XCTAssertEqual(error as? LV2Error, .missingFeature(uri: uri, feature: "http://lv2plug.in/ns/ext/urid#map"))
+            XCTAssertTrue("\(error)".contains("requires the feature <http://lv2plug.in/ns/ext/urid#map>"))
+        }
+        XCTAssertThrowsError(try world.instantiate(uri: uri, sampleRate: 48000))
+    }
+}
