@@ -190,9 +190,10 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     /// `targetSampleRate` (true: the graph then calls ``makeInputAdapter(bus:sourceFormat:targetSampleRate:maximumFramesPerSlice:)``,
     /// which must not refuse what this accepted). Throws what making the adapter would throw for a
     /// conversion it cannot do. Allocates nothing: ``AudioGraph``'s resolve step (validation)
-    /// asks this instead of building adapters. Default: false (the node converts by itself).
+    /// asks this instead of building adapters. Default: ``pullsInputsOnTheirOwnTimeline`` (such
+    /// a node always gets its adapter; any other converts by itself).
     open func checkInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double) throws(AudioGraphError) -> Bool {
-        false
+        pullsInputsOnTheirOwnTimeline
     }
 
     /// For nodes that convert rates: an adapter that converts input `bus` from `sourceFormat` to

@@ -40,11 +40,6 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
     /// True: rubberband consumes `rate` times the output.
     public override var pullsInputsOnTheirOwnTimeline: Bool { true }
 
-    /// Always an adapter (a ``TimelineInputAdapter``), made without allocating anything else.
-    public override func checkInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double) throws(AudioGraphError) -> Bool {
-        true
-    }
-
     /// A ``TimelineInputAdapter``: the input, unconverted, on its own timeline.
 
     public override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
