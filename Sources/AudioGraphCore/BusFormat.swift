@@ -1,20 +1,21 @@
 // A complete format of one bus after propagation (what `audiograph inspect` prints).
 
-/// A fully resolved bus format.
+/// A fully resolved bus format, as a graph file's tools print it. Package access: applications
+/// see formats as `AudioFormat` (AudioGraphKit), nodes as `StreamFormat`.
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct BusFormat: Sendable, Hashable, CustomStringConvertible {
+package struct BusFormat: Sendable, Hashable, CustomStringConvertible {
     /// Frames per second.
-    public var sampleRate: Double
+    package var sampleRate: Double
     /// Channel count.
-    public var channels: Int
+    package var channels: Int
     /// Sample type (`float32` inside the graph).
-    public var sampleType: SampleType
+    package var sampleType: SampleType
     /// Whether interleaved (false inside the graph).
-    public var interleaved: Bool
+    package var interleaved: Bool
 
     /// Creates a format; the defaults are the graph's canonical sample type and layout.
-    public init(sampleRate: Double, channels: Int, sampleType: SampleType = .float32, interleaved: Bool = false) {
+    package init(sampleRate: Double, channels: Int, sampleType: SampleType = .float32, interleaved: Bool = false) {
         self.sampleRate = sampleRate
         self.channels = channels
         self.sampleType = sampleType
@@ -22,7 +23,7 @@ public struct BusFormat: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `48000 Hz, 2 ch, float32, non-interleaved`.
-    public var description: String {
+    package var description: String {
         "\(ParameterInfo.format(sampleRate)) Hz, \(channels) ch, \(sampleType.rawValue), \(interleaved ? "interleaved" : "non-interleaved")"
     }
 }

@@ -29,7 +29,7 @@ public struct FormatDescription: Sendable, Hashable {
     public var isEmpty: Bool { sampleRate == nil && channels == nil && sampleType == nil && interleaved == nil }
 
     /// `base` with this description's fields laid over it.
-    public func applied(to base: BusFormat) -> BusFormat {
+    package func applied(to base: BusFormat) -> BusFormat {
         BusFormat(sampleRate: sampleRate ?? base.sampleRate, channels: channels ?? base.channels,
                   sampleType: sampleType ?? base.sampleType, interleaved: interleaved ?? base.interleaved)
     }

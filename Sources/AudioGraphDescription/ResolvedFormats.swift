@@ -2,33 +2,34 @@
 import AudioGraphCore
 
 /// One node's resolved bus formats.
-public struct NodeFormats: Sendable, Hashable {
+package struct NodeFormats: Sendable, Hashable {
     /// Per input bus: the format arriving there, nil when the bus is not connected (or its source's
     /// format could not be resolved).
-    public var inputs: [BusFormat?]
+    package var inputs: [BusFormat?]
     /// Per output bus: the format the node produces (empty for output nodes).
-    public var outputs: [BusFormat]
+    package var outputs: [BusFormat]
     /// For `genericOutput`: the client format the application or file receives; nil otherwise.
-    public var clientFormat: BusFormat?
+    package var clientFormat: BusFormat?
 
     /// Creates node formats.
-    public init(inputs: [BusFormat?], outputs: [BusFormat], clientFormat: BusFormat? = nil) {
+    package init(inputs: [BusFormat?], outputs: [BusFormat], clientFormat: BusFormat? = nil) {
         self.inputs = inputs
         self.outputs = outputs
         self.clientFormat = clientFormat
     }
 }
 
-/// Every node's bus formats after propagation (for `audiograph inspect` and the engine).
+/// Every node's bus formats after the engine's propagation (for `audiograph inspect`). Package
+/// access: applications see formats as `AudioFormat`.
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct ResolvedFormats: Sendable, Hashable {
+package struct ResolvedFormats: Sendable, Hashable {
     /// By node id. A node whose formats could not be resolved (an unreadable file upstream) is absent.
-    public var nodes: [String: NodeFormats]
+    package var nodes: [String: NodeFormats]
 
     /// Creates resolved formats.
-    public init(nodes: [String: NodeFormats] = [:]) { self.nodes = nodes }
+    package init(nodes: [String: NodeFormats] = [:]) { self.nodes = nodes }
 
     /// The formats of node `id`.
-    public subscript(id: String) -> NodeFormats? { nodes[id] }
+    package subscript(id: String) -> NodeFormats? { nodes[id] }
 }

@@ -10,12 +10,12 @@ public struct ValidatedGraph: Sendable, Hashable {
     /// The description.
     public var description: GraphDescription
     /// Every node's bus formats in the initial graph.
-    public var formats: ResolvedFormats
+    package var formats: ResolvedFormats
     /// Information about every sound file a player reads, by resolved path.
     public var audioFiles: [String: AudioFileInfo]
 
     /// Creates a validated graph.
-    public init(description: GraphDescription, formats: ResolvedFormats, audioFiles: [String: AudioFileInfo]) {
+    package init(description: GraphDescription, formats: ResolvedFormats, audioFiles: [String: AudioFileInfo]) {
         self.description = description
         self.formats = formats
         self.audioFiles = audioFiles
