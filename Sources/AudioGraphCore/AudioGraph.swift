@@ -527,8 +527,8 @@ public final class AudioGraph: @unchecked Sendable {
             let rate = n.processingSampleRate(inputFormats: raw, graphSampleRate: sampleRate)
             var seen = raw
             for bus in 0..<n.inputBusCount {
-                guard let f = raw[bus], let src = sources[bus], f.sampleRate != rate else { continue }
-                guard n.convertsInputSampleRates else {
+                guard let f = raw[bus], let src = sources[bus], f.sampleRate != rate || n.pullsInputOnItsOwnTimeline else { continue }
+                guard n.convertsInputSampleRates || f.sampleRate == rate else {
                     throw .sampleRateMismatch(source: src.node, sourceRate: f.sampleRate, destination: id, destinationRate: rate)
                 }
                 let key = Connection(source: src.node, sourceBus: src.bus, destination: id, destinationBus: bus)

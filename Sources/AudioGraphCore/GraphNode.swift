@@ -150,6 +150,11 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     /// generic output). A node that converts but returns no adapter converts by itself.
     open var convertsInputSampleRates: Bool { false }
 
+    /// Whether every input is pulled through an adapter from ``makeInputAdapter(bus:sourceFormat:targetSampleRate:maximumFramesPerSlice:)``
+    /// even at the node's own rate: the node reads its input on its own timeline, faster or
+    /// slower than the graph's (varispeed, time-pitch).
+    open var pullsInputOnItsOwnTimeline: Bool { false }
+
     /// The rate the node processes at: its declared rate, else (if it does not convert) the rate
     /// of its first connected input, else the graph's.
     open func processingSampleRate(inputFormats: [StreamFormat?], graphSampleRate: Double) -> Double {

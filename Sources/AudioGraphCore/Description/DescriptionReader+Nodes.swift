@@ -225,6 +225,14 @@ extension DescriptionReader {
             return .eq(decodeEQ(properties, at: location))
         case .delay:
             return .delay
+        case .varispeed:
+            return .varispeed
+        case .reverb:
+            var result = ReverbProperties()
+            if let value = properties["preset"], let preset = choice(value, at: at("preset"), as: ReverbPreset.self) {
+                result.preset = preset
+            }
+            return .reverb(result)
         case .analyser:
             var result = AnalyserProperties()
             if let value = properties["fftSize"], let size = integer(value, at: at("fftSize"),

@@ -121,7 +121,7 @@ extension GraphChecker {
                            .formatConflict("the file \"\(player.file)\" has \(info.channels) channels but the format declares \(declaredChannels)"))
                 }
                 output = BusFormat(sampleRate: info.sampleRate, channels: info.channels)
-            case .eq, .delay, .analyser, .recorder:
+            case .eq, .delay, .analyser, .recorder, .reverb, .varispeed:
                 if let input = inputs[0], let connection = input0 {
                     if let declaredRate = declared.sampleRate, declaredRate != input.sampleRate {
                         report(connection.location, .rateMismatch(from: connection.from.node, fromRate: input.sampleRate, to: id,

@@ -17,6 +17,9 @@ public enum NodeConfiguration: Sendable, Hashable {
     case output(OutputProperties)
     case genericOutput(GenericOutputProperties)
     case analyser(AnalyserProperties)
+    case reverb(ReverbProperties)
+    /// The varispeed has no properties.
+    case varispeed
 
     /// The node type this configuration belongs to.
     public var type: NodeType {
@@ -33,6 +36,8 @@ public enum NodeConfiguration: Sendable, Hashable {
         case .output: return .output
         case .genericOutput: return .genericOutput
         case .analyser: return .analyser
+        case .reverb: return .reverb
+        case .varispeed: return .varispeed
         }
     }
 

@@ -82,7 +82,7 @@ public final class AudioEnvironmentReverbParameters: @unchecked Sendable {
 
     /// Chooses a factory room (cf. `loadFactoryReverbPreset(_:)`).
     public func loadFactoryReverbPreset(_ preset: AudioUnitReverbPreset) {
-        self.preset = preset.environmentPreset
+        self.preset = preset.graphPreset
         changed()
     }
 
@@ -93,30 +93,6 @@ public final class AudioEnvironmentReverbParameters: @unchecked Sendable {
             engineProgrammerError("reverbParameters.level", environment, "\(level) is outside -40...40 dB")
         }
         environment?.propertyChanged("reverb", settings)
-    }
-}
-
-/// AVAudioUnitReverb's factory rooms (cf. AVAudioUnitReverbPreset).
-public enum AudioUnitReverbPreset: Int, Sendable, CaseIterable {
-    case smallRoom = 0, mediumRoom, largeRoom, mediumHall, largeHall, plate, mediumChamber, largeChamber,
-         cathedral, largeRoom2, mediumHall2, mediumHall3, largeHall2
-
-    var environmentPreset: ReverbPreset {
-        switch self {
-        case .smallRoom: return .smallRoom
-        case .mediumRoom: return .mediumRoom
-        case .largeRoom: return .largeRoom
-        case .mediumHall: return .mediumHall
-        case .largeHall: return .largeHall
-        case .plate: return .plate
-        case .mediumChamber: return .mediumChamber
-        case .largeChamber: return .largeChamber
-        case .cathedral: return .cathedral
-        case .largeRoom2: return .largeRoom2
-        case .mediumHall2: return .mediumHall2
-        case .mediumHall3: return .mediumHall3
-        case .largeHall2: return .largeHall2
-        }
     }
 }
 
@@ -229,20 +205,6 @@ public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Send
 
     override func defaultOutputFormat(bus: Int, engineFormat: AudioFormat, input: AudioFormat?) -> AudioFormat {
         AudioFormat(standardFormatWithSampleRate: engineFormat.sampleRate, channels: 2) ?? engineFormat
-    }
-
-    /// A property the graph node can take while running (distance model, reverb).
-    func propertyChanged(_ name: String, _ value: any Sendable) {
-        guard let engine else { return }
-        engine.withLock {
-            guard let gn = graphNode else { return }
-            do throws(AudioGraphError) {
-                try gn.setProperty(name, value)
-                if engine.graph != nil, engine.changeDepth == 0 { try engine.commit(engine.graph!) }
-            } catch {
-                engineProgrammerError(name, self, error.description)
-            }
-        }
     }
 
     /// The rendering algorithm a source asks for changed.
