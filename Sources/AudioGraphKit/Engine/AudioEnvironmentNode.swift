@@ -76,9 +76,14 @@ public final class AudioEnvironmentReverbParameters: @unchecked Sendable {
     public var enable = false { didSet { changed() } }
     /// The reverb's level, dB, -40...40 (default 0).
     public var level: Float = 0 { didSet { changed() } }
-    /// A filter on the reverb's output (kept; not applied on Linux yet: the reverb has its own
-    /// damping per preset).
+    /// A filter on the reverb's output (both channels; a parametric band at 8 kHz, 0 dB, not
+    /// bypassed by default). Changes apply at once, gliding over 10 ms. A band that cannot
+    /// change the sound (bypassed, or a peak or shelf at 0 dB) is not run at all.
     public let filterParameters = AudioUnitEQFilterParameters(standaloneWithFrequency: 8000)
+
+    init() {
+        filterParameters.standaloneChanged = { [weak self] in self?.changed() }
+    }
 
     /// Chooses a factory room (cf. `loadFactoryReverbPreset(_:)`).
     public func loadFactoryReverbPreset(_ preset: AudioUnitReverbPreset) {
@@ -86,7 +91,11 @@ public final class AudioEnvironmentReverbParameters: @unchecked Sendable {
         changed()
     }
 
-    var settings: ReverbSettings { ReverbSettings(enabled: enable, preset: preset, level: Double(level)) }
+    var settings: ReverbSettings {
+        let band = filterParameters.graphBand
+        let isIdentity = band.bypass || (band.gain == 0 && [.peak, .lowShelf, .highShelf].contains(band.type))
+        return ReverbSettings(enabled: enable, preset: preset, level: Double(level), filter: isIdentity ? nil : band)
+    }
 
     private func changed() {
         guard (-40...40).contains(level) else {
@@ -105,7 +114,7 @@ public final class AudioEnvironmentReverbParameters: @unchecked Sendable {
 /// connected source asks for `.HRTF` or `.HRTFHQ`, else equal-power (a change gives the node a
 /// new graph node in one change list). ``outputVolume`` scales every input's gain (the
 /// environment is linear, so this equals scaling its output). `reverbParameters.filterParameters`
-/// is not applied yet.
+/// filters the reverb's output.
 ///
 /// Thread safety: the engine's; listener and source settings may be set from any thread.
 public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Sendable {
