@@ -17,7 +17,9 @@ import Darwin
 /// β = 9.7 (stopband -97 dB), and the cutoff `fc = 0.95·min(1, 1/rate)` (of the input's Nyquist
 /// frequency: above rate 1 the kernel widens so that nothing folds back). The kernel is read
 /// from a table of 512 points per zero crossing with linear interpolation. This is libsamplerate's
-/// own method at a quality between its `medium` (97 dB, 90 % bandwidth) and `best`; we do not use
+/// own method; measured next to its `medium` converter (`VariableRateResamplerTests`): a flatter
+/// passband (-0.0001 dB against -0.007 dB at 0.85 of Nyquist), aliasing and images within 3 dB of
+/// medium's (-117 / -111 dB against -118 / -113 dB), residual noise -138 dB. We do not use
 /// libsamplerate or libsoxr here because a ratio that changes per frame at an exact frame needs
 /// per-frame control of the position (libsamplerate glides the ratio over a whole call, libsoxr's
 /// variable rate works in blocks). Where the rate is exactly 1 and the position a whole frame,
