@@ -28,6 +28,12 @@ final class NodeFactoryUnitsTests: XCTestCase {
         let after = ToneFit(y[13000..<23000], sampleRate: 48000, frequencies: [1000, 2000])
         XCTAssertEqual(after.tones[1].amplitude, 0.5, accuracy: 1e-3)
         XCTAssertLessThan(after.tones[0].amplitude, 1e-4)
+        // Sample-exact at the update's frame: y[n] = x(t_n), t_n = n up to 12000, then 12000 + 2 (n - 12000).
+        let e = worstError(Array(y[200..<23800])) { i in
+            let n = Double(i + 200), t = n <= 12000 ? n : 12000 + 2 * (n - 12000)
+            return 0.5 * sin(2 * Double.pi * 1000 * t / 48000)
+        }
+        XCTAssertLessThan(e.error, 1e-4, "at frame \(e.at + 200)")
     }
 
     func testReverbPresetAndVarispeedRateAreChecked() throws {
