@@ -123,6 +123,23 @@ final class ReverbNodeTests: XCTestCase {
         XCTAssertLessThan(abs(lr) / (ll * rr).squareRoot(), 0.2, "left and right tails should be decorrelated")
     }
 
+    /// Four channels: channel 2 feeds the network like channel 0 (the left pattern), so an
+    /// impulse there gives exactly the tails of an impulse in channel 0; even channels receive
+    /// the left output, odd ones the right.
+    func testWiderInputsPairUpEvenAndOddChannels() throws {
+        func tails(impulseIn channel: Int) throws -> [[Float]] {
+            let src = formulaSource("imp", channels: 4) { c, n in n == 0 && c == channel ? 1 : 0 }
+            let g = try startedGraph([src, try reverb(.plate, wet: 100)], "imp -> rv -> out")
+            return renderFrames(g, frames: 9600, channels: 4)
+        }
+        let a = try tails(impulseIn: 0), b = try tails(impulseIn: 2)
+        XCTAssertEqual(a, b)
+        XCTAssertEqual(a[0], a[2])
+        XCTAssertEqual(a[1], a[3])
+        XCTAssertNotEqual(a[0], a[1])
+        XCTAssertGreaterThan(a[1].map { abs($0) }.max()!, 0.01)
+    }
+
     func testPresetPropertyChangesTheRoom() throws {
         let r = ReverbNode(id: "rv", sampleRate: sr)
         XCTAssertEqual(r.preset, .mediumHall)
