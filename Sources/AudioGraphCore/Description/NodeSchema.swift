@@ -120,6 +120,8 @@ public struct NodeSchema: Sendable {
         case .analyser: return analyser
         case .lv2: return lv2
         case .timePitch: return timePitch
+        case .reverb: return reverb
+        case .varispeed: return varispeed
         }
     }
 
@@ -322,4 +324,20 @@ extension NodeSchema {
         type: .analyser, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["fftSize", "smoothingTimeConstant", "minDecibels", "maxDecibels"], runtimePropertyKeys: [],
         convertsInputs: false, templates: [])
+
+    static let reverb = NodeSchema(
+        type: .reverb, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["preset"], runtimePropertyKeys: [], convertsInputs: false,
+        templates: [
+            ParameterTemplate(.global, "wetDryMix", .percent, 0, 100, 50),
+            ParameterTemplate(.global, "bypass", .boolean, 0, 1, 0),
+        ])
+
+    static let varispeed = NodeSchema(
+        type: .varispeed, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false,
+        templates: [
+            ParameterTemplate(.global, "rate", .generic, 0.25, 4, 1),
+            ParameterTemplate(.global, "bypass", .boolean, 0, 1, 0),
+        ])
 }
