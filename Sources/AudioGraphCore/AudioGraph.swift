@@ -126,6 +126,15 @@ public final class AudioGraph: @unchecked Sendable {
         }
     }
 
+    /// The newest plan's parallel units by thread (node ids of the unit roots; empty: serial),
+    /// and the groups the current workers have rendered so far.
+    var testOnly_parallelGroups: (groups: [[String]], workerRenderedGroups: Int) {
+        control.withLock { _ in
+            guard let p = livePlans.last else { return ([], 0) }
+            return (p.schedule.groups.map { $0.map { p.entries[$0].kernel.nodeID } }, workerPool?.renderedGroupCount ?? 0)
+        }
+    }
+
     // MARK: Inspection (control threads)
 
     /// The node with this id, or nil.

@@ -52,6 +52,8 @@ final class RenderWorkerPool: @unchecked Sendable {
         /// Workers still rendering the current slice.
         let busy = Atomic<Int>(0)
         let stopRequested = Atomic<Bool>(false)
+        /// Groups the workers rendered (a diagnostic: proves the workers took part).
+        let renderedGroups = Atomic<Int>(0)
 
         init(workerCount: Int) {
             self.workerCount = workerCount
@@ -96,6 +98,9 @@ final class RenderWorkerPool: @unchecked Sendable {
         for w in 0..<shared.workerCount { sem_post(shared.start + w) }
         for t in threads { pthread_join(t, nil) }
     }
+
+    /// Groups of units the workers rendered since the pool started. Any thread.
+    var renderedGroupCount: Int { shared.renderedGroups.load(ordering: .relaxed) }
 
     /// Renders `plan`'s parallel units for `context`: the workers' groups on the workers, group 0
     /// here, and returns when all are rendered. Render thread; allocates nothing, takes no lock,
@@ -151,7 +156,10 @@ final class RenderWorkerPool: @unchecked Sendable {
                 }
             }
             if s.stopRequested.load(ordering: .acquiring) { break }
-            if let plan = s.plan { plan.renderParallelGroup(a.index + 1, s.context) }
+            if let plan = s.plan {
+                plan.renderParallelGroup(a.index + 1, s.context)
+                s.renderedGroups.wrappingAdd(1, ordering: .relaxed)
+            }
             if s.busy.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 { sem_post(s.done) }
         }
         a.hook?(false)
