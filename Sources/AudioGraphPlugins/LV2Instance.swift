@@ -18,11 +18,14 @@ public final class LV2Instance: @unchecked Sendable {
     private var isActive = false
     // Keeps the world (and so the plugin's data) alive as long as the instance.
     private let world: LV2World
+    // The features' memory: the plugin may keep pointers into it until it is freed.
+    private let features: LV2InstanceFeatures
 
-    init(instance: UnsafeMutablePointer<LilvInstance>, info: LV2PluginInfo, world: LV2World) {
+    init(instance: UnsafeMutablePointer<LilvInstance>, info: LV2PluginInfo, world: LV2World, features: LV2InstanceFeatures) {
         self.instance = instance
         self.info = info
         self.world = world
+        self.features = features
     }
 
     deinit {
@@ -34,6 +37,11 @@ public final class LV2Instance: @unchecked Sendable {
     /// CV ports; it must outlive every `run`). Control thread, before `activate`.
     public func connect(port index: Int, to buffer: UnsafeMutablePointer<Float>?) {
         lilv_instance_connect_port(instance, UInt32(index), buffer.map { UnsafeMutableRawPointer($0) })
+    }
+
+    /// Connects port `index` to untyped memory (an atom sequence buffer). Control thread, before `activate`.
+    public func connect(port index: Int, toRaw buffer: UnsafeMutableRawPointer?) {
+        lilv_instance_connect_port(instance, UInt32(index), buffer)
     }
 
     /// Activates the instance (resets its state). Control thread, once, before the first `run`.

@@ -21,7 +21,7 @@ extension LV2PluginInfo {
     /// The plugin's URI and name, then one indented line per port and per required feature,
     /// and why the host refuses it when it does.
     public var listing: String {
-        var lines = ["\(uri)  \"\(name)\""]
+        var lines = ["\(uri)  \"\(name)\"" + (isHardRTCapable ? "" : "  (not hardRTCapable: runs with a warning)")]
         for port in ports { lines.append("  port " + port.listing) }
         for feature in requiredFeatures {
             let provided = Self.providedFeatures.contains(feature)
