@@ -34,7 +34,7 @@ final class LV2WorldTests: XCTestCase {
         try """
         @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
         @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-        <\(uri)> a lv2:Plugin ; lv2:binary </usr/lib/lv2/amp-swh.lv2/amp-swh.so> ; rdfs:seeAlso <plugin.ttl> .
+        <\(uri)> a lv2:Plugin ; lv2:binary </usr/lib/lv2/amp-swh.lv2/plugin-linux.so> ; rdfs:seeAlso <plugin.ttl> .
         """.write(to: bundle.appendingPathComponent("manifest.ttl"), atomically: true, encoding: .utf8)
         try """
         @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
