@@ -31,8 +31,9 @@ final class LV2InstanceFeatures: @unchecked Sendable {
     /// The null-terminated list for `lilv_plugin_instantiate`.
     let list: UnsafeMutablePointer<UnsafePointer<LV2_Feature>?>
 
-    /// Features for an instance run at `sampleRate` in blocks of at most `maximumFrames`.
-    init(map: LV2URIDMap, sampleRate: Double, maximumFrames: Int) {
+    /// Features for an instance run at `sampleRate` in blocks of at most `maximumFrames`, with
+    /// `worker:schedule` when `worker` is given.
+    init(map: LV2URIDMap, sampleRate: Double, maximumFrames: Int, worker: LV2Worker? = nil) {
         self.map = map
         intValues = .allocate(capacity: 4)
         intValues.initialize(from: [1, Int32(maximumFrames), Int32(maximumFrames), Int32(Self.sequenceSize)], count: 4)
@@ -52,12 +53,13 @@ final class LV2InstanceFeatures: @unchecked Sendable {
         (options + keys.count + 1).initialize(to: LV2_Options_Option(
             context: LV2_OPTIONS_INSTANCE, subject: 0, key: 0, size: 0, type: 0, value: nil))
 
-        let provided: [(String, UnsafeMutableRawPointer?)] = [
+        var provided: [(String, UnsafeMutableRawPointer?)] = [
             (LV2URI.uridMap, UnsafeMutableRawPointer(map.mapFeature)),
             (LV2URI.uridUnmap, UnsafeMutableRawPointer(map.unmapFeature)),
             (LV2URI.options, UnsafeMutableRawPointer(options)),
             (LV2URI.boundedBlockLength, nil),
         ]
+        if let worker { provided.append((LV2URI.workerSchedule, UnsafeMutableRawPointer(worker.scheduleFeature))) }
         uriStrings = provided.map { strdup($0.0)! }
         features = .allocate(capacity: provided.count)
         list = .allocate(capacity: provided.count + 1)

@@ -39,12 +39,12 @@ public struct LV2PluginInfo: Sendable, Hashable {
 
     /// The required features this host satisfies: the ones it passes to `instantiate`
     /// (`urid:map`, `urid:unmap`, `options:options`, `bufsz:boundedBlockLength`: see
-    /// ``LV2InstanceFeatures``) and plugin properties it honours (`lv2:inPlaceBroken`: inputs and
+    /// ``LV2InstanceFeatures``; `worker:schedule`: see ``LV2Worker``) and plugin properties it honours (`lv2:inPlaceBroken`: inputs and
     /// outputs are never the same buffer; `lv2:hardRTCapable`; `lv2:isLive`: runs are never
     /// cached, though an offline render runs them faster than real time). Anything else, such as
-    /// `worker:schedule`, `state:*` or `log:log`, is refused.
+    /// `state:*` or `log:log`, is refused.
     public static let providedFeatures: Set<String> = [
-        LV2URI.uridMap, LV2URI.uridUnmap, LV2URI.options, LV2URI.boundedBlockLength,
+        LV2URI.uridMap, LV2URI.uridUnmap, LV2URI.options, LV2URI.boundedBlockLength, LV2URI.workerSchedule,
         LV2URI.inPlaceBroken, LV2URI.hardRTCapable, LV2URI.isLive,
     ]
 

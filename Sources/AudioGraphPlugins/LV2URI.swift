@@ -34,6 +34,7 @@ enum LV2URI {
     static let atomSequence = "http://lv2plug.in/ns/ext/atom#Sequence"
     static let atomChunk = "http://lv2plug.in/ns/ext/atom#Chunk"
     static let workerSchedule = "http://lv2plug.in/ns/ext/worker#schedule"
+    static let workerInterface = "http://lv2plug.in/ns/ext/worker#interface"
     /// lilv's world option naming the directories searched for bundles (`LILV_OPTION_LV2_PATH`).
     static let lilvLV2Path = "http://drobilla.net/ns/lilv#lv2-path"
 }

@@ -70,13 +70,19 @@ public final class LV2World: @unchecked Sendable {
     public func instantiate(uri: String, sampleRate: Double, maximumFrames: Int = 4096) throws(LV2Error) -> LV2Instance {
         let info = try plugin(uri: uri)
         try info.checkHostable()
-        let features = LV2InstanceFeatures(map: uridMap, sampleRate: sampleRate, maximumFrames: maximumFrames)
+        let worker = info.requiredFeatures.contains(LV2URI.workerSchedule) ? LV2Worker() : nil
+        let features = LV2InstanceFeatures(map: uridMap, sampleRate: sampleRate, maximumFrames: maximumFrames, worker: worker)
         let instance: UnsafeMutablePointer<LilvInstance>? = lock.withLock { _ in
             guard let plugin = find(uri) else { return nil }
             return lilv_plugin_instantiate(plugin, sampleRate, features.list)
         }
         guard let instance else { throw .instantiationFailed(uri: uri, sampleRate: sampleRate) }
-        return LV2Instance(instance: instance, info: info, world: self, features: features)
+        if let worker, !worker.attach(interface: lilv_instance_get_extension_data(instance, LV2URI.workerInterface),
+                                      handle: lilv_instance_get_handle(instance)) {
+            lilv_instance_free(instance)
+            throw .missingFeature(uri: uri, feature: LV2URI.workerInterface)
+        }
+        return LV2Instance(instance: instance, info: info, world: self, features: features, worker: worker)
     }
 
     // MARK: Under the lock

@@ -45,15 +45,33 @@ final class LV2InstanceFeaturesTests: XCTestCase {
         XCTAssertLessThan(id, world.uridMap.map("urn:audiograph:test:never-mapped-before"))
     }
 
-    /// A plugin that also requires worker:schedule is still refused, naming that feature.
+    /// A plugin that also requires log:log is still refused, naming that feature.
     func testUnprovidedFeatureIsStillRefused() throws {
-        let info = try world.plugin(uri: LV2ProbePlugin.workerURI)
-        let worker = "http://lv2plug.in/ns/ext/worker#schedule"
-        XCTAssertThrowsError(try LV2Node(id: "w", plugin: info, world: world)) { error in
-            XCTAssertEqual(error as? LV2Error, .missingFeature(uri: LV2ProbePlugin.workerURI, feature: worker))
+        let info = try world.plugin(uri: LV2ProbePlugin.logURI)
+        let log = "http://lv2plug.in/ns/ext/log#log"
+        XCTAssertThrowsError(try LV2Node(id: "l", plugin: info, world: world)) { error in
+            XCTAssertEqual(error as? LV2Error, .missingFeature(uri: LV2ProbePlugin.logURI, feature: log))
         }
-        XCTAssertThrowsError(try world.instantiate(uri: LV2ProbePlugin.workerURI, sampleRate: 48000))
-        XCTAssertTrue(info.listing.contains("requires <\(worker)> (not provided"), info.listing)
+        XCTAssertThrowsError(try world.instantiate(uri: LV2ProbePlugin.logURI, sampleRate: 48000))
+        XCTAssertTrue(info.listing.contains("requires <\(log)> (not provided"), info.listing)
+    }
+
+    /// worker:schedule: the plugin's first run schedules 21; the worker thread (not the render
+    /// thread) answers 42, which reaches work_response on a later run; end_run is called.
+    func testWorkerDoesScheduledWorkOnItsOwnThread() throws {
+        let info = try world.plugin(uri: LV2ProbePlugin.workerURI)
+        let node = try LV2Node(id: "w", plugin: info, world: world)
+        let src = formulaSource("src", channels: 1) { _, _ in 0 }
+        let g = try startedChain([src, node], ["src", "w"], slice: 64)
+        var y = render(g, frames: 64, channels: 1)[0]
+        XCTAssertEqual(y[3], 0, "schedule_work returned LV2_WORKER_SUCCESS")
+        XCTAssertEqual(y[0], 0, "no response within the run that scheduled the work")
+        for _ in 0..<200 where y[0] != 42 {
+            usleep(5000)
+            y = render(g, frames: 64, channels: 1)[0]
+        }
+        // response 42, work ran off the render thread, end_run was called, schedule succeeded.
+        XCTAssertEqual(Array(y[0..<4]), [42, 1, 1, 0])
     }
 
     /// A node of a plugin without lv2:hardRTCapable writes one warning line to stderr; swh amp

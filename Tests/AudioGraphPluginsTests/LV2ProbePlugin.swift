@@ -12,10 +12,15 @@ import XCTest
 /// 4 1 if unmap(map(u)) == u for a new URI and map is stable, 5 1 if the atom input is an
 /// empty sequence of the host's atom:Sequence URID, 6 the atom output's room in bytes,
 /// 7 the frame count of this run.
-/// `urn:audiograph:test:needs-worker` (same binary) also requires worker:schedule.
+/// `urn:audiograph:test:needs-log` (same binary) also requires log:log, which the host lacks.
+/// `urn:audiograph:test:worker` (same binary) also requires worker:schedule and has the worker
+/// interface: its first run schedules the 4-byte int 21, `work` responds with 42, and each run
+/// writes `worker[k % 4]`: 0 the response received (0 before), 1 1 if `work` ran on another
+/// thread than `run`, 2 1 once end_run has been called, 3 the status schedule_work returned.
 struct LV2ProbePlugin {
     static let uri = "urn:audiograph:test:probe"
-    static let workerURI = "urn:audiograph:test:needs-worker"
+    static let logURI = "urn:audiograph:test:needs-log"
+    static let workerURI = "urn:audiograph:test:worker"
     static let source = #"""
     #include <stdlib.h>
     #include <string.h>
@@ -25,10 +30,13 @@ struct LV2ProbePlugin {
     #include <lv2/atom/atom.h>
     #include <lv2/buf-size/buf-size.h>
     #include <lv2/parameters/parameters.h>
+    #include <lv2/worker/worker.h>
+    #include <pthread.h>
 
     typedef struct {
         const float* in; float* out; const LV2_Atom_Sequence* events; LV2_Atom* notify;
         float report[8]; LV2_URID sequence;
+        LV2_Worker_Schedule* schedule; int scheduled; float worker[4]; pthread_t runThread;
     } Probe;
 
     static LV2_Handle instantiate(const LV2_Descriptor* d, double rate, const char* path, const LV2_Feature* const* features) {
@@ -40,6 +48,9 @@ struct LV2ProbePlugin {
         }
         if (!map || !unmap || !options) return NULL;
         Probe* p = calloc(1, sizeof(Probe));
+        for (int i = 0; features && features[i]; ++i)
+            if (!strcmp(features[i]->URI, LV2_WORKER__schedule)) p->schedule = features[i]->data;
+        if (!strcmp(d->URI, "urn:audiograph:test:worker") && !p->schedule) { free(p); return NULL; }
         LV2_URID maxB = map->map(map->handle, LV2_BUF_SIZE__maxBlockLength);
         LV2_URID minB = map->map(map->handle, LV2_BUF_SIZE__minBlockLength);
         LV2_URID nomB = map->map(map->handle, LV2_BUF_SIZE__nominalBlockLength);
@@ -71,12 +82,38 @@ struct LV2ProbePlugin {
         p->report[6] = p->notify ? (float)p->notify->size : -1;
         p->report[7] = (float)n;
         if (p->notify) { p->notify->type = 0; p->notify->size = 0; }
+        if (p->schedule) {
+            p->runThread = pthread_self();
+            if (!p->scheduled) {
+                int32_t v = 21;
+                p->worker[3] = (float)p->schedule->schedule_work(p->schedule->handle, sizeof v, &v);
+                p->scheduled = 1;
+            }
+            for (uint32_t k = 0; k < n; ++k) p->out[k] = p->worker[k % 4];
+            return;
+        }
         for (uint32_t k = 0; k < n; ++k) p->out[k] = p->report[k % 8];
     }
+    static LV2_Worker_Status work(LV2_Handle h, LV2_Worker_Respond_Function respond, LV2_Worker_Respond_Handle rh,
+                                  uint32_t size, const void* data) {
+        Probe* p = h;
+        int32_t v = size == 4 ? *(const int32_t*)data * 2 : -1;
+        p->worker[1] = !pthread_equal(pthread_self(), p->runThread);
+        return respond(rh, sizeof v, &v);
+    }
+    static LV2_Worker_Status work_response(LV2_Handle h, uint32_t size, const void* data) {
+        Probe* p = h;
+        if (size == 4) p->worker[0] = (float)*(const int32_t*)data;
+        return LV2_WORKER_SUCCESS;
+    }
+    static LV2_Worker_Status end_run(LV2_Handle h) { ((Probe*)h)->worker[2] = 1; return LV2_WORKER_SUCCESS; }
+    static const LV2_Worker_Interface workerInterface = { work, work_response, end_run };
+    static const void* extension(const char* uri) { return !strcmp(uri, LV2_WORKER__interface) ? &workerInterface : NULL; }
     static void cleanup(LV2_Handle h) { free(h); }
     static const LV2_Descriptor probe = { "urn:audiograph:test:probe", instantiate, connect, NULL, run, NULL, cleanup, NULL };
-    static const LV2_Descriptor worker = { "urn:audiograph:test:needs-worker", instantiate, connect, NULL, run, NULL, cleanup, NULL };
-    LV2_SYMBOL_EXPORT const LV2_Descriptor* lv2_descriptor(uint32_t i) { return i == 0 ? &probe : i == 1 ? &worker : NULL; }
+    static const LV2_Descriptor needsLog = { "urn:audiograph:test:needs-log", instantiate, connect, NULL, run, NULL, cleanup, NULL };
+    static const LV2_Descriptor worker = { "urn:audiograph:test:worker", instantiate, connect, NULL, run, NULL, cleanup, extension };
+    LV2_SYMBOL_EXPORT const LV2_Descriptor* lv2_descriptor(uint32_t i) { return i == 0 ? &probe : i == 1 ? &needsLog : i == 2 ? &worker : NULL; }
     """#
 
     static func ttl(_ uri: String, extra: String) -> String {
@@ -100,7 +137,7 @@ struct LV2ProbePlugin {
         try source.write(to: dir.appendingPathComponent("probe.c"), atomically: true, encoding: .utf8)
         let cc = Process()
         cc.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
-        cc.arguments = ["-shared", "-fPIC", "-O1", "-o", bundle.appendingPathComponent("probe.so").path,
+        cc.arguments = ["-shared", "-fPIC", "-O1", "-pthread", "-o", bundle.appendingPathComponent("probe.so").path,
                         dir.appendingPathComponent("probe.c").path]
         try cc.run()
         cc.waitUntilExit()
@@ -117,9 +154,11 @@ struct LV2ProbePlugin {
         """
         try (prefixes + """
         <\(uri)> a lv2:Plugin ; lv2:binary <probe.so> ; rdfs:seeAlso <probe.ttl> .
+        <\(logURI)> a lv2:Plugin ; lv2:binary <probe.so> ; rdfs:seeAlso <probe.ttl> .
         <\(workerURI)> a lv2:Plugin ; lv2:binary <probe.so> ; rdfs:seeAlso <probe.ttl> .
         """).write(to: bundle.appendingPathComponent("manifest.ttl"), atomically: true, encoding: .utf8)
         try (prefixes + ttl(uri, extra: "") + "\n"
+             + ttl(logURI, extra: ", <http://lv2plug.in/ns/ext/log#log>") + "\n"
              + ttl(workerURI, extra: ", <http://lv2plug.in/ns/ext/worker#schedule>"))
             .write(to: bundle.appendingPathComponent("probe.ttl"), atomically: true, encoding: .utf8)
         return LV2ProbePlugin(root: dir)

@@ -60,8 +60,12 @@ final class LV2RealTimeSafetyTests: XCTestCase {
         defer { probe.remove() }
         let world = LV2World(searchPath: probe.path.path)
         let node = try LV2Node(id: "probe", plugin: try world.plugin(uri: LV2ProbePlugin.uri), world: world)
+        // The worker plugin schedules work in its first tracked run; the response comes back
+        // through the ring (schedule_work, sem_post, work_response, end_run on this thread).
+        let worker = try LV2Node(id: "worker", plugin: try world.plugin(uri: LV2ProbePlugin.workerURI), world: world)
         let src = formulaSource("src", channels: 1) { _, _ in 0 }
         let g = try startedChain([src, node], ["src", "probe"], slice: 256)
+        let g2 = try startedChain([formulaSource("src", channels: 1) { _, _ in 0 }, worker], ["src", "worker"], slice: 256)
         for _ in 0..<8 { _ = g.render(frameCount: 256) }
         var allocations: UInt64 = 0, locks: UInt64 = 0
         for i in 0..<500 {
@@ -70,6 +74,7 @@ final class LV2RealTimeSafetyTests: XCTestCase {
             ag_counter_reset()
             ag_counter_track_this_thread(1)
             _ = g.render(frameCount: 256)
+            _ = g2.render(frameCount: 256)
             ag_counter_track_this_thread(0)
             allocations += ag_counter_allocations()
             locks += ag_counter_locks()
@@ -77,5 +82,9 @@ final class LV2RealTimeSafetyTests: XCTestCase {
         g.collectRetiredPlans()
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(locks, 0)
+        // The worker plugin got its response (42) during the tracked renders.
+        g2.collectRetiredPlans()
+        let y = g2.render(frameCount: 256)!
+        XCTAssertEqual(y.buffer.channel(0)[0], 42)
     }
 }
