@@ -26,12 +26,13 @@ final class CommandLineTests: XCTestCase {
 
     /// Runs the CLI in `directory`; a run still going after `timeout` seconds is killed (and the
     /// crash assertion below fails), so a hang fails the test instead of blocking it.
-    func run(_ arguments: [String], in directory: URL, timeout: Double = 300) throws -> Result {
+    func run(_ arguments: [String], in directory: URL, timeout: Double = 300, environment: [String: String] = [:]) throws -> Result {
         guard let exe = Self.executable else { throw XCTSkip("the audiograph executable is not built") }
         let p = Process()
         p.executableURL = exe
         p.arguments = arguments
         p.currentDirectoryURL = directory
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
