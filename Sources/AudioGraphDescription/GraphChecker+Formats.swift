@@ -130,7 +130,7 @@ extension GraphChecker {
                                                                  toChannels: plugin.audioInputs))
                 }
                 output = BusFormat(sampleRate: declared.sampleRate ?? inputs[0]?.sampleRate ?? rate, channels: plugin.audioOutputs)
-            case .eq, .delay, .analyser, .recorder, .lv2, .timePitch:
+            case .eq, .delay, .analyser, .recorder, .lv2, .timePitch, .reverb, .varispeed:
                 if let input = inputs[0], let connection = input0 {
                     if let declaredRate = declared.sampleRate, declaredRate != input.sampleRate {
                         report(connection.location, .rateMismatch(from: connection.from.node, fromRate: input.sampleRate, to: id,
