@@ -10,7 +10,10 @@
 #    Inputs are generated once into BENCH_DIR (default .build/bench).
 # 2. Node-count scaling: N oscillators -> one mixer, and one noise source through a chain of N
 #    eq nodes (one peak band each), N = 1, 16, 64, 256, 1024, 10 s at 48 kHz; prints the wall
-#    time (best of 3) and the cost per node: total / N and the marginal cost between sizes.
+#    time (best of 3) and the cost per node: total / N and the marginal cost between sizes
+#    (serial: --threads 1). Then parallel rendering: the 256-oscillator mixer with --threads 1
+#    and --threads $(nproc) (at least 2), best wall of 3 and user+sys CPU, and the ratio
+#    serial wall / parallel wall (above 1: the parallel render is faster).
 # 3. The demo graph against sox synthesising the same tones, and the HRTF scene against real time.
 #
 # The machine's load average is printed before and after: on a shared 2-core VM other work
@@ -90,9 +93,9 @@ for kind in mix eq; do
   printf '  %6s %10s %16s %22s\n' N "wall s" "us/node per s" "marginal us/node per s"
   prev_n="" prev_t=""
   for n in 1 16 64 256 1024; do
-    "$cli" render "$tmp/$kind$n.json" -o "$tmp/$kind$n.wav" --sample-type float32 --quiet \
+    "$cli" render "$tmp/$kind$n.json" -o "$tmp/$kind$n.wav" --sample-type float32 --quiet --threads 1 \
       || { echo "bench: rendering $kind$n.json failed" >&2; exit 1; }
-    t=$(best_time "$cli" render "$tmp/$kind$n.json" -o "$tmp/$kind$n.wav" --sample-type float32 --quiet)
+    t=$(best_time "$cli" render "$tmp/$kind$n.json" -o "$tmp/$kind$n.wav" --sample-type float32 --quiet --threads 1)
     per=$(calc "$t / $n / $scaling_seconds * 1e6")
     marginal="-"
     [ -n "$prev_n" ] && marginal=$(calc "($t - $prev_t) / ($n - $prev_n) / $scaling_seconds * 1e6")
@@ -100,6 +103,18 @@ for kind in mix eq; do
     prev_n=$n prev_t=$t
   done
 done
+threads=$(nproc); [ "$threads" -ge 2 ] || threads=2
+echo "  parallel rendering, 256 oscillators -> mixer (best wall of 3; user+sys of one run):"
+printf '  %8s %10s %12s\n' threads "wall s" "user+sys s"
+for th in 1 "$threads"; do
+  t=$(best_time "$cli" render "$tmp/mix256.json" -o "$tmp/par$th.wav" --sample-type float32 --quiet --threads "$th")
+  cpu=$( { /usr/bin/time -f '%U %S' "$cli" render "$tmp/mix256.json" -o "$tmp/par$th.wav" --sample-type float32 \
+           --quiet --threads "$th" >/dev/null; } 2>&1 | tail -1 | awk '{ print $1 + $2 }')
+  printf '  %8s %10.3f %12.3f\n' "$th" "$t" "$cpu"
+  eval "wall_$th=$t"
+done
+cmp -s "$tmp/par1.wav" "$tmp/par$threads.wav" || { echo "bench: the parallel render differs from the serial one" >&2; exit 1; }
+echo "  ratio serial/parallel (wall): $(calc "$wall_1 / $(eval echo \$wall_$threads)") (outputs bit-identical)"
 runs=$saved_runs
 load "after the scaling curve"
 

@@ -61,6 +61,9 @@ public final class AudioGraph: @unchecked Sendable {
     /// Live taps by node, and removed taps not finished yet (see AudioGraph+LiveTaps.swift).
     var liveTapsByNode: [ObjectIdentifier: InstalledTaps] = [:]
     var finishingTaps: [LiveTap] = []
+    /// Threads that render (1: serial) and the workers for more (see ``renderThreadCount``).
+    private var renderThreads = 1
+    private var workerPool: RenderWorkerPool?
 
     // MARK: Shared (atomic)
     private let stateValue = Atomic<Int>(State.open.rawValue)
@@ -98,6 +101,40 @@ public final class AudioGraph: @unchecked Sendable {
     public var isInitialized: Bool { state != .open }
     /// Whether ``start()`` has run and ``stop()`` has not.
     public var isRunning: Bool { state == .running }
+
+    // MARK: Parallel rendering
+
+    /// Threads that render each slice: 1 (the default) renders serially on the thread that calls
+    /// ``render(frameCount:)``; N > 1 adds N - 1 worker threads that render independent branches
+    /// of the graph (the inputs of its first multi-input node, see ``ParallelSchedule``) while
+    /// the render thread renders its own share, bit-identical to the serial render.
+    ///
+    /// For offline rendering only: the render call waits for the workers, which a live render
+    /// thread must never do; live drivers keep 1. Set it while the graph is not running (open,
+    /// or initialized between offline render calls); the current plan is recompiled for it.
+    public var renderThreadCount: Int { control.withLock { _ in renderThreads } }
+
+    /// Sets ``renderThreadCount`` (values below 1 mean 1). Throws `invalidState` while running.
+    /// Control thread (the offline render thread, between render calls).
+    public func setRenderThreadCount(_ count: Int) throws(AudioGraphError) {
+        let count = max(1, count)
+        try control.withLock { _ throws(AudioGraphError) in
+            guard state != .running else { throw .invalidState("set the render thread count while the graph is stopped") }
+            guard count != renderThreads else { return }
+            renderThreads = count
+            workerPool = count > 1 ? RenderWorkerPool(threadCount: count) : nil
+            if state == .initialized { publishCommands([]) }
+        }
+    }
+
+    /// The newest plan's parallel units by thread (node ids of the unit roots; empty: serial),
+    /// and the groups the current workers have rendered so far.
+    var testOnly_parallelGroups: (groups: [[String]], workerRenderedGroups: Int) {
+        control.withLock { _ in
+            guard let p = livePlans.last else { return ([], 0) }
+            return (p.schedule.groups.map { $0.map { p.entries[$0].kernel.nodeID } }, workerPool?.renderedGroupCount ?? 0)
+        }
+    }
 
     // MARK: Inspection (control threads)
 
@@ -478,6 +515,7 @@ public final class AudioGraph: @unchecked Sendable {
         guard let plan = activePlan, frameCount > 0 else { return nil }
         let context = RenderContext(sampleTime: renderSampleTime, frameCount: frameCount, sampleRate: sampleRate)
         let e = plan.entries[plan.outputEntry]
+        plan.renderParallelUnits(context)
         let result = e.inputCount > 0 ? plan.pullInput(e.firstInput, context) : nil
         if plan.pulledEntryCount > 0 { plan.renderPulledEntries(context) }
         renderSampleTime += Int64(frameCount)
@@ -534,7 +572,8 @@ public final class AudioGraph: @unchecked Sendable {
         let pulled = t.order.indices.filter { t.nodes[t.order[$0]]!.isPulledEverySlice }
         defer { nextGeneration += 1 }
         return RenderPlan(generation: nextGeneration, kernels: kernels, inputs: inputs, outputEntry: output,
-                          pulledEntries: pulled, commands: commands, activationTime: activationTime)
+                          pulledEntries: pulled, commands: commands, activationTime: activationTime,
+                          workers: workerPool)
     }
 
     /// Formats of every bus, from the sources towards the output, with the adapters that

@@ -80,6 +80,13 @@ open class NodeKernel: @unchecked Sendable {
         }
     }
 
+    /// Whether this kernel may render on a worker thread at the same time as other kernels
+    /// (``AudioGraph/renderThreadCount`` above 1). True by default: a kernel touches only its own
+    /// state and its inputs. Override to return false when rendering reaches state shared with
+    /// other kernels or with code that assumes one render thread (application callbacks); such
+    /// a kernel, and the branch it is in, render on the render thread. Any thread; constant.
+    open var isSafeToRenderConcurrently: Bool { true }
+
     /// Called on the render thread when the kernel joins a running graph (or the graph starts),
     /// with the graph frame it starts at. Real-time safe. Override to reset state; call super.
     open func start(atSampleTime sampleTime: Int64) {

@@ -58,6 +58,15 @@ final class RenderPlan: @unchecked Sendable {
     /// The commands again, in memory the render thread can walk without generic iteration
     /// (an unspecialised `IndexingIterator` boxes a four-word enum on the heap).
     private let commandStorage: UnsafeMutablePointer<PlanCommand>
+    /// The workers that render the parallel units beside the render thread (nil: serial).
+    let workers: RenderWorkerPool?
+    /// The split into independent units (``ParallelSchedule/serial`` without workers).
+    let schedule: ParallelSchedule
+    /// The schedule's groups as render-thread-readable memory: group g's unit roots are
+    /// `parallelRoots[parallelGroupStarts[g]..<parallelGroupStarts[g + 1]]`.
+    private let parallelGroupStarts: UnsafeMutablePointer<Int>
+    private let parallelRoots: UnsafeMutablePointer<Int>
+    private let parallelGroupCount: Int
 
     // MARK: Ownership (released with the plan, on a control thread)
     private let kernels: [NodeKernel]
@@ -65,8 +74,25 @@ final class RenderPlan: @unchecked Sendable {
 
     /// `inputs[i]` lists, for kernel i, each input bus's (source kernel index, bus, adapter).
     init(generation: UInt64, kernels: [NodeKernel], inputs: [[(source: Int, bus: Int, adapter: InputAdapter?)]],
-         outputEntry: Int, pulledEntries: [Int] = [], commands: [PlanCommand], activationTime: Int64 = .min) {
+         outputEntry: Int, pulledEntries: [Int] = [], commands: [PlanCommand], activationTime: Int64 = .min,
+         workers: RenderWorkerPool? = nil) {
         self.generation = generation
+        let schedule = workers.map { pool in
+            ParallelSchedule.make(inputs: inputs.map { $0.map { ParallelSchedule.Input(source: $0.source, adapted: $0.adapter != nil) } },
+                                  outputEntry: outputEntry, concurrent: kernels.map(\.isSafeToRenderConcurrently),
+                                  threadCount: pool.threadCount)
+        } ?? .serial
+        self.schedule = schedule
+        self.workers = schedule.isParallel ? workers : nil
+        parallelGroupCount = schedule.groups.count
+        parallelGroupStarts = .allocate(capacity: schedule.groups.count + 1)
+        parallelRoots = .allocate(capacity: max(1, schedule.groups.reduce(0) { $0 + $1.count }))
+        var root = 0
+        for (g, group) in schedule.groups.enumerated() {
+            (parallelGroupStarts + g).initialize(to: root)
+            for r in group { (parallelRoots + root).initialize(to: r); root += 1 }
+        }
+        (parallelGroupStarts + schedule.groups.count).initialize(to: root)
         pulledEntryCount = pulledEntries.count
         self.pulledEntries = .allocate(capacity: max(1, pulledEntries.count))
         self.pulledEntries.initialize(from: pulledEntries, count: pulledEntries.count)
@@ -99,6 +125,35 @@ final class RenderPlan: @unchecked Sendable {
         entries.deallocate()
         inputSlots.deallocate()
         pulledEntries.deallocate()
+        parallelGroupStarts.deallocate()
+        parallelRoots.deallocate()
+    }
+
+    /// Renders the parallel units (on the workers and here) before the serial pull; nothing
+    /// without workers. Render thread; real-time safe when the plan is serial, waits for the
+    /// workers otherwise (offline only: see ``RenderWorkerPool``).
+    @inline(__always)
+    func renderParallelUnits(_ context: RenderContext) {
+        if let workers { workers.run(self, context) }
+    }
+
+    /// Number of unit roots in group `group` (0: the render thread's). Real-time safe.
+    @inline(__always)
+    func parallelGroupSize(_ group: Int) -> Int {
+        group < parallelGroupCount ? parallelGroupStarts[group + 1] - parallelGroupStarts[group] : 0
+    }
+
+    /// Renders the units of group `group` for `context` (on the thread that owns the group).
+    /// Real-time safe.
+    @inline(__always)
+    func renderParallelGroup(_ group: Int, _ context: RenderContext) {
+        guard group < parallelGroupCount else { return }
+        var i = parallelGroupStarts[group]
+        let end = parallelGroupStarts[group + 1]
+        while i < end {
+            renderEntry(parallelRoots[i], context)
+            i += 1
+        }
     }
 
     /// Renders every entry that is pulled each slice (and not rendered yet). Real-time safe.

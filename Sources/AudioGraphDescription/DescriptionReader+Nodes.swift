@@ -233,6 +233,14 @@ extension DescriptionReader {
             return .lv2(decodeLV2(properties, at: location, partial: partial))
         case .timePitch:
             return .timePitch
+        case .varispeed:
+            return .varispeed
+        case .reverb:
+            var result = ReverbProperties()
+            if let value = properties["preset"], let preset = choice(value, at: at("preset"), as: ReverbPreset.self) {
+                result.preset = preset
+            }
+            return .reverb(result)
         case .analyser:
             var result = AnalyserProperties()
             if let value = properties["fftSize"], let size = integer(value, at: at("fftSize"),

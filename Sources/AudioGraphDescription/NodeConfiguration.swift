@@ -25,6 +25,9 @@ public enum NodeConfiguration: Sendable, Hashable {
     case lv2(LV2Properties)
     /// The timePitch has no properties.
     case timePitch
+    case reverb(ReverbProperties)
+    /// The varispeed has no properties.
+    case varispeed
 
     /// The node type this configuration belongs to.
     public var type: NodeType {
@@ -43,6 +46,8 @@ public enum NodeConfiguration: Sendable, Hashable {
         case .analyser: return .analyser
         case .lv2: return .lv2
         case .timePitch: return .timePitch
+        case .reverb: return .reverb
+        case .varispeed: return .varispeed
         }
     }
 

@@ -60,6 +60,10 @@ public enum NodeFactory {
             }
         case .timePitch:
             node = TimePitchNode(id: description.id, sampleRate: sampleRate)
+        case .reverb(let p):
+            node = ReverbNode(id: description.id, sampleRate: sampleRate, preset: p.preset)
+        case .varispeed:
+            node = VarispeedNode(id: description.id, sampleRate: sampleRate)
         case .analyser(let p):
             node = try AnalyserNode(id: description.id, properties: p)
         case .recorder(let p):

@@ -63,6 +63,8 @@ public struct NodeSchema: Sendable {
         case .analyser: return analyser
         case .lv2: return lv2
         case .timePitch: return timePitch
+        case .reverb: return reverb
+        case .varispeed: return varispeed
         }
     }
 
@@ -147,6 +149,14 @@ extension NodeSchema {
         type: .timePitch, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false,
         parameters: .timePitch)
+
+    static let reverb = NodeSchema(
+        type: .reverb, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["preset"], runtimePropertyKeys: [], convertsInputs: false, parameters: .reverb)
+
+    static let varispeed = NodeSchema(
+        type: .varispeed, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false, parameters: .varispeed)
 
     static let recorder = NodeSchema(
         type: .recorder, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,

@@ -6,7 +6,7 @@ import AudioGraphCore
 /// Thread safety: a value type; safe to share between threads.
 public enum NodeType: String, Sendable, Hashable, CaseIterable {
     case oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser
-    case timePitch, lv2
+    case reverb, timePitch, varispeed, lv2
 }
 
 /// What role a node type plays in a graph.
@@ -15,7 +15,7 @@ public enum NodeKind: String, Sendable, Hashable {
     case source
     /// Many input buses mixed into one output bus (mixer, environment).
     case mixer
-    /// One input bus processed into one output bus of the same format (eq, delay, recorder, analyser, timePitch).
+    /// One input bus processed into one output bus of the same format (eq, delay, recorder, analyser, reverb, timePitch, varispeed, lv2).
     case effect
     /// One input bus converted to another format (converter).
     case converter

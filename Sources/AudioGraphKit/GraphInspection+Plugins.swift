@@ -7,7 +7,7 @@ extension GraphInspection {
     static func pluginLines(_ node: NodeDescription, sampleRate: Double) -> String {
         guard case .lv2(let properties) = node.configuration,
               let plugin = try? LV2World.shared.plugin(uri: properties.plugin) else { return "" }
-        var s = "    plugin \(plugin.uri) \"\(plugin.name)\"\n"
+        var s = "    plugin \(plugin.uri) \"\(plugin.name)\"\(plugin.realTimeNote)\n"
         for port in plugin.ports { s += "      port \(port.listing)\n" }
         let controls = Dictionary(uniqueKeysWithValues: node.initialParameterValues(sampleRate: sampleRate).map { ($0.key.name, $0.value) })
         if let frames = try? LV2World.shared.latency(uri: plugin.uri, sampleRate: sampleRate, controls: controls) {

@@ -78,11 +78,16 @@ public final class OfflineRenderer {
     ///   - sampleType: the file's sample type (nil: the client format's, or the file type's default).
     ///   - measuresLoudness: measure the output's EBU R128 loudness (``loudness``); off by
     ///     default, as it costs render time (4× oversampling for the true peak).
+    ///   - renderThreads: threads that render each slice (``AudioGraph/renderThreadCount``):
+    ///     1 (the default) renders serially; more render independent branches on worker threads,
+    ///     bit-identical to the serial render.
     public init(_ validated: ValidatedGraph, outputPath: String, duration: Double? = nil, frames: Int64? = nil,
-                sampleType: SampleType? = nil, sliceSize: Int? = nil, measuresLoudness: Bool = false) throws(RenderError) {
+                sampleType: SampleType? = nil, sliceSize: Int? = nil, measuresLoudness: Bool = false,
+                renderThreads: Int = 1) throws(RenderError) {
         self.measuresLoudness = measuresLoudness
         do {
             built = try GraphBuilder.build(validated, maximumFramesPerSlice: sliceSize, outputs: .offline)
+            try built.graph.setRenderThreadCount(renderThreads)
         } catch {
             throw .graph(error)
         }

@@ -22,7 +22,8 @@
 ///    `hrtf`: it is convolved with the nearest measured HRTF of its listener-relative direction
 ///    (``HRTFConvolver``: 128 frames of latency, crossfaded motion);
 /// 5. the sum of the sends, when `reverb.enabled`, goes through the shared ``Reverb`` (preset,
-///    level in dB) and is added to the output.
+///    level in dB), then through `reverb.filter` when one is set (a ``Biquad`` on both output
+///    channels; changes glide over 10 ms), and is added to the output.
 ///
 /// Inputs at another sample rate are converted to the environment's rate (libsamplerate, best
 /// quality); any channel count is accepted. The output is stereo (property `channels` must be 2).
@@ -146,8 +147,10 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         let reverbEnabled: Bool
         let reverbPreset: Reverb.Preset
         let reverbLevel: Double
+        let reverbFilter: EQBand?
 
         init(_ p: EnvironmentProperties) {
+            reverbFilter = p.reverb.filter
             distance = p.distanceModel
             reverbEnabled = p.reverb.enabled
             reverbPreset = Reverb.Preset(rawValue: p.reverb.preset.rawValue) ?? .mediumRoom
@@ -190,10 +193,16 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
     /// One convolver per input in `hrtf` mode, empty in `equalPower` mode.
     private let convolvers: [HRTFConvolver]
     private let reverb: Reverb
+    /// The filter on the reverb's output (both channels), and the reverb's output before it.
+    private let reverbFilter: Biquad
+    private let reverbOutput: ChannelBufferStorage
+    private let reverbInputTable: UnsafeMutablePointer<UnsafePointer<Float>>
+    private let reverbOutputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
     // MARK: Render thread only
     private var distance: DistanceModel
     private var reverbEnabled: Bool
+    private var reverbFiltered: Bool
     private let directFilters: UnsafeMutablePointer<OcclusionFilter>
     /// The direct path's filters of the right channel of a stereo input (equalPower).
     private let rightFilters: UnsafeMutablePointer<OcclusionFilter>
@@ -233,6 +242,15 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         distance = settings.distance
         reverbEnabled = settings.reverbEnabled
         reverb = Reverb(sampleRate: sampleRate, preset: settings.reverbPreset, level: settings.reverbLevel)
+        reverbFilter = Biquad(band: settings.reverbFilter ?? EQBand(type: .peak), sampleRate: sampleRate, maximumChannelCount: 2)
+        reverbFiltered = settings.reverbFilter != nil
+        reverbOutput = ChannelBufferStorage(channelCount: 2, capacity: maximumFramesPerSlice)
+        reverbInputTable = .allocate(capacity: 2)
+        reverbOutputTable = .allocate(capacity: 2)
+        for c in 0..<2 {
+            reverbOutputTable[c] = reverbOutput.list.channel(c)
+            reverbInputTable[c] = UnsafePointer(reverbOutput.list.channel(c))
+        }
         directFilters = .allocate(capacity: max(1, inputCount))
         directFilters.initialize(repeating: OcclusionFilter(sampleRate: sampleRate), count: max(1, inputCount))
         rightFilters = .allocate(capacity: max(1, inputCount))
@@ -259,12 +277,14 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         sendFilters.deallocate()
         mono.deallocate(); direct.deallocate(); send.deallocate(); directions.deallocate()
         listenerFrames.deallocate(); inputPointers.deallocate(); outputPointer.deallocate()
+        reverbInputTable.deallocate(); reverbOutputTable.deallocate()
     }
 
     override func start(atSampleTime sampleTime: Int64) {
         super.start(atSampleTime: sampleTime)
         for c in convolvers { c.reset() }
         reverb.reset()
+        reverbFilter.reset()
         for i in 0..<inputCount {
             directFilters[i].reset()
             rightFilters[i].reset()
@@ -278,6 +298,11 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         reverbEnabled = s.reverbEnabled
         reverb.setPreset(s.reverbPreset)
         reverb.setLevel(s.reverbLevel)
+        if let band = s.reverbFilter {
+            if !reverbFiltered { reverbFilter.reset() }
+            reverbFilter.setTarget(band)
+        }
+        reverbFiltered = s.reverbFilter != nil
     }
 
     override func render(context: RenderContext, inputs: RenderInputs) {
@@ -451,7 +476,15 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         }
 
         // 5. The shared reverb.
-        if reverbEnabled {
+        if reverbEnabled && reverbFiltered {
+            let rl = reverbOutput.list.channel(0), rr = reverbOutput.list.channel(1)
+            reverb.process(input: send, left: rl, right: rr, frameCount: n, accumulate: false)
+            reverbFilter.process(input: UnsafeBufferPointer(start: reverbInputTable, count: 2),
+                                 output: UnsafeBufferPointer(start: reverbOutputTable, count: 2),
+                                 frameCount: n, startFrame: context.sampleTime)
+            for i in 0..<n { left[i] += rl[i]; right[i] += rr[i] }
+            audible = true
+        } else if reverbEnabled {
             reverb.process(input: send, left: left, right: right, frameCount: n, accumulate: true)
             audible = true
         }

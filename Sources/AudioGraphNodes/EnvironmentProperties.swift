@@ -48,12 +48,16 @@ public struct ReverbSettings: Sendable, Hashable {
     public var preset: ReverbPreset
     /// The reverb's level, dB (default 0, -40...40).
     public var level: Double
+    /// A filter on the reverb's output (the engine API's `reverbParameters.filterParameters`;
+    /// not in graph files). Nil: none.
+    public var filter: EQBand?
 
     /// Creates settings.
-    public init(enabled: Bool = false, preset: ReverbPreset = .mediumRoom, level: Double = 0) {
+    public init(enabled: Bool = false, preset: ReverbPreset = .mediumRoom, level: Double = 0, filter: EQBand? = nil) {
         self.enabled = enabled
         self.preset = preset
         self.level = level
+        self.filter = filter
     }
 }
 

@@ -38,6 +38,9 @@ public final class RenderCallbackNode: GraphNode, @unchecked Sendable {
 
 /// Render side of ``RenderCallbackNode``.
 final class RenderCallbackKernel: NodeKernel, @unchecked Sendable {
+    /// The application's block may share state with other code: it runs on the render thread only.
+    override var isSafeToRenderConcurrently: Bool { false }
+
     private let callback: RenderCallbackNode.Callback
 
     init(node: RenderCallbackNode, maximumFramesPerSlice: Int) {

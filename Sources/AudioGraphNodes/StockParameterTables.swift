@@ -73,4 +73,16 @@ extension ParameterTable {
         .init(.global, "overlap", .generic, 3, 32, 8),
         .init(.global, "bypass", .boolean, 0, 1, 0),
     ])
+
+    /// ``ReverbNode``'s parameters.
+    public static let reverb = ParameterTable([
+        .init(.global, "wetDryMix", .percent, 0, 100, 50),
+        .init(.global, "bypass", .boolean, 0, 1, 0),
+    ])
+
+    /// ``VarispeedNode``'s parameters.
+    public static let varispeed = ParameterTable([
+        .init(.global, "rate", .generic, 0.25, 4, 1),
+        .init(.global, "bypass", .boolean, 0, 1, 0),
+    ])
 }

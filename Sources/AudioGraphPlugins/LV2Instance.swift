@@ -18,14 +18,22 @@ public final class LV2Instance: @unchecked Sendable {
     private var isActive = false
     // Keeps the world (and so the plugin's data) alive as long as the instance.
     private let world: LV2World
+    // The features' memory: the plugin may keep pointers into it until it is freed.
+    private let features: LV2InstanceFeatures
+    // The worker thread of a plugin requiring worker:schedule (stopped before the instance goes).
+    private let worker: LV2Worker?
 
-    init(instance: UnsafeMutablePointer<LilvInstance>, info: LV2PluginInfo, world: LV2World) {
+    init(instance: UnsafeMutablePointer<LilvInstance>, info: LV2PluginInfo, world: LV2World, features: LV2InstanceFeatures,
+         worker: LV2Worker?) {
         self.instance = instance
         self.info = info
         self.world = world
+        self.features = features
+        self.worker = worker
     }
 
     deinit {
+        worker?.stop()
         if isActive { lilv_instance_deactivate(instance) }
         lilv_instance_free(instance)
     }
@@ -34,6 +42,11 @@ public final class LV2Instance: @unchecked Sendable {
     /// CV ports; it must outlive every `run`). Control thread, before `activate`.
     public func connect(port index: Int, to buffer: UnsafeMutablePointer<Float>?) {
         lilv_instance_connect_port(instance, UInt32(index), buffer.map { UnsafeMutableRawPointer($0) })
+    }
+
+    /// Connects port `index` to untyped memory (an atom sequence buffer). Control thread, before `activate`.
+    public func connect(port index: Int, toRaw buffer: UnsafeMutableRawPointer?) {
+        lilv_instance_connect_port(instance, UInt32(index), buffer)
     }
 
     /// Activates the instance (resets its state). Control thread, once, before the first `run`.
@@ -47,5 +60,8 @@ public final class LV2Instance: @unchecked Sendable {
     @inline(__always)
     public func run(frameCount: Int) {
         lilv_instance_run(instance, UInt32(frameCount))
+        // Worker responses are delivered, and end_run called, right after the run that may have
+        // scheduled work (worker spec). Nothing for plugins without a worker.
+        worker?.deliverResponses()
     }
 }

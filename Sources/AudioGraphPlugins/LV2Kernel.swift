@@ -14,8 +14,16 @@ import AudioGraphCore
 /// control thread; `render` on the render thread only, real-time safe as far as the plugin's
 /// `run` is (the host's part allocates nothing and takes no lock: LV2RealTimeSafetyTests).
 final class LV2Kernel: NodeKernel, @unchecked Sendable {
+    /// While a parameter ramps (changes at every frame), the plugin runs in sub-blocks of this
+    /// many frames, its controls set to the values at each sub-block's first frame (LV2 control
+    /// ports are read once per run). Steps are still sample-exact outside a ramp.
+    static let rampBlock = 16
+
     // MARK: Fixed at creation
     private let instances: [LV2Instance]
+    /// The atom port buffers of each instance (same order as `instances`).
+    private let atoms: [LV2AtomBuffers]
+    private let hasAtoms: Bool
     /// Parameter indices of the control inputs, in port order; `controlValues` follows it.
     private let controlCount: Int
     private let bypassIndex: Int?
@@ -41,7 +49,8 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
         let channels = plugin.runsPerChannel ? format.channelCount : 1
         let count = node.instanceCount(channels: channels)
         var made: [LV2Instance] = []
-        for _ in 0..<count { made.append(try node.world.instantiate(uri: plugin.uri, sampleRate: format.sampleRate)) }
+        for _ in 0..<count { made.append(try node.world.instantiate(uri: plugin.uri, sampleRate: format.sampleRate,
+                                                                                maximumFrames: maximumFramesPerSlice)) }
         instances = made
         let controls = plugin.controlInputs
         controlCount = controls.count
@@ -62,6 +71,7 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
 
         var scratch: [UnsafeMutablePointer<Float>] = []
         var latency: UnsafeMutablePointer<Float>?
+        var atomBuffers: [LV2AtomBuffers] = []
         for (i, instance) in made.enumerated() {
             var audioIn = 0, audioOut = 0, control = 0
             for port in plugin.ports {
@@ -88,13 +98,18 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
                     buffer.initialize(repeating: 0, count: frames)
                     scratch.append(buffer)
                     instance.connect(port: port.index, to: buffer)
+                case (.atom, _):
+                    continue  // LV2AtomBuffers connects them.
                 default:
                     // Optional ports of kinds the host does not feed (checkHostable refused the others).
                     instance.connect(port: port.index, to: nil)
                 }
             }
+            atomBuffers.append(LV2AtomBuffers(info: plugin, instance: instance, map: node.world.uridMap))
             instance.activate()
         }
+        atoms = atomBuffers
+        hasAtoms = atomBuffers.contains { !$0.isEmpty }
         portScratch = scratch
         latencyValue = latency
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
@@ -132,6 +147,11 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
             if varying {
                 end = start + 1
                 while end < n && sameParameters(at: end, as: start) { end += 1 }
+                if end == start + 1 {
+                    // Changing at every frame: a ramp, run in sub-blocks up to where it holds still.
+                    let limit = min(n, start + Self.rampBlock)
+                    while end < limit && !sameParameters(at: end, as: end - 1) { end += 1 }
+                }
             }
             let length = end - start
             if let bypassIndex, parameterSlice[bypassIndex][start] >= 0.5 {
@@ -152,6 +172,7 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
                         inScratch.channel(c).update(repeating: 0, count: length)
                     }
                 }
+                if hasAtoms { for i in 0..<atoms.count { atoms[i].prepare() } }
                 for i in 0..<instances.count { instances[i].run(frameCount: length) }
                 for c in 0..<out.channelCount {
                     (out.channel(c) + start).update(from: outScratch.channel(c), count: length)

@@ -1,5 +1,6 @@
 // A graph node hosting an LV2 plugin: audio ports as bus channels, control inputs as parameters.
 import AudioGraphCore
+import Glibc
 import Synchronization
 
 /// A node that runs an LV2 plugin (the graph file's `lv2` node).
@@ -10,12 +11,18 @@ import Synchronization
 /// Parameters: one per control input port, named by the port's symbol, with the plugin's range
 /// and default; plus `bypass` (0/1: the input passes to the output unchanged and the plugin is
 /// not run) unless the plugin has a control of that symbol itself. CV inputs read silence; atom
-/// and event ports are refused (``LV2Error/unsupportedPort(uri:symbol:kind:)``).
+/// inputs read an empty sequence and atom outputs are dropped (``LV2AtomBuffers``); event
+/// ports and ports of unknown kinds are refused unless optional
+/// (``LV2Error/unsupportedPort(uri:symbol:kind:)``). The plugin gets the features of
+/// ``LV2InstanceFeatures`` (URID map/unmap, options, bounded block length 1...maximum frames
+/// per slice). A plugin that does not declare `lv2:hardRTCapable` still runs, with a one-line
+/// warning on stderr when the node is made (``hardRTWarning(id:plugin:)``).
 ///
 /// Instances are made, connected and activated at initialize (``makeKernel(maximumFramesPerSlice:)``),
-/// on the control thread; the render thread only runs them. Parameter values change the plugin's
+/// on the control thread; the render thread only runs them. Parameter steps change the plugin's
 /// controls sample-exactly: a slice whose values change mid-way is run in pieces at the frames
-/// where they change.
+/// where they change. While a parameter ramps (changes at every frame) the plugin runs in
+/// sub-blocks of ``LV2Kernel/rampBlock`` (16) frames, each with the values of its first frame.
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread;
 /// ``latencyFrames`` may be read from any thread.
@@ -40,6 +47,16 @@ public final class LV2Node: GraphNode, @unchecked Sendable {
         self.world = world
         super.init(id: id, typeName: "lv2", inputBusCount: 1, outputBusCount: 1,
                    parameters: Self.parameterInfos(plugin))
+        if !plugin.isHardRTCapable {
+            let line = Self.hardRTWarning(id: id, plugin: plugin) + "\n"
+            _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+        }
+    }
+
+    /// The line written to stderr when a node is made for a plugin that does not declare
+    /// `lv2:hardRTCapable`: the graph still runs it, but its `run` may allocate or block.
+    public static func hardRTWarning(id: String, plugin: LV2PluginInfo) -> String {
+        "warning: node \"\(id)\": LV2 plugin <\(plugin.uri)> is not hardRTCapable; its run may allocate or block on the render thread (possible dropouts when playing live)"
     }
 
     /// A node running the plugin with `uri`; throws ``LV2Error/pluginNotFound(uri:)`` when none is installed.

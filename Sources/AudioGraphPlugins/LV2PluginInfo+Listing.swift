@@ -18,10 +18,14 @@ extension LV2PortInfo {
 }
 
 extension LV2PluginInfo {
+    /// Empty for a plugin declaring `lv2:hardRTCapable`, else `  (not hardRTCapable: runs with a
+    /// warning)`: what `audiograph plugins` and `inspect` print after the plugin's name.
+    public var realTimeNote: String { isHardRTCapable ? "" : "  (not hardRTCapable: runs with a warning)" }
+
     /// The plugin's URI and name, then one indented line per port and per required feature,
     /// and why the host refuses it when it does.
     public var listing: String {
-        var lines = ["\(uri)  \"\(name)\""]
+        var lines = ["\(uri)  \"\(name)\"" + realTimeNote]
         for port in ports { lines.append("  port " + port.listing) }
         for feature in requiredFeatures {
             let provided = Self.providedFeatures.contains(feature)

@@ -12,6 +12,18 @@ public struct LV2PluginInfo: Sendable, Hashable {
     public var ports: [LV2PortInfo]
     /// The features the plugin requires (`lv2:requiredFeature`), as URIs.
     public var requiredFeatures: [String]
+    /// Whether the plugin declares `lv2:hardRTCapable` (its `run` is real-time safe). The host
+    /// runs plugins without it too, warning once on stderr when a node is made.
+    public var isHardRTCapable: Bool
+
+    /// A description from its parts (`isHardRTCapable` defaults to true, as most plugins say).
+    public init(uri: String, name: String, ports: [LV2PortInfo], requiredFeatures: [String], isHardRTCapable: Bool = true) {
+        self.uri = uri
+        self.name = name
+        self.ports = ports
+        self.requiredFeatures = requiredFeatures
+        self.isHardRTCapable = isHardRTCapable
+    }
 
     /// Audio input ports, by index: the channels of the input bus.
     public var audioInputs: [LV2PortInfo] { ports.filter { $0.kind == .audio && $0.isInput } }
@@ -25,20 +37,27 @@ public struct LV2PluginInfo: Sendable, Hashable {
     /// Whether one instance per channel runs on a bus of any width (one audio input, one audio output).
     public var runsPerChannel: Bool { audioInputs.count == 1 && audioOutputs.count == 1 }
 
-    /// The features this host provides to plugins (none yet: no URID map, options or block-length
-    /// guarantees, so plugins that require them are refused rather than given half an implementation).
-    public static let providedFeatures: Set<String> = []
+    /// The required features this host satisfies: the ones it passes to `instantiate`
+    /// (`urid:map`, `urid:unmap`, `options:options`, `bufsz:boundedBlockLength`: see
+    /// ``LV2InstanceFeatures``; `worker:schedule`: see ``LV2Worker``) and plugin properties it honours (`lv2:inPlaceBroken`: inputs and
+    /// outputs are never the same buffer; `lv2:hardRTCapable`; `lv2:isLive`: runs are never
+    /// cached, though an offline render runs them faster than real time). Anything else, such as
+    /// `state:*` or `log:log`, is refused.
+    public static let providedFeatures: Set<String> = [
+        LV2URI.uridMap, LV2URI.uridUnmap, LV2URI.options, LV2URI.boundedBlockLength, LV2URI.workerSchedule,
+        LV2URI.inPlaceBroken, LV2URI.hardRTCapable, LV2URI.isLive,
+    ]
 
     /// Checks that the host can run the plugin: every required feature provided, every port of
-    /// a kind it connects (audio, control, CV) or optional.
+    /// a kind it connects (audio, control, CV, atom) or optional.
     public func checkHostable() throws(LV2Error) {
         for feature in requiredFeatures where !Self.providedFeatures.contains(feature) {
             throw .missingFeature(uri: uri, feature: feature)
         }
         for port in ports where !port.isOptional {
             switch port.kind {
-            case .audio, .control, .cv: continue
-            case .atom, .event, .other: throw .unsupportedPort(uri: uri, symbol: port.symbol, kind: port.kind.rawValue)
+            case .audio, .control, .cv, .atom: continue
+            case .event, .other: throw .unsupportedPort(uri: uri, symbol: port.symbol, kind: port.kind.rawValue)
             }
         }
     }

@@ -24,15 +24,19 @@ extension LV2World {
                 probe.connect(port: port.index, to: values + port.index)
             case .audio, .cv:
                 probe.connect(port: port.index, to: port.isInput ? silence : values + port.index)
+            case .atom:
+                continue  // LV2AtomBuffers below.
             default:
                 probe.connect(port: port.index, to: nil)
             }
         }
         // Audio and CV outputs write one frame into their own slot of `values`, which has one per
         // port; control slots are read only for the latency port, after the run.
+        let atoms = LV2AtomBuffers(info: info, instance: probe, map: uridMap)
         probe.activate()
         probe.run(frameCount: 1)
         let latency = values[info.latencyPort!.index]
+        withExtendedLifetime(atoms) {}
         return latency.isFinite && latency > 0 ? Int(latency.rounded()) : 0
     }
 }

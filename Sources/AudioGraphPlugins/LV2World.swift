@@ -15,6 +15,10 @@ public final class LV2World: @unchecked Sendable {
     private let lock = Mutex(())
     private let cache = Mutex<[String: LV2PluginInfo]>([:])
 
+    // MARK: Shared (thread-safe itself)
+    /// The URI↔URID table behind the `urid:map`/`urid:unmap` features of every instance made here.
+    public let uridMap = LV2URIDMap()
+
     /// The world of the process: the LV2 path of the environment, loaded on first use.
     public static let shared = LV2World(searchPath: nil)
 
@@ -59,18 +63,26 @@ public final class LV2World: @unchecked Sendable {
     }
 
     /// A new instance of the plugin at `sampleRate`, checked hostable first (control thread:
-    /// loads the plugin's binary and allocates; ``LV2Instance`` frees it).
-    public func instantiate(uri: String, sampleRate: Double) throws(LV2Error) -> LV2Instance {
+    /// loads the plugin's binary and allocates; ``LV2Instance`` frees it). `maximumFrames` is
+    /// the longest run the caller will ask for: the plugin is told it through
+    /// ``LV2PluginInfo/providedFeatures``' options (`bufsz:maxBlockLength`, with
+    /// `bufsz:minBlockLength` 1) and must never be run longer.
+    public func instantiate(uri: String, sampleRate: Double, maximumFrames: Int = 4096) throws(LV2Error) -> LV2Instance {
         let info = try plugin(uri: uri)
         try info.checkHostable()
+        let worker = info.requiredFeatures.contains(LV2URI.workerSchedule) ? LV2Worker() : nil
+        let features = LV2InstanceFeatures(map: uridMap, sampleRate: sampleRate, maximumFrames: maximumFrames, worker: worker)
         let instance: UnsafeMutablePointer<LilvInstance>? = lock.withLock { _ in
             guard let plugin = find(uri) else { return nil }
-            // No features: the list is just its terminating null.
-            var features: [UnsafePointer<LV2_Feature>?] = [nil]
-            return features.withUnsafeMutableBufferPointer { lilv_plugin_instantiate(plugin, sampleRate, $0.baseAddress) }
+            return lilv_plugin_instantiate(plugin, sampleRate, features.list)
         }
         guard let instance else { throw .instantiationFailed(uri: uri, sampleRate: sampleRate) }
-        return LV2Instance(instance: instance, info: info, world: self)
+        if let worker, !worker.attach(interface: lilv_instance_get_extension_data(instance, LV2URI.workerInterface),
+                                      handle: lilv_instance_get_handle(instance)) {
+            lilv_instance_free(instance)
+            throw .missingFeature(uri: uri, feature: LV2URI.workerInterface)
+        }
+        return LV2Instance(instance: instance, info: info, world: self, features: features, worker: worker)
     }
 
     // MARK: Under the lock
@@ -94,11 +106,24 @@ public final class LV2World: @unchecked Sendable {
         lilv_plugin_get_port_ranges_float(plugin, &minimum, &maximum, &defaults)
 
         let classes = [LV2URI.audioPort, LV2URI.controlPort, LV2URI.cvPort, LV2URI.atomPort, LV2URI.eventPort,
-                       LV2URI.inputPort, LV2URI.reportsLatency, LV2URI.connectionOptional, LV2URI.toggled]
+                       LV2URI.inputPort, LV2URI.reportsLatency, LV2URI.connectionOptional, LV2URI.toggled,
+                       LV2URI.hardRTCapable, LV2URI.core + "pluginProperty"]
             .map { (uri: String) -> OpaquePointer? in lilv_new_uri(world, uri) }
         defer { classes.forEach { lilv_node_free($0) } }
         let (audio, control, cv, atom, event, input, latency, optional, toggled) =
             (classes[0], classes[1], classes[2], classes[3], classes[4], classes[5], classes[6], classes[7], classes[8])
+        // Declared as an optional or a required feature (lilv_plugin_has_feature looks at both),
+        // or as a plugin property: swh-lv2 writes `lv2:pluginProperty lv2:hardRtCapable` (sic).
+        var hardRT = lilv_plugin_has_feature(plugin, classes[9])
+        if !hardRT, let properties = lilv_plugin_get_value(plugin, classes[10]) {
+            var i = lilv_nodes_begin(properties)
+            while !lilv_nodes_is_end(properties, i) {
+                let value = string(lilv_nodes_get(properties, i))
+                if value == LV2URI.hardRTCapable || value == LV2URI.core + "hardRtCapable" { hardRT = true }
+                i = lilv_nodes_next(properties, i)
+            }
+            lilv_nodes_free(properties)
+        }
 
         var ports: [LV2PortInfo] = []
         for index in 0..<count {
@@ -129,6 +154,6 @@ public final class LV2World: @unchecked Sendable {
             }
             lilv_nodes_free(features)
         }
-        return LV2PluginInfo(uri: uri, name: name, ports: ports, requiredFeatures: required)
+        return LV2PluginInfo(uri: uri, name: name, ports: ports, requiredFeatures: required, isHardRTCapable: hardRT)
     }
 }

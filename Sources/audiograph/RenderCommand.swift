@@ -26,6 +26,9 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Frames per render call (maximumFramesPerSlice), 1...65536.")
     var slice: Int?
 
+    @Option(help: "Threads that render each slice (default: the number of cores; 1: serial).")
+    var threads: Int?
+
     @Flag(help: "No progress bar.")
     var quiet = false
 
@@ -34,6 +37,7 @@ struct RenderCommand: ParsableCommand {
         if let d = duration, !(d >= 0 && d.isFinite && d < 1e7) { throw ValidationError("--duration must be a number of seconds >= 0") }
         if let f = frames, f < 0 { throw ValidationError("--frames must be >= 0") }
         if let s = slice, !(1...65536).contains(s) { throw ValidationError("--slice must be between 1 and 65536") }
+        if let t = threads, !(1...256).contains(t) { throw ValidationError("--threads must be between 1 and 256") }
         let out = outputPath
         guard AudioFileWriter.majorFormat(forPath: out) != nil else {
             throw ValidationError("\(out): unknown file type (use .wav, .aiff, .aif, .flac, .ogg, .caf, .au, .w64 or .rf64)")
@@ -58,7 +62,8 @@ struct RenderCommand: ParsableCommand {
         let renderer: OfflineRenderer
         do {
             renderer = try OfflineRenderer(validated, outputPath: out, duration: duration, frames: frames,
-                                           sampleType: sampleType?.value, sliceSize: slice, measuresLoudness: !quiet)
+                                           sampleType: sampleType?.value, sliceSize: slice, measuresLoudness: !quiet,
+                                           renderThreads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
         } catch {
             switch error {
             case .insufficientSpace:

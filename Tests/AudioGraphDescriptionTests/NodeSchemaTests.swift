@@ -80,7 +80,7 @@ final class NodeSchemaTests: XCTestCase {
         XCTAssertEqual(NodeSchema.for(.genericOutput).outputBusCount, 0)
         XCTAssertEqual(NodeSchema.for(.player).inputBuses.defaultCount, 0)
         XCTAssertEqual(NodeType.allCases.map { NodeSchema.for($0).kind },
-                       [.source, .source, .source, .mixer, .mixer, .effect, .effect, .effect, .converter, .output, .output, .effect, .effect, .effect])
+                       [.source, .source, .source, .mixer, .mixer, .effect, .effect, .effect, .converter, .output, .output, .effect, .effect, .effect, .effect, .effect])
         XCTAssertEqual(NodeType.allCases.filter { NodeSchema.for($0).convertsInputs }, [.mixer, .environment, .converter, .genericOutput])
     }
 
@@ -102,5 +102,18 @@ final class NodeSchemaTests: XCTestCase {
         XCTAssertEqual(info(.delay, "delayTime")?.smoothsSteps, true)
         XCTAssertEqual(info(.eq, "band.0.frequency", bands: 1)?.smoothsSteps, true)
         XCTAssertEqual(info(.mixer, "volume")?.smoothsSteps, false)
+    }
+}
+
+/// The reverb and varispeed rows of the spec (graph-format.md).
+final class NodeSchemaUnitsTests: XCTestCase {
+    func testReverbAndVarispeedParametersAreTheSpecs() {
+        let reverb = NodeSchema.for(.reverb).parameterInfos(sampleRate: 48000, inputBusCount: 1, bandCount: 0)
+        XCTAssertEqual(reverb.map(\.address.name), ["wetDryMix", "bypass"])
+        XCTAssertEqual([reverb[0].minValue, reverb[0].maxValue, reverb[0].defaultValue], [0, 100, 50])
+        let varispeed = NodeSchema.for(.varispeed).parameterInfos(sampleRate: 48000, inputBusCount: 1, bandCount: 0)
+        XCTAssertEqual(varispeed.map(\.address.name), ["rate", "bypass"])
+        XCTAssertEqual([varispeed[0].minValue, varispeed[0].maxValue, varispeed[0].defaultValue], [0.25, 4, 1])
+        XCTAssertEqual(NodeSchema.for(.reverb).propertyKeys, ["preset"])
     }
 }

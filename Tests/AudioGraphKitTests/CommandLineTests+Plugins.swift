@@ -74,4 +74,45 @@ extension CommandLineTests {
         XCTAssertTrue(r.stderr.contains("bad.json: nodes[1] (id \"fx\").properties.plugin"), r.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad.wav").path))
     }
+
+    /// A plugin without lv2:hardRTCapable (a bundle written here and alone on LV2_PATH: swh amp's
+    /// URI and binary, described without the property) is flagged by `plugins` and `inspect`, and
+    /// `render` runs it with one warning line.
+    func testNotHardRTCapableIsFlaggedAndRunsWithAWarning() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let bundle = dir.appendingPathComponent("lv2/soft-amp.lv2")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        let uri = "http://plugin.org.uk/swh-plugins/amp"
+        try """
+            @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
+            @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+            <\(uri)> a lv2:Plugin ; lv2:binary </usr/lib/lv2/amp-swh.lv2/plugin-linux.so> ; rdfs:seeAlso <plugin.ttl> .
+            """.write(to: bundle.appendingPathComponent("manifest.ttl"), atomically: true, encoding: .utf8)
+        try """
+            @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
+            @prefix doap: <http://usefulinc.com/ns/doap#> .
+            <\(uri)> a lv2:Plugin ; doap:name "Soft amp" ;
+                lv2:port [ a lv2:InputPort, lv2:AudioPort ; lv2:index 1 ; lv2:symbol "input" ; lv2:name "In" ] ,
+                         [ a lv2:InputPort, lv2:ControlPort ; lv2:index 0 ; lv2:symbol "gain" ; lv2:name "Gain" ; lv2:default 0 ] ,
+                         [ a lv2:OutputPort, lv2:AudioPort ; lv2:index 2 ; lv2:symbol "output" ; lv2:name "Out" ] .
+            """.write(to: bundle.appendingPathComponent("plugin.ttl"), atomically: true, encoding: .utf8)
+        let env = ["LV2_PATH": dir.appendingPathComponent("lv2").path]
+        let listed = try run(["plugins", uri], in: dir, environment: env)
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertTrue(listed.stdout.hasPrefix("\(uri)  \"Soft amp\"  (not hardRTCapable: runs with a warning)\n"), listed.stdout)
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "duration": 0.1,
+              "nodes": [ { "id": "osc", "type": "oscillator" },
+                         { "id": "soft", "type": "lv2", "properties": { "plugin": "\(uri)" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "soft" }, { "from": "soft", "to": "out" } ] }
+            """, "soft.json", in: dir)
+        let inspected = try run(["inspect", "soft.json"], in: dir, environment: env)
+        XCTAssertEqual(inspected.status, 0, inspected.stderr)
+        XCTAssertTrue(inspected.stdout.contains("    plugin \(uri) \"Soft amp\"  (not hardRTCapable: runs with a warning)\n"), inspected.stdout)
+        let rendered = try run(["render", "soft.json", "-o", "soft.wav"], in: dir, environment: env)
+        let warnings = rendered.stderrLines.filter { $0.hasPrefix("warning: node \"soft\": LV2 plugin <\(uri)> is not hardRTCapable") }
+        XCTAssertEqual(rendered.status, 0, rendered.stderr)
+        XCTAssertEqual(warnings.count, 1, rendered.stderr)
+    }
 }

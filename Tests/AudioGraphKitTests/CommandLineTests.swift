@@ -27,12 +27,13 @@ final class CommandLineTests: XCTestCase {
 
     /// Runs the CLI in `directory`; a run still going after `timeout` seconds is killed (and the
     /// crash assertion below fails), so a hang fails the test instead of blocking it.
-    func run(_ arguments: [String], in directory: URL, timeout: Double = 300) throws -> Result {
+    func run(_ arguments: [String], in directory: URL, timeout: Double = 300, environment: [String: String] = [:]) throws -> Result {
         guard let exe = Self.executable else { throw XCTSkip("the audiograph executable is not built") }
         let p = Process()
         p.executableURL = exe
         p.arguments = arguments
         p.currentDirectoryURL = directory
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -70,7 +71,8 @@ final class CommandLineTests: XCTestCase {
         for args in [["render", "g.json", "--bogus"], ["frobnicate"], ["render"], ["render", "g.json", "--duration", "1", "--frames", "10"],
                      ["render", "g.json", "--slice", "0"], ["render", "g.json", "--sample-type", "int12"], ["validate"],
                      ["render", "g.json", "-o", "out.mp9"], ["render", "g.json", "--frames", "-5"], ["render", "g.json", "--duration", "nan"],
-                     ["render", "g.json", "--duration", "-1"], ["inspect"], ["inspect", "g.json", "--svg"], ["render", "g.json", "-o", "out.flac", "--sample-type", "float32"]] {
+                     ["render", "g.json", "--duration", "-1"], ["inspect"], ["inspect", "g.json", "--svg"], ["render", "g.json", "-o", "out.flac", "--sample-type", "float32"],
+                     ["render", "g.json", "--threads", "0"], ["render", "g.json", "--threads", "999"]] {
             let r = try run(args, in: dir)
             XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
             XCTAssertFalse(r.stderr.isEmpty, "\(args): an error message")
@@ -183,6 +185,27 @@ final class CommandLineTests: XCTestCase {
         let d = try run(["render", "g.json", "-o", "d.flac", "--duration", "0.25", "--quiet"], in: dir)
         XCTAssertEqual(d.status, 0, d.stderr)
         XCTAssertEqual(try AudioFileReader.info(path: dir.appendingPathComponent("d.flac").path).frames, 12000)
+    }
+
+    /// `--threads 3` writes the same bytes as `--threads 1` (three oscillators into a mixer).
+    func testRenderThreadsIsBitIdenticalToSerial() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "duration": 0.2,
+              "nodes": [ { "id": "a", "type": "oscillator", "parameters": { "frequency": 300 } },
+                         { "id": "b", "type": "oscillator", "parameters": { "frequency": 500 }, "properties": { "waveform": "square" } },
+                         { "id": "c", "type": "oscillator", "parameters": { "frequency": 700 }, "properties": { "waveform": "sawtooth" } },
+                         { "id": "mix", "type": "mixer", "inputBusCount": 3 }, { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "a", "to": "mix:0" }, { "from": "b", "to": "mix:1" }, { "from": "c", "to": "mix:2" },
+                               { "from": "mix", "to": "out" } ] }
+            """, "g.json", in: dir)
+        for threads in ["1", "3"] {
+            let r = try run(["render", "g.json", "-o", "t\(threads).wav", "--threads", threads, "--quiet"], in: dir)
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        let serial = try Data(contentsOf: dir.appendingPathComponent("t1.wav"))
+        XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("t3.wav")), serial)
+        XCTAssertGreaterThan(serial.count, 9600 * 2 * 4)
     }
 
     func testRenderWritesNoFileOnFailure() throws {

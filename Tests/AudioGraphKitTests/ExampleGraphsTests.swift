@@ -17,7 +17,7 @@ final class ExampleGraphsTests: XCTestCase {
     func testEveryExampleGraphRendersFiniteNonSilentAndFullLength() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.graphsFolder.path)
             .filter { $0.hasSuffix(".json") }.sorted()
-        XCTAssertTrue(Set(["demo.json", "chords.json", "noise-sweep.json"]).isSubset(of: Set(files)), "\(files)")
+        XCTAssertTrue(Set(["demo.json", "chords.json", "noise-sweep.json", "plate-voice.json"]).isSubset(of: Set(files)), "\(files)")
         let out = try TestFiles.makeTemporaryDirectory(self)
         var rendered = 0
         for name in files {
@@ -60,7 +60,7 @@ final class ExampleGraphsTests: XCTestCase {
             }
             rendered += 1
         }
-        XCTAssertGreaterThanOrEqual(rendered, 6, "demo, chords, noise-sweep, karaoke, converter, game-scene")
+        XCTAssertGreaterThanOrEqual(rendered, 7, "demo, chords, noise-sweep, karaoke, converter, game-scene, plate-voice")
     }
 
     func testDemoHasTheAdvertisedShape() throws {
@@ -96,5 +96,20 @@ final class ExampleGraphsTests: XCTestCase {
         let take = try AudioFileReader.read(path: dir.appendingPathComponent("monitor-take.wav").path)
         XCTAssertEqual(take.info, AudioFileInfo(sampleRate: 48000, channels: 2, frames: 4800))
         XCTAssertEqual(take.channels, y.channels)
+    }
+
+    /// Graphs/plate-voice.json runs swh-lv2's plate reverb (mono in, stereo out): the output is
+    /// stereo and, after the voice has died away (its level is 0.25·e^-8 by 4 s), the reverb
+    /// tail still sounds in both channels, and they differ (the plate's two outputs).
+    func testPlateVoiceRunsTheLV2PlateReverb() throws {
+        let v = try GraphLoader.load(Self.graphsFolder.appendingPathComponent("plate-voice.json").path)
+        XCTAssertEqual(v.description.nodes.map(\.type.rawValue), ["oscillator", "lv2", "genericOutput"])
+        XCTAssertEqual(v.formats["out"]?.inputs.first??.channels, 2)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let y = try renderToFile(v, dir.appendingPathComponent("plate.wav").path, frames: 48000 * 5)
+        let tail = y.channels.map { $0[(48000 * 4)...].map(abs).max()! }
+        XCTAssertGreaterThan(tail[0], 0.005, "left reverb tail")
+        XCTAssertGreaterThan(tail[1], 0.005, "right reverb tail")
+        XCTAssertNotEqual(y.channels[0], y.channels[1])
     }
 }

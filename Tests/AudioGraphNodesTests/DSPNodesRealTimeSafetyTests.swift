@@ -1,4 +1,4 @@
-// Proves the eq, delay, converter and analyser render paths allocate nothing and take no lock.
+// Proves the eq, delay, converter, analyser, reverb and varispeed render paths allocate nothing and take no lock.
 import AudioGraphRealtime
 import AudioGraphCore
 import CAllocationCounter
@@ -67,6 +67,56 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         XCTAssertEqual(locks, 0, "first at slice \(firstBad ?? -1)")
         XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
         XCTAssertEqual(audible, 2000)
+    }
+
+    /// oscillator -> varispeed (automated rate) -> reverb (automated mix) -> out: 1200 slices
+    /// with only the render calls tracked; rate and mix steps and ramps, bypass on and off, and
+    /// a preset change in between.
+    func testReverbAndVarispeedRenderAllocateNothingAndTakeNoLock() throws {
+        let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine, channels: 2))
+        let vs = VarispeedNode(id: "vs", sampleRate: 48000)
+        try vs.setAutomation(try AutomationTimeline(events: [
+            .setValue(value: 0.5, time: 0.5), .linearRamp(value: 2, time: 3)], defaultValue: 1), for: "rate")
+        let rv = ReverbNode(id: "rv", sampleRate: 48000, preset: .largeHall)
+        try rv.setAutomation(try AutomationTimeline(events: [
+            .setValueCurve(values: [10, 90, 40, 60], startTime: 1, duration: 2)], defaultValue: 50), for: "wetDryMix")
+        let g = try startedGraph([osc, vs, rv], "osc -> vs -> rv -> out", slice: 256)
+        for _ in 0..<8 { _ = g.render(frameCount: 256) }
+
+        var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
+        let savedTrapping = RenderThread.trapsOnViolation
+        RenderThread.trapsOnViolation = false
+        defer { RenderThread.trapsOnViolation = savedTrapping }
+        RenderThread.resetLockViolations()
+        var firstBad: Int?
+        for i in 0..<1200 {
+            switch i {
+            case 300: try vs.setParameter("bypass", 1)
+            case 400: try vs.setParameter("bypass", 0)
+            case 600: try rv.setParameter("bypass", 1)
+            case 700: try rv.setParameter("bypass", 0)
+            case 900:
+                try rv.setProperty("preset", "cathedral")
+                try g.update(waitUntilApplied: false)
+            case 1100: try rv.setParameter("wetDryMix", 100, rampFrames: 4800)
+            default: break
+            }
+            ag_counter_reset()
+            RenderThread.markCurrentThread(true)
+            ag_counter_track_this_thread(1)
+            let r = g.render(frameCount: 256)
+            ag_counter_track_this_thread(0)
+            RenderThread.markCurrentThread(false)
+            if firstBad == nil && ag_counter_allocations() + ag_counter_locks() > 0 { firstBad = i }
+            allocations += ag_counter_allocations()
+            locks += ag_counter_locks()
+            if let r, !r.isSilent { audible += 1 }
+        }
+        g.collectRetiredPlans()
+        XCTAssertEqual(allocations, 0, "first at slice \(firstBad ?? -1)")
+        XCTAssertEqual(locks, 0, "first at slice \(firstBad ?? -1)")
+        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertEqual(audible, 1200)
     }
 
     /// oscillator -> analyser (fftSize 4096) -> out: 2000 slices with only the render calls

@@ -6,6 +6,7 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import AudioGraphCore
 @testable import AudioGraphNodes
 
 #if canImport(Glibc)
@@ -181,6 +182,54 @@ final class RealTimeSafetyTests: XCTestCase {
         XCTAssertEqual(mixer.parameter("input.0.volume")?.value, connected ? 1 : 0.5)
         XCTAssertGreaterThan(run.audibleSlices, slices / 2)
         assertNothingCounted(run)
+    }
+
+    /// Parallel rendering (offline): 3 000 slices of oscillators and a rate-converted player
+    /// into a mixer on the render thread and two workers that count their own allocations and
+    /// locks, while parameters move and change lists re-patch the mixer: neither the render
+    /// thread nor the workers allocate or lock, and the workers did render.
+    func testParallelRenderWorkersAllocateNothingAndTakeNoLock() throws {
+        let path = try makeFile()
+        defer { unlink(path) }
+        RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = { on in ag_counter_track_this_thread(on ? 1 : 0) } }
+        defer { RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = nil } }
+        let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
+        let oscs = (0..<6).map { OscillatorNode(id: "osc\($0)", sampleRate: 48000,
+                                                properties: OscillatorProperties(waveform: $0 % 2 == 0 ? .sine : .sawtooth)) }
+        let eq = EQNode(id: "eq", sampleRate: 48000, properties: EQProperties(bands: [EQBand(type: .peak, frequency: 1000, gain: 6)]))
+        let player = try PlayerNode(id: "player", sampleRate: 48000, properties: PlayerProperties(file: path, path: path, loop: true))
+        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 8)
+        for n in oscs as [GraphNode] + [eq, player, mixer, GenericOutputNode(id: "out")] { try graph.addNode(n) }
+        for i in 0..<5 { try graph.connect("osc\(i)", to: "mix", inputBus: i) }
+        try graph.connect("osc5", to: "eq")
+        try graph.connect("eq", to: "mix", inputBus: 5)
+        try graph.connect("player", to: "mix", inputBus: 6)
+        try graph.connect("mix", to: "out")
+        try graph.initialize()
+        try graph.setRenderThreadCount(3)
+        try graph.start()
+        // Warm the workers up (their counting is on from their start).
+        RenderThread.whileMarked { for _ in 0..<64 { _ = graph.render(frameCount: 256) } }
+        let workedBefore = graph.testOnly_parallelGroups.workerRenderedGroups
+        XCTAssertGreaterThan(workedBefore, 0)
+        var connected = true
+        let run = try renderWhileChanging(graph, slices: 3000) { step in
+            try oscs[0].setParameter("frequency", 200 + Double(step % 400), rampFrames: step % 3 == 0 ? 480 : 0)
+            try mixer.setParameter("input.5.pan", Double(step % 21) / 10 - 1)
+            if step % 4 == 0 {
+                graph.enqueue(connected ? .disconnect(destination: "mix", destinationBus: 1)
+                                        : .connect(source: "osc1", sourceBus: 0, destination: "mix", destinationBus: 1))
+                connected.toggle()
+                try graph.update(waitUntilApplied: false)
+            }
+            usleep(300)
+        }
+        graph.stop()
+        print("parallel real-time safety: 3000 slices, \(run.controlSteps) control rounds; render thread and workers: \(run)")
+        XCTAssertGreaterThan(graph.testOnly_parallelGroups.workerRenderedGroups - workedBefore, 3000, "the workers rendered")
+        XCTAssertGreaterThan(run.audibleSlices, 1500)
+        assertNothingCounted(run)
+        graph.uninitialize()
     }
 
     /// The effect and spatial nodes: eq (gliding band parameters), delay (gliding delay time),

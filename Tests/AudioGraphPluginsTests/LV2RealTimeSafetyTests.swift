@@ -1,4 +1,4 @@
-// Proves the lv2 node's render path (plugin runs, split runs, bypass, latency report) allocates nothing and takes no lock.
+// Proves the lv2 node's render path (plugin runs, split runs, ramp sub-blocks, atom buffers, bypass, latency report) allocates nothing and takes no lock.
 import AudioGraphRealtime
 import AudioGraphCore
 import AudioGraphNodes
@@ -52,5 +52,40 @@ final class LV2RealTimeSafetyTests: XCTestCase {
         XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
         XCTAssertEqual(audible, 2000)
         XCTAssertEqual(latency.latencyFrames, 240)   // 5 ms at 48 kHz after the ramp
+    }
+
+    /// The probe plugin (urid/options features, atom input and output reset before every run)
+    /// with its bypass ramped and stepped: 500 slices, nothing allocated or locked by the host.
+    func testAtomPortsAndFeaturesCostTheRenderThreadNothing() throws {
+        let probe = try LV2ProbePlugin.build()
+        defer { probe.remove() }
+        let world = LV2World(searchPath: probe.path.path)
+        let node = try LV2Node(id: "probe", plugin: try world.plugin(uri: LV2ProbePlugin.uri), world: world)
+        // The worker plugin schedules work in its first tracked run; the response comes back
+        // through the ring (schedule_work, sem_post, work_response, end_run on this thread).
+        let worker = try LV2Node(id: "worker", plugin: try world.plugin(uri: LV2ProbePlugin.workerURI), world: world)
+        let src = formulaSource("src", channels: 1) { _, _ in 0 }
+        let g = try startedChain([src, node], ["src", "probe"], slice: 256)
+        let g2 = try startedChain([formulaSource("src", channels: 1) { _, _ in 0 }, worker], ["src", "worker"], slice: 256)
+        for _ in 0..<8 { _ = g.render(frameCount: 256) }
+        var allocations: UInt64 = 0, locks: UInt64 = 0
+        for i in 0..<500 {
+            if i == 100 { try node.setParameter("bypass", 1, rampFrames: 1000) }
+            if i == 300 { try node.setParameter("bypass", 0) }
+            ag_counter_reset()
+            ag_counter_track_this_thread(1)
+            _ = g.render(frameCount: 256)
+            _ = g2.render(frameCount: 256)
+            ag_counter_track_this_thread(0)
+            allocations += ag_counter_allocations()
+            locks += ag_counter_locks()
+        }
+        g.collectRetiredPlans()
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(locks, 0)
+        // The worker plugin got its response (42) during the tracked renders.
+        g2.collectRetiredPlans()
+        let y = g2.render(frameCount: 256)!
+        XCTAssertEqual(y.buffer.channel(0)[0], 42)
     }
 }

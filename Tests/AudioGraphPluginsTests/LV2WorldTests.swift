@@ -23,32 +23,33 @@ final class LV2WorldTests: XCTestCase {
         }
     }
 
-    /// A bundle written here declares a plugin (amp's binary) requiring urid:map: refused, naming it.
+    /// A bundle written here declares a plugin (amp's binary) requiring log:log, which the host
+    /// does not provide: refused, naming it.
     func testRequiredFeatureIsRefused() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lv2-\(UUID().uuidString)")
-        let bundle = dir.appendingPathComponent("needs-map.lv2")
+        let bundle = dir.appendingPathComponent("needs-log.lv2")
         try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let uri = "urn:audiograph:test:needs-map"
+        let uri = "urn:audiograph:test:needs-log"
         try """
         @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
         @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-        <\(uri)> a lv2:Plugin ; lv2:binary </usr/lib/lv2/amp-swh.lv2/amp-swh.so> ; rdfs:seeAlso <plugin.ttl> .
+        <\(uri)> a lv2:Plugin ; lv2:binary </usr/lib/lv2/amp-swh.lv2/plugin-linux.so> ; rdfs:seeAlso <plugin.ttl> .
         """.write(to: bundle.appendingPathComponent("manifest.ttl"), atomically: true, encoding: .utf8)
         try """
         @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
         @prefix doap: <http://usefulinc.com/ns/doap#> .
-        <\(uri)> a lv2:Plugin ; doap:name "Needs a map" ;
-            lv2:requiredFeature <http://lv2plug.in/ns/ext/urid#map> ;
+        <\(uri)> a lv2:Plugin ; doap:name "Needs a log" ;
+            lv2:requiredFeature <http://lv2plug.in/ns/ext/log#log> ;
             lv2:port [ a lv2:InputPort, lv2:AudioPort ; lv2:index 0 ; lv2:symbol "in" ; lv2:name "In" ] ,
                      [ a lv2:OutputPort, lv2:AudioPort ; lv2:index 1 ; lv2:symbol "out" ; lv2:name "Out" ] .
         """.write(to: bundle.appendingPathComponent("plugin.ttl"), atomically: true, encoding: .utf8)
         let world = LV2World(searchPath: dir.path)
         let info = try world.plugin(uri: uri)
-        XCTAssertEqual(info.requiredFeatures, ["http://lv2plug.in/ns/ext/urid#map"])
+        XCTAssertEqual(info.requiredFeatures, ["http://lv2plug.in/ns/ext/log#log"])
         XCTAssertThrowsError(try LV2Node(id: "x", plugin: info, world: world)) { error in
-            XCTAssertEqual(error as? LV2Error, .missingFeature(uri: uri, feature: "http://lv2plug.in/ns/ext/urid#map"))
-            XCTAssertTrue("\(error)".contains("requires the feature <http://lv2plug.in/ns/ext/urid#map>"))
+            XCTAssertEqual(error as? LV2Error, .missingFeature(uri: uri, feature: "http://lv2plug.in/ns/ext/log#log"))
+            XCTAssertTrue("\(error)".contains("requires the feature <http://lv2plug.in/ns/ext/log#log>"))
         }
         XCTAssertThrowsError(try world.instantiate(uri: uri, sampleRate: 48000))
     }

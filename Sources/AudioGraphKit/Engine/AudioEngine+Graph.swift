@@ -84,6 +84,7 @@ extension AudioEngine {
                 for (address, value) in mixingParameters(for: c) { try destination.setParameter(address, value) }
             }
             try g.initialize()
+            if manualMode == .offline { try g.setRenderThreadCount(manualThreads) }
         } catch {
             throw .graph(call: call, error)
         }

@@ -66,6 +66,21 @@ extension AudioEngine {
         }
     }
 
+    /// Threads that render each slice in `.offline` manual mode (``AudioGraph/renderThreadCount``):
+    /// 1, the default, renders serially; more render the independent inputs of the first mixer
+    /// on worker threads, bit-identical to the serial render. `.realtime` mode always renders
+    /// serially (the render call would wait for the workers). Values below 1 mean 1. Set it
+    /// while the engine is stopped; it applies from the next `prepare()` / `start()`.
+    public var manualRenderingThreadCount: Int {
+        get { withLock { manualThreads } }
+        set {
+            withLock {
+                manualThreads = max(1, newValue)
+                if let g = graph, !running, manualMode == .offline { try? g.setRenderThreadCount(manualThreads) }
+            }
+        }
+    }
+
     /// Whether the engine is in manual rendering mode.
     public var isInManualRenderingMode: Bool { withLock { manualMode != nil } }
 

@@ -49,6 +49,8 @@ public final class AudioEngine: @unchecked Sendable {
     var manualMode: AudioEngineManualRenderingMode?
     var manualFormat: AudioFormat?
     var manualMaximumFrames: AudioFrameCount = 4096
+    /// Threads that render each slice in `.offline` manual mode (see `manualRenderingThreadCount`).
+    var manualThreads = 1
     /// The live session while started with PulseAudio.
     var live: LiveSession?
     /// The device formats asked of PulseAudio (once per engine).

@@ -76,47 +76,32 @@ public final class AudioEnvironmentReverbParameters: @unchecked Sendable {
     public var enable = false { didSet { changed() } }
     /// The reverb's level, dB, -40...40 (default 0).
     public var level: Float = 0 { didSet { changed() } }
-    /// A filter on the reverb's output (kept; not applied on Linux yet: the reverb has its own
-    /// damping per preset).
+    /// A filter on the reverb's output (both channels; a parametric band at 8 kHz, 0 dB, not
+    /// bypassed by default). Changes apply at once, gliding over 10 ms. A band that cannot
+    /// change the sound (bypassed, or a peak or shelf at 0 dB) is not run at all.
     public let filterParameters = AudioUnitEQFilterParameters(standaloneWithFrequency: 8000)
+
+    init() {
+        filterParameters.standaloneChanged = { [weak self] in self?.changed() }
+    }
 
     /// Chooses a factory room (cf. `loadFactoryReverbPreset(_:)`).
     public func loadFactoryReverbPreset(_ preset: AudioUnitReverbPreset) {
-        self.preset = preset.environmentPreset
+        self.preset = preset.graphPreset
         changed()
     }
 
-    var settings: ReverbSettings { ReverbSettings(enabled: enable, preset: preset, level: Double(level)) }
+    var settings: ReverbSettings {
+        let band = filterParameters.graphBand
+        let isIdentity = band.bypass || (band.gain == 0 && [.peak, .lowShelf, .highShelf].contains(band.type))
+        return ReverbSettings(enabled: enable, preset: preset, level: Double(level), filter: isIdentity ? nil : band)
+    }
 
     private func changed() {
         guard (-40...40).contains(level) else {
             engineProgrammerError("reverbParameters.level", environment, "\(level) is outside -40...40 dB")
         }
         environment?.propertyChanged("reverb", settings)
-    }
-}
-
-/// AVAudioUnitReverb's factory rooms (cf. AVAudioUnitReverbPreset).
-public enum AudioUnitReverbPreset: Int, Sendable, CaseIterable {
-    case smallRoom = 0, mediumRoom, largeRoom, mediumHall, largeHall, plate, mediumChamber, largeChamber,
-         cathedral, largeRoom2, mediumHall2, mediumHall3, largeHall2
-
-    var environmentPreset: ReverbPreset {
-        switch self {
-        case .smallRoom: return .smallRoom
-        case .mediumRoom: return .mediumRoom
-        case .largeRoom: return .largeRoom
-        case .mediumHall: return .mediumHall
-        case .largeHall: return .largeHall
-        case .plate: return .plate
-        case .mediumChamber: return .mediumChamber
-        case .largeChamber: return .largeChamber
-        case .cathedral: return .cathedral
-        case .largeRoom2: return .largeRoom2
-        case .mediumHall2: return .mediumHall2
-        case .mediumHall3: return .mediumHall3
-        case .largeHall2: return .largeHall2
-        }
     }
 }
 
@@ -129,7 +114,7 @@ public enum AudioUnitReverbPreset: Int, Sendable, CaseIterable {
 /// connected source asks for `.HRTF` or `.HRTFHQ`, else equal-power (a change gives the node a
 /// new graph node in one change list). ``outputVolume`` scales every input's gain (the
 /// environment is linear, so this equals scaling its output). `reverbParameters.filterParameters`
-/// is not applied yet.
+/// filters the reverb's output.
 ///
 /// Thread safety: the engine's; listener and source settings may be set from any thread.
 public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Sendable {
@@ -229,20 +214,6 @@ public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Send
 
     override func defaultOutputFormat(bus: Int, engineFormat: AudioFormat, input: AudioFormat?) -> AudioFormat {
         AudioFormat(standardFormatWithSampleRate: engineFormat.sampleRate, channels: 2) ?? engineFormat
-    }
-
-    /// A property the graph node can take while running (distance model, reverb).
-    func propertyChanged(_ name: String, _ value: any Sendable) {
-        guard let engine else { return }
-        engine.withLock {
-            guard let gn = graphNode else { return }
-            do throws(AudioGraphError) {
-                try gn.setProperty(name, value)
-                if engine.graph != nil, engine.changeDepth == 0 { try engine.commit(engine.graph!) }
-            } catch {
-                engineProgrammerError(name, self, error.description)
-            }
-        }
     }
 
     /// The rendering algorithm a source asks for changed.

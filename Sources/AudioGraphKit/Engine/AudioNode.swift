@@ -191,6 +191,21 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// A property the graph node can take while running (the environment's distance model and reverb, the
+    /// reverb's preset): set on the graph node in the engine's open change list, else committed at once.
+    func propertyChanged(_ name: String, _ value: any Sendable) {
+        guard let engine else { return }
+        engine.withLock {
+            guard let gn = graphNode else { return }
+            do throws(AudioGraphError) {
+                try gn.setProperty(name, value)
+                if engine.graph != nil, engine.changeDepth == 0 { try engine.commit(engine.graph!) }
+            } catch {
+                engineProgrammerError(name, self, error.description)
+            }
+        }
+    }
+
     /// A stored parameter, or `defaultValue`.
     func storedParameter(_ address: String, default defaultValue: Double) -> Double {
         storedParameters[address] ?? defaultValue

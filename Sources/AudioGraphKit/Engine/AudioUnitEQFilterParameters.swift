@@ -43,6 +43,8 @@ public final class AudioUnitEQFilterParameters: @unchecked Sendable {
     /// Values of a band that belongs to no equalizer (the environment reverb's filter).
     private var standalone: [String: Double] = [:]
     private let isStandalone: Bool
+    /// Called after a standalone band's value changed (the environment resends its reverb).
+    var standaloneChanged: (() -> Void)?
 
     init(unit: AudioUnitEQ, index: Int) {
         self.unit = unit
@@ -57,6 +59,13 @@ public final class AudioUnitEQFilterParameters: @unchecked Sendable {
         standalone = ["frequency": frequency, "gain": 0, "bypass": 0]
     }
 
+    /// The graph's band for these values (type, frequency, gain, Q, bypass).
+    var graphBand: EQBand {
+        EQBand(type: filterType.bandType, frequency: value("frequency", default: 1000), gain: value("gain", default: 0),
+               q: value("q", default: filterType.usesBandwidth ? Self.q(bandwidth: bandwidth) : 0.70710678),
+               bypass: bypass)
+    }
+
     private func value(_ name: String, default d: Double) -> Double {
         isStandalone ? standalone[name] ?? d : unit?.storedParameter("band.\(index).\(name)", default: d) ?? d
     }
@@ -67,6 +76,7 @@ public final class AudioUnitEQFilterParameters: @unchecked Sendable {
                 engineProgrammerError(name, nil, "\(v) is outside \(range.lowerBound)...\(range.upperBound)")
             }
             standalone[name] = v
+            standaloneChanged?()
         } else {
             unit?.setBandParameter(index, name, v, range)
         }
@@ -77,6 +87,7 @@ public final class AudioUnitEQFilterParameters: @unchecked Sendable {
         didSet {
             guard filterType != oldValue else { return }
             unit?.bandTypeChanged()
+            if isStandalone { standaloneChanged?() }
             applyQ()
         }
     }

@@ -31,6 +31,9 @@ final class SinkBlockGraphNode: GraphNode, @unchecked Sendable {
 /// Render side of ``SinkBlockGraphNode``. Real-time safe: the buffer list is made at creation
 /// and pointed at the input's channels each slice.
 final class SinkBlockKernel: NodeKernel, @unchecked Sendable {
+    /// The application's block may share state with other code: it runs on the render thread only.
+    override var isSafeToRenderConcurrently: Bool { false }
+
     private let block: AudioSinkNode.ReceiverBlock
     private let owner: SinkBlockGraphNode
     private let list: UnsafeMutableAudioBufferListPointer

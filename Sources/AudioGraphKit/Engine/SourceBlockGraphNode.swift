@@ -31,6 +31,9 @@ final class SourceBlockGraphNode: GraphNode, @unchecked Sendable {
 /// Render side of ``SourceBlockGraphNode``. Real-time safe: the buffer and time stamp are made
 /// at creation; each slice sets the buffer's length, calls the block and converts.
 final class SourceBlockKernel: NodeKernel, @unchecked Sendable {
+    /// The application's block may share state with other code: it runs on the render thread only.
+    override var isSafeToRenderConcurrently: Bool { false }
+
     private let block: AudioSourceNode.RenderBlock
     private let buffer: AudioPCMBuffer
     private let owner: SourceBlockGraphNode

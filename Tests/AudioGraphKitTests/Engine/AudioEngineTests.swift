@@ -1,4 +1,5 @@
 // Tests of AudioEngine through the public API: manual rendering, mixing, change lists, taps, sinks, errors.
+@testable import AudioGraphCore
 @testable import AudioGraphKit
 import AudioGraphTesting
 import Foundation
@@ -394,6 +395,38 @@ final class AudioEngineGraphFileTests: XCTestCase {
         try XCTUnwrap(osc.parameter("amplitude")).setValue(0.25)
         XCTAssertEqual(try engine.renderOffline(1000, to: buffer), .success)
         XCTAssertEqual(buffer.floatChannelData![0][100], Float(0.25 * sin(2 * Double.pi * 250 * 1100 / 48000)), accuracy: 1e-6)
+    }
+
+    /// `manualRenderingThreadCount` 3 renders the same samples as 1 (eight oscillators of four
+    /// waveforms into the mixer), and the graph's workers did the branches.
+    func testManualOfflineRenderingOnSeveralThreadsIsBitIdentical() throws {
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("engine-threads-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("voices.json")
+        let waveforms = ["sine", "square", "sawtooth", "triangle"]
+        let oscs = (0..<8).map { #"{ "id": "o\#($0)", "type": "oscillator", "parameters": { "frequency": \#(200 + 37 * $0), "amplitude": 0.1 }, "properties": { "waveform": "\#(waveforms[$0 % 4])" } }"# }
+        try """
+        { "version": 1, "sampleRate": 48000,
+          "nodes": [ \(oscs.joined(separator: ", ")), { "id": "mix", "type": "mixer", "inputBusCount": 8 }, { "id": "out", "type": "genericOutput" } ],
+          "connections": [ \((0..<8).map { #"{ "from": "o\#($0)", "to": "mix:\#($0)" }"# }.joined(separator: ", ")), { "from": "mix", "to": "out" } ] }
+        """.write(to: url, atomically: true, encoding: .utf8)
+        var renders: [[[Float]]] = []
+        for threads in [1, 3] {
+            let engine = try AudioEngine(contentsOf: url)
+            try engine.enableManualRenderingMode(.offline, format: AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!,
+                                                 maximumFrameCount: 1000)
+            engine.manualRenderingThreadCount = threads
+            XCTAssertEqual(engine.manualRenderingThreadCount, threads)
+            try engine.start()
+            renders.append(try render(engine, frames: 9600, piece: 700))
+            let graph = try XCTUnwrap(engine.graph)
+            XCTAssertEqual(graph.renderThreadCount, threads)
+            if threads > 1 { XCTAssertGreaterThan(graph.testOnly_parallelGroups.workerRenderedGroups, 0, "the workers rendered") }
+            engine.stop()
+        }
+        XCTAssertGreaterThan(renders[0][0].map(abs).max()!, 0.1, "not silent")
+        XCTAssertTrue(renders[1] == renders[0], "3 threads render what 1 thread renders")
     }
 
     func testABadGraphFileThrowsOneLinePerProblemNamingTheFile() throws {

@@ -1,4 +1,4 @@
-// A small real-time-safe stereo reverb (an 8-line feedback delay network) for the environment's reverb send.
+// The one reverb engine (an 8-line feedback delay network): the reverb node's and the environment's reverb send.
 
 #if canImport(Glibc)
 import Glibc
@@ -6,7 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A stereo reverberator for a mono send: an eight-line feedback delay network (FDN) with an
+/// The project's one reverberator, used by the `reverb` node (``ReverbNode``) and by the
+/// environment's reverb send (so both sound the same by construction): an eight-line feedback delay network (FDN) with an
 /// orthogonal Hadamard feedback matrix and, in every line, Jot's first-order absorption filter,
 /// so that the decay time is exactly the preset's at low frequencies and shorter at high ones.
 ///
@@ -15,9 +16,11 @@ import Darwin
 /// filter `f[n] = g_i·(1 - b_i)·y[n] + b_i·f[n-1]` with
 /// `b_i = ln(10)/4 · log10(g_i) · (1 - 1/α²)` makes the decay time at Nyquist `α·T60`
 /// (J.-M. Jot, 1991). The Hadamard matrix (scaled by 1/√8) is orthogonal and every loop gain is
-/// below 1, so the network is stable for every preset. The mono input feeds all lines with a
-/// fixed sign pattern; the left and right outputs take the lines with two other sign patterns
-/// (decorrelated) and are
+/// below 1, so the network is stable for every preset. A mono input feeds all lines with a
+/// fixed sign pattern; a stereo input feeds them with two patterns (left and right, orthogonal,
+/// each scaled by 1/√2 so that a centred stereo signal excites the network like its mono
+/// version would, in energy); the left and right outputs take the lines with two other sign
+/// patterns (decorrelated) and are
 /// scaled by 1/√8, by a per-preset normalisation that gives each channel's impulse response
 /// about unit energy (so at `level` 0 dB the reverb of white noise is about as loud as the
 /// noise), and by `level`.
@@ -102,6 +105,7 @@ public final class Reverb {
     private let scratch: UnsafeMutablePointer<Float>
     /// Sign patterns: input distribution and the two outputs (fixed, mutually decorrelating).
     private let inputSigns: UnsafeMutablePointer<Float>
+    private let rightInputSigns: UnsafeMutablePointer<Float>
     private let leftSigns: UnsafeMutablePointer<Float>
     private let rightSigns: UnsafeMutablePointer<Float>
 
@@ -123,13 +127,15 @@ public final class Reverb {
         filterState = .allocate(capacity: n); filterState.initialize(repeating: 0, count: n)
         scratch = .allocate(capacity: n); scratch.initialize(repeating: 0, count: n)
         inputSigns = .allocate(capacity: n)
+        rightInputSigns = .allocate(capacity: n)
         leftSigns = .allocate(capacity: n)
         rightSigns = .allocate(capacity: n)
         let b: [Float] = [1, -1, 1, 1, -1, -1, 1, -1]
         let l: [Float] = [1, 1, -1, 1, -1, 1, -1, -1]
         let r: [Float] = [1, -1, -1, -1, 1, 1, 1, -1]
+        let b2: [Float] = [1, 1, 1, -1, 1, -1, -1, -1]
         for i in 0..<n {
-            inputSigns[i] = b[i]; leftSigns[i] = l[i]; rightSigns[i] = r[i]
+            inputSigns[i] = b[i]; rightInputSigns[i] = b2[i]; leftSigns[i] = l[i]; rightSigns[i] = r[i]
         }
         configure()
     }
@@ -137,7 +143,7 @@ public final class Reverb {
     deinit {
         buffer.deallocate(); lengths.deallocate(); positions.deallocate(); feedforward.deallocate()
         pole.deallocate(); filterState.deallocate(); scratch.deallocate()
-        inputSigns.deallocate(); leftSigns.deallocate(); rightSigns.deallocate()
+        inputSigns.deallocate(); rightInputSigns.deallocate(); leftSigns.deallocate(); rightSigns.deallocate()
     }
 
     /// The line length (frames) and loop coefficients for the current preset.
@@ -188,16 +194,28 @@ public final class Reverb {
     /// contents when `accumulate`, written otherwise). Real-time safe.
     public func process(input: UnsafePointer<Float>, left: UnsafeMutablePointer<Float>,
                         right: UnsafeMutablePointer<Float>, frameCount: Int, accumulate: Bool) {
+        process(inputLeft: input, inputRight: nil, left: left, right: right, frameCount: frameCount, accumulate: accumulate)
+    }
+
+    /// Reverberates `frameCount` frames of a stereo input (`inputRight` nil: a mono one in
+    /// `inputLeft`) into `left`/`right` (added to their contents when `accumulate`, written
+    /// otherwise). The outputs may be the input buffers (each frame is read before it is
+    /// written). Real-time safe.
+    public func process(inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>?,
+                        left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                        frameCount: Int, accumulate: Bool) {
         let n = Self.lineCount
         let norm = Float(1 / Double(n).squareRoot())
         let gain = outputGain * norm * normalization
+        let stereoScale = Float(0.5.squareRoot())
         let f = scratch
         for frame in 0..<frameCount {
             var outL: Float = 0, outR: Float = 0
             // Read each line's end through its absorption filter.
             for i in 0..<n {
                 let y = buffer[i * capacity + positions[i]]
-                let v = feedforward[i] * y + pole[i] * filterState[i]
+                var v = feedforward[i] * y + pole[i] * filterState[i]
+                if abs(v) < 1e-30 { v = 0 }   // no denormals in the dying tail; it ends at exactly 0
                 filterState[i] = v
                 f[i] = v
                 outL += leftSigns[i] * v
@@ -217,9 +235,18 @@ public final class Reverb {
                 }
                 h *= 2
             }
-            let x = input[frame]
+            if let inputRight {
+                let xL = stereoScale * inputLeft[frame], xR = stereoScale * inputRight[frame]
+                for i in 0..<n {
+                    buffer[i * capacity + positions[i]] = f[i] * norm + inputSigns[i] * xL + rightInputSigns[i] * xR
+                }
+            } else {
+                let x = inputLeft[frame]
+                for i in 0..<n {
+                    buffer[i * capacity + positions[i]] = f[i] * norm + inputSigns[i] * x
+                }
+            }
             for i in 0..<n {
-                buffer[i * capacity + positions[i]] = f[i] * norm + inputSigns[i] * x
                 let p = positions[i] + 1
                 positions[i] = p == lengths[i] ? 0 : p
             }

@@ -1,4 +1,4 @@
-// Tests of the environment's reverb: decay time per preset, stability, slicing independence.
+// Tests of the one reverb engine (the reverb node's and the environment's send): decay time per preset, stability, slicing independence.
 
 import Foundation
 import XCTest
