@@ -64,11 +64,20 @@ final class StreamRing: @unchecked Sendable {
         // Two contiguous runs (before and after the wrap), each a plain strided copy.
         let slot = producerIndex & mask
         let first = min(frameCount, capacity - slot)
+        // Wrapping index arithmetic (`&*`): no overflow traps in the loops, so they vectorise
+        // (the indices are bounded by the ring's and the source's sizes).
         for c in 0..<ch {
             let channel = storage + c * capacity
+            let run = channel + slot
             let src = source + c
-            for i in 0..<first { channel[slot + i] = src[i * ch] }
-            for i in first..<frameCount { channel[i - first] = src[i * ch] }
+            if ch == 1 {
+                run.update(from: src, count: first)
+                channel.update(from: src + first, count: frameCount - first)
+            } else {
+                for i in 0..<first { run[i] = src[i &* ch] }
+                let rest = src + first * ch
+                for i in 0..<(frameCount - first) { channel[i] = rest[i &* ch] }
+            }
         }
         producerIndex += frameCount
         written.store(producerIndex, ordering: .releasing)
@@ -96,12 +105,16 @@ final class StreamRing: @unchecked Sendable {
         let source = storage + channel * capacity
         let slot = index & mask
         let first = min(count, capacity - slot)
+        // Offset pointers instead of index arithmetic in the loops (no overflow traps: they vectorise).
+        let run = source + slot
+        let rest = destination + first
         if let gains {
-            for i in 0..<first { destination[i] = source[slot + i] * gains[i] }
-            for i in first..<count { destination[i] = source[i - first] * gains[i] }
+            let restGains = gains + first
+            for i in 0..<first { destination[i] = run[i] * gains[i] }
+            for i in 0..<(count - first) { rest[i] = source[i] * restGains[i] }
         } else {
-            for i in 0..<first { destination[i] = source[slot + i] * gain }
-            for i in first..<count { destination[i] = source[i - first] * gain }
+            for i in 0..<first { destination[i] = run[i] * gain }
+            for i in 0..<(count - first) { rest[i] = source[i] * gain }
         }
     }
 
