@@ -83,6 +83,33 @@ final class StreamRing: @unchecked Sendable {
         written.store(producerIndex, ordering: .releasing)
     }
 
+    /// A mono ring only: lets `fill` write the next `frameCount` frames (at most ``freeFrames``)
+    /// straight into the ring's storage — at most two contiguous runs, before and after the
+    /// wrap: `fill(run, frames, offset)` writes `frames` samples at `run` for the frames
+    /// `offset..<offset + frames` of the request and returns how many it wrote (fewer, or -1:
+    /// the rest of the request is zeroed and `fill` is not called again). Publishes the frames
+    /// and returns the frames `fill` wrote. Saves the copy of ``write(interleaved:frameCount:)``
+    /// when the source can write where it is told (a file read).
+    func writeMono(frameCount: Int, fill: (_ run: UnsafeMutablePointer<Float>, _ frames: Int, _ offset: Int) -> Int) -> Int {
+        assert(channelCount == 1 && frameCount <= freeFrames, "mono ring only; ring overrun")
+        let slot = producerIndex & mask
+        let first = min(frameCount, capacity - slot)
+        var filled = 0
+        // The run before the wrap, then the one after it (no array: nothing is allocated).
+        for part in 0..<2 {
+            let run = part == 0 ? storage + slot : storage
+            let frames = part == 0 ? first : frameCount - first
+            let offset = part == 0 ? 0 : first
+            guard frames > 0 else { continue }
+            let got = filled == offset ? max(0, min(frames, fill(run, frames, offset))) : 0
+            filled += got
+            if got < frames { (run + got).update(repeating: 0, count: frames - got) }
+        }
+        producerIndex += frameCount
+        written.store(producerIndex, ordering: .releasing)
+        return filled
+    }
+
     // MARK: Consumer
 
     /// One past the last frame the producer has published (acquiring: its samples are visible).
