@@ -95,6 +95,8 @@ let package = Package(
         // MARK: Tests (mirror the sources)
         .testTarget(name: "AudioGraphRealtimeTests",
                     dependencies: ["AudioGraphRealtime", "AudioGraphTesting"]),
+        .testTarget(name: "AudioGraphTestingTests",
+                    dependencies: ["AudioGraphTesting", "AudioGraphRealtime"]),
         .testTarget(name: "AudioGraphCoreTests",
                     dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting"]),
         .testTarget(name: "AudioGraphDescriptionTests",

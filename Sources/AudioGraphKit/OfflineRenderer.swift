@@ -358,15 +358,25 @@ public final class OfflineRenderer {
             let x = b.channel(c)
             // Locals in the loop: a stored property of a class read and written per sample costs
             // a dynamic exclusivity check each time (a fifth of a B4 render's time).
-            var sum = 0.0
-            var top = peak
-            for i in 0..<n {
-                let v = x[i]
-                top = max(top, abs(v))
-                sum += Double(v) * Double(v)
+            // Four running sums and peaks, so the additions do not wait on each other (one
+            // sum is a chain of dependent Double additions, a tenth of a B3 render's time).
+            var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+            var t0 = peak, t1 = peak, t2 = peak, t3 = peak
+            var i = 0
+            while i + 4 <= n {
+                let a = x[i], b = x[i + 1], c = x[i + 2], d = x[i + 3]
+                t0 = max(t0, abs(a)); t1 = max(t1, abs(b)); t2 = max(t2, abs(c)); t3 = max(t3, abs(d))
+                s0 += Double(a) * Double(a); s1 += Double(b) * Double(b)
+                s2 += Double(c) * Double(c); s3 += Double(d) * Double(d)
+                i += 4
             }
-            peak = top
-            sumOfSquares += sum
+            while i < n {
+                t0 = max(t0, abs(x[i]))
+                s0 += Double(x[i]) * Double(x[i])
+                i += 1
+            }
+            peak = max(max(t0, t1), max(t2, t3))
+            sumOfSquares += (s0 + s1) + (s2 + s3)
             samplesMeasured += Int64(n)
         }
     }

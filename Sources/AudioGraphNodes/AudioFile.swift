@@ -102,10 +102,22 @@ public final class AudioFileWriter {
     public let format: StreamFormat
     private let major: Int32
     private var file: OpaquePointer?
+    /// Interleaved frames waiting for the next `sf_writef_*` (``batchBytes`` of file samples at
+    /// most): one write system call per batch instead of one per render slice.
     private var scratch: [Float] = []
     private var scratchDouble: [Double] = []
-    /// Frames written so far.
+    /// Frames in `scratch` / `scratchDouble` not yet handed to libsndfile.
+    private var pendingFrames = 0
+    /// Frames per batch: ``batchBytes`` of interleaved samples.
+    private let batchFrames: Int
+    /// Whether every `write` reaches the file before it returns (``updateHeaderAfterEveryWrite()``).
+    private var writesThrough = false
+    /// Frames accepted so far (the last batch reaches the file by ``close()`` at the latest).
     public private(set) var framesWritten: Int64 = 0
+
+    /// The bytes of interleaved samples collected before one write to the file: 1 MiB, large
+    /// enough that a render's system calls and libsndfile calls cost nothing next to its DSP.
+    public static let batchBytes = 1 << 20
 
     /// The libsndfile major format for a path's extension, or nil.
     public static func majorFormat(forPath path: String) -> Int32? {
@@ -227,39 +239,75 @@ public final class AudioFileWriter {
             throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
         }
         file = f
+        let ch = max(1, format.channelCount)
+        batchFrames = max(1, Self.batchBytes / (ch * (format.sampleType == .float64 ? 8 : 4)))
+        if format.sampleType == .float64 {
+            scratchDouble = [Double](repeating: 0, count: batchFrames * ch)
+        } else {
+            scratch = [Float](repeating: 0, count: batchFrames * ch)
+        }
         // Floats beyond ±1 are clipped when written as integers, not wrapped.
         sf_command(f, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         // No PEAK chunk in float WAV/AIFF: it holds a timestamp, and renders must be byte-identical.
         sf_command(f, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
     }
 
-    deinit { if let file { sf_close(file) } }
+    deinit {
+        guard let file else { return }
+        try? flush()
+        sf_close(file)
+    }
 
     /// Appends `frameCount` frames of `buffer` (its first `format.channelCount` channels; missing
-    /// channels are written as silence).
+    /// channels are written as silence). The frames are collected into batches of
+    /// ``batchBytes``; a batch is written when it is full and by ``close()``, so a failure to
+    /// write (disk full) is reported by the `write` or `close` that writes its batch.
     public func write(_ buffer: ChannelBufferList, frameCount: Int) throws(AudioFileError) {
-        guard let file, frameCount > 0 else { return }
+        guard file != nil, frameCount > 0 else { return }
+        var done = 0
+        while done < frameCount {
+            let n = min(frameCount - done, batchFrames - pendingFrames)
+            interleave(buffer, from: done, frameCount: n)
+            pendingFrames += n
+            done += n
+            framesWritten += Int64(n)
+            if pendingFrames == batchFrames { try flush() }
+        }
+        if writesThrough { try flush() }
+    }
+
+    /// Copies frames `start ..< start + frameCount` of `buffer` into the batch after its
+    /// pending frames, interleaved, as the file's samples (rounded to its integer grid).
+    private func interleave(_ buffer: ChannelBufferList, from start: Int, frameCount: Int) {
         let ch = format.channelCount
-        let written: Int64
+        let base = pendingFrames * ch
         if format.sampleType == .float64 {
-            if scratchDouble.count < frameCount * ch { scratchDouble = [Double](repeating: 0, count: frameCount * ch) }
-            scratchDouble.withUnsafeMutableBufferPointer { s in
+            scratchDouble.withUnsafeMutableBufferPointer { whole in
+                let s = whole.baseAddress! + base
                 for c in 0..<ch {
                     if c < buffer.channelCount {
-                        let src = buffer.channel(c)
+                        let src = UnsafePointer(buffer.channel(c)) + start
                         for i in 0..<frameCount { s[i * ch + c] = Double(src[i]) }
                     } else {
                         for i in 0..<frameCount { s[i * ch + c] = 0 }
                     }
                 }
             }
-            written = scratchDouble.withUnsafeBufferPointer { sf_writef_double(file, $0.baseAddress, Int64(frameCount)) }
-        } else {
-            if scratch.count < frameCount * ch { scratch = [Float](repeating: 0, count: frameCount * ch) }
-            scratch.withUnsafeMutableBufferPointer { s in
+            return
+        }
+        scratch.withUnsafeMutableBufferPointer { whole in
+            let s = whole.baseAddress! + base
+            if ch == 2 && buffer.channelCount >= 2 {
+                // The common stereo case in one pass over both channels.
+                let l = UnsafePointer(buffer.channel(0)) + start, r = UnsafePointer(buffer.channel(1)) + start
+                for i in 0..<frameCount {
+                    s[2 * i] = l[i]
+                    s[2 * i + 1] = r[i]
+                }
+            } else {
                 for c in 0..<ch {
                     if c < buffer.channelCount {
-                        let src = buffer.channel(c)
+                        let src = UnsafePointer(buffer.channel(c)) + start
                         for i in 0..<frameCount { s[i * ch + c] = src[i] }
                     } else {
                         for i in 0..<frameCount { s[i * ch + c] = 0 }
@@ -270,16 +318,25 @@ public final class AudioFileWriter {
                 // libsndfile turns floats into WAV/AIFF integers by truncating toward -infinity (up
                 // to 1 LSB low); rounding first to SampleConversion's integer grid makes its
                 // conversion exact, so integer files hold round(x * 2^(bits-1)) as everywhere else.
-                scratch.withUnsafeMutableBufferPointer {
-                    SampleConversion.quantize($0.baseAddress!, count: frameCount * ch, to: format.sampleType)
-                }
+                SampleConversion.quantize(s, count: frameCount * ch, to: format.sampleType)
             }
-            written = scratch.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, Int64(frameCount)) }
         }
-        guard written == Int64(frameCount) else {
+    }
+
+    /// Hands the pending batch to libsndfile (one write for float files the machine's byte order).
+    private func flush() throws(AudioFileError) {
+        guard let file, pendingFrames > 0 else { return }
+        let count = pendingFrames
+        pendingFrames = 0
+        let written: Int64
+        if format.sampleType == .float64 {
+            written = scratchDouble.withUnsafeBufferPointer { sf_writef_double(file, $0.baseAddress, Int64(count)) }
+        } else {
+            written = scratch.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, Int64(count)) }
+        }
+        guard written == Int64(count) else {
             throw .ioFailed(path: path, reason: "write failed: " + String(cString: sf_strerror(file)))
         }
-        framesWritten += written
     }
 
     /// Makes libsndfile rewrite the header after every write, so that the file on disk is a
@@ -289,14 +346,23 @@ public final class AudioFileWriter {
     /// Compressed files (FLAC, Ogg) have no header to rewrite: nothing happens for them.
     public func updateHeaderAfterEveryWrite() {
         guard let file, !Self.isCompressed(path: path) else { return }
+        writesThrough = true
+        try? flush()
         sf_command(file, Int32(SFC_SET_UPDATE_HEADER_AUTO), nil, Int32(SF_TRUE))
     }
 
-    /// Flushes and closes the file; reports a failure to finish it (disk full).
+    /// Writes the last batch and closes the file; reports a failure to finish it (disk full).
+    ///
+    /// No `fsync`: a full disk fails the `write` of a batch itself (the file systems reserve
+    /// space when the data is written, before write-back), and a failing `close` (network file
+    /// systems report late write-back errors there) fails `sf_close`; both are reported here.
+    /// Waiting for the data to reach the disk would only make every render slower.
     public func close() throws(AudioFileError) {
         guard let f = file else { return }
+        var failure: AudioFileError?
+        do { try flush() } catch { failure = error }
         file = nil
-        sf_write_sync(f)
-        if sf_close(f) != 0 { throw .ioFailed(path: path, reason: "cannot finish the file") }
+        if sf_close(f) != 0, failure == nil { failure = .ioFailed(path: path, reason: "cannot finish the file") }
+        if let failure { throw failure }
     }
 }

@@ -408,6 +408,12 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
                 // The common case (a still source, nothing in the way): the same arithmetic as the
                 // general loop below without the filters, so the samples are bit-identical.
                 let dg = Float(fixedDistanceGain), pan = fixedPan.float
+                if convolver == nil && !sending && gain.isConstant {
+                    // The hottest case (B5): a still source at a fixed gain. Same arithmetic, no
+                    // per-frame branches, so the loops vectorise.
+                    Self.panConstant(source: source, sourceLeft: sourceLeft, sourceRight: sourceRight, stereo: stereo,
+                                     gain: gain.constant * dg, pan: pan, left: left, right: right, frameCount: n)
+                } else {
                 for f in 0..<n {
                     let g = gain[f] * dg
                     let d = source[f] * g
@@ -422,6 +428,7 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
                         left[f] += d * pan.leftFromLeft
                         right[f] += d * pan.rightFromLeft
                     }
+                }
                 }
                 // Keep the (identity) filters' memory as the general path would leave it.
                 if n > 0 {
@@ -489,6 +496,32 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
             audible = true
         }
         outputIsSilent[0] = !audible
+    }
+
+    /// Adds a still, unfiltered input at the fixed gain `g` (the input's gain times the distance
+    /// gain) into `left` and `right` through the pan matrix: `d = x * g`, `left += d * pan.l`,
+    /// `right += d * pan.r` (stereo: each channel scaled, then the 2x2 matrix) — the general
+    /// loop's arithmetic in its order, so the samples are bit-identical. Real-time safe.
+    @inline(__always)
+    private static func panConstant(source: UnsafePointer<Float>, sourceLeft: UnsafePointer<Float>,
+                                    sourceRight: UnsafePointer<Float>, stereo: Bool, gain g: Float,
+                                    pan: (leftFromLeft: Float, leftFromRight: Float, rightFromLeft: Float, rightFromRight: Float),
+                                    left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        if stereo {
+            let ll = pan.leftFromLeft, lr = pan.leftFromRight, rl = pan.rightFromLeft, rr = pan.rightFromRight
+            for f in 0..<n {
+                let dl = sourceLeft[f] * g, dr = sourceRight[f] * g
+                left[f] += dl * ll + dr * lr
+                right[f] += dl * rl + dr * rr
+            }
+        } else {
+            let pl = pan.leftFromLeft, pr = pan.rightFromLeft
+            for f in 0..<n {
+                let d = source[f] * g
+                left[f] += d * pl
+                right[f] += d * pr
+            }
+        }
     }
 
     /// The listener at frame `f`: position and axes (forward/up vectors turned by yaw, pitch, roll).

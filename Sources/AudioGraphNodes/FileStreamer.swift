@@ -303,15 +303,25 @@ final class FileStreamer: @unchecked Sendable {
         let count = Int(min(Int64(wanted), segment.length - offset))
         let delay = testOnly_readDelayMicroseconds.load(ordering: .relaxed)
         if delay > 0 { usleep(UInt32(delay)) }
-        let got = file.read(into: scratch, atFrame: segment.start + offset, frameCount: count)
-        testOnly_framesRead.add(Int64(count), ordering: .relaxed)
-        if got < count {
-            // A failed or short read (a damaged or truncated file): silence, counted.
-            counters.readFailures.add(1, ordering: .relaxed)
-            let from = max(0, got) * ring.channelCount
-            (scratch + from).update(repeating: 0, count: count * ring.channelCount - from)
+        let start = segment.start + offset
+        let got: Int
+        if ring.channelCount == 1 {
+            // Mono: libsndfile reads straight into the ring (no copy through `scratch`); a short
+            // read's rest is zeroed by the ring.
+            got = ring.writeMono(frameCount: count) { run, frames, at in
+                file.read(into: run, atFrame: start + Int64(at), frameCount: frames)
+            }
+        } else {
+            got = file.read(into: scratch, atFrame: start, frameCount: count)
+            if got < count {
+                let from = max(0, got) * ring.channelCount
+                (scratch + from).update(repeating: 0, count: count * ring.channelCount - from)
+            }
+            ring.write(interleaved: scratch, frameCount: count)
         }
-        ring.write(interleaved: scratch, frameCount: count)
+        testOnly_framesRead.add(Int64(count), ordering: .relaxed)
+        // A failed or short read (a damaged or truncated file): silence, counted.
+        if got < count { counters.readFailures.add(1, ordering: .relaxed) }
         readerPosition += Int64(count)
         return true
     }

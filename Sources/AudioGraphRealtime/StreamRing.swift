@@ -64,14 +64,50 @@ package final class StreamRing: @unchecked Sendable {
         // Two contiguous runs (before and after the wrap), each a plain strided copy.
         let slot = producerIndex & mask
         let first = min(frameCount, capacity - slot)
+        // Wrapping index arithmetic (`&*`): no overflow traps in the loops, so they vectorise
+        // (the indices are bounded by the ring's and the source's sizes).
         for c in 0..<ch {
             let channel = storage + c * capacity
+            let run = channel + slot
             let src = source + c
-            for i in 0..<first { channel[slot + i] = src[i * ch] }
-            for i in first..<frameCount { channel[i - first] = src[i * ch] }
+            if ch == 1 {
+                run.update(from: src, count: first)
+                channel.update(from: src + first, count: frameCount - first)
+            } else {
+                for i in 0..<first { run[i] = src[i &* ch] }
+                let rest = src + first * ch
+                for i in 0..<(frameCount - first) { channel[i] = rest[i &* ch] }
+            }
         }
         producerIndex += frameCount
         written.store(producerIndex, ordering: .releasing)
+    }
+
+    /// A mono ring only: lets `fill` write the next `frameCount` frames (at most ``freeFrames``)
+    /// straight into the ring's storage — at most two contiguous runs, before and after the
+    /// wrap: `fill(run, frames, offset)` writes `frames` samples at `run` for the frames
+    /// `offset..<offset + frames` of the request and returns how many it wrote (fewer, or -1:
+    /// the rest of the request is zeroed and `fill` is not called again). Publishes the frames
+    /// and returns the frames `fill` wrote. Saves the copy of ``write(interleaved:frameCount:)``
+    /// when the source can write where it is told (a file read).
+    package func writeMono(frameCount: Int, fill: (_ run: UnsafeMutablePointer<Float>, _ frames: Int, _ offset: Int) -> Int) -> Int {
+        assert(channelCount == 1 && frameCount <= freeFrames, "mono ring only; ring overrun")
+        let slot = producerIndex & mask
+        let first = min(frameCount, capacity - slot)
+        var filled = 0
+        // The run before the wrap, then the one after it (no array: nothing is allocated).
+        for part in 0..<2 {
+            let run = part == 0 ? storage + slot : storage
+            let frames = part == 0 ? first : frameCount - first
+            let offset = part == 0 ? 0 : first
+            guard frames > 0 else { continue }
+            let got = filled == offset ? max(0, min(frames, fill(run, frames, offset))) : 0
+            filled += got
+            if got < frames { (run + got).update(repeating: 0, count: frames - got) }
+        }
+        producerIndex += frameCount
+        written.store(producerIndex, ordering: .releasing)
+        return filled
     }
 
     // MARK: Consumer
@@ -96,12 +132,16 @@ package final class StreamRing: @unchecked Sendable {
         let source = storage + channel * capacity
         let slot = index & mask
         let first = min(count, capacity - slot)
+        // Offset pointers instead of index arithmetic in the loops (no overflow traps: they vectorise).
+        let run = source + slot
+        let rest = destination + first
         if let gains {
-            for i in 0..<first { destination[i] = source[slot + i] * gains[i] }
-            for i in first..<count { destination[i] = source[i - first] * gains[i] }
+            let restGains = gains + first
+            for i in 0..<first { destination[i] = run[i] * gains[i] }
+            for i in 0..<(count - first) { rest[i] = source[i] * restGains[i] }
         } else {
-            for i in 0..<first { destination[i] = source[slot + i] * gain }
-            for i in first..<count { destination[i] = source[i - first] * gain }
+            for i in 0..<first { destination[i] = run[i] * gain }
+            for i in 0..<(count - first) { rest[i] = source[i] * gain }
         }
     }
 

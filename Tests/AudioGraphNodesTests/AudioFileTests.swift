@@ -170,4 +170,81 @@ final class AudioFileTests: XCTestCase {
         try Data("not a sound file".utf8).write(to: text)
         XCTAssertThrowsError(try AudioFileReader.read(path: text.path))
     }
+
+    // MARK: Batched writing (issue 9)
+
+    /// Slices of odd sizes across several batches come back sample for sample, in float32 and
+    /// (through SampleConversion's grid) int16, stereo and three channels.
+    func testSlicesAcrossBatchesComeBackExactly() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        for (type, channels) in [(SampleType.float32, 2), (.int16, 3), (.float64, 2)] {
+            let format = StreamFormat(sampleRate: 48000, channelCount: channels, sampleType: type)
+            let frames = 3 * AudioFileWriter.batchBytes / (channels * 4) + 777
+            // Exactly representable in int16: k / 32768.
+            let signal = (0..<channels).map { c in (0..<frames).map { Float(Int16(truncatingIfNeeded: $0 * (c + 3) % 65536 - 32768)) / 32768 } }
+            let path = dir.appendingPathComponent("batched-\(type).wav").path
+            let w = try AudioFileWriter(path: path, format: format)
+            let slice = ChannelBufferStorage(channelCount: channels, capacity: 1031)
+            var done = 0
+            while done < frames {
+                let n = min(1031, frames - done)
+                for c in 0..<channels { for i in 0..<n { slice.list.channel(c)[i] = signal[c][done + i] } }
+                try w.write(slice.list, frameCount: n)
+                done += n
+            }
+            XCTAssertEqual(w.framesWritten, Int64(frames))
+            try w.close()
+            let r = try AudioFileReader.read(path: path)
+            XCTAssertEqual(r.info.frames, Int64(frames), "\(type)")
+            for c in 0..<channels { XCTAssertTrue(r.channels[c] == signal[c], "\(type) channel \(c)") }
+        }
+    }
+
+    /// With the header updated after every write, each write is on disk when it returns (no
+    /// batch held back): another reader sees every frame while the file is still open.
+    func testUpdatingTheHeaderWritesThrough() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let path = dir.appendingPathComponent("live.wav").path
+        let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 48000, channelCount: 2))
+        w.updateHeaderAfterEveryWrite()
+        let slice = ChannelBufferStorage(channelCount: 2, capacity: 512)
+        for i in 0..<512 { slice.list.channel(0)[i] = 0.5; slice.list.channel(1)[i] = -0.5 }
+        for k in 1...3 {
+            try w.write(slice.list, frameCount: 512)
+            let seen = try AudioFileReader.read(path: path)
+            XCTAssertEqual(seen.info.frames, Int64(512 * k))
+            XCTAssertEqual(seen.channels[1].last, -0.5)
+        }
+        try w.close()
+    }
+
+    /// A write the kernel refuses (here: past the process's file size limit, EFBIG, the way a
+    /// full disk refuses with ENOSPC) fails the render: `write` or `close` throws `.ioFailed`,
+    /// whichever hands the failing batch to the file; it is never lost in a batch.
+    func testAFailingWriteIsReported() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let path = dir.appendingPathComponent("limited.wav").path
+        var old = rlimit()
+        XCTAssertEqual(getrlimit(Int32(RLIMIT_FSIZE.rawValue), &old), 0)
+        let oldHandler = signal(SIGXFSZ, SIG_IGN)  // the write fails with EFBIG instead of a signal
+        var limited = old
+        limited.rlim_cur = 100_000
+        XCTAssertEqual(setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limited), 0)
+        defer {
+            setrlimit(Int32(RLIMIT_FSIZE.rawValue), &old)
+            signal(SIGXFSZ, oldHandler)
+        }
+        let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 48000, channelCount: 2))
+        let slice = ChannelBufferStorage(channelCount: 2, capacity: 512)
+        var failure: AudioFileError?
+        do {
+            // 24 000 frames: 192 000 bytes, past the 100 000-byte limit, less than one batch.
+            for _ in 0..<47 { try w.write(slice.list, frameCount: 512) }
+            try w.close()
+        } catch {
+            failure = error
+        }
+        guard case .ioFailed(let failedPath, _) = failure else { return XCTFail("no failure reported: \(String(describing: failure))") }
+        XCTAssertEqual(failedPath, path)
+    }
 }

@@ -4,6 +4,7 @@ import AudioGraphCore
 import CAllocationCounter
 import Foundation
 import Synchronization
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 

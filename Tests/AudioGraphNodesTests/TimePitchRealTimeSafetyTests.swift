@@ -3,6 +3,7 @@ import AudioGraphRealtime
 import AudioGraphCore
 import CAllocationCounter
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 

@@ -3,6 +3,7 @@ import AudioGraphRealtime
 import AudioGraphCore
 import AudioGraphNodes
 import CAllocationCounter
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphPlugins
 

@@ -23,6 +23,45 @@ final class StreamRingTests: XCTestCase {
         XCTAssertEqual((500..<1200).map { ring.sample(channel: 1, at: $0) }, (500..<1200).map { -Float($0) })
     }
 
+    /// `writeMono` across the wrap: `fill` is called for the run before and after the wrap with
+    /// the request's offsets; a short fill zeroes the rest and is not called again; the same
+    /// frames as `write(interleaved:)` of one channel.
+    func testWriteMonoFillsBothRunsAndZeroesAfterAShortFill() {
+        let ring = StreamRing(channelCount: 1, minimumCapacity: 1000)
+        let head: [Float] = (0..<900).map { Float($0) }
+        head.withUnsafeBufferPointer { ring.write(interleaved: $0.baseAddress!, frameCount: 900) }
+        ring.releaseFrames(upTo: 800)
+        var calls: [(frames: Int, offset: Int)] = []
+        // Frames 900..<1200: slots 900..<1024 (124), then 0..<176.
+        let filled = ring.writeMono(frameCount: 300) { run, frames, offset in
+            calls.append((frames, offset))
+            for i in 0..<frames { run[i] = Float(900 + offset + i) }
+            return frames
+        }
+        XCTAssertEqual(filled, 300)
+        XCTAssertEqual(calls.map(\.frames), [124, 176])
+        XCTAssertEqual(calls.map(\.offset), [0, 124])
+        XCTAssertEqual(ring.writtenIndex, 1200)
+        XCTAssertEqual((800..<1200).map { ring.sample(channel: 0, at: $0) }, (800..<1200).map { Float($0) })
+
+        // A short fill of the first run: the rest of the request is silence, no second call.
+        ring.releaseFrames(upTo: 1200)
+        calls = []
+        let short = ring.writeMono(frameCount: 900) { run, frames, offset in
+            calls.append((frames, offset))
+            for i in 0..<10 { run[i] = 7 }
+            return 10
+        }
+        XCTAssertEqual(short, 10)
+        XCTAssertEqual(calls.count, 1)
+        XCTAssertEqual((1200..<1210).map { ring.sample(channel: 0, at: $0) }, [Float](repeating: 7, count: 10))
+        XCTAssertEqual((1210..<2100).map { ring.sample(channel: 0, at: $0) }, [Float](repeating: 0, count: 890))
+        // A failed fill (-1) writes silence and reports nothing filled.
+        ring.releaseFrames(upTo: 2100)
+        XCTAssertEqual(ring.writeMono(frameCount: 5) { _, _, _ in -1 }, 0)
+        XCTAssertEqual((2100..<2105).map { ring.sample(channel: 0, at: $0) }, [Float](repeating: 0, count: 5))
+    }
+
     /// `copy` across the wrap equals the per-frame samples times the gains (per frame, or one).
     func testCopyAcrossTheWrapAppliesTheGains() {
         let ring = StreamRing(channelCount: 2, minimumCapacity: 1000)

@@ -284,6 +284,29 @@ public final class DelayLine {
         let a = lowPassCoefficient(cutoffTarget)
         let inputTap = tapFrames, outputTap = max(tapFrames, 1)
         var w = writeIndex
+        if inputTap == inputTap.rounded(.down) {
+            // A whole number of frames (a delay time on the frame grid, the usual case): no
+            // interpolation, and the run is cut where a ring index wraps, so the loop walks
+            // plain pointers without masking (the same arithmetic as `steadyTick`).
+            let kIn = Int(inputTap), kOut = Int(outputTap)
+            var i = 0
+            while i < count {
+                let rIn = (w - kIn) & mask, rOut = (w - kOut) & mask
+                // Two-argument mins: the variadic one builds an array (an allocation).
+                let n = min(min(count - i, capacity - w), min(capacity - rIn, capacity - rOut))
+                for j in 0..<n {
+                    y0[i + j] = wholeTick(xs0 + w + j, xs0 + rIn + j, ds0 + rOut + j, ds0 + w + j, x0[i + j], &s0,
+                                          a: a, fb: fb, wet: wet, dry: dry, lowPass: lowPass)
+                    y1[i + j] = wholeTick(xs1 + w + j, xs1 + rIn + j, ds1 + rOut + j, ds1 + w + j, x1[i + j], &s1,
+                                          a: a, fb: fb, wet: wet, dry: dry, lowPass: lowPass)
+                }
+                i += n
+                w = (w + n) & mask
+            }
+            lowPassState[c] = s0
+            lowPassState[c + 1] = s1
+            return
+        }
         for i in 0..<count {
             let v0 = steadyTick(xs0, ds0, x0[i], &s0, at: w, inputTap: inputTap, outputTap: outputTap, a: a, fb: fb,
                                 wet: wet, dry: dry, lowPass: lowPass)
@@ -314,6 +337,24 @@ public final class DelayLine {
             w = (w + 1) & mask
         }
         lowPassState[c] = s
+    }
+
+    /// ``steadyTick(_:_:_:_:at:inputTap:outputTap:a:fb:wet:dry:lowPass:)`` for whole-frame taps,
+    /// its ring positions given as pointers: writes `xn` at `xw`, reads the delayed input at `xr`
+    /// and the delayed output at `dr`, writes the delay's output at `dw`.
+    @inline(__always)
+    private func wholeTick(_ xw: UnsafeMutablePointer<Float>, _ xr: UnsafeMutablePointer<Float>,
+                           _ dr: UnsafeMutablePointer<Float>, _ dw: UnsafeMutablePointer<Float>, _ xn: Float,
+                           _ s: inout Double, a: Double, fb: Double, wet: Double, dry: Double, lowPass: Bool) -> Float {
+        xw.pointee = xn
+        let xd = Double(xr.pointee)
+        let dd = Double(dr.pointee)
+        if lowPass { s += a * (dd - s) } else { s = dd }
+        if abs(s) < 1e-30 { s = 0 }
+        var d = xd + fb * s
+        if abs(d) < 1e-30 { d = 0 }
+        dw.pointee = Float(d)
+        return Float(dry * Double(xn) + wet * d)
     }
 
     /// One frame of one channel in the steady loops: writes `xn` to the input history and the

@@ -308,7 +308,9 @@ public final class Resampler {
             let base = outputBlock + fifoStart * n
             for c in 0..<min(n, output.count) {
                 let dst = output[c] + produced
-                for i in 0..<m { dst[i] = base[i * n + c] }
+                let src = base + c
+                // Wrapping `&*`: no overflow trap per sample (the index stays within the block).
+                for i in 0..<m { dst[i] = src[i &* n] }
             }
             fifoStart += m
             fifoCount -= m

@@ -207,6 +207,32 @@ final class DelayLineTests: XCTestCase {
         }
     }
 
+    /// Whole-frame taps take the steady loop that walks the ring with plain pointers, cut where
+    /// an index wraps: at 1 kHz the ring holds 2048 frames, so 9000 frames wrap it four times,
+    /// in slices of 97 that straddle the wrap. Bit for bit the general loop's output.
+    func testWholeFrameTapsAcrossTheRingsWrapMatchTheGeneralLoopBitForBit() {
+        let rate = 1000.0
+        var seed: UInt64 = 11
+        let x: [Double] = (0..<9000).map { i in
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return i < 7000 ? Double(seed >> 11) / Double(1 << 53) - 0.5 : 0
+        }
+        for (delay, feedback, cutoff) in [(0.25, 70.0, 500.0), (0.003, -50.0, 300.0), (0.0, 30.0, 200.0), (1.999, 60.0, 100.0)] {
+            func render(general: Bool) -> [[Float]] {
+                let line = DelayLine(sampleRate: rate, maximumChannelCount: 2, delayTime: delay, feedback: feedback,
+                                     lowPassCutoff: cutoff, wetDryMix: 60)
+                XCTAssertEqual(line.capacity, 2048)
+                line.testOnly_alwaysGeneralLoop = general
+                return run(x, line: line, slice: 97, channels: 2)
+            }
+            let steady = render(general: false), general = render(general: true)
+            for c in 0..<2 {
+                XCTAssertEqual(steady[c].map(\.bitPattern), general[c].map(\.bitPattern), "delay \(delay) channel \(c)")
+            }
+            if delay >= 0.25 { XCTAssertNotEqual(steady[0][8500], 0, "delay \(delay): echoes past the input's end") }
+        }
+    }
+
     func testParameterGlidesSettleOnTargets() {
         let line = DelayLine(sampleRate: sr, maximumChannelCount: 1, delayTime: 0.001, feedback: 0,
                              lowPassCutoff: sr / 2, wetDryMix: 0)
