@@ -111,9 +111,9 @@ extension CommandLineTests {
         XCTAssertEqual(status, 0, (try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? "")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["graph.json", "played.wav"])
         let read = try AudioFileReader.read(path: dir.appendingPathComponent("played.wav").path)
-        // The output renders whole slices (512 frames): the graph, and so the recorder, ends on
-        // the slice boundary at or after --duration.
-        XCTAssertEqual(read.info.frames, 24_064)
+        // The output renders in quanta sized from its latency that end exactly at --duration
+        // (0.5 s at 48 kHz): the graph, and so the recorder, stops on that frame.
+        XCTAssertEqual(read.info.frames, 24_000)
         let e = SignalMeasurement.worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 440 * Double(n) / 48000) }
         XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
     }
