@@ -20,7 +20,9 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
     static let rampBlock = 16
 
     // MARK: Fixed at creation
-    private let instances: [LV2Instance]
+    /// `var` only so that deinit can release the instances (stop the worker, deactivate,
+    /// cleanup) before the port memory they are connected to is freed.
+    private var instances: [LV2Instance]
     /// The atom port buffers of each instance (same order as `instances`).
     private let atoms: [LV2AtomBuffers]
     private let hasAtoms: Bool
@@ -123,6 +125,9 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
     }
 
     deinit {
+        // The instances first: their release runs the plugin's deactivate and cleanup, which may
+        // still touch the connected ports.
+        instances = []
         controlValues.deallocate()
         silence.deallocate()
         parameterSlice.deallocate()
@@ -180,7 +185,7 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
             }
             start = end
         }
-        if let latencyValue { latencyReport.store(Int(latencyValue.pointee.rounded())) }
+        if let latencyValue { latencyReport.store(LV2World.latencyFrames(reported: latencyValue.pointee)) }
         var silent = true
         for c in 0..<out.channelCount where silent {
             let p = out.channel(c)

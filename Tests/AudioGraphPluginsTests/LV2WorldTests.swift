@@ -53,4 +53,18 @@ final class LV2WorldTests: XCTestCase {
         }
         XCTAssertThrowsError(try world.instantiate(uri: uri, sampleRate: 48000))
     }
+
+    /// Review item 2: whatever a plugin writes into its latency port becomes a frame count
+    /// without trapping (the kernel called Int(x.rounded()) on it, which traps on NaN, ∞, 1e30).
+    func testReportedLatencyValuesNeverTrap() {
+        XCTAssertEqual(LV2World.latencyFrames(reported: 479.6), 480)
+        XCTAssertEqual(LV2World.latencyFrames(reported: 0), 0)
+        XCTAssertEqual(LV2World.latencyFrames(reported: -12), 0)
+        XCTAssertEqual(LV2World.latencyFrames(reported: .nan), 0)
+        XCTAssertEqual(LV2World.latencyFrames(reported: -.infinity), 0)
+        XCTAssertEqual(LV2World.latencyFrames(reported: .infinity), LV2World.maximumReportedLatency)
+        XCTAssertEqual(LV2World.latencyFrames(reported: 1e30), LV2World.maximumReportedLatency)
+        XCTAssertEqual(LV2World.latencyFrames(reported: Float(LV2World.maximumReportedLatency) - 1),
+                       LV2World.maximumReportedLatency - 1)
+    }
 }
