@@ -1,5 +1,6 @@
 // The catalogue of installed LV2 plugins (one lilv world) and where plugin instances are made.
 import CLilv
+import AudioGraphCore
 import Synchronization
 
 /// The installed LV2 plugins, found through lilv on the LV2 path (`LV2_PATH`, else lilv's
@@ -12,8 +13,8 @@ import Synchronization
 public final class LV2World: @unchecked Sendable {
     // MARK: Guarded by `lock`
     private let world: OpaquePointer
-    private let lock = Mutex(())
-    private let cache = Mutex<[String: LV2PluginInfo]>([:])
+    private let lock = ControlLock(())
+    private let cache = ControlLock<[String: LV2PluginInfo]>([:])
 
     // MARK: Shared (thread-safe itself)
     /// The URI↔URID table behind the `urid:map`/`urid:unmap` features of every instance made here.
