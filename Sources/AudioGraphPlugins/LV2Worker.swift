@@ -68,21 +68,30 @@ final class LV2Worker: @unchecked Sendable {
         responseScratch.deallocate()
     }
 
+    /// What ``attach(interface:handle:)`` found.
+    enum AttachResult: Equatable {
+        case attached
+        /// The plugin has no worker interface (it would never get its work done).
+        case noInterface
+        /// `pthread_create` failed with this error number.
+        case threadNotCreated(Int32)
+    }
+
     /// Reads the plugin's worker interface and starts the worker thread. Control thread, once,
-    /// after instantiate. Returns false when the plugin has no worker interface (it then never
-    /// gets its work done: the caller refuses it).
-    func attach(interface: UnsafeRawPointer?, handle: LV2_Handle?) -> Bool {
-        guard let interface else { return false }
+    /// after instantiate. Anything but `.attached`: the caller refuses the plugin.
+    func attach(interface: UnsafeRawPointer?, handle: LV2_Handle?) -> AttachResult {
+        guard let interface else { return .noInterface }
         self.interface = interface.assumingMemoryBound(to: LV2_Worker_Interface.self)
         self.handle = handle
         var t = pthread_t()
         let context = Unmanaged.passUnretained(self).toOpaque()
-        guard pthread_create(&t, nil, { context in
+        let created = pthread_create(&t, nil, { context in
             Unmanaged<LV2Worker>.fromOpaque(context!).takeUnretainedValue().workLoop()
             return nil
-        }, context) == 0 else { return false }
+        }, context)
+        guard created == 0 else { return .threadNotCreated(created) }
         thread = t
-        return true
+        return .attached
     }
 
     /// Stops and joins the worker thread (pending requests are dropped). Control thread.

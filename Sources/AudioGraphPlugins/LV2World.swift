@@ -1,5 +1,6 @@
 // The catalogue of installed LV2 plugins (one lilv world) and where plugin instances are made.
 import CLilv
+import Glibc
 import AudioGraphCore
 import Synchronization
 
@@ -78,10 +79,17 @@ public final class LV2World: @unchecked Sendable {
             return lilv_plugin_instantiate(plugin, sampleRate, features.list)
         }
         guard let instance else { throw .instantiationFailed(uri: uri, sampleRate: sampleRate) }
-        if let worker, !worker.attach(interface: lilv_instance_get_extension_data(instance, LV2URI.workerInterface),
-                                      handle: lilv_instance_get_handle(instance)) {
-            lilv_instance_free(instance)
-            throw .missingFeature(uri: uri, feature: LV2URI.workerInterface)
+        if let worker {
+            switch worker.attach(interface: lilv_instance_get_extension_data(instance, LV2URI.workerInterface),
+                                 handle: lilv_instance_get_handle(instance)) {
+            case .attached: break
+            case .noInterface:
+                lilv_instance_free(instance)
+                throw .missingFeature(uri: uri, feature: LV2URI.workerInterface)
+            case .threadNotCreated(let code):
+                lilv_instance_free(instance)
+                throw .workerThreadFailed(uri: uri, reason: String(cString: strerror(code)))
+            }
         }
         return LV2Instance(instance: instance, info: info, world: self, features: features, worker: worker)
     }
