@@ -28,6 +28,9 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
     private let hasAtoms: Bool
     /// Parameter indices of the control inputs, in port order; `controlValues` follows it.
     private let controlCount: Int
+    /// Which control inputs are `lv2:toggled` / `lv2:integer` (their values are quantised).
+    private let controlToggled: [Bool]
+    private let controlInteger: [Bool]
     private let bypassIndex: Int?
     private let inputsPerInstance: Int
     private let outputsPerInstance: Int
@@ -56,6 +59,8 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
         instances = made
         let controls = plugin.controlInputs
         controlCount = controls.count
+        controlToggled = controls.map(\.isToggled)
+        controlInteger = controls.map(\.isInteger)
         bypassIndex = node.parameterIndex(of: ParameterAddress(name: LV2Node.bypassName)).flatMap { $0 >= controls.count ? $0 : nil }
         inputsPerInstance = plugin.audioInputs.count
         outputsPerInstance = plugin.audioOutputs.count
@@ -64,7 +69,7 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
 
         controlValues = .allocate(capacity: max(1, controls.count))
         // The node's parameters start with the control inputs, in port order.
-        for k in controls.indices { (controlValues + k).initialize(to: Float(node.parameters[k].value)) }
+        for k in controls.indices { (controlValues + k).initialize(to: controls[k].hostValue(Float(node.parameters[k].value))) }
         inputScratch = ChannelBufferStorage(channelCount: count * plugin.audioInputs.count, capacity: frames)
         outputScratch = ChannelBufferStorage(channelCount: count * plugin.audioOutputs.count, capacity: frames)
         silence = .allocate(capacity: frames)
@@ -169,7 +174,7 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
                     }
                 }
             } else {
-                for k in 0..<controlCount { controlValues[k] = parameterSlice[k][start] }
+                for k in 0..<controlCount { controlValues[k] = LV2PortInfo.hostValue(parameterSlice[k][start], toggled: controlToggled[k], integer: controlInteger[k]) }
                 for c in 0..<inScratch.channelCount {
                     if let input, !input.isSilent, c < input.channelCount {
                         inScratch.channel(c).update(from: input.buffer.channel(c) + start, count: length)

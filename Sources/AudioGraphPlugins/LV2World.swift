@@ -116,7 +116,7 @@ public final class LV2World: @unchecked Sendable {
 
         let classes = [LV2URI.audioPort, LV2URI.controlPort, LV2URI.cvPort, LV2URI.atomPort, LV2URI.eventPort,
                        LV2URI.inputPort, LV2URI.reportsLatency, LV2URI.connectionOptional, LV2URI.toggled,
-                       LV2URI.hardRTCapable, LV2URI.core + "pluginProperty"]
+                       LV2URI.hardRTCapable, LV2URI.core + "pluginProperty", LV2URI.integer]
             .map { (uri: String) -> OpaquePointer? in lilv_new_uri(world, uri) }
         defer { classes.forEach { lilv_node_free($0) } }
         let (audio, control, cv, atom, event, input, latency, optional, toggled) =
@@ -151,7 +151,8 @@ public final class LV2World: @unchecked Sendable {
                 minimum: bound(minimum[index]), maximum: bound(maximum[index]), defaultValue: bound(defaults[index]),
                 isOptional: lilv_port_has_property(plugin, port, optional),
                 reportsLatency: lilv_port_has_property(plugin, port, latency),
-                isToggled: lilv_port_has_property(plugin, port, toggled)))
+                isToggled: lilv_port_has_property(plugin, port, toggled),
+                isInteger: lilv_port_has_property(plugin, port, classes[11])))
         }
 
         var required: [String] = []
