@@ -23,6 +23,12 @@ import Synchronization
 /// controls sample-exactly: a slice whose values change mid-way is run in pieces at the frames
 /// where they change. While a parameter ramps (changes at every frame) the plugin runs in
 /// sub-blocks of ``LV2Kernel/rampBlock`` (16) frames, each with the values of its first frame.
+/// Integer controls get rounded values and toggled ones 0 or 1 (at 0.5), ramps included.
+///
+/// Stop and start: the instances keep their state (a plugin reverb's tail or a delay's buffer
+/// plays on after `start()`, unlike the built-in reverb, which clears its tail): LV2's
+/// `deactivate`/`activate` reset may not run on the render thread, where a node's start runs.
+/// `uninitialize()` + `initialize()` makes fresh instances.
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread;
 /// ``latencyFrames`` may be read from any thread.
