@@ -72,13 +72,7 @@ final class VarispeedKernel: NodeKernel, @unchecked Sendable {
             while done < count {
                 let m = min(limit, count - done)
                 let input = inputs.pull(0, frameCount: m)
-                for c in 0..<buffers.count {
-                    if let input, !input.isSilent, c < input.channelCount {
-                        (buffers[c] + done).update(from: input.buffer.channel(c), count: m)
-                    } else {
-                        (buffers[c] + done).update(repeating: 0, count: m)
-                    }
-                }
+                for c in 0..<buffers.count { InputBuffer.copyChannel(c, of: input, to: buffers[c] + done, count: m) }
                 done += m
             }
         }

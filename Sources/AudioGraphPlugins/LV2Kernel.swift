@@ -167,20 +167,12 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
             if let bypassIndex, parameterSlice[bypassIndex][start] >= 0.5 {
                 // Bypassed: the input's channels pass to the output's, the plugin does not run.
                 for c in 0..<out.channelCount {
-                    if let input, !input.isSilent, c < input.channelCount {
-                        (out.channel(c) + start).update(from: input.buffer.channel(c) + start, count: length)
-                    } else {
-                        (out.channel(c) + start).update(repeating: 0, count: length)
-                    }
+                    InputBuffer.copyChannel(c, of: input, from: start, to: out.channel(c) + start, count: length)
                 }
             } else {
                 for k in 0..<controlCount { controlValues[k] = LV2PortInfo.hostValue(parameterSlice[k][start], toggled: controlToggled[k], integer: controlInteger[k]) }
                 for c in 0..<inScratch.channelCount {
-                    if let input, !input.isSilent, c < input.channelCount {
-                        inScratch.channel(c).update(from: input.buffer.channel(c) + start, count: length)
-                    } else {
-                        inScratch.channel(c).update(repeating: 0, count: length)
-                    }
+                    InputBuffer.copyChannel(c, of: input, from: start, to: inScratch.channel(c), count: length)
                 }
                 if hasAtoms { for i in 0..<atoms.count { atoms[i].prepare() } }
                 for i in 0..<instances.count { instances[i].run(frameCount: length) }
@@ -191,12 +183,7 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
             start = end
         }
         if let latencyValue { latencyReport.store(LV2World.latencyFrames(reported: latencyValue.pointee)) }
-        var silent = true
-        for c in 0..<out.channelCount where silent {
-            let p = out.channel(c)
-            for i in 0..<n where p[i] != 0 { silent = false; break }
-        }
-        outputIsSilent[0] = silent
+        outputIsSilent[0] = InputBuffer.isAllZero(out, frameCount: n)
     }
 
     /// Whether every parameter has the same value at frames `a` and `b` of the slice. Real-time safe.

@@ -230,14 +230,14 @@ final class TimePitchStretcher: @unchecked Sendable {
         }
     }
 
-    /// Moves `frameCount` frames (at most ``level``) from the FIFO to `output`'s channels
-    /// (channels beyond ``channelCount`` are left alone). Real-time safe.
+    /// Moves `frameCount` frames (at most ``level``) from the FIFO to `output`'s channels from
+    /// frame `offset` on (channels beyond ``channelCount`` are left alone). Real-time safe.
     @inline(__always)
-    func read(into output: ChannelBufferList, frameCount n: Int) {
+    func read(into output: ChannelBufferList, at offset: Int = 0, frameCount n: Int) {
         let rest = level - n
         for c in 0..<min(channelCount, output.channelCount) {
             let f = fifo.list.channel(c)
-            output.channel(c).update(from: f, count: n)
+            (output.channel(c) + offset).update(from: f, count: n)
             // memmove: the regions overlap.
             if rest > 0 { UnsafeMutableRawPointer(f).copyMemory(from: f + n, byteCount: rest * MemoryLayout<Float>.stride) }
         }
