@@ -42,7 +42,8 @@ public final class VariableRateResampler {
     static let kaiserBeta = 9.7
     /// The cutoff as a fraction of the (output-limited) Nyquist frequency.
     public static let bandwidth = 0.95
-    /// The rates it accepts (others are clamped).
+    /// The rates it accepts (others are clamped). The varispeed's `rate` parameter has this
+    /// range in the node schema (VarispeedNodeTests checks that they agree).
     public static let rateRange: ClosedRange<Double> = 0.25...4
 
     /// Input frames the kernel reaches on each side of the position at `rate`.
