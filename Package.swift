@@ -61,7 +61,7 @@ let package = Package(
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CPulse", "CPulseShim"]),
         // Plugin hosting: the LV2 catalogue and the lv2 node. Its own module so that only it links
         // lilv and loads foreign binaries.
-        .target(name: "AudioGraphPlugins", dependencies: ["AudioGraphCore", "CLilv"]),
+        .target(name: "AudioGraphPlugins", dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CLilv"]),
         // The graph-file format: JSON parser, reader, schema, checker, errors, and the factory
         // that turns node descriptions into stock nodes.
         .target(name: "AudioGraphDescription",

@@ -114,15 +114,17 @@ public final class AudioGraph: @unchecked Sendable {
     /// or initialized between offline render calls); the current plan is recompiled for it.
     public var renderThreadCount: Int { control.withLock { _ in renderThreads } }
 
-    /// Sets ``renderThreadCount`` (values below 1 mean 1). Throws `invalidState` while running.
+    /// Sets ``renderThreadCount`` (values below 1 mean 1). Throws `invalidState` while running,
+    /// `renderThreadsUnavailable` when the worker threads cannot be created (the count is unchanged).
     /// Control thread (the offline render thread, between render calls).
     public func setRenderThreadCount(_ count: Int) throws(AudioGraphError) {
         let count = max(1, count)
         try control.withLock { _ throws(AudioGraphError) in
             guard state != .running else { throw .invalidState("set the render thread count while the graph is stopped") }
             guard count != renderThreads else { return }
+            let pool = count > 1 ? try RenderWorkerPool(threadCount: count) : nil
             renderThreads = count
-            workerPool = count > 1 ? RenderWorkerPool(threadCount: count) : nil
+            workerPool = pool
             if state == .initialized { publishCommands([]) }
         }
     }

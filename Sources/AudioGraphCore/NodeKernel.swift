@@ -156,6 +156,9 @@ public struct RenderInputs {
     @inline(__always)
     public func pull(_ bus: Int, frameCount: Int) -> InputBuffer? {
         guard bus >= 0 && bus < count else { return nil }
+        // As AudioGraph.render(frameCount:): the adapters' buffers hold maximumFramesPerSlice frames.
+        precondition(frameCount >= 0 && frameCount <= plan.entries[0].kernel.maximumFramesPerSlice,
+                     "RenderInputs.pull(_:frameCount:): \(frameCount) frames exceeds maximumFramesPerSlice")
         return plan.pullInput(first + bus, RenderContext(sampleTime: context.sampleTime, frameCount: frameCount,
                                                          sampleRate: context.sampleRate))
     }

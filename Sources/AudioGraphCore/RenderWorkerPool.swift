@@ -37,6 +37,9 @@ final class RenderWorkerPool: @unchecked Sendable {
     /// Called on each worker thread as it starts (true) and before it ends (false): tests turn
     /// on allocation counting there. Set before the graph creates its pool.
     static let testOnly_workerThreadHook = Mutex<(@Sendable (Bool) -> Void)?>(nil)
+    /// Tests: worker creation fails (EAGAIN, as pthread_create reports too many threads) after
+    /// this many workers; nil: never. (As root, RLIMIT_NPROC cannot make it fail for real.)
+    static let testOnly_workerCreationLimit = Mutex<Int?>(nil)
 
     /// State the workers and the render thread share.
     private final class Shared: @unchecked Sendable {
@@ -76,28 +79,41 @@ final class RenderWorkerPool: @unchecked Sendable {
     private static let spinIterations = 4000
 
     /// Starts `threadCount - 1` worker threads. Control thread.
-    init(threadCount: Int) {
+    ///
+    /// - Throws: `.renderThreadsUnavailable` when a thread cannot be created (the ones already
+    ///   started are stopped and joined).
+    init(threadCount: Int) throws(AudioGraphError) {
         precondition(threadCount >= 2, "a worker pool needs at least two render threads")
         self.threadCount = threadCount
         shared = Shared(workerCount: threadCount - 1)
         let hook = Self.testOnly_workerThreadHook.withLock { $0 }
+        let limit = Self.testOnly_workerCreationLimit.withLock { $0 }
         for w in 0..<(threadCount - 1) {
-            let arg = Unmanaged.passRetained(WorkerArgument(shared: shared, index: w, hook: hook)).toOpaque()
+            let argument = WorkerArgument(shared: shared, index: w, hook: hook)
+            let arg = Unmanaged.passRetained(argument).toOpaque()
             var thread = pthread_t()
-            let created = pthread_create(&thread, nil, { raw in
+            let created = w >= (limit ?? .max) ? EAGAIN : pthread_create(&thread, nil, { raw in
                 let a = Unmanaged<WorkerArgument>.fromOpaque(raw!).takeRetainedValue()
                 RenderWorkerPool.workerLoop(a)
                 return nil
             }, arg)
-            precondition(created == 0, "pthread_create failed for a render worker")
+            guard created == 0 else {
+                Unmanaged<WorkerArgument>.fromOpaque(arg).release()
+                stopWorkers()
+                throw .renderThreadsUnavailable(requested: threadCount, reason: String(cString: strerror(created)))
+            }
             threads.append(thread)
         }
     }
 
-    deinit {
+    deinit { stopWorkers() }
+
+    /// Stops and joins the workers started so far. Control thread; idempotent.
+    private func stopWorkers() {
         shared.stopRequested.store(true, ordering: .releasing)
-        for w in 0..<shared.workerCount { sem_post(shared.start + w) }
+        for w in 0..<threads.count { sem_post(shared.start + w) }
         for t in threads { pthread_join(t, nil) }
+        threads = []
     }
 
     /// Groups of units the workers rendered since the pool started. Any thread.

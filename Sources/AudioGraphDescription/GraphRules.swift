@@ -135,7 +135,7 @@ public enum GraphRules {
         case .busOutOfRange(let id, _, _, _), .inputAlreadyConnected(let id, _), .inputNotConnected(let id, _),
              .parameterNotFound(let id, _), .parameterOutOfRange(let id, _, _, _), .invalidProperty(let id, _, _):
             return node(id)
-        case .outputNodeCount, .invalidState, .notSupportedYet:
+        case .outputNodeCount, .invalidState, .notSupportedYet, .renderThreadsUnavailable:
             return "nodes"
         }
     }

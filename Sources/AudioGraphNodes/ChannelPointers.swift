@@ -53,10 +53,7 @@ final class ChannelPointers: @unchecked Sendable {
     @inline(__always) @discardableResult
     static func loadInput(_ input: InputBuffer?, into output: ChannelBufferList, frameCount n: Int) -> Bool {
         if let input, !input.isSilent {
-            for c in 0..<output.channelCount {
-                if c < input.channelCount { output.channel(c).update(from: input.buffer.channel(c), count: n) }
-                else { output.channel(c).update(repeating: 0, count: n) }
-            }
+            for c in 0..<output.channelCount { InputBuffer.copyChannel(c, of: input, to: output.channel(c), count: n) }
             return false
         }
         output.clear(frameCount: n)
@@ -66,10 +63,6 @@ final class ChannelPointers: @unchecked Sendable {
     /// True when the first `frameCount` frames of every channel of `buffer` are zero.
     @inline(__always)
     static func isAllZero(_ buffer: ChannelBufferList, frameCount n: Int) -> Bool {
-        for c in 0..<buffer.channelCount {
-            let y = buffer.channel(c)
-            for i in 0..<n where y[i] != 0 { return false }
-        }
-        return true
+        InputBuffer.isAllZero(buffer, frameCount: n)
     }
 }

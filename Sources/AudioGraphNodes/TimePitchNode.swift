@@ -7,7 +7,9 @@ import AudioGraphCore
 /// Parameters: `rate` (playback rate, 1/32...32, 1: at 2 the input plays twice as fast, half as
 /// long, same pitch), `pitch` (cents, -2400...2400, 0), `overlap` (3...32, 8: rubberband's
 /// analysis window, chosen when the kernel is made — a change takes effect at the next
-/// initialize), `bypass` (0/1: the input passes unchanged, 1:1 on its own timeline).
+/// initialize), `bypass` (0/1: the input passes unchanged, 1:1 on its own timeline; read at
+/// the first frame of each 256-frame block of output, so bypass automation too is slice-size
+/// independent).
 ///
 /// Input timeline: the node pulls its input on the input's own timeline
 /// (``GraphNode/pullsInputsOnTheirOwnTimeline``, a ``TimelineInputAdapter``), as many frames as
@@ -70,6 +72,11 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     private let blockTable: UnsafeMutablePointer<UnsafePointer<Float>>
     /// Rubberband must start over (at start, after bypass).
     private var needsPrime = true
+    /// Output frames rendered since start: `bypass` is read where this is a multiple of
+    /// ``TimePitchNode/blockSize`` and holds for that block of output.
+    private var outputFrame: Int64 = 0
+    /// Whether the current output block is bypassed.
+    private var blockBypassed = false
 
     // MARK: Fixed at creation
     private let channelCount: Int
@@ -101,6 +108,7 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     override func start(atSampleTime sampleTime: Int64) {
         super.start(atSampleTime: sampleTime)
         needsPrime = true
+        outputFrame = 0
     }
 
     /// Fills the input block from the input's own timeline (silence where there is none).
@@ -111,14 +119,7 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         while done < b {
             let m = min(b - done, maximumFramesPerSlice)
             let input = inputs.pull(0, frameCount: m)
-            for c in 0..<channelCount {
-                let dst = block.list.channel(c) + done
-                if let input, !input.isSilent, c < input.channelCount {
-                    dst.update(from: input.buffer.channel(c), count: m)
-                } else {
-                    dst.update(repeating: 0, count: m)
-                }
-            }
+            for c in 0..<channelCount { InputBuffer.copyChannel(c, of: input, to: block.list.channel(c) + done, count: m) }
             done += m
         }
     }
@@ -129,34 +130,54 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         let rate = parameterValues(rateIndex, context)
         let pitch = parameterValues(pitchIndex, context)
         let bypass = parameterValues(bypassIndex, context)
-
-        if bypass[0] >= 0.5 {
-            // 1:1 on the input's own timeline; rubberband starts over when bypass ends.
-            needsPrime = true
-            let silent = ChannelPointers.loadInput(inputs.pull(0, frameCount: n), into: out, frameCount: n)
-            outputIsSilent[0] = silent
-            return
+        let b = TimePitchNode.blockSize
+        // In pieces that end at the output's block boundaries, where `bypass` is read: bypass
+        // automation lands on the same frames whatever the slice size.
+        var s = 0
+        while s < n {
+            let into = Int(outputFrame % Int64(b))
+            if into == 0 { blockBypassed = bypass[s] >= 0.5 }
+            let e = min(n, s + b - into)
+            if blockBypassed {
+                // 1:1 on the input's own timeline; rubberband starts over when bypass ends.
+                needsPrime = true
+                let input = inputs.pull(0, frameCount: e - s)
+                for c in 0..<out.channelCount {
+                    InputBuffer.copyChannel(c, of: input, to: out.channel(c) + s, count: e - s)
+                }
+            } else {
+                renderStretched(from: s, to: e, rate: rate, pitch: pitch, inputs: inputs)
+            }
+            outputFrame += Int64(e - s)
+            s = e
         }
+        outputIsSilent[0] = ChannelPointers.isAllZero(out, frameCount: n)
+    }
+
+    /// Output frames `s..<e` of the slice from rubberband. Real-time safe.
+    @inline(__always)
+    private func renderStretched(from s: Int, to e: Int, rate: ParameterValues, pitch: ParameterValues, inputs: RenderInputs) {
+        let out = outputs[0]
+        let length = e - s
         if needsPrime {
-            stretcher.prime(rate: Double(rate[0]), cents: Double(pitch[0]))
+            stretcher.prime(rate: Double(rate[s]), cents: Double(pitch[s]))
             needsPrime = false
         }
         // Each block's ratios are the parameters at the output frame where its output begins
         // (the FIFO's level): the same frames whatever the slice size.
         var feeds = 0
-        let maximumFeeds = 64 + (n * 40) / TimePitchNode.blockSize
-        while stretcher.level < n && feeds < maximumFeeds {
-            let at = stretcher.level
+        let maximumFeeds = 64 + (length * 40) / TimePitchNode.blockSize
+        while stretcher.level < length && feeds < maximumFeeds {
+            let at = s + stretcher.level
             stretcher.setRatios(rate: Double(rate[at]), cents: Double(pitch[at]))
             fillBlock(inputs)
             stretcher.process(blockTable, frameCount: TimePitchNode.blockSize)
             feeds += 1
         }
-        let got = min(n, stretcher.level)
-        stretcher.read(into: out, frameCount: got)
-        if got < n {
-            for c in 0..<out.channelCount { (out.channel(c) + got).update(repeating: 0, count: n - got) }
+        let got = min(length, stretcher.level)
+        stretcher.read(into: out, at: s, frameCount: got)
+        if got < length {
+            for c in 0..<out.channelCount { (out.channel(c) + s + got).update(repeating: 0, count: length - got) }
         }
-        outputIsSilent[0] = ChannelPointers.isAllZero(out, frameCount: n)
     }
 }

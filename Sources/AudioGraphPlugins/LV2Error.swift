@@ -15,6 +15,9 @@ public enum LV2Error: Error, Sendable, Hashable, CustomStringConvertible {
     case noAudioOutput(uri: String)
     /// `lilv_plugin_instantiate` returned nothing (the plugin's binary failed to load or refused the rate).
     case instantiationFailed(uri: String, sampleRate: Double)
+    /// The thread that does a worker plugin's work could not be started (`reason`: the
+    /// system's error).
+    case workerThreadFailed(uri: String, reason: String)
 
     public var description: String {
         switch self {
@@ -28,6 +31,8 @@ public enum LV2Error: Error, Sendable, Hashable, CustomStringConvertible {
             return "LV2 plugin <\(uri)> has no audio output port, so it cannot be a node of the graph"
         case let .instantiationFailed(uri, rate):
             return "LV2 plugin <\(uri)> could not be instantiated at \(rate) Hz"
+        case let .workerThreadFailed(uri, reason):
+            return "LV2 plugin <\(uri)>: its worker thread could not be started: \(reason)"
         }
     }
 }

@@ -7,8 +7,9 @@ import Glibc
 ///
 /// The options are `bufsz:minBlockLength` (1: the host splits a slice where a parameter
 /// changes and runs ramps in sub-blocks, so any length from 1 up may occur),
-/// `bufsz:maxBlockLength` and `bufsz:nominalBlockLength` (both the graph's maximum frames per
-/// slice: a run never exceeds it, and a slice without changes is run whole),
+/// `bufsz:maxBlockLength` (the graph's maximum frames per slice: a run never exceeds it),
+/// no `bufsz:nominalBlockLength` (there is no typical length: offline a slice without changes
+/// runs whole, live the output renders small quanta of the latency, ramps run in sub-blocks),
 /// `bufsz:sequenceSize` (the bytes of an atom output port's buffer) and `param:sampleRate`.
 /// `boundedBlockLength` promises exactly these bounds, which the host keeps.
 ///
@@ -35,12 +36,12 @@ final class LV2InstanceFeatures: @unchecked Sendable {
     /// `worker:schedule` when `worker` is given.
     init(map: LV2URIDMap, sampleRate: Double, maximumFrames: Int, worker: LV2Worker? = nil) {
         self.map = map
-        intValues = .allocate(capacity: 4)
-        intValues.initialize(from: [1, Int32(maximumFrames), Int32(maximumFrames), Int32(Self.sequenceSize)], count: 4)
+        intValues = .allocate(capacity: 3)
+        intValues.initialize(from: [1, Int32(maximumFrames), Int32(Self.sequenceSize)], count: 3)
         rateValue = .allocate(capacity: 1)
         rateValue.initialize(to: Float(sampleRate))
         let intType = map.map(LV2URI.atomInt), floatType = map.map(LV2URI.atomFloat)
-        let keys = [LV2URI.minBlockLength, LV2URI.maxBlockLength, LV2URI.nominalBlockLength, LV2URI.sequenceSize]
+        let keys = [LV2URI.minBlockLength, LV2URI.maxBlockLength, LV2URI.sequenceSize]
         options = .allocate(capacity: keys.count + 2)
         for (i, key) in keys.enumerated() {
             (options + i).initialize(to: LV2_Options_Option(

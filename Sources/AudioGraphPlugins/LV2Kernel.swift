@@ -20,12 +20,17 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
     static let rampBlock = 16
 
     // MARK: Fixed at creation
-    private let instances: [LV2Instance]
+    /// `var` only so that deinit can release the instances (stop the worker, deactivate,
+    /// cleanup) before the port memory they are connected to is freed.
+    private var instances: [LV2Instance]
     /// The atom port buffers of each instance (same order as `instances`).
     private let atoms: [LV2AtomBuffers]
     private let hasAtoms: Bool
     /// Parameter indices of the control inputs, in port order; `controlValues` follows it.
     private let controlCount: Int
+    /// Which control inputs are `lv2:toggled` / `lv2:integer` (their values are quantised).
+    private let controlToggled: [Bool]
+    private let controlInteger: [Bool]
     private let bypassIndex: Int?
     private let inputsPerInstance: Int
     private let outputsPerInstance: Int
@@ -54,6 +59,8 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
         instances = made
         let controls = plugin.controlInputs
         controlCount = controls.count
+        controlToggled = controls.map(\.isToggled)
+        controlInteger = controls.map(\.isInteger)
         bypassIndex = node.parameterIndex(of: ParameterAddress(name: LV2Node.bypassName)).flatMap { $0 >= controls.count ? $0 : nil }
         inputsPerInstance = plugin.audioInputs.count
         outputsPerInstance = plugin.audioOutputs.count
@@ -62,7 +69,7 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
 
         controlValues = .allocate(capacity: max(1, controls.count))
         // The node's parameters start with the control inputs, in port order.
-        for k in controls.indices { (controlValues + k).initialize(to: Float(node.parameters[k].value)) }
+        for k in controls.indices { (controlValues + k).initialize(to: controls[k].hostValue(Float(node.parameters[k].value))) }
         inputScratch = ChannelBufferStorage(channelCount: count * plugin.audioInputs.count, capacity: frames)
         outputScratch = ChannelBufferStorage(channelCount: count * plugin.audioOutputs.count, capacity: frames)
         silence = .allocate(capacity: frames)
@@ -123,6 +130,9 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
     }
 
     deinit {
+        // The instances first: their release runs the plugin's deactivate and cleanup, which may
+        // still touch the connected ports.
+        instances = []
         controlValues.deallocate()
         silence.deallocate()
         parameterSlice.deallocate()
@@ -157,20 +167,12 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
             if let bypassIndex, parameterSlice[bypassIndex][start] >= 0.5 {
                 // Bypassed: the input's channels pass to the output's, the plugin does not run.
                 for c in 0..<out.channelCount {
-                    if let input, !input.isSilent, c < input.channelCount {
-                        (out.channel(c) + start).update(from: input.buffer.channel(c) + start, count: length)
-                    } else {
-                        (out.channel(c) + start).update(repeating: 0, count: length)
-                    }
+                    InputBuffer.copyChannel(c, of: input, from: start, to: out.channel(c) + start, count: length)
                 }
             } else {
-                for k in 0..<controlCount { controlValues[k] = parameterSlice[k][start] }
+                for k in 0..<controlCount { controlValues[k] = LV2PortInfo.hostValue(parameterSlice[k][start], toggled: controlToggled[k], integer: controlInteger[k]) }
                 for c in 0..<inScratch.channelCount {
-                    if let input, !input.isSilent, c < input.channelCount {
-                        inScratch.channel(c).update(from: input.buffer.channel(c) + start, count: length)
-                    } else {
-                        inScratch.channel(c).update(repeating: 0, count: length)
-                    }
+                    InputBuffer.copyChannel(c, of: input, from: start, to: inScratch.channel(c), count: length)
                 }
                 if hasAtoms { for i in 0..<atoms.count { atoms[i].prepare() } }
                 for i in 0..<instances.count { instances[i].run(frameCount: length) }
@@ -180,13 +182,8 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
             }
             start = end
         }
-        if let latencyValue { latencyReport.store(Int(latencyValue.pointee.rounded())) }
-        var silent = true
-        for c in 0..<out.channelCount where silent {
-            let p = out.channel(c)
-            for i in 0..<n where p[i] != 0 { silent = false; break }
-        }
-        outputIsSilent[0] = silent
+        if let latencyValue { latencyReport.store(LV2World.latencyFrames(reported: latencyValue.pointee)) }
+        outputIsSilent[0] = InputBuffer.isAllZero(out, frameCount: n)
     }
 
     /// Whether every parameter has the same value at frames `a` and `b` of the slice. Real-time safe.

@@ -49,13 +49,20 @@ final class LV2MessageRing: @unchecked Sendable {
         return fits ? size : 0
     }
 
+    /// Copies `count` bytes into the ring at byte `position` (mod capacity): at most two copies,
+    /// split where the ring wraps.
     private func copyIn(_ source: UnsafeRawPointer, count: Int, at position: Int) {
-        let s = source.assumingMemoryBound(to: UInt8.self)
-        for i in 0..<count { bytes[(position + i) % capacity] = s[i] }
+        let start = position % capacity
+        let first = min(count, capacity - start)
+        UnsafeMutableRawPointer(bytes + start).copyMemory(from: source, byteCount: first)
+        if count > first { UnsafeMutableRawPointer(bytes).copyMemory(from: source + first, byteCount: count - first) }
     }
 
+    /// Copies `count` bytes out of the ring from byte `position` (mod capacity), as `copyIn`.
     private func copyOut(_ destination: UnsafeMutableRawPointer, count: Int, at position: Int) {
-        let d = destination.assumingMemoryBound(to: UInt8.self)
-        for i in 0..<count { d[i] = bytes[(position + i) % capacity] }
+        let start = position % capacity
+        let first = min(count, capacity - start)
+        destination.copyMemory(from: bytes + start, byteCount: first)
+        if count > first { (destination + first).copyMemory(from: bytes, byteCount: count - first) }
     }
 }

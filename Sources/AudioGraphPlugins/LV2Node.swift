@@ -1,5 +1,6 @@
 // A graph node hosting an LV2 plugin: audio ports as bus channels, control inputs as parameters.
 import AudioGraphCore
+import AudioGraphRealtime
 import Glibc
 import Synchronization
 
@@ -16,13 +17,19 @@ import Synchronization
 /// (``LV2Error/unsupportedPort(uri:symbol:kind:)``). The plugin gets the features of
 /// ``LV2InstanceFeatures`` (URID map/unmap, options, bounded block length 1...maximum frames
 /// per slice). A plugin that does not declare `lv2:hardRTCapable` still runs, with a one-line
-/// warning on stderr when the node is made (``hardRTWarning(id:plugin:)``).
+/// warning on stderr when the node is first made (``hardRTWarning(id:plugin:)``; once per node id and plugin in a process).
 ///
 /// Instances are made, connected and activated at initialize (``makeKernel(maximumFramesPerSlice:)``),
 /// on the control thread; the render thread only runs them. Parameter steps change the plugin's
 /// controls sample-exactly: a slice whose values change mid-way is run in pieces at the frames
 /// where they change. While a parameter ramps (changes at every frame) the plugin runs in
 /// sub-blocks of ``LV2Kernel/rampBlock`` (16) frames, each with the values of its first frame.
+/// Integer controls get rounded values and toggled ones 0 or 1 (at 0.5), ramps included.
+///
+/// Stop and start: the instances keep their state (a plugin reverb's tail or a delay's buffer
+/// plays on after `start()`, unlike the built-in reverb, which clears its tail): LV2's
+/// `deactivate`/`activate` reset may not run on the render thread, where a node's start runs.
+/// `uninitialize()` + `initialize()` makes fresh instances.
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread;
 /// ``latencyFrames`` may be read from any thread.
@@ -48,10 +55,18 @@ public final class LV2Node: GraphNode, @unchecked Sendable {
         super.init(id: id, typeName: "lv2", inputBusCount: 1, outputBusCount: 1,
                    parameters: Self.parameterInfos(plugin))
         if !plugin.isHardRTCapable {
-            let line = Self.hardRTWarning(id: id, plugin: plugin) + "\n"
-            _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+            // Once per node and plugin in a process: loading a graph file makes each node twice
+            // (the validator runs the engine's rules on real nodes, then the graph is built).
+            let key = id + " " + plugin.uri
+            if Self.warned.withLock({ $0.insert(key).inserted }) {
+                let line = Self.hardRTWarning(id: id, plugin: plugin) + "\n"
+                _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+            }
         }
     }
+
+    /// The node ids and plugin URIs already warned about (control threads only).
+    private static let warned = ControlLock(Set<String>())
 
     /// The line written to stderr when a node is made for a plugin that does not declare
     /// `lv2:hardRTCapable`: the graph still runs it, but its `run` may allocate or block.

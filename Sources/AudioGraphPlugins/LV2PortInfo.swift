@@ -8,7 +8,8 @@ public enum LV2PortKind: String, Sendable, Hashable {
     case control
     /// Control-voltage samples (`lv2:CVPort`): connected to silence (inputs) or scratch (outputs).
     case cv
-    /// Atom sequences (`atom:AtomPort`): not supported (refused unless optional).
+    /// Atom sequences (`atom:AtomPort`): connected to host-owned buffers (``LV2AtomBuffers``:
+    /// empty input sequences, output sequences with room), so plugins with atom ports are accepted.
     case atom
     /// Old-style events (`ev:EventPort`): not supported (refused unless optional).
     case event
@@ -40,6 +41,24 @@ public struct LV2PortInfo: Sendable, Hashable {
     public var reportsLatency: Bool
     /// Whether the control is a switch (`lv2:toggled`).
     public var isToggled: Bool
+    /// Whether the control takes whole numbers only (`lv2:integer`).
+    public var isInteger: Bool = false
+
+    /// The value the host writes into this control input for the parameter value `value`:
+    /// rounded for an integer port, 0 or 1 (at or above 0.5) for a toggled one, unchanged
+    /// otherwise — so a ramp never hands the plugin a fractional step or switch. Real-time safe.
+    @inline(__always)
+    public func hostValue(_ value: Float) -> Float {
+        Self.hostValue(value, toggled: isToggled, integer: isInteger)
+    }
+
+    /// ``hostValue(_:)`` for a port with these properties. Real-time safe.
+    @inline(__always)
+    static func hostValue(_ value: Float, toggled: Bool, integer: Bool) -> Float {
+        if toggled { return value >= 0.5 ? 1 : 0 }
+        if integer { return value.rounded() }
+        return value
+    }
 
     /// The range a control input accepts: the plugin's bounds, or (when it gives none) the
     /// whole finite range of a Float so that any value the plugin may read is allowed.

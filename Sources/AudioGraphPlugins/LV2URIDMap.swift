@@ -1,6 +1,8 @@
 // The host's URI↔URID table behind the urid:map and urid:unmap features plugins receive.
 import CLilv
 import Glibc
+import AudioGraphCore
+import AudioGraphRealtime
 import Synchronization
 
 /// A thread-safe table mapping URIs to URIDs (1, 2, 3, ... in order of first use) and back,
@@ -10,7 +12,8 @@ import Synchronization
 /// stay valid as long as the table (the world, which every ``LV2Instance`` keeps alive). The
 /// strings `unmap` returns are copies the table owns and frees only when it goes.
 ///
-/// Thread safety: `map`/`unmap` may be called from any thread; they hold a lock (a `Mutex`)
+/// Thread safety: `map`/`unmap` may be called from any thread; they hold a lock (a `ControlLock`: a
+/// plugin that maps inside `run` is reported by the render-thread lock check)
 /// and `map` allocates when it meets a new URI, so they are not real-time safe. Plugins call
 /// them at instantiate and in non-real-time calls, as the urid spec asks; the host's render
 /// path never calls them (it maps every URID it needs at initialize).
@@ -20,8 +23,8 @@ public final class LV2URIDMap: @unchecked Sendable {
         /// `uris[id - 1]` is the C string of URID `id`, owned by the table.
         var uris: [UnsafeMutablePointer<CChar>] = []
     }
-    // MARK: Shared (guarded by the mutex)
-    private let table = Mutex(Table())
+    // MARK: Shared (guarded by the lock)
+    private let table = ControlLock(Table())
 
     // MARK: Fixed at creation (handed to plugins; point back at self)
     /// The `urid:map` feature data.

@@ -6,8 +6,8 @@ import Synchronization
 /// One instance's `worker:schedule` feature and the thread that does its work.
 ///
 /// `schedule_work` (called by the plugin inside `run`, on the render thread) copies the request
-/// into a lock-free single-producer ring and posts a semaphore; the worker thread wakes, calls the
-/// plugin's `work` with each request, and `work`'s responses go into a second ring. After each
+/// into a lock-free single-producer ring and makes no system call; the worker thread looks at the
+/// ring every ``idlePollSeconds`` (as `CompletionNotifier` does), calls the plugin's `work` with each request, and `work`'s responses go into a second ring. After each
 /// run the render thread calls ``deliverResponses()``, which hands every response to the plugin's
 /// `work_response` and then calls `end_run`, as the worker spec asks. Rings hold
 /// ``capacity`` bytes each; a request or response that does not fit is refused with
@@ -15,17 +15,21 @@ import Synchronization
 ///
 /// Thread safety: made and started on a control thread (``attach(instance:)`` after
 /// instantiate); `schedule_work` and ``deliverResponses()`` on the render thread only
-/// (real-time safe: ring copies and `sem_post`); `work` on the worker thread only; ``stop()``
+/// (real-time safe: ring copies only, no system call); `work` on the worker thread only; ``stop()``
 /// (or deinit) on a control thread joins the worker.
 final class LV2Worker: @unchecked Sendable {
     /// Bytes of each ring.
     static let capacity = 1 << 16
+    /// How long the worker sleeps between looks at the request ring (the render thread makes no
+    /// system call, so it does not wake the worker): work starts at most this late.
+    static let idlePollSeconds = 0.001
 
     // MARK: Fixed at creation (handed to the plugin)
     /// The `worker:schedule` feature data.
     let scheduleFeature: UnsafeMutablePointer<LV2_Worker_Schedule>
     private let requests = LV2MessageRing(capacity: LV2Worker.capacity)
     private let responses = LV2MessageRing(capacity: LV2Worker.capacity)
+    /// Posted only by ``stop()`` (ends the worker's idle wait early).
     private let wake: UnsafeMutablePointer<sem_t>
 
     // MARK: Set once by attach, before the first run
@@ -51,9 +55,7 @@ final class LV2Worker: @unchecked Sendable {
             handle: Unmanaged.passUnretained(self).toOpaque(),
             schedule_work: { handle, size, data in
                 let worker = Unmanaged<LV2Worker>.fromOpaque(handle!).takeUnretainedValue()
-                guard worker.requests.write(size: Int(size), data) else { return LV2_WORKER_ERR_NO_SPACE }
-                sem_post(worker.wake)
-                return LV2_WORKER_SUCCESS
+                return worker.requests.write(size: Int(size), data) ? LV2_WORKER_SUCCESS : LV2_WORKER_ERR_NO_SPACE
             }))
     }
 
@@ -66,21 +68,30 @@ final class LV2Worker: @unchecked Sendable {
         responseScratch.deallocate()
     }
 
+    /// What ``attach(interface:handle:)`` found.
+    enum AttachResult: Equatable {
+        case attached
+        /// The plugin has no worker interface (it would never get its work done).
+        case noInterface
+        /// `pthread_create` failed with this error number.
+        case threadNotCreated(Int32)
+    }
+
     /// Reads the plugin's worker interface and starts the worker thread. Control thread, once,
-    /// after instantiate. Returns false when the plugin has no worker interface (it then never
-    /// gets its work done: the caller refuses it).
-    func attach(interface: UnsafeRawPointer?, handle: LV2_Handle?) -> Bool {
-        guard let interface else { return false }
+    /// after instantiate. Anything but `.attached`: the caller refuses the plugin.
+    func attach(interface: UnsafeRawPointer?, handle: LV2_Handle?) -> AttachResult {
+        guard let interface else { return .noInterface }
         self.interface = interface.assumingMemoryBound(to: LV2_Worker_Interface.self)
         self.handle = handle
         var t = pthread_t()
         let context = Unmanaged.passUnretained(self).toOpaque()
-        guard pthread_create(&t, nil, { context in
+        let created = pthread_create(&t, nil, { context in
             Unmanaged<LV2Worker>.fromOpaque(context!).takeUnretainedValue().workLoop()
             return nil
-        }, context) == 0 else { return false }
+        }, context)
+        guard created == 0 else { return .threadNotCreated(created) }
         thread = t
-        return true
+        return .attached
     }
 
     /// Stops and joins the worker thread (pending requests are dropped). Control thread.
@@ -106,7 +117,6 @@ final class LV2Worker: @unchecked Sendable {
         guard let interface, let handle else { return }
         let respondHandle = Unmanaged.passUnretained(self).toOpaque()
         while true {
-            while sem_wait(wake) != 0 {}
             if stopping.load(ordering: .acquiring) { return }
             while let size = requests.read(into: workScratch, capacity: LV2Worker.capacity) {
                 _ = interface.pointee.work?(handle, { respondHandle, size, data in
@@ -114,6 +124,12 @@ final class LV2Worker: @unchecked Sendable {
                     return worker.responses.write(size: Int(size), data) ? LV2_WORKER_SUCCESS : LV2_WORKER_ERR_NO_SPACE
                 }, respondHandle, UInt32(size), workScratch)
             }
+            // Idle wait: up to idlePollSeconds, or until stop() posts.
+            var deadline = timespec()
+            clock_gettime(CLOCK_REALTIME, &deadline)
+            deadline.tv_nsec += Int(Self.idlePollSeconds * 1e9)
+            if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
+            _ = sem_timedwait(wake, &deadline)
         }
     }
 }

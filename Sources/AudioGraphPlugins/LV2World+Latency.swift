@@ -37,6 +37,19 @@ extension LV2World {
         probe.run(frameCount: 1)
         let latency = values[info.latencyPort!.index]
         withExtendedLifetime(atoms) {}
-        return latency.isFinite && latency > 0 ? Int(latency.rounded()) : 0
+        return Self.latencyFrames(reported: latency)
+    }
+
+    /// The most frames of latency a plugin may report (about 6 minutes at 48 kHz); larger values
+    /// are taken as this.
+    public static let maximumReportedLatency = 1 << 24
+
+    /// A plugin's reported latency value as frames: rounded, 0 when it is NaN or not positive,
+    /// at most ``maximumReportedLatency`` (a plugin may write anything; this must not
+    /// trap). Real-time safe.
+    @inline(__always)
+    public static func latencyFrames(reported value: Float) -> Int {
+        guard value > 0 else { return 0 }   // NaN too
+        return value >= Float(maximumReportedLatency) ? maximumReportedLatency : Int(value.rounded())
     }
 }

@@ -1,5 +1,8 @@
 // The catalogue of installed LV2 plugins (one lilv world) and where plugin instances are made.
 import CLilv
+import Glibc
+import AudioGraphCore
+import AudioGraphRealtime
 import Synchronization
 
 /// The installed LV2 plugins, found through lilv on the LV2 path (`LV2_PATH`, else lilv's
@@ -12,8 +15,8 @@ import Synchronization
 public final class LV2World: @unchecked Sendable {
     // MARK: Guarded by `lock`
     private let world: OpaquePointer
-    private let lock = Mutex(())
-    private let cache = Mutex<[String: LV2PluginInfo]>([:])
+    private let lock = ControlLock(())
+    private let cache = ControlLock<[String: LV2PluginInfo]>([:])
 
     // MARK: Shared (thread-safe itself)
     /// The URI↔URID table behind the `urid:map`/`urid:unmap` features of every instance made here.
@@ -77,10 +80,17 @@ public final class LV2World: @unchecked Sendable {
             return lilv_plugin_instantiate(plugin, sampleRate, features.list)
         }
         guard let instance else { throw .instantiationFailed(uri: uri, sampleRate: sampleRate) }
-        if let worker, !worker.attach(interface: lilv_instance_get_extension_data(instance, LV2URI.workerInterface),
-                                      handle: lilv_instance_get_handle(instance)) {
-            lilv_instance_free(instance)
-            throw .missingFeature(uri: uri, feature: LV2URI.workerInterface)
+        if let worker {
+            switch worker.attach(interface: lilv_instance_get_extension_data(instance, LV2URI.workerInterface),
+                                 handle: lilv_instance_get_handle(instance)) {
+            case .attached: break
+            case .noInterface:
+                lilv_instance_free(instance)
+                throw .missingFeature(uri: uri, feature: LV2URI.workerInterface)
+            case .threadNotCreated(let code):
+                lilv_instance_free(instance)
+                throw .workerThreadFailed(uri: uri, reason: String(cString: strerror(code)))
+            }
         }
         return LV2Instance(instance: instance, info: info, world: self, features: features, worker: worker)
     }
@@ -107,7 +117,7 @@ public final class LV2World: @unchecked Sendable {
 
         let classes = [LV2URI.audioPort, LV2URI.controlPort, LV2URI.cvPort, LV2URI.atomPort, LV2URI.eventPort,
                        LV2URI.inputPort, LV2URI.reportsLatency, LV2URI.connectionOptional, LV2URI.toggled,
-                       LV2URI.hardRTCapable, LV2URI.core + "pluginProperty"]
+                       LV2URI.hardRTCapable, LV2URI.core + "pluginProperty", LV2URI.integer]
             .map { (uri: String) -> OpaquePointer? in lilv_new_uri(world, uri) }
         defer { classes.forEach { lilv_node_free($0) } }
         let (audio, control, cv, atom, event, input, latency, optional, toggled) =
@@ -142,7 +152,8 @@ public final class LV2World: @unchecked Sendable {
                 minimum: bound(minimum[index]), maximum: bound(maximum[index]), defaultValue: bound(defaults[index]),
                 isOptional: lilv_port_has_property(plugin, port, optional),
                 reportsLatency: lilv_port_has_property(plugin, port, latency),
-                isToggled: lilv_port_has_property(plugin, port, toggled)))
+                isToggled: lilv_port_has_property(plugin, port, toggled),
+                isInteger: lilv_port_has_property(plugin, port, classes[11])))
         }
 
         var required: [String] = []

@@ -67,11 +67,14 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
     /// Starts `graph` (initialized, with this node as its output) and a playback stream on
     /// `context` that pulls it. Unconnected input: plays silence in stereo at the graph's rate.
     ///
-    /// - Throws: `PulseError` (no server, unknown sink, ...); nothing is left running then.
+    /// - Throws: `PulseError` (no server, unknown sink, `.parallelRenderingNotLive` for a graph
+    /// with ``AudioGraph/renderThreadCount`` above 1, ...); nothing is left running then.
     /// `endFrame`: see `PulsePlaybackStream.setEndFrame(_:)`.
     public func start(graph: AudioGraph, context: PulseContext, renderLimit: Int64? = nil,
                       endFrame: Int64? = nil) throws(PulseError) {
         guard stream == nil else { return }
+        let threads = graph.renderThreadCount
+        guard threads <= 1 else { throw .parallelRenderingNotLive(threads: threads) }
         let configuration = streamConfiguration(graph: graph)
         let channels = configuration.channels
         let hook = testOnly_renderThreadHook

@@ -23,6 +23,13 @@ public enum PulseError: Error, Equatable, Sendable, CustomStringConvertible {
     case timedOut(operation: String)
     /// A sample rate or channel count PulseAudio cannot carry (rate 1...384000 Hz, 1...32 channels).
     case unsupportedFormat(sampleRate: Double, channels: Int)
+    /// The graph's `maximumFramesPerSlice` has no divisor near the live render quantum, so the
+    /// quantum would fall to `quantum` frames (below ``PulseStreamConfiguration/minimumQuantumFrames``;
+    /// e.g. 1 for a prime slice size like 1021).
+    case sliceSizeUnsuitableForLive(maximumFramesPerSlice: Int, quantum: Int)
+    /// A graph rendering with more than one thread (``AudioGraph/renderThreadCount``) cannot be
+    /// played live: the real-time thread would wait on the workers.
+    case parallelRenderingNotLive(threads: Int)
 
     /// One line for users.
     public var description: String {
@@ -41,6 +48,11 @@ public enum PulseError: Error, Equatable, Sendable, CustomStringConvertible {
             return "PulseAudio server did not answer in time (\(operation))"
         case let .unsupportedFormat(sampleRate, channels):
             return "PulseAudio cannot carry \(channels) channel(s) at \(sampleRate) Hz"
+        case let .sliceSizeUnsuitableForLive(frames, quantum):
+            let floor = PulseStreamConfiguration.minimumQuantumFrames
+            return "maximumFramesPerSlice \(frames) cannot be played live: its live quantum would be \(quantum) frame(s) (use a slice size with a divisor of at least \(floor), e.g. a power of two)"
+        case let .parallelRenderingNotLive(threads):
+            return "a graph rendering with \(threads) threads cannot be played live (use 1 render thread)"
         }
     }
 }

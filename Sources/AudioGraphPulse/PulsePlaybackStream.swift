@@ -107,10 +107,12 @@ public final class PulsePlaybackStream: @unchecked Sendable {
 
     /// Creates a stopped stream. `render` is called on the render thread once started.
     ///
-    /// - Throws: `.unsupportedFormat` for a rate or channel count PulseAudio cannot carry.
+    /// - Throws: `.unsupportedFormat` for a rate or channel count PulseAudio cannot carry,
+    ///   `.sliceSizeUnsuitableForLive` for a slice size that would force a tiny quantum.
     public init(context: PulseContext, configuration: PulseStreamConfiguration,
                 render: @escaping PulseRenderCallback) throws(PulseError) {
         try configuration.validate()
+        try configuration.validatePlaybackQuantum()
         self.context = context
         self.configuration = configuration
         self.render = render

@@ -61,12 +61,33 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
     /// boundary lands on the same frame live and offline). At 48 kHz: 32 frames for 10 to 20 ms,
     /// 64 from 30 ms on.
     public var playbackQuantumFrames: Int {
+        var quantum = unloweredPlaybackQuantumFrames
+        while maximumFramesPerSlice % quantum != 0 { quantum -= 1 }
+        return quantum
+    }
+
+    /// The quantum before it is lowered to a divisor of `maximumFramesPerSlice`.
+    private var unloweredPlaybackQuantumFrames: Int {
         let half = max(1, playbackRingTargetFrames / 2)
         var quantum = 1
         while quantum * 2 <= half { quantum *= 2 }
-        quantum = min(quantum, maximumFramesPerSlice)
-        while maximumFramesPerSlice % quantum != 0 { quantum -= 1 }
-        return quantum
+        return min(quantum, maximumFramesPerSlice)
+    }
+
+    /// The smallest live quantum that lowering to a divisor of `maximumFramesPerSlice` may reach
+    /// (a quantum costs a callback and a ring hand-off; 1 frame, as a prime slice size would
+    /// give, is unplayable). A quantum that is small because the latency or the slice is small
+    /// is accepted.
+    public static let minimumQuantumFrames = 16
+
+    /// Throws `.sliceSizeUnsuitableForLive` when `maximumFramesPerSlice` lowers the playback
+    /// quantum below ``minimumQuantumFrames`` (the quantum must divide the slice so that live
+    /// output stays bit-identical to offline rendering: every slice boundary is a quantum boundary).
+    func validatePlaybackQuantum() throws(PulseError) {
+        let quantum = playbackQuantumFrames
+        if quantum < min(Self.minimumQuantumFrames, unloweredPlaybackQuantumFrames) {
+            throw .sliceSizeUnsuitableForLive(maximumFramesPerSlice: maximumFramesPerSlice, quantum: quantum)
+        }
     }
 
     /// The playback ring's capacity in frames: `playbackRingMilliseconds` rounded up to whole

@@ -138,4 +138,24 @@ final class RenderWorkerPoolTests: XCTestCase {
         try graph.setRenderThreadCount(1)
         graph.uninitialize()
     }
+
+    /// Review item 9: when worker threads cannot be created (pthread_create failing with EAGAIN,
+    /// injected after 3 workers), setRenderThreadCount throws a one-line error instead of
+    /// trapping; the started workers are joined, the count stays 1, and a count that fits works.
+    func testUncreatableWorkersThrowInsteadOfTrapping() throws {
+        RenderWorkerPool.testOnly_workerCreationLimit.withLock { $0 = 3 }
+        defer { RenderWorkerPool.testOnly_workerCreationLimit.withLock { $0 = nil } }
+        let graph = AudioGraph()
+        try graph.addNode(GenericOutputNode(id: "out"))
+        try graph.initialize()
+        XCTAssertThrowsError(try graph.setRenderThreadCount(256)) { error in
+            XCTAssertEqual(error as? AudioGraphError,
+                           .renderThreadsUnavailable(requested: 256, reason: String(cString: strerror(EAGAIN))))
+            XCTAssertEqual("\(error)", "cannot start 256 render threads: Resource temporarily unavailable")
+        }
+        XCTAssertEqual(graph.renderThreadCount, 1)
+        try graph.setRenderThreadCount(4)   // 3 workers: within the limit
+        XCTAssertEqual(graph.renderThreadCount, 4)
+        graph.uninitialize()
+    }
 }

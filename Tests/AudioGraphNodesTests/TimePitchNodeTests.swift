@@ -123,6 +123,25 @@ final class TimePitchNodeTests: XCTestCase {
         XCTAssertEqual(a, try render(slice: 512, pattern: [1, 511, 100, 37]))
     }
 
+    /// Review item 17: bypass automated on and off inside slices (frames 2400 and 7200) takes
+    /// effect at the 256-frame output block boundaries, so slices of 64, 100, 512 and an
+    /// irregular pattern give the same output (before: read per slice, they differed).
+    func testBypassAutomationIsSliceSizeIndependent() throws {
+        func render(slice: Int, pattern: [Int]) throws -> [Float] {
+            let t = try timePitch(rate: 1.25, pitch: 200)
+            try t.setAutomation(try AutomationTimeline(events: [
+                .setValue(value: 0, time: 0), .setValue(value: 1, time: 0.05), .setValue(value: 0, time: 0.15)],
+                defaultValue: 0), for: "bypass")
+            let g = try startedGraph([burst(), t], "tone -> tp -> out", slice: slice)
+            return renderFrames(g, frames: 19200, channels: 1, slices: pattern)[0]
+        }
+        let a = try render(slice: 512, pattern: [512])
+        XCTAssertGreaterThan(SignalMeasurement.rms(a), 0.1)
+        XCTAssertEqual(a, try render(slice: 64, pattern: [64]))
+        XCTAssertEqual(a, try render(slice: 100, pattern: [100]))
+        XCTAssertEqual(a, try render(slice: 512, pattern: [1, 511, 100, 37]))
+    }
+
     func testStereoKeepsEachChannel() throws {
         let src = formulaSource("st", channels: 2) { c, n in
             Float(0.4 * sin(2 * Double.pi * (c == 0 ? 300 : 1000) * Double(n) / 48000))

@@ -36,6 +36,27 @@ private final class DecimatingKernel: NodeKernel, @unchecked Sendable {
     }
 }
 
+/// Pulls twice the maximum slice at once: a programming error RenderInputs.pull(_:frameCount:) stops.
+private final class GreedyNode: GraphNode, @unchecked Sendable {
+    init(id: String) { super.init(id: id, typeName: "greedy", inputBusCount: 1, outputBusCount: 1, parameters: []) }
+    override var pullsInputsOnTheirOwnTimeline: Bool { true }
+    override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
+                                   maximumFramesPerSlice: Int) throws(AudioGraphError) -> InputAdapter? {
+        TimelineInputAdapter()
+    }
+    override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        GreedyKernel(nodeID: id, outputFormats: outputFormats, maximumFramesPerSlice: maximumFramesPerSlice, parameters: [])
+    }
+}
+
+private final class GreedyKernel: NodeKernel, @unchecked Sendable {
+    override func render(context: RenderContext, inputs: RenderInputs) {
+        _ = inputs.pull(0, frameCount: 2 * maximumFramesPerSlice)
+        outputs[0].clear(frameCount: context.frameCount)
+        outputIsSilent[0] = true
+    }
+}
+
 final class TimelineInputAdapterTests: XCTestCase {
     func testANodeReadsItsInputOnTheInputsOwnTimeline() throws {
         let ramp = formulaSource("ramp", channels: 2) { c, n in Float(n) + (c == 0 ? 0 : 0.5) }
@@ -49,6 +70,21 @@ final class TimelineInputAdapterTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// Review item 16: pulling more than maximumFramesPerSlice at once stops with a one-line
+    /// precondition message (as AudioGraph.render(frameCount:) does) instead of overrunning the
+    /// source's buffers.
+    func testPullingMoreThanTheMaximumSliceStops() throws {
+        if TrapCheck.isChild {
+            let src = formulaSource("src", channels: 1) { _, n in Float(n) }
+            let g = try startedGraph([src, GreedyNode(id: "g")], "src -> g -> out", slice: 64)
+            _ = renderFrames(g, frames: 64, channels: 1)
+            return
+        }
+        let r = try TrapCheck.rerun("AudioGraphNodesTests.TimelineInputAdapterTests/testPullingMoreThanTheMaximumSliceStops")
+        XCTAssertTrue(r.stoppedBySignal, r.standardError)
+        XCTAssertEqual(r.lines(containing: "exceeds maximumFramesPerSlice").count, 1, r.standardError)
     }
 
     func testAnInputAtAnotherRateIsRefused() throws {

@@ -32,6 +32,13 @@ final class VarispeedNodeTests: XCTestCase {
         XCTAssertEqual(v.parameter("bypass")?.value, 0)
     }
 
+    /// Review item 24: the schema's `rate` range (graph files, the node, AudioUnitVarispeed) is
+    /// the range the resampler accepts.
+    func testSchemaRateRangeIsTheResamplersRange() {
+        let info = VarispeedNode(id: "v", sampleRate: sr).parameter("rate")!.info
+        XCTAssertEqual(info.minValue...info.maxValue, VariableRateResampler.rateRange)
+    }
+
     func testRateTwoHalvesTheLengthAndDoublesTheFrequency() throws {
         let g = try startedGraph([toneBurst(frequency: 1000, frames: 24000), try varispeed(rate: 2)], "tone -> vs -> out")
         let y = renderFrames(g, frames: 24000, channels: 1)[0]

@@ -53,4 +53,36 @@ final class LV2WorldTests: XCTestCase {
         }
         XCTAssertThrowsError(try world.instantiate(uri: uri, sampleRate: 48000))
     }
+
+    /// Review item 2: whatever a plugin writes into its latency port becomes a frame count
+    /// without trapping (the kernel called Int(x.rounded()) on it, which traps on NaN, ∞, 1e30).
+    func testReportedLatencyValuesNeverTrap() {
+        XCTAssertEqual(LV2World.latencyFrames(reported: 479.6), 480)
+        XCTAssertEqual(LV2World.latencyFrames(reported: 0), 0)
+        XCTAssertEqual(LV2World.latencyFrames(reported: -12), 0)
+        XCTAssertEqual(LV2World.latencyFrames(reported: .nan), 0)
+        XCTAssertEqual(LV2World.latencyFrames(reported: -.infinity), 0)
+        XCTAssertEqual(LV2World.latencyFrames(reported: .infinity), LV2World.maximumReportedLatency)
+        XCTAssertEqual(LV2World.latencyFrames(reported: 1e30), LV2World.maximumReportedLatency)
+        XCTAssertEqual(LV2World.latencyFrames(reported: Float(LV2World.maximumReportedLatency) - 1),
+                       LV2World.maximumReportedLatency - 1)
+    }
+
+    /// Review item 13: swh divider's `denominator` is `lv2:integer` and offset's `automatable`
+    /// `lv2:toggled` (their Turtle says so); the host hands them whole numbers and 0/1 however
+    /// a ramp passes through them.
+    func testIntegerAndToggledControlsGetWholeValues() throws {
+        let divider = try LV2World.shared.plugin(uri: "http://plugin.org.uk/swh-plugins/divider")
+        let denominator = try XCTUnwrap(divider.controlInputs.first { $0.symbol == "denominator" })
+        XCTAssertTrue(denominator.isInteger)
+        XCTAssertFalse(denominator.isToggled)
+        XCTAssertEqual([1.2, 1.5, 2.49, 7.0].map { denominator.hostValue($0) }, [1, 2, 2, 7])
+        let amp = try LV2World.shared.plugin(uri: SWH.amp)
+        XCTAssertFalse(amp.controlInputs[0].isInteger)
+        XCTAssertEqual(amp.controlInputs[0].hostValue(1.25), 1.25)
+        var toggle = denominator
+        toggle.isInteger = false
+        toggle.isToggled = true
+        XCTAssertEqual([0, 0.2, 0.49, 0.5, 0.9, 1].map { toggle.hostValue($0) }, [0, 0, 0, 1, 1, 1])
+    }
 }

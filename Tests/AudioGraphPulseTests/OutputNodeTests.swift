@@ -143,4 +143,48 @@ final class OutputNodeTests: PulseServerTestCase {
         XCTAssertEqual(frees, 0)
         XCTAssertEqual(locks, 0)
     }
+
+    /// A graph of oscillator → output, initialized, with `threads` render threads and `slice` frames.
+    private func liveGraph(threads: Int, slice: Int) throws -> (AudioGraph, OutputNode) {
+        let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: slice)
+        let a = OscillatorNode(id: "a", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine))
+        let out = OutputNode(id: "out", properties: OutputProperties(latency: 20))
+        for n in [a, out] as [GraphNode] { try graph.addNode(n) }
+        try graph.connect("a", to: "out")
+        try graph.setRenderThreadCount(threads)
+        try graph.initialize()
+        return (graph, out)
+    }
+
+    /// Review item 5: a graph rendering on 2 threads is refused live (the real-time thread would
+    /// wait on workers); nothing is left running. Before the fix it started.
+    func testParallelGraphIsRefusedLive() throws {
+        let (graph, out) = try liveGraph(threads: 2, slice: 256)
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+        XCTAssertThrowsError(try out.start(graph: graph, context: context)) {
+            XCTAssertEqual($0 as? PulseError, .parallelRenderingNotLive(threads: 2))
+        }
+        XCTAssertNil(out.playbackStream)
+        XCTAssertFalse(graph.isRunning)
+        out.stop()
+    }
+
+    /// Review item 4: a prime slice size (1021) would make the live quantum 1 frame; it is refused
+    /// with a one-line error. 441 (quantum 21) still plays. Before the fix 1021 started.
+    func testSliceSizeWithoutUsableDivisorIsRefusedLive() throws {
+        let context = try PulseContext(server: server.serverString)
+        defer { context.close() }
+        let (graph, out) = try liveGraph(threads: 1, slice: 1021)
+        XCTAssertThrowsError(try out.start(graph: graph, context: context)) {
+            XCTAssertEqual($0 as? PulseError, .sliceSizeUnsuitableForLive(maximumFramesPerSlice: 1021, quantum: 1))
+            XCTAssertFalse("\($0)".contains("\n"))
+        }
+        XCTAssertNil(out.playbackStream)
+        XCTAssertFalse(graph.isRunning)
+        let (graph2, out2) = try liveGraph(threads: 1, slice: 441)
+        XCTAssertEqual(out2.streamConfiguration(graph: graph2).playbackQuantumFrames, 21)
+        try out2.start(graph: graph2, context: context)
+        out2.stop()
+    }
 }

@@ -20,20 +20,21 @@ public final class AudioUnitTimePitch: AudioUnitEffect, @unchecked Sendable {
     /// Playback rate, 1/32...32 (1 = unchanged; 2 = twice as fast, half as long, same pitch).
     public var rate: Float {
         get { Float(storedParameter("rate", default: 1)) }
-        set { set("rate", Double(newValue), 1.0 / 32...32) }
+        set { set("rate", Double(newValue)) }
     }
 
     /// Pitch shift in cents, -2400...2400 (1200 = an octave up, same length).
     public var pitch: Float {
         get { Float(storedParameter("pitch", default: 0)) }
-        set { set("pitch", Double(newValue), -2400...2400) }
+        set { set("pitch", Double(newValue)) }
     }
 
     /// Overlap of the analysis windows, 3...32 (8). Chooses rubberband's window when the engine
-    /// builds the unit's graph node (below 6 short, 12 and above long, else standard).
+    /// builds the unit's graph node: below 6 short, else standard (rubberband's R3 engine, the
+    /// one used, has no long window).
     public var overlap: Float {
         get { Float(storedParameter("overlap", default: 8)) }
-        set { set("overlap", Double(newValue), 3...32) }
+        set { set("overlap", Double(newValue)) }
     }
 
     /// How far ahead of its output the unit reads its input, in seconds (rubberband's start
@@ -48,7 +49,9 @@ public final class AudioUnitTimePitch: AudioUnitEffect, @unchecked Sendable {
         setStoredParameter("bypass", bypass ? 1 : 0, call: "bypass")
     }
 
-    private func set(_ address: String, _ value: Double, _ range: ClosedRange<Double>) {
+    /// Sets `address` after checking `value` against the node schema's range.
+    private func set(_ address: String, _ value: Double) {
+        let range = Self.schemaRange(.timePitch, address)
         guard value.isFinite, range.contains(value) else {
             engineProgrammerError(address, self, "\(value) is outside \(ParameterInfo.format(range.lowerBound))...\(ParameterInfo.format(range.upperBound))")
         }

@@ -17,8 +17,9 @@ public final class AudioUnitVarispeed: AudioUnitEffect, @unchecked Sendable {
     public var rate: Float {
         get { Float(storedParameter("rate", default: 1)) }
         set {
-            guard newValue.isFinite, (0.25...4).contains(newValue) else {
-                engineProgrammerError("rate", self, "\(newValue) is outside 0.25...4")
+            let range = Self.schemaRange(.varispeed, "rate")
+            guard newValue.isFinite, range.contains(Double(newValue)) else {
+                engineProgrammerError("rate", self, "\(newValue) is outside \(ParameterInfo.format(range.lowerBound))...\(ParameterInfo.format(range.upperBound))")
             }
             setStoredParameter("rate", Double(newValue), call: "rate")
         }

@@ -215,7 +215,9 @@ public final class Reverb {
             for i in 0..<n {
                 let y = buffer[i * capacity + positions[i]]
                 var v = feedforward[i] * y + pole[i] * filterState[i]
-                if abs(v) < 1e-30 { v = 0 }   // no denormals in the dying tail; it ends at exactly 0
+                // No denormals in the dying tail (it ends at exactly 0), and no NaN or infinity:
+                // one bad input sample would otherwise circulate in the feedback forever.
+                if !(abs(v) >= 1e-30 && abs(v) < .infinity) { v = 0 }
                 filterState[i] = v
                 f[i] = v
                 outL += leftSigns[i] * v

@@ -51,6 +51,9 @@ final class TimePitchStretcher: @unchecked Sendable {
     private var alignmentCorrection = 0
     /// Frames waiting in the FIFO.
     private(set) var level = 0
+    /// Where the waiting frames start in the FIFO: a read advances it instead of moving the
+    /// backlog; the backlog moves to the front only when rubberband's output would not fit behind it.
+    private var readIndex = 0
     /// Output frames still to discard (what is left of the start delay).
     private var discard = 0
     private var rate = 1.0
@@ -183,6 +186,7 @@ final class TimePitchStretcher: @unchecked Sendable {
         rubberband_set_time_ratio(state, 1 / rate)
         rubberband_set_pitch_scale(state, Self.pitchScale(cents))
         level = 0
+        readIndex = 0
         framesFed = 0
         framesProduced = 0
         var pad = startPad
@@ -220,9 +224,17 @@ final class TimePitchStretcher: @unchecked Sendable {
                 if got == 0 { return }
                 continue
             }
-            let n = min(available, fifoCapacity - level)
+            if readIndex > 0 && fifoCapacity - readIndex - level < available {
+                // Move the backlog to the front (rare: once per FIFO's worth of output).
+                for c in 0..<channelCount {
+                    let f = fifo.list.channel(c)
+                    UnsafeMutableRawPointer(f).copyMemory(from: f + readIndex, byteCount: level * MemoryLayout<Float>.stride)
+                }
+                readIndex = 0
+            }
+            let n = min(available, fifoCapacity - readIndex - level)
             guard n > 0 else { return }
-            for c in 0..<channelCount { outputTable[c] = fifo.list.channel(c) + level }
+            for c in 0..<channelCount { outputTable[c] = fifo.list.channel(c) + readIndex + level }
             let got = Int(rubberband_retrieve(state, outputTable, UInt32(n)))
             level += got
             framesProduced += Int64(got)
@@ -230,17 +242,14 @@ final class TimePitchStretcher: @unchecked Sendable {
         }
     }
 
-    /// Moves `frameCount` frames (at most ``level``) from the FIFO to `output`'s channels
-    /// (channels beyond ``channelCount`` are left alone). Real-time safe.
+    /// Moves `frameCount` frames (at most ``level``) from the FIFO to `output`'s channels from
+    /// frame `offset` on (channels beyond ``channelCount`` are left alone). Real-time safe.
     @inline(__always)
-    func read(into output: ChannelBufferList, frameCount n: Int) {
-        let rest = level - n
+    func read(into output: ChannelBufferList, at offset: Int = 0, frameCount n: Int) {
         for c in 0..<min(channelCount, output.channelCount) {
-            let f = fifo.list.channel(c)
-            output.channel(c).update(from: f, count: n)
-            // memmove: the regions overlap.
-            if rest > 0 { UnsafeMutableRawPointer(f).copyMemory(from: f + n, byteCount: rest * MemoryLayout<Float>.stride) }
+            (output.channel(c) + offset).update(from: fifo.list.channel(c) + readIndex, count: n)
         }
-        level = rest
+        level -= n
+        readIndex = level == 0 ? 0 : readIndex + n
     }
 }

@@ -42,13 +42,20 @@ public final class VariableRateResampler {
     static let kaiserBeta = 9.7
     /// The cutoff as a fraction of the (output-limited) Nyquist frequency.
     public static let bandwidth = 0.95
-    /// The rates it accepts (others are clamped).
+    /// The rates it accepts (others are clamped). The varispeed's `rate` parameter has this
+    /// range in the node schema (VarispeedNodeTests checks that they agree).
     public static let rateRange: ClosedRange<Double> = 0.25...4
 
     /// Input frames the kernel reaches on each side of the position at `rate`.
     public static func lookahead(rate: Double) -> Int {
-        let r = min(max(rate, rateRange.lowerBound), rateRange.upperBound)
+        let r = clampedRate(rate)
         return Int((Double(zeroCrossings) * max(1, r) / bandwidth).rounded(.up))
+    }
+
+    /// `rate` clamped to ``rateRange``; a NaN rate reads as 1 (so a bad automation value
+    /// cannot trap the render thread).
+    public static func clampedRate(_ rate: Double) -> Double {
+        rate.isNaN ? 1 : min(max(rate, rateRange.lowerBound), rateRange.upperBound)
     }
 
     // MARK: Fixed at init
@@ -140,13 +147,17 @@ public final class VariableRateResampler {
         let res = Double(Self.tableResolution)
         let h = Double(Self.zeroCrossings)
         for j in 0..<min(frameCount, maximumFrames) {
-            let r = min(max(Double(rates[j]), Self.rateRange.lowerBound), Self.rateRange.upperBound)
+            let r = Self.clampedRate(Double(rates[j]))
             let fc = Self.bandwidth * min(1, 1 / r)
             let reach = h / fc
             let t = position
             let lo = Int64((t - reach).rounded(.down)) + 1
             let hi = Int64((t + reach).rounded(.down))
-            while start + Int64(filled) <= hi { pullBlock(keepingFrom: lo, pull: pull) }
+            // Keep what the widest kernel (rate 4) could need, not just this rate's reach: a
+            // later rate increase reaches further back (the capacity holds 2·maximumReach + 2 blocks).
+            let keep = Int64(t.rounded(.down)) - Int64(maximumReach)
+            while start + Int64(filled) <= hi { pullBlock(keepingFrom: keep, pull: pull) }
+            assert(lo >= start && hi < start + Int64(filled), "VariableRateResampler: kernel outside the history")
             if r == 1, t == t.rounded(.down) {
                 let offset = Int(Int64(t) - start)
                 for c in 0..<channelCount { output.list.channel(c)[j] = history[c * capacity + offset] }

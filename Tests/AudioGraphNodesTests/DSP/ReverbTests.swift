@@ -101,4 +101,34 @@ final class ReverbTests: XCTestCase {
             XCTAssertEqual(out.r, reference.r, "slice \(slice)")
         }
     }
+
+    /// Review item 14: one NaN input sample used to circulate in the feedback forever (the
+    /// denormal flush let it through) and silence the reverb; now the output stays finite and
+    /// a later impulse reverberates as loud as in a clean reverb.
+    func testNaNInputSampleDoesNotSilenceTheTail() {
+        let n = Int(sampleRate)
+        let later = n / 2
+        func run(withNaN: Bool) -> [Float] {
+            let reverb = Reverb(sampleRate: sampleRate, preset: .mediumRoom, level: 0)
+            var input = [Float](repeating: 0, count: n)
+            if withNaN { input[100] = .nan }
+            input[later] = 1
+            var l = [Float](repeating: 0, count: n), r = l
+            input.withUnsafeBufferPointer { i in
+                l.withUnsafeMutableBufferPointer { lp in
+                    r.withUnsafeMutableBufferPointer { rp in
+                        reverb.process(input: i.baseAddress!, left: lp.baseAddress!, right: rp.baseAddress!,
+                                       frameCount: n, accumulate: false)
+                    }
+                }
+            }
+            return l
+        }
+        let bad = run(withNaN: true), clean = run(withNaN: false)
+        XCTAssertTrue(bad.allSatisfy(\.isFinite))
+        let energy = { (x: ArraySlice<Float>) in x.reduce(0.0) { $0 + Double($1 * $1) } }
+        let ratio = energy(bad[later...]) / energy(clean[later...])
+        XCTAssertGreaterThan(ratio, 0.5, "the reverb still reverberates after a NaN")
+        XCTAssertLessThan(ratio, 2)
+    }
 }

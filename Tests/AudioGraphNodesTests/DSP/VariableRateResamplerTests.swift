@@ -75,4 +75,85 @@ final class VariableRateResamplerTests: XCTestCase {
         XCTAssertLessThanOrEqual(db(fitOurs.tones[1].amplitude), db(fitTheirs.tones[1].amplitude) + 3, "images within 3 dB of medium's")
         XCTAssertLessThan(db(fitOurs.residualRMS), -130)
     }
+
+    /// Input sample `i` of channel `c` in the rate-step tests (zero before frame 0, as the
+    /// resampler's history starts).
+    static func stepInput(_ c: Int, _ i: Int) -> Double {
+        i < 0 ? 0 : sin(0.05 * Double(i) * Double(c + 1)) + 0.3 * sin(0.31 * Double(i) + Double(c))
+    }
+
+    /// The resampler's definition evaluated directly: `fc·Σ x[i]·sinc(u)·w(u/64)`, `u = fc·(i - t)`.
+    static func formula(channel c: Int, position t: Double, rate: Double) -> Double {
+        if rate == 1, t == t.rounded(.down) { return stepInput(c, Int(t)) }
+        let fc = VariableRateResampler.bandwidth * min(1, 1 / rate)
+        let h = Double(VariableRateResampler.zeroCrossings)
+        let reach = h / fc
+        let i0b = VariableRateResampler.besselI0(VariableRateResampler.kaiserBeta)
+        var sum = 0.0
+        for i in Int((t - reach).rounded(.down))...Int((t + reach).rounded(.up)) {
+            let u = fc * (Double(i) - t)
+            guard abs(u) < h else { continue }
+            let x = u / h
+            let w = VariableRateResampler.besselI0(VariableRateResampler.kaiserBeta * (1 - x * x).squareRoot()) / i0b
+            let sinc = u == 0 ? 1 : sin(Double.pi * u) / (Double.pi * u)
+            sum += stepInput(c, i) * sinc * w
+        }
+        return fc * sum
+    }
+
+    /// Review item 1: after the history has dropped old frames at rate 1, a step to rate 2 or 4
+    /// widens the kernel's reach backwards; every output frame must still equal the formula
+    /// (before the fix the kernel read before the history: garbage or a crash).
+    func testRateStepAfterHistoryDropMatchesFormula() {
+        let channels = 2, slice = 64
+        for stepRate in [Float(2), 4] {
+            for stepAt in stride(from: 700, to: 1100, by: 13) {
+                let r = VariableRateResampler(channelCount: channels, maximumFrames: slice)
+                var fed = 0
+                var position = 0.0
+                var worst = 0.0
+                var frame = 0
+                while frame < stepAt + 160 {
+                    for j in 0..<slice { r.rates[j] = frame + j < stepAt ? 1 : stepRate }
+                    r.process(frameCount: slice) { ch, count in
+                        for c in 0..<channels { for i in 0..<count { ch[c][i] = Float(Self.stepInput(c, fed + i)) } }
+                        fed += count
+                    }
+                    for j in 0..<slice {
+                        let rate = Double(r.rates[j])
+                        if frame + j >= stepAt - 8 {
+                            for c in 0..<channels {
+                                let expected = Self.formula(channel: c, position: position, rate: rate)
+                                worst = max(worst, abs(Double(r.output.list.channel(c)[j]) - expected))
+                            }
+                        }
+                        position += rate
+                    }
+                    frame += slice
+                }
+                XCTAssertLessThan(worst, 1e-4, "rate 1 -> \(stepRate) at output frame \(stepAt)")
+            }
+        }
+    }
+
+    /// Review item 15: a NaN rate reads as 1 instead of trapping; infinities clamp to the range.
+    func testNaNRateReadsAsOne() {
+        XCTAssertEqual(VariableRateResampler.clampedRate(.nan), 1)
+        XCTAssertEqual(VariableRateResampler.clampedRate(.infinity), VariableRateResampler.rateRange.upperBound)
+        XCTAssertEqual(VariableRateResampler.clampedRate(-.infinity), VariableRateResampler.rateRange.lowerBound)
+        let a = VariableRateResampler(channelCount: 1, maximumFrames: 64)
+        let b = VariableRateResampler(channelCount: 1, maximumFrames: 64)
+        a.rates.update(repeating: .nan, count: 64)
+        b.rates.update(repeating: 1, count: 64)
+        for resampler in [a, b] {
+            var fed = 0
+            resampler.process(frameCount: 64) { ch, count in
+                for i in 0..<count { ch[0][i] = Float(Self.stepInput(0, fed + i)) }
+                fed += count
+            }
+        }
+        XCTAssertEqual(Array(UnsafeBufferPointer(start: a.output.list.channel(0), count: 64)),
+                       Array(UnsafeBufferPointer(start: b.output.list.channel(0), count: 64)))
+        XCTAssertEqual(a.position, 64)
+    }
 }
