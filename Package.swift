@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "AudioGraphKit", targets: ["AudioGraphKit"]),
         .library(name: "AudioGraphCore", targets: ["AudioGraphCore"]),
+        .library(name: "AudioGraphDescription", targets: ["AudioGraphDescription"]),
         .library(name: "AudioGraphTesting", targets: ["AudioGraphTesting"]),
         .executable(name: "audiograph", targets: ["audiograph"]),
     ],
@@ -45,27 +46,36 @@ let package = Package(
         .target(name: "CAllocationCounter"),
 
         // MARK: Swift modules
-        // Engine core: formats, buffers, parameters, nodes, graph, pending changes, render plan,
-        // graph descriptions. No C imports.
-        .target(name: "AudioGraphCore"),
+        // Real-time building blocks shared by the engine, the nodes and the I/O: lock-free rings,
+        // the wake semaphore, the render-thread mark and the lock that checks it.
+        .target(name: "AudioGraphRealtime"),
+        // Engine core: formats, buffers, parameters, nodes, graph, pending changes, render plan.
+        // No C imports, no file format.
+        .target(name: "AudioGraphCore", dependencies: ["AudioGraphRealtime"]),
         // Stock nodes: oscillator, player, mixer, eq, delay, converter, environment, generic output.
         .target(name: "AudioGraphNodes",
-                dependencies: ["AudioGraphCore", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW", "CRubberBand"]),
+                dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW",
+                               "CRubberBand"]),
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "CPulse", "CPulseShim"]),
+                dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CPulse", "CPulseShim"]),
         // Plugin hosting: the LV2 catalogue and the lv2 node. Its own module so that only it links
         // lilv and loads foreign binaries.
         .target(name: "AudioGraphPlugins", dependencies: ["AudioGraphCore", "CLilv"]),
+        // The graph-file format: JSON parser, reader, schema, checker, errors, and the factory
+        // that turns node descriptions into stock nodes.
+        .target(name: "AudioGraphDescription",
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins"]),
         // The embedding API: load graph files, render offline, play live.
         .target(name: "AudioGraphKit",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins", "CSndFile", "CEBUR128", "CCairo", "CFFTW"]),
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins", "AudioGraphDescription",
+                               "CSndFile", "CEBUR128", "CCairo", "CFFTW"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphKit"]),
+                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime"]),
         // The command line, a thin layer over AudioGraphKit.
         .executableTarget(name: "audiograph",
-                          dependencies: ["AudioGraphKit",
+                          dependencies: ["AudioGraphKit", "AudioGraphRealtime",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Per-kernel throughput against C floors (scripts/bench-kernels.sh, `make bench`).
         .executableTarget(name: "KernelBench", dependencies: ["AudioGraphCore", "AudioGraphNodes"]),
@@ -83,17 +93,26 @@ let package = Package(
                           exclude: ["Apple.swift.txt"]),
 
         // MARK: Tests (mirror the sources)
+        .testTarget(name: "AudioGraphRealtimeTests",
+                    dependencies: ["AudioGraphRealtime", "AudioGraphTesting"]),
+        .testTarget(name: "AudioGraphTestingTests",
+                    dependencies: ["AudioGraphTesting", "AudioGraphRealtime"]),
         .testTarget(name: "AudioGraphCoreTests",
-                    dependencies: ["AudioGraphCore", "AudioGraphTesting"]),
+                    dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting"]),
+        .testTarget(name: "AudioGraphDescriptionTests",
+                    dependencies: ["AudioGraphCore", "AudioGraphDescription", "AudioGraphNodes", "AudioGraphPulse"]),
         .testTarget(name: "AudioGraphNodesTests",
-                    dependencies: ["AudioGraphNodes", "AudioGraphTesting", "CAllocationCounter"]),
+                    dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting",
+                                   "CAllocationCounter", "CMySofa", "CSndFile"]),
         .testTarget(name: "AudioGraphPulseTests",
-                    dependencies: ["AudioGraphPulse", "AudioGraphKit", "AudioGraphTesting", "CAllocationCounter"]),
+                    dependencies: ["AudioGraphPulse", "AudioGraphKit", "AudioGraphRealtime", "AudioGraphTesting", "CAllocationCounter"]),
         .testTarget(name: "AudioGraphPluginsTests",
-                    dependencies: ["AudioGraphPlugins", "AudioGraphNodes", "AudioGraphTesting", "CAllocationCounter"]),
+                    dependencies: ["AudioGraphPlugins", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting", "CAllocationCounter"]),
         .testTarget(name: "AudioGraphKitTests",
-                    dependencies: ["AudioGraphKit", "AudioGraphTesting", "CAllocationCounter", "CCairo"],
+                    dependencies: ["AudioGraphKit", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphRealtime", "AudioGraphTesting",
+                                   "CAllocationCounter", "CCairo"],
                     resources: [.copy("Fixtures")]),
+        .testTarget(name: "audiographTests", dependencies: ["audiograph", "AudioGraphKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 // The graph: nodes, connections, lifecycle, pending changes and the render entry point.
+import AudioGraphRealtime
 import Synchronization
 
 /// A connection from an output bus to an input bus.
@@ -199,7 +200,8 @@ public final class AudioGraph: @unchecked Sendable {
             switch change {
             case .setParameter(let node, let address, let value, _):
                 guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
-                try n.setParameter(address, value)
+                guard let p = n.parameter(at: address) else { throw .parameterNotFound(node: node, address: address.description) }
+                try p.setValue(value)
             case .setProperty(let node, let name, let value):
                 guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
                 try n.validateProperty(name, value)
@@ -227,9 +229,11 @@ public final class AudioGraph: @unchecked Sendable {
         try control.withLock { _ throws(AudioGraphError) in
             guard state == .open else { throw .invalidState("the graph is already initialized") }
             let t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
-            try t.checkOutputCount()
-            var newAdapters: [Connection: InputAdapter] = [:]
-            let resolved = try resolveFormats(t, newAdapters: &newAdapters)
+            // Initialize = resolve (the graph rules validation runs too) + allocate.
+            _ = try resolve(t)
+            var allocated: [Connection: InputAdapter]? = [:]
+            let resolved = try resolveFormats(t, newAdapters: &allocated)
+            let newAdapters = allocated!
             for id in t.order {
                 let n = t.nodes[id]!
                 n.inputFormats = resolved.inputs[id]!
@@ -246,6 +250,36 @@ public final class AudioGraph: @unchecked Sendable {
             adopt(plan)
             stateValue.store(State.initialized.rawValue, ordering: .releasing)
         }
+    }
+
+    /// The graph rules without allocating anything for rendering: one output node, no cycle,
+    /// and the formats propagated from the sources to the output (rate mismatches, conversions a
+    /// node cannot make, formats a node refuses), through the nodes' own
+    /// `resolveOutputFormats`. ``initialize()`` runs the same step before it allocates, so a graph
+    /// this accepts initializes (memory permitting) and one it refuses fails ``initialize()`` with
+    /// the same error. The graph-file validator runs it on the real nodes. Control thread.
+    ///
+    /// - Returns: every node's bus formats (what reaches each input bus, what each output bus
+    ///   produces).
+    package func resolve() throws(AudioGraphError) -> ResolvedBusFormats {
+        try control.withLock { _ throws(AudioGraphError) -> ResolvedBusFormats in
+            try resolve(Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput))
+        }
+    }
+
+    private func resolve(_ t: Topology) throws(AudioGraphError) -> ResolvedBusFormats {
+        try t.checkOutputCount()
+        var none: [Connection: InputAdapter]? = nil
+        return try resolveFormats(t, newAdapters: &none)
+    }
+
+    /// The engine's rule for a change list while initialized: a node that keeps running keeps its
+    /// output formats (its kernel's buffers were sized for them). Used by `update()` and by the
+    /// graph-file validator for a file's updates.
+    package static func checkOutputFormatsKept(node id: String, before: [StreamFormat], after: [StreamFormat]) throws(AudioGraphError) {
+        guard before != after else { return }
+        throw .formatNotSupported(node: id, reason: "its output format would change from "
+            + "\(before.map(\.description)) to \(after.map(\.description)) while initialized")
     }
 
     /// Starts rendering: from now on one render thread may call ``render(frameCount:)``.
@@ -350,14 +384,16 @@ public final class AudioGraph: @unchecked Sendable {
                 added.append(n)
             case let .setParameter(node, address, value, ramp):
                 guard let n = t.nodes[node] else { throw .nodeNotFound(node) }
-                guard let p = n.parameter(address), let index = n.parameters.firstIndex(where: { $0 === p }) else {
-                    throw .parameterNotFound(node: node, address: address)
+                // Found by the node's address index (a dictionary), not by a scan of names.
+                guard let index = n.parameterIndex(of: address) else {
+                    throw .parameterNotFound(node: node, address: address.description)
                 }
+                let p = n.parameters[index]
                 guard p.info.contains(value) else {
-                    throw .parameterOutOfRange(node: node, address: address, value: value, range: p.info.rangeDescription)
+                    throw .parameterOutOfRange(node: node, address: address.description, value: value, range: p.info.rangeDescription)
                 }
                 guard ramp >= 0, ramp.isFinite else {
-                    throw .parameterOutOfRange(node: node, address: address + " rampDuration", value: ramp, range: "0...")
+                    throw .parameterOutOfRange(node: node, address: address.description + " rampDuration", value: ramp, range: "0...")
                 }
                 parameterSets.append((n, index, value, ramp))
             case let .setProperty(node, name, value):
@@ -373,13 +409,12 @@ public final class AudioGraph: @unchecked Sendable {
         parameterSets = parameterSets.filter { t.nodes[$0.0.id] === $0.0 }
         propertySets = propertySets.filter { t.nodes[$0.0.id] === $0.0 }
         try t.checkOutputCount()
-        var newAdapters: [Connection: InputAdapter] = [:]
+        var newAdapters: [Connection: InputAdapter]? = [:]
         let resolved = try resolveFormats(t, newAdapters: &newAdapters)
         for id in t.order {
             let n = t.nodes[id]!
-            if n.kernel != nil && !added.contains(where: { $0 === n }) && resolved.outputs[id]! != n.outputFormats {
-                throw .formatNotSupported(node: id, reason: "its output format would change from "
-                    + "\(n.outputFormats.map(\.description)) to \(resolved.outputs[id]!.map(\.description)) while initialized")
+            if n.kernel != nil && !added.contains(where: { $0 === n }) {
+                try Self.checkOutputFormatsKept(node: id, before: n.outputFormats, after: resolved.outputs[id]!)
             }
         }
         var newKernels: [NodeKernel] = []
@@ -402,10 +437,10 @@ public final class AudioGraph: @unchecked Sendable {
         var commands: [PlanCommand] = takeBackUnadoptedPlan()?.commands ?? []
         commands += liveTapCommandsForRemovedNodes()
         commands += newKernels.map { .start($0) }
-        for (key, a) in newAdapters where adapters[key] == nil {
+        for (key, a) in newAdapters! where adapters[key] == nil {
             commands.append(.startAdapter(a, sourceRate: t.nodes[key.source]!.outputFormats[key.sourceBus].sampleRate))
         }
-        adapters = newAdapters
+        adapters = newAdapters!
         for (n, index, value, ramp) in parameterSets {
             let rate = n.processingRate
             n.parameters[index].recordListValue(value)
@@ -541,15 +576,11 @@ public final class AudioGraph: @unchecked Sendable {
                           workers: workerPool)
     }
 
-    struct ResolvedFormats {
-        var inputs: [String: [StreamFormat?]] = [:]
-        var outputs: [String: [StreamFormat]] = [:]
-    }
-
     /// Formats of every bus, from the sources towards the output, with the adapters that
-    /// converting inputs need (existing ones reused). Throws on a rate mismatch.
-    private func resolveFormats(_ t: Topology, newAdapters: inout [Connection: InputAdapter]) throws(AudioGraphError) -> ResolvedFormats {
-        var r = ResolvedFormats()
+    /// converting inputs need (existing ones reused; none made when `newAdapters` is nil: the
+    /// resolve step). Throws on a rate mismatch.
+    private func resolveFormats(_ t: Topology, newAdapters: inout [Connection: InputAdapter]?) throws(AudioGraphError) -> ResolvedBusFormats {
+        var r = ResolvedBusFormats()
         for id in try t.topologicalOrder() {
             let n = t.nodes[id]!
             var raw: [StreamFormat?] = []
@@ -568,17 +599,23 @@ public final class AudioGraph: @unchecked Sendable {
             for bus in 0..<n.inputBusCount {
                 guard let f = raw[bus], let src = sources[bus],
                       f.sampleRate != rate || n.pullsInputsOnTheirOwnTimeline else { continue }
+                if n.pullsInputsOnTheirOwnTimeline, t.nodes[src.node]?.isLiveSource == true {
+                    throw .formatNotSupported(node: id, reason: "it reads its input ahead of the clock; a live input (\"\(src.node)\") cannot be read ahead")
+                }
                 guard n.convertsInputSampleRates || f.sampleRate == rate else {
                     throw .sampleRateMismatch(source: src.node, sourceRate: f.sampleRate, destination: id, destinationRate: rate)
                 }
+                guard try n.checkInputAdapter(bus: bus, sourceFormat: f, targetSampleRate: rate) else { continue }
+                seen[bus] = StreamFormat.canonical(sampleRate: rate, channelCount: f.channelCount)
+                guard newAdapters != nil else { continue }
                 let key = Connection(source: src.node, sourceBus: src.bus, destination: id, destinationBus: bus)
                 if let existing = adapters[key] {
-                    newAdapters[key] = existing
-                    seen[bus] = StreamFormat.canonical(sampleRate: rate, channelCount: f.channelCount)
+                    newAdapters![key] = existing
                 } else if let a = try n.makeInputAdapter(bus: bus, sourceFormat: f, targetSampleRate: rate,
                                                          maximumFramesPerSlice: maximumFramesPerSlice) {
-                    newAdapters[key] = a
-                    seen[bus] = StreamFormat.canonical(sampleRate: rate, channelCount: f.channelCount)
+                    newAdapters![key] = a
+                } else {
+                    throw .formatNotSupported(node: id, reason: "made no adapter for input bus \(bus) after accepting it")
                 }
             }
             r.inputs[id] = seen

@@ -1,4 +1,5 @@
 // A real-time parameter: set from any thread without locking, read by the render thread.
+import AudioGraphRealtime
 import Synchronization
 
 /// A node parameter (cf. `AudioUnitParameter`): a number with an address, unit, range and default.

@@ -4,7 +4,7 @@
 /// frames (seconds times a rate) becomes an integer count that saturates instead of trapping.
 ///
 /// `Int64(x)` traps when `x` is NaN, infinite or beyond ±2^63; graph files can hold times such as
-/// `1e300` s. The loader rejects such times (``GraphDescription/maximumTime``), and every
+/// `1e300` s. The graph-file loader rejects such times (`GraphDescription.maximumTime`), and every
 /// conversion site goes through here as well, so an engine built directly (without the loader)
 /// cannot trap either.
 ///

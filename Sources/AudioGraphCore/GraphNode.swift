@@ -1,4 +1,5 @@
 // The control-side half of a node: identity, buses, formats, parameters and properties.
+import AudioGraphRealtime
 import Synchronization
 
 /// A node of an ``AudioGraph`` (cf. an Audio Unit inside an AUGraph): the control-side object
@@ -156,6 +157,11 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     /// node's own rate, and the kernel pulls it with ``RenderInputs/pull(_:frameCount:)``.
     open var pullsInputsOnTheirOwnTimeline: Bool { false }
 
+    /// Whether the node's output exists only as time passes (live capture): a node that pulls
+    /// its inputs on their own timeline cannot read it ahead, and the graph refuses the connection
+    /// when it resolves formats.
+    open var isLiveSource: Bool { false }
+
     /// The rate the node processes at: its declared rate, else (if it does not convert) the rate
     /// of its first connected input, else the graph's.
     open func processingSampleRate(inputFormats: [StreamFormat?], graphSampleRate: Double) -> Double {
@@ -178,6 +184,16 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     open func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         NodeKernel(nodeID: id, outputFormats: outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: parameters)
+    }
+
+    /// For nodes that convert rates: whether input `bus` at `sourceFormat` gets an adapter to
+    /// `targetSampleRate` (true: the graph then calls ``makeInputAdapter(bus:sourceFormat:targetSampleRate:maximumFramesPerSlice:)``,
+    /// which must not refuse what this accepted). Throws what making the adapter would throw for a
+    /// conversion it cannot do. Allocates nothing: ``AudioGraph``'s resolve step (validation)
+    /// asks this instead of building adapters. Default: ``pullsInputsOnTheirOwnTimeline`` (such
+    /// a node always gets its adapter; any other converts by itself).
+    open func checkInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double) throws(AudioGraphError) -> Bool {
+        pullsInputsOnTheirOwnTimeline
     }
 
     /// For nodes that convert rates: an adapter that converts input `bus` from `sourceFormat` to

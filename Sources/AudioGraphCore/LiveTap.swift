@@ -1,4 +1,5 @@
 // A live tap on a node's output bus: render-side copy into a lock-free ring, delivery of exact-size buffers.
+import AudioGraphRealtime
 import Synchronization
 
 #if canImport(Glibc)

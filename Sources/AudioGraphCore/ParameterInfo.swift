@@ -20,7 +20,7 @@ public enum Scope: String, Sendable, Hashable, CaseIterable {
 /// The string form is `name` (global scope, element 0), `input.N.name` / `output.N.name`
 /// (input or output scope, element N), or `group.N.name` / `group.name` for a node's own group
 /// (`band.0.gain`, `listener.x`), which lives in the global scope.
-public struct ParameterAddress: Hashable, Sendable, CustomStringConvertible {
+public struct ParameterAddress: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
     public var scope: Scope
     public var element: Int
     /// The group for node-specific groups (`band`, `listener`), nil otherwise. A group without an
@@ -33,6 +33,16 @@ public struct ParameterAddress: Hashable, Sendable, CustomStringConvertible {
         self.element = element
         self.group = group
         self.name = name
+    }
+
+    /// An address written in code (`"input.1.pan"`): a literal that is not of the string form is
+    /// a programmer error and stops the program with one line. Text from users goes through
+    /// ``init(_:)``, which returns nil instead.
+    public init(stringLiteral value: String) {
+        guard let address = ParameterAddress(value) else {
+            preconditionFailure("\"\(value)\" is not a parameter address (name, input.N.name, output.N.name, group.N.name)")
+        }
+        self = address
     }
 
     /// Parses the spec's string form; nil when it is not of that form.

@@ -1,4 +1,5 @@
 // Structural and parameter changes queued while a graph is initialized, applied by update().
+import AudioGraphRealtime
 import Synchronization
 
 /// One queued change (cf. AUGraph's pending changes). A list of them is applied by
@@ -13,7 +14,9 @@ public enum PendingChange: @unchecked Sendable {
     /// Removes the connection into an input bus.
     case disconnect(destination: String, destinationBus: Int)
     /// Sets a parameter, sample-exactly with the rest of the list, ramping over `rampDuration` s.
-    case setParameter(node: String, address: String, value: Double, rampDuration: Double)
+    /// The address is structured (parsed once, where the text was: a graph file's reader, or a
+    /// string literal); the graph finds the parameter by it in the node's index, not by name.
+    case setParameter(node: String, address: ParameterAddress, value: Double, rampDuration: Double)
     /// Sets a property (validated by the node; delivered to its kernel with the list).
     case setProperty(node: String, name: String, value: any Sendable)
 }

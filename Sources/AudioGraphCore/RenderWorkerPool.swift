@@ -1,4 +1,5 @@
 // The worker threads that render a plan's independent units beside the render thread (offline).
+import AudioGraphRealtime
 import Synchronization
 
 #if canImport(Glibc)

@@ -6,18 +6,20 @@ import AudioGraphPlugins
 ///
 /// Thread safety: reads files; call from a control thread.
 public enum GraphLoader {
-    /// Reads and validates the graph at `path`; sound files are probed with libsndfile.
+    /// Reads and validates the graph at `path`: the file checks, then the engine's own graph rules
+    /// on the real nodes (``GraphRules``); sound files are probed with libsndfile.
     /// - Throws: every problem found, one line each (``GraphDescriptionErrors``).
     public static func load(_ path: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
         LV2World.registerWithGraphFiles()
-        return try GraphDescription.load(contentsOf: path, fileInfo: probe)
+        return try GraphRules.check(GraphDescription.load(contentsOf: path, fileInfo: probe), fileName: path)
     }
 
     /// Validates a graph given as text (relative paths against `baseDirectory`).
     public static func parse(text: String, fileName: String = "graph.json",
                              baseDirectory: String = ".") throws(GraphDescriptionErrors) -> ValidatedGraph {
         LV2World.registerWithGraphFiles()
-        return try GraphDescription.parse(text: text, fileName: fileName, baseDirectory: baseDirectory, fileInfo: probe)
+        return try GraphRules.check(GraphDescription.parse(text: text, fileName: fileName, baseDirectory: baseDirectory, fileInfo: probe),
+                                    fileName: fileName)
     }
 
     /// Rate, channels and length of a sound file, for the validator.

@@ -1,4 +1,4 @@
-// Playing a described graph live to PulseAudio, with timed updates and text commands.
+// Playing a described graph live to PulseAudio, with timed updates and typed live commands.
 import AudioGraphNodes
 @_exported import AudioGraphPulse
 import Foundation
@@ -60,11 +60,11 @@ public struct LivePlayerSummary: Sendable {
 /// fall behind, the render thread is held (between slices) at the first update not published
 /// yet, so no update is ever late and no slice renders a half-applied list.
 ///
-/// Text commands (`execute(_:)`): `set NODE ADDRESS VALUE [RAMP]` sets a parameter at once
-/// (ramping RAMP seconds); `connect FROM TO` and `disconnect TO` queue changes; `update`
-/// applies the queued changes as one list (cf. `AUGraphUpdate`).
+/// Commands (``apply(_:)``, a ``LiveCommand``): `setParameter` sets a parameter at once
+/// (ramping over its duration); `connect` and `disconnect` queue changes; `update` applies the
+/// queued changes as one list (cf. `AUGraphUpdate`).
 ///
-/// Thread safety: one control thread calls everything (`init`, `start`, `poll`, `execute`,
+/// Thread safety: one control thread calls everything (`init`, `start`, `poll`, `apply`,
 /// `stop`). The graph renders on the output's render thread.
 public final class LivePlayer {
     /// The running graph.
@@ -226,34 +226,26 @@ public final class LivePlayer {
         }
     }
 
-    /// Runs one text command; returns nil on success or a one-line error.
-    public func execute(_ line: String) -> String? {
-        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-        guard let verb = words.first else { return nil }
-        switch verb {
-        case "set":
-            guard words.count == 4 || words.count == 5, let value = Double(words[3]),
-                  words.count == 4 || Double(words[4]) != nil else {
-                return "usage: set NODE ADDRESS VALUE [RAMP]"
-            }
-            guard let node = graph.node(words[1]) else { return "node \"\(words[1])\" does not exist" }
-            let ramp = words.count == 5 ? Double(words[4])! : 0
-            guard ramp >= 0, ramp.isFinite else { return "RAMP must be seconds >= 0" }
+    /// Runs one command on the control thread: a parameter is set at once, connection changes
+    /// wait in a queue of the player's own until ``LiveCommand/update`` applies them (which waits
+    /// up to 2 s for a timed update published ahead of its time to be adopted first).
+    ///
+    /// - Throws: ``LivePlayerError/graph(_:)`` for an unknown node or parameter, a value or ramp
+    ///   out of range, or connection changes the graph refuses at `update`.
+    public func apply(_ command: LiveCommand) throws(LivePlayerError) {
+        switch command {
+        case let .setParameter(id, address, value, rampDuration):
+            guard let node = graph.node(id) else { throw .graph(.nodeNotFound(id)) }
             do {
-                try node.setParameter(words[2], value, rampFrames: FrameCount.int(ramp * sampleRate))
+                try node.setParameter(address, value, rampDuration: rampDuration)
             } catch {
-                return error.description
+                throw .graph(error)
             }
-        case "connect":
-            guard words.count == 3, let from = BusReference(words[1]), let to = BusReference(words[2]) else {
-                return "usage: connect FROM[:BUS] TO[:BUS]"
-            }
+        case let .connect(from, to):
             commandQueue.append(.connect(source: from.node, sourceBus: from.bus, destination: to.node, destinationBus: to.bus))
-        case "disconnect":
-            guard words.count == 2, let to = BusReference(words[1]) else { return "usage: disconnect TO[:BUS]" }
+        case let .disconnect(to):
             commandQueue.append(.disconnect(destination: to.node, destinationBus: to.bus))
-        case "update":
-            guard words.count == 1 else { return "usage: update" }
+        case .update:
             // A timed update published ahead of its time goes first (a list applied now would
             // take its changes with it, early): wait until the render thread has adopted it.
             let clock = ContinuousClock()
@@ -265,12 +257,9 @@ public final class LivePlayer {
             do {
                 try graph.update(waitUntilApplied: !hasPlayedToEnd)
             } catch {
-                return error.description
+                throw .graph(error)
             }
-        default:
-            return "unknown command \"\(verb)\" (set, connect, disconnect, update)"
         }
-        return nil
     }
 
     /// Stops playback and capture, closes the connection, and returns what was measured. Idempotent.

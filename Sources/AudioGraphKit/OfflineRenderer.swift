@@ -1,4 +1,5 @@
 // Offline rendering: pulls a graph as fast as possible into a sound file, with updates and taps.
+import AudioGraphRealtime
 import AudioGraphNodes
 import Foundation
 

@@ -1,4 +1,5 @@
 // The analyser node (cf. Web Audio's AnalyserNode): audio passes unchanged; apps read its spectrum.
+import AudioGraphRealtime
 import AudioGraphCore
 import Glibc
 import Synchronization

@@ -57,6 +57,11 @@ public final class ConverterNode: GraphNode, @unchecked Sendable {
         return [out]
     }
 
+    public override func checkInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double) throws(AudioGraphError) -> Bool {
+        try ResamplingInputAdapter.check(nodeID: id, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate)
+        return true
+    }
+
     public override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
                                           maximumFramesPerSlice: Int) throws(AudioGraphError) -> InputAdapter? {
         let a = try ResamplingInputAdapter(nodeID: id, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate,

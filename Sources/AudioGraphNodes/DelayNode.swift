@@ -17,7 +17,7 @@
 public final class DelayNode: GraphNode, @unchecked Sendable {
     public init(id: String, sampleRate: Double) {
         super.init(id: id, typeName: "delay", inputBusCount: 1, outputBusCount: 1,
-                   parameters: NodeSchema.for(.delay).parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
+                   parameters: ParameterTable.delay.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
     }
 
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {

@@ -24,7 +24,7 @@ public final class EQNode: GraphNode, @unchecked Sendable {
     public init(id: String, sampleRate: Double, properties: EQProperties = EQProperties()) {
         self.properties = properties
         super.init(id: id, typeName: "eq", inputBusCount: 1, outputBusCount: 1,
-                   parameters: NodeSchema.for(.eq).parameterInfos(sampleRate: sampleRate, inputBusCount: 0,
+                   parameters: ParameterTable.eq.parameterInfos(sampleRate: sampleRate, inputBusCount: 0,
                                                                  bandCount: properties.bands.count))
         for (i, band) in properties.bands.enumerated() {
             setInitial(i, "frequency", band.frequency)

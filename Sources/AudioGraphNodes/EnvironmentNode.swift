@@ -50,7 +50,7 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
                 properties: EnvironmentProperties = EnvironmentProperties()) {
         self.properties = properties
         super.init(id: id, typeName: "environment", inputBusCount: inputBusCount, outputBusCount: 1,
-                   parameters: NodeSchema.for(.environment).parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount,
+                   parameters: ParameterTable.environment.parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount,
                                                                             bandCount: 0),
                    declaredFormat: PartialStreamFormat(channelCount: 2))
     }
@@ -63,6 +63,11 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
         }
         return [.canonical(sampleRate: processingSampleRate(inputFormats: inputFormats, graphSampleRate: graphSampleRate),
                            channelCount: 2)]
+    }
+
+    public override func checkInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double) throws(AudioGraphError) -> Bool {
+        try ResamplingInputAdapter.check(nodeID: id, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate)
+        return true
     }
 
     public override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,

@@ -1,4 +1,5 @@
 // A disk-reader thread that streams a player's output sequence from a sound file into a lock-free ring.
+import AudioGraphRealtime
 import Glibc
 import Synchronization
 

@@ -27,8 +27,13 @@ public final class GenericOutputNode: GraphNode, @unchecked Sendable {
         inputFormats.first??.sampleRate ?? graphSampleRate
     }
 
+    /// No output bus; refuses a client rate the client-side conversion (a ``GenericOutputRenderer``)
+    /// could not reach from the input's rate.
     public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
-        []
+        if let input = inputFormats.first ?? nil, let rate = clientFormatRequest.sampleRate, rate != input.sampleRate {
+            try ResamplingInputAdapter.check(nodeID: id, sourceFormat: input, targetSampleRate: rate)
+        }
+        return []
     }
 
     /// The format of what reaches the node (after initialize), or nil when nothing is connected.

@@ -21,7 +21,7 @@ public final class MixerNode: GraphNode, @unchecked Sendable {
     public init(id: String, sampleRate: Double, inputBusCount: Int = 1, properties: MixerProperties = MixerProperties()) {
         channels = properties.channels
         super.init(id: id, typeName: "mixer", inputBusCount: inputBusCount, outputBusCount: 1,
-                   parameters: NodeSchema.for(.mixer).parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount, bandCount: 0),
+                   parameters: ParameterTable.mixer.parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount, bandCount: 0),
                    declaredFormat: PartialStreamFormat(channelCount: properties.channels))
     }
 
@@ -30,6 +30,11 @@ public final class MixerNode: GraphNode, @unchecked Sendable {
     public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
         [.canonical(sampleRate: processingSampleRate(inputFormats: inputFormats, graphSampleRate: graphSampleRate),
                     channelCount: channels)]
+    }
+
+    public override func checkInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double) throws(AudioGraphError) -> Bool {
+        try ResamplingInputAdapter.check(nodeID: id, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate)
+        return true
     }
 
     public override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,

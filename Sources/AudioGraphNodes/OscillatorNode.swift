@@ -23,12 +23,13 @@ public final class OscillatorNode: GraphNode, @unchecked Sendable {
         self.properties = properties
         self.sampleRate = sampleRate
         super.init(id: id, typeName: "oscillator", inputBusCount: 0, outputBusCount: 1,
-                   parameters: NodeSchema.for(.oscillator).parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0),
+                   parameters: ParameterTable.oscillator.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0),
                    declaredFormat: PartialStreamFormat(sampleRate: sampleRate, channelCount: properties.channels))
     }
 
     public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
-        [.canonical(sampleRate: declaredFormat.sampleRate ?? graphSampleRate, channelCount: properties.channels)]
+        // A graph file's `format.channels` is declared over the property's count (see NodeFactory).
+        [.canonical(sampleRate: declaredFormat.sampleRate ?? graphSampleRate, channelCount: declaredFormat.channelCount ?? properties.channels)]
     }
 
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {

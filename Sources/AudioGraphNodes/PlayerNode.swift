@@ -91,7 +91,7 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
             throw .nodeSetupFailed(node: id, reason: error.description)
         }
         super.init(id: id, typeName: "player", inputBusCount: 0, outputBusCount: 1,
-                   parameters: NodeSchema.for(.player).parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0),
+                   parameters: ParameterTable.player.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0),
                    declaredFormat: PartialStreamFormat(sampleRate: fileInfo.sampleRate, channelCount: fileInfo.channels))
     }
 

@@ -40,9 +40,32 @@ final class ResamplingInputAdapter: InputAdapter, @unchecked Sendable {
         do {
             resampler = try makeResampler(quality: quality)
         } catch {
-            throw .formatNotSupported(node: nodeID, reason: "cannot convert \(ParameterInfo.format(sourceFormat.sampleRate)) Hz "
-                                      + "to \(ParameterInfo.format(targetSampleRate)) Hz: \(error)")
+            throw Self.conversionError(nodeID: nodeID, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate, error)
         }
+    }
+
+    /// Throws what ``init(nodeID:sourceFormat:targetSampleRate:maximumFramesPerSlice:quality:)``
+    /// throws for arguments the resampler refuses, without allocating (the graph's resolve step;
+    /// see ``GraphNode/checkInputAdapter(bus:sourceFormat:targetSampleRate:)``).
+    static func check(nodeID: String, sourceFormat: StreamFormat, targetSampleRate: Double) throws(AudioGraphError) {
+        do {
+            try Resampler.check(channelCount: sourceFormat.channelCount, inputSampleRate: sourceFormat.sampleRate,
+                                outputSampleRate: targetSampleRate)
+        } catch {
+            throw conversionError(nodeID: nodeID, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate, error)
+        }
+    }
+
+    static func conversionError(nodeID: String, sourceFormat: StreamFormat, targetSampleRate: Double,
+                                        _ error: ResamplerError) -> AudioGraphError {
+        let why: String
+        if case .unsupportedRatio = error {
+            why = "beyond the largest ratio one conversion bridges (\(ParameterInfo.format(Resampler.maximumConversionRatio)):1 either way; convert in steps)"
+        } else {
+            why = "\(error)"
+        }
+        return .formatNotSupported(node: nodeID, reason: "cannot convert \(ParameterInfo.format(sourceFormat.sampleRate)) Hz "
+                                   + "to \(ParameterInfo.format(targetSampleRate)) Hz, \(why)")
     }
 
     deinit { outputPointers.deallocate() }

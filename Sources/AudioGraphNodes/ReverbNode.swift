@@ -26,7 +26,7 @@ public final class ReverbNode: GraphNode, @unchecked Sendable {
     public init(id: String, sampleRate: Double, preset: ReverbPreset = .mediumHall) {
         self.preset = preset
         super.init(id: id, typeName: "reverb", inputBusCount: 1, outputBusCount: 1,
-                   parameters: NodeSchema.for(.reverb).parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
+                   parameters: ParameterTable.reverb.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
     }
 
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {

@@ -34,7 +34,7 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
     /// A time-pitch node with the schema's parameters (ranges at `sampleRate`). Control thread.
     public init(id: String, sampleRate: Double) {
         super.init(id: id, typeName: "timePitch", inputBusCount: 1, outputBusCount: 1,
-                   parameters: NodeSchema.for(.timePitch).parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
+                   parameters: ParameterTable.timePitch.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
     }
 
     /// True: rubberband consumes `rate` times the output.

@@ -27,7 +27,7 @@ public final class VarispeedNode: GraphNode, @unchecked Sendable {
 
     public init(id: String, sampleRate: Double) {
         super.init(id: id, typeName: "varispeed", inputBusCount: 1, outputBusCount: 1,
-                   parameters: NodeSchema.for(.varispeed).parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
+                   parameters: ParameterTable.varispeed.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
     }
 
     public override var pullsInputsOnTheirOwnTimeline: Bool { true }

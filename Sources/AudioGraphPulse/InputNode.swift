@@ -58,6 +58,9 @@ public final class InputNode: GraphNode, @unchecked Sendable {
     /// output (taps and sinks on an input-only graph see it; the capture ring never overflows).
     public override var isPulledEverySlice: Bool { true }
 
+    /// Captured audio exists only as time passes: it cannot be read ahead (a timePitch refuses it).
+    public override var isLiveSource: Bool { true }
+
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         capture?.stop()
         capture = nil

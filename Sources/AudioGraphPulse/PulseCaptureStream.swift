@@ -1,4 +1,5 @@
 // Real-time capture from a PulseAudio source into a lock-free ring read slice by slice.
+import AudioGraphRealtime
 import CPulse
 import CPulseShim
 import Glibc

@@ -1,4 +1,5 @@
 // A connection to a PulseAudio server, driven by libpulse's threaded mainloop.
+import AudioGraphRealtime
 import AudioGraphCore
 import CPulse
 import CPulseShim

@@ -1,5 +1,5 @@
 // Real-time playback to a PulseAudio sink from a render callback on a dedicated thread.
-import AudioGraphNodes
+import AudioGraphRealtime
 import CPulse
 import CPulseShim
 import Glibc

@@ -1,4 +1,5 @@
 // The first failure of a running Pulse stream and the handler to tell, shared by playback and capture.
+import AudioGraphRealtime
 import AudioGraphCore
 
 /// Holds the first fault a running stream met and the handler the owner set for it.

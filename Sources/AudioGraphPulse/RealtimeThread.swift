@@ -1,4 +1,5 @@
 // A joinable POSIX thread that asks for real-time scheduling (the dedicated render thread).
+import AudioGraphRealtime
 import AudioGraphCore
 import CPulseShim
 import Glibc

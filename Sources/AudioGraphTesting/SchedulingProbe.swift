@@ -1,4 +1,5 @@
 // A real-time thread that measures how late the machine lets it wake up (stalls of the whole machine).
+import AudioGraphRealtime
 import AudioGraphCore
 import Foundation
 import Glibc

@@ -69,6 +69,18 @@ public enum SignalMeasurement {
         return result
     }
 
+    /// The largest |got[n] − expected(n)| over `range` (default: every index) and the first index
+    /// where it occurs; (0, -1) when the range is empty.
+    public static func worstError(_ got: [Float], _ range: Range<Int>? = nil,
+                                  _ expected: (Int) -> Double) -> (error: Double, at: Int) {
+        var worst = 0.0, at = -1
+        for n in range ?? got.indices {
+            let e = abs(Double(got[n]) - expected(n))
+            if e > worst || at < 0 { worst = max(worst, e); at = e >= worst ? n : at }
+        }
+        return (worst, at)
+    }
+
     /// The lag L in −maxLag...maxLag that best aligns `reference` with `signal`, meaning
     /// `signal[n + L] ≈ reference[n]`: a positive lag says `signal` is `reference` delayed by L frames.
     ///

@@ -1,4 +1,5 @@
 // Reading play's commands from standard input in bounded lines into a bounded queue.
+import AudioGraphRealtime
 import AudioGraphKit
 import Foundation
 import Synchronization

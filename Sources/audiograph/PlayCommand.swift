@@ -59,7 +59,13 @@ struct PlayCommand: ParsableCommand {
                 Diagnostics.error("audiograph: ignored \(dropped) command line\(dropped == 1 ? "" : "s") longer than \(CommandLineReader.maximumLineLength) bytes")
             }
             if let line = commands.next() {
-                if let problem = player.execute(line) { Diagnostics.error("audiograph: \(problem)") }
+                do {
+                    if let command = try LiveCommandParser.parse(line) { try player.apply(command) }
+                } catch let problem as LiveCommandParser.Failure {
+                    Diagnostics.error("audiograph: \(problem)")
+                } catch {
+                    Diagnostics.error("audiograph: \(error)")
+                }
                 continue loop
             }
             _ = commands.arrived.wait(timeout: .now() + .milliseconds(5))

@@ -1,4 +1,5 @@
 // `audiograph record [--device SOURCE] [--channel-map LIST] [--duration S] -o FILE`: a PulseAudio source to a sound file.
+import AudioGraphRealtime
 import ArgumentParser
 import AudioGraphKit
 import Foundation

@@ -1,8 +1,10 @@
 // Races of AudioGraph's control side with real threads: edits racing initialize(), listeners that touch the graph.
+import AudioGraphRealtime
 import Foundation
 import Synchronization
 import XCTest
 @testable import AudioGraphCore
+import AudioGraphTesting
 
 /// A node with one Int property, `label`, for the listener and race tests. Its kernel copies the
 /// label when made and takes later values from messages.
@@ -159,5 +161,30 @@ final class AudioGraphConcurrencyTests: XCTestCase {
         XCTAssertEqual(heard.withLock { $0 }, ["label=1 connections=2", "label=2 connections=2"])
         XCTAssertEqual(g.node("src")?.parameter("value")?.value, 2)
         g.stop()
+    }
+}
+
+extension AudioGraphConcurrencyTests {
+    /// Rendering a running graph on a marked thread while another thread sets parameters takes no
+    /// control lock; a control call made on the marked thread (here `graph.nodes`) is counted.
+    func testRenderTakesNoControlLockButAControlCallIsCounted() throws {
+        try countingLockViolations {
+            let src = CountingSourceNode("src")
+            let g = try makeGraph([src, GainNode("g"), TestOutputNode()], "src -> g -> out")
+            try g.initialize()
+            try g.start()
+            runOnNewThread {
+                RenderThread.markCurrentThread(true)
+                for i in 0..<2000 {
+                    _ = g.render(frameCount: 64)
+                    if i % 100 == 0 { RenderThread.markCurrentThread(false); try? src.setParameter("value", Double(i % 7)); RenderThread.markCurrentThread(true) }
+                }
+                XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+                _ = g.nodes
+                RenderThread.markCurrentThread(false)
+            }
+            XCTAssertEqual(RenderThread.lockViolations, 1, "a control call on the render thread was not counted")
+            g.stop()
+        }
     }
 }

@@ -23,14 +23,19 @@ final class AudioParameterTests: XCTestCase {
     }
 
     func testAddressesParseAndPrint() {
-        XCTAssertEqual(ParameterAddress("input.1.pan"), ParameterAddress(scope: .input, element: 1, name: "pan"))
-        XCTAssertEqual(ParameterAddress("band.0.gain"), ParameterAddress(scope: .global, element: 0, group: "band", name: "gain"))
-        XCTAssertEqual(ParameterAddress("listener.x")?.description, "listener.x")
-        XCTAssertEqual(ParameterAddress("output.0.volume")?.description, "output.0.volume")
-        XCTAssertNil(ParameterAddress("input.x.pan"))
-        XCTAssertNil(ParameterAddress("input.01.pan"))
-        XCTAssertNil(ParameterAddress("a..b"))
-        XCTAssertNil(ParameterAddress("input.pan"))
+        // Text from users goes through the failable parser (a literal would be the programmer's form).
+        func parse(_ text: String) -> ParameterAddress? { ParameterAddress(text) }
+        XCTAssertEqual(parse("input.1.pan"), ParameterAddress(scope: .input, element: 1, name: "pan"))
+        XCTAssertEqual(parse("band.0.gain"), ParameterAddress(scope: .global, element: 0, group: "band", name: "gain"))
+        XCTAssertEqual(parse("listener.x")?.description, "listener.x")
+        XCTAssertEqual(parse("output.0.volume")?.description, "output.0.volume")
+        XCTAssertNil(parse("input.x.pan"))
+        XCTAssertNil(parse("input.01.pan"))
+        XCTAssertNil(parse("a..b"))
+        XCTAssertNil(parse("input.pan"))
+        // A literal is the same address, parsed once.
+        let literal: ParameterAddress = "input.1.pan"
+        XCTAssertEqual(literal, parse("input.1.pan"))
     }
 
     func testChangeListRampIsLinearPerSample() throws {

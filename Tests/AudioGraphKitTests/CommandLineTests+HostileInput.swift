@@ -1,6 +1,7 @@
 // The command line under hostile input (issue 10): extreme numbers, special files, path tricks, signals.
 import AudioGraphKit
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 extension CommandLineTests {
@@ -20,8 +21,8 @@ extension CommandLineTests {
     /// Each value the fuzzer used to crash `render` with: rejected at load (exit 1, one line naming
     /// the place) by both validate and render, never a trap; nothing written.
     func testHugeNumbersAreRejectedAtLoadWithOneLine() throws {
-        let dir = try makeTemporaryDirectory(self)
-        try writeWAV(dir.appendingPathComponent("in.wav").path, [[Float](repeating: 0.25, count: 480)], sampleRate: 48000)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("in.wav").path, [[Float](repeating: 0.25, count: 480)], sampleRate: 48000)
         let player = #", { "id": "p", "type": "player", "properties": { "file": "in.wav", "segment": { "duration": 1e15 } } }"#
         let cases: [(json: String, place: String)] = [
             (graph(settings: "\"duration\": 1e300"), "duration"),
@@ -55,7 +56,7 @@ extension CommandLineTests {
     /// they mean: an oscillator starting 10^7 s late is silent, a value curve lasting 5e-324 s
     /// jumps to its last value, a ramp lasting 10^7 s has barely moved.
     func testExtremeButAcceptedNumbersRender() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let late = graph(osc: #", "properties": { "startTime": 10000000 }"#)
         _ = try write(late, "late.json", in: dir)
         var r = try run(["render", "late.json", "-o", "late.wav", "--quiet"], in: dir, timeout: 60)
@@ -70,7 +71,7 @@ extension CommandLineTests {
         XCTAssertEqual(r.status, 0, r.stderr)
         let tone = try AudioFileReader.read(path: dir.appendingPathComponent("curve.wav").path)
         // The curve is over before the first frame: a 1000 Hz sine from frame 0.
-        XCTAssertLessThan(worstError(tone.channels[0]) { n in sin(2 * Double.pi * 1000 * Double(n) / 48000) }.error, 1e-4)
+        XCTAssertLessThan(SignalMeasurement.worstError(tone.channels[0]) { n in sin(2 * Double.pi * 1000 * Double(n) / 48000) }.error, 1e-4)
 
         let ramp = graph(osc: #", "parameters": { "amplitude": 1, "frequency": 1000 }"#,
                          updates: #"[ { "frame": 0, "actions": [ { "setParameter": { "node": "osc", "address": "frequency", "value": 2000, "rampDuration": 10000000 } } ] } ]"#)
@@ -79,24 +80,24 @@ extension CommandLineTests {
         XCTAssertEqual(r.status, 0, r.stderr)
         let slow = try AudioFileReader.read(path: dir.appendingPathComponent("ramp.wav").path)
         // 0.05 s into a 10^7 s ramp the frequency has moved by 5e-6 Hz: a 1000 Hz sine.
-        XCTAssertLessThan(worstError(slow.channels[0]) { n in sin(2 * Double.pi * 1000 * Double(n) / 48000) }.error, 1e-3)
+        XCTAssertLessThan(SignalMeasurement.worstError(slow.channels[0]) { n in sin(2 * Double.pi * 1000 * Double(n) / 48000) }.error, 1e-3)
     }
 
     // MARK: validate runs render's checks
 
     func testValidateRejectsWhatRenderWouldReject() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         try Data("this is not HDF5".utf8).write(to: dir.appendingPathComponent("fake.sofa"))
         let cases: [(name: String, json: String, place: String)] = [
             ("ratio", graph(nodes: #", { "id": "c", "type": "converter", "properties": { "format": { "sampleRate": 100 } } }"#,
                             connections: #", { "from": "osc", "to": "c" }"#)
                 .replacingOccurrences(of: #"{ "from": "osc", "to": "out" }, "#, with: "")
                 .replacingOccurrences(of: #"{ "from": "osc", "to": "c" }"#, with: #"{ "from": "osc", "to": "c" }, { "from": "c", "to": "out" }"#),
-             "properties.format.sampleRate"),
+             #"nodes[1] (id "c"): node "c": cannot convert"#),
             ("clientRate", graph().replacingOccurrences(of: #""type": "genericOutput""#,
                                                         with: #""type": "genericOutput", "properties": { "format": { "sampleRate": 768000 } }"#)
                 .replacingOccurrences(of: "\"duration\": 0.05", with: "\"sampleRate\": 1000, \"duration\": 0.05"),
-             "properties.format.sampleRate"),
+             #"nodes[1] (id "out"): node "out": cannot convert"#),
             ("sofa", graph(nodes: #", { "id": "env", "type": "environment", "properties": { "hrtf": "fake.sofa" } }"#), "properties.hrtf"),
             ("change", graph(nodes: #", { "id": "c", "type": "converter", "properties": { "format": { "sampleRate": 44100 } } }"#,
                              updates: #"[ { "time": 0.01, "actions": [ { "disconnect": { "to": "out" } }, { "connect": { "from": "osc", "to": "c" } }, { "connect": { "from": "c", "to": "out" } } ] } ]"#)
@@ -118,7 +119,7 @@ extension CommandLineTests {
 
     /// A generic output with nothing connected renders silence of the asked length (it validated).
     func testUnconnectedGenericOutputRendersSilence() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write(#"{ "version": 1, "duration": 0.1, "nodes": [ { "id": "out", "type": "genericOutput" } ], "connections": [] }"#,
                       "empty.json", in: dir)
         XCTAssertEqual(try run(["validate", "empty.json"], in: dir).status, 0)
@@ -132,7 +133,7 @@ extension CommandLineTests {
     /// Delay lines whose memory the machine does not have are refused at load, naming the limit
     /// (computed from this machine's memory, as the loader does).
     func testDelayMemoryBeyondTheMachineIsRefusedAtLoad() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let one = MemoryBudget.delayLineBytes(sampleRate: 768_000, channels: 256)
         let count = Int(MemoryBudget.limit / one) + 1
         var nodes = "", connections = ""
@@ -152,7 +153,7 @@ extension CommandLineTests {
     // MARK: Special files
 
     func testFIFOsDevicesAndFoldersAreRefusedAtLoad() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         XCTAssertEqual(mkfifo(dir.appendingPathComponent("pipe.wav").path, 0o600), 0)
         XCTAssertEqual(mkfifo(dir.appendingPathComponent("pipe.sofa").path, 0o600), 0)
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("folder.wav"), withIntermediateDirectories: false)
@@ -192,7 +193,7 @@ extension CommandLineTests {
     // MARK: Paths and sizes
 
     func testTapAndOutputPathsAreComparedResolved() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: false)
         let twoTaps = graph().replacingOccurrences(of: "\"updates\": []", with: #""updates": [], "taps": [ { "node": "osc", "file": "a.wav" }, { "node": "osc", "file": "./a.wav" }, { "node": "osc", "file": "sub/../a.wav" } ]"#)
         _ = try write(twoTaps, "taps.json", in: dir)
@@ -216,7 +217,7 @@ extension CommandLineTests {
     /// front with exit 1; a WAV that long would be RF64 — here the disk check refuses 16 TB with
     /// exit 3. Nothing is written either way.
     func testOutputsPastFourGibibytesAreRefusedOrRF64BeforeWriting() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write(sine, "g.json", in: dir)
         let frames = "2000000000000"  // 2e12 stereo float32 frames: 16 TB
         let aiff = try run(["render", "g.json", "-o", "big.aiff", "--frames", frames, "--quiet"], in: dir)
@@ -235,7 +236,7 @@ extension CommandLineTests {
     /// SIGTERM, SIGHUP and SIGINT mid-render: exit 3, one line, no output and no temporary file.
     func testSignalsMidRenderCleanUp() throws {
         guard let exe = Self.executable else { throw XCTSkip("the audiograph executable is not built") }
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write(sine.replacingOccurrences(of: "\"duration\": 0.1", with: "\"duration\": 100000"), "long.json", in: dir)
         for sig in [SIGTERM, SIGHUP, SIGINT] {
             let p = Process()

@@ -2,11 +2,12 @@
 import AudioGraphKit
 import CCairo
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 extension CommandLineTests {
     func testPlotOfAGraphWritesAPNGOfTheAskedSize() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write(sine, "sine.json", in: dir)
         let r = try run(["plot", "sine.json", "-o", "sine.png", "--kind", "spectrum", "--width", "500", "--height", "250"], in: dir)
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -19,8 +20,8 @@ extension CommandLineTests {
     }
 
     func testPlotOfAFileWritesSVGAndBadInputIsOneLine() throws {
-        let dir = try makeTemporaryDirectory(self)
-        try writeWAV(dir.appendingPathComponent("t.wav").path, [(0..<4800).map { Float(sin(Double($0) * 0.2)) }], sampleRate: 48000)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("t.wav").path, [(0..<4800).map { Float(sin(Double($0) * 0.2)) }], sampleRate: 48000)
         let ok = try run(["plot", "t.wav", "-o", "t.svg", "--kind", "spectrogram"], in: dir)
         XCTAssertEqual(ok.status, 0, ok.stderr)
         let svg = try String(contentsOf: dir.appendingPathComponent("t.svg"), encoding: .utf8)

@@ -1,12 +1,13 @@
 // Tests of `audiograph plugins` and of what `inspect`/`render` say about lv2 nodes.
 import AudioGraphKit
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 extension CommandLineTests {
     /// amp as Debian's /usr/lib/lv2/amp-swh.lv2/plugin.ttl declares it: three ports, gain -70...70 default 0.
     func testPluginsListsAmpWithItsPorts() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let r = try run(["plugins", "http://plugin.org.uk/swh-plugins/amp"], in: dir)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout, """
@@ -33,7 +34,7 @@ extension CommandLineTests {
     }
 
     func testPluginsWithAnUnknownURIIsOneLineAndExitOne() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let r = try run(["plugins", "urn:no:such:plugin"], in: dir)
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stdout, "")
@@ -43,7 +44,7 @@ extension CommandLineTests {
 
     /// inspect shows the lv2 node's ports and the latency artificialLatency reports (10 ms at 48 kHz).
     func testInspectShowsPortsAndLatency() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write("""
             { "version": 1, "sampleRate": 48000, "duration": 0.1,
               "nodes": [ { "id": "osc", "type": "oscillator" },
@@ -59,7 +60,7 @@ extension CommandLineTests {
     }
 
     func testRenderWithAnUnknownPluginIsOneLineAndWritesNothing() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write("""
             { "version": 1, "sampleRate": 48000, "duration": 0.1,
               "nodes": [ { "id": "osc", "type": "oscillator" },
@@ -78,7 +79,7 @@ extension CommandLineTests {
     /// URI and binary, described without the property) is flagged by `plugins` and `inspect`, and
     /// `render` runs it with one warning line.
     func testNotHardRTCapableIsFlaggedAndRunsWithAWarning() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let bundle = dir.appendingPathComponent("lv2/soft-amp.lv2")
         try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
         let uri = "http://plugin.org.uk/swh-plugins/amp"

@@ -61,7 +61,7 @@ extension CommandLineTests {
         try played.withUnsafeBytes { try Data($0).write(to: raw) }
 
         for (map, interrupted) in [([0, 1], false), ([1, 0], true)] {
-            let dir = try makeTemporaryDirectory(self)
+            let dir = try TestFiles.makeTemporaryDirectory(self)
             let file = dir.appendingPathComponent("take.wav")
             let log = server.directory.appendingPathComponent("record.log").path
             var arguments = ["--device", server.monitorSourceName, "-o", file.path]
@@ -94,7 +94,7 @@ extension CommandLineTests {
     func testPlayFinishesARecorderNode() throws {
         let server = try PulseTestServer()
         defer { server.stop() }
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let graph = try write("""
             { "version": 1, "sampleRate": 48000,
               "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 440, "amplitude": 0.5 } },
@@ -111,17 +111,17 @@ extension CommandLineTests {
         XCTAssertEqual(status, 0, (try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? "")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["graph.json", "played.wav"])
         let read = try AudioFileReader.read(path: dir.appendingPathComponent("played.wav").path)
-        // The output renders whole slices (512 frames): the graph, and so the recorder, ends on
-        // the slice boundary at or after --duration.
-        XCTAssertEqual(read.info.frames, 24_064)
-        let e = worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 440 * Double(n) / 48000) }
+        // The output renders in quanta sized from its latency that end exactly at --duration
+        // (0.5 s at 48 kHz): the graph, and so the recorder, stops on that frame.
+        XCTAssertEqual(read.info.frames, 24_000)
+        let e = SignalMeasurement.worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 440 * Double(n) / 48000) }
         XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
     }
 
     /// Bad input: a file type the extension does not name (exit 1, nothing written), a malformed
     /// channel map (exit 2). Neither needs a server.
     func testRecordBadInputFailsInOneLine() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let mp3 = try run(["record", "--duration", "1", "-o", "x.mp3"], in: dir, timeout: 60)
         XCTAssertEqual(mp3.status, 1, mp3.stderr)
         XCTAssertEqual(mp3.stderrLines.count, 1, mp3.stderr)

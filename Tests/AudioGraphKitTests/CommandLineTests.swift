@@ -1,6 +1,7 @@
 // Tests of the `audiograph` command line, run as a subprocess: exit codes, messages, files written.
 import AudioGraphKit
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 final class CommandLineTests: XCTestCase {
@@ -65,7 +66,7 @@ final class CommandLineTests: XCTestCase {
     // MARK: Exit statuses
 
     func testUsageErrorsExitWith2() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write(sine, "g.json", in: dir)
         for args in [["render", "g.json", "--bogus"], ["frobnicate"], ["render"], ["render", "g.json", "--duration", "1", "--frames", "10"],
                      ["render", "g.json", "--slice", "0"], ["render", "g.json", "--sample-type", "int12"], ["validate"],
@@ -81,7 +82,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testHelpAndVersionExit0() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let help = try run(["--help"], in: dir)
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.stdout.contains("render"), help.stdout)
@@ -89,7 +90,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testInvalidGraphExitsWith1AndOneLineNamingTheFile() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write("""
             { "version": 1, "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "amplitude": 3 } },
                                        { "id": "out", "type": "genericOutput" } ],
@@ -106,7 +107,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testMalformedInputsNeverCrash() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let inputs = ["", "{", "[]", "null", "{\"version\": 1}", "{\"version\": 2, \"nodes\": [], \"connections\": []}",
                       String(repeating: "[", count: 100_000), "{\"version\": 1, \"nodes\": [{\"id\": \"x\"}], \"connections\": 5}",
                       "\u{FEFF}{}", "{\"version\": 1e999}"]
@@ -124,7 +125,7 @@ final class CommandLineTests: XCTestCase {
     // MARK: validate, inspect
 
     func testValidateSeveralFiles() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write(sine, "a.json", in: dir)
         _ = try write(sine, "b.json", in: dir)
         _ = try write(sine.replacingOccurrences(of: "\"to\": \"out\"", with: "\"to\": \"nobody\""), "c.json", in: dir)
@@ -138,7 +139,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testInspectTextAndDot() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write(sine, "g.json", in: dir)
         let text = try run(["inspect", "g.json"], in: dir)
         XCTAssertEqual(text.status, 0)
@@ -154,7 +155,7 @@ final class CommandLineTests: XCTestCase {
     // MARK: render
 
     func testRenderDefaultsToTheGraphsNameInTheCurrentFolder() throws {
-        let graphs = try makeTemporaryDirectory(self), work = try makeTemporaryDirectory(self)
+        let graphs = try TestFiles.makeTemporaryDirectory(self), work = try TestFiles.makeTemporaryDirectory(self)
         let path = try write(sine, "tone.json", in: graphs)
         let r = try run(["render", path, "--quiet"], in: work)
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -162,13 +163,13 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(fileNames(graphs), ["tone.json"])
         let read = try AudioFileReader.read(path: work.appendingPathComponent("tone.wav").path)
         XCTAssertEqual(read.info, AudioFileInfo(sampleRate: 48000, channels: 2, frames: 4800), "the graph's duration")
-        let e = worstError(read.channels[1]) { n in 0.5 * sin(2 * Double.pi * 1000 * Double(n) / 48000) }
+        let e = SignalMeasurement.worstError(read.channels[1]) { n in 0.5 * sin(2 * Double.pi * 1000 * Double(n) / 48000) }
         XCTAssertLessThan(e.error, 1e-6)
         XCTAssertEqual(r.stdout, "", "--quiet prints nothing")
     }
 
     func testRenderFramesAndSampleType() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write(sine, "g.json", in: dir)
         let r = try run(["render", "g.json", "-o", "short.wav", "--frames", "1000", "--sample-type", "int16", "--slice", "100"], in: dir)
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -178,7 +179,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(size, 44 + 1000 * 2 * 2, "16-bit stereo, a plain WAV header")
         let read = try AudioFileReader.read(path: url.path)
         XCTAssertEqual(read.info.frames, 1000)
-        let e = worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 1000 * Double(n) / 48000) }
+        let e = SignalMeasurement.worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 1000 * Double(n) / 48000) }
         XCTAssertLessThan(e.error, 1.01 / 32768)
 
         let d = try run(["render", "g.json", "-o", "d.flac", "--duration", "0.25", "--quiet"], in: dir)
@@ -188,7 +189,7 @@ final class CommandLineTests: XCTestCase {
 
     /// `--threads 3` writes the same bytes as `--threads 1` (three oscillators into a mixer).
     func testRenderThreadsIsBitIdenticalToSerial() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write("""
             { "version": 1, "sampleRate": 48000, "duration": 0.2,
               "nodes": [ { "id": "a", "type": "oscillator", "parameters": { "frequency": 300 } },
@@ -248,8 +249,8 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testRenderWritesNoFileOnFailure() throws {
-        let dir = try makeTemporaryDirectory(self)
-        try writeWAV(dir.appendingPathComponent("in.wav").path, [[Float](repeating: 0.5, count: 100)], sampleRate: 48000)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("in.wav").path, [[Float](repeating: 0.5, count: 100)], sampleRate: 48000)
         _ = try write("""
             { "version": 1, "duration": 1,
               "nodes": [ { "id": "osc", "type": "oscillator" }, { "id": "out", "type": "genericOutput" } ],
@@ -275,8 +276,8 @@ final class CommandLineTests: XCTestCase {
 
     func testMeterFilePrintsEBUR128Loudness() throws {
         // EBU Tech 3341 case 2: a stereo 1 kHz sine at -33 dBFS reads -33.0 LUFS, range 0, true peak -33 dBTP.
-        let dir = try makeTemporaryDirectory(self)
-        try writeWAV(dir.appendingPathComponent("case2.wav").path, LoudnessMeterTests.sineSegments([(-33, 10)]), sampleRate: 48000)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("case2.wav").path, LoudnessMeterTests.sineSegments([(-33, 10)]), sampleRate: 48000)
         let r = try run(["meter", "case2.wav"], in: dir)
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = r.stdout.split(separator: "\n").map(String.init)
@@ -286,7 +287,7 @@ final class CommandLineTests: XCTestCase {
 
     func testRenderSummaryReportsLoudnessUnlessQuiet() throws {
         // The same signal rendered: an oscillator at 10^(-23/20) (-23 dBFS), stereo, 5 s -> -23.0 LUFS.
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write("""
             { "version": 1, "sampleRate": 48000, "duration": 5,
               "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 1000, "amplitude": \(pow(10, -23.0 / 20)) }, "properties": { "channels": 2 } },

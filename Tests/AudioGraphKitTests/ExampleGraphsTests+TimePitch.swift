@@ -10,7 +10,7 @@ extension ExampleGraphsTests {
     /// = 98.0 Hz before and after.
     func testKaraokeKeyChangeLowersTheBassTwoSemitonesAtThreeSeconds() throws {
         let v = try GraphLoader.load(Self.graphsFolder.appendingPathComponent("karaoke.json").path)
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let y = try renderToFile(v, dir.appendingPathComponent("k.wav").path)
         let sr = y.sampleRate
         let lowered = 110 * pow(2, -200.0 / 1200)
@@ -30,7 +30,7 @@ extension ExampleGraphsTests {
     /// at its own end / 1.5 (first and last 20 ms window above -40 dBFS RMS).
     func testPodcastPlaysTheSpeechOneAndAHalfTimesAsFast() throws {
         let v = try GraphLoader.load(Self.graphsFolder.appendingPathComponent("podcast.json").path)
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let y = try renderToFile(v, dir.appendingPathComponent("p.wav").path)
         let speech = try AudioFileReader.read(path: Self.graphsFolder.appendingPathComponent("podcast-speech.flac").path)
         XCTAssertEqual(speech.info.sampleRate, y.sampleRate)

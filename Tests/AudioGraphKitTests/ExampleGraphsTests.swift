@@ -1,6 +1,7 @@
 // Renders every example graph in Graphs/ that uses only built node types and checks the result.
 import AudioGraphKit
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 final class ExampleGraphsTests: XCTestCase {
@@ -17,7 +18,7 @@ final class ExampleGraphsTests: XCTestCase {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.graphsFolder.path)
             .filter { $0.hasSuffix(".json") }.sorted()
         XCTAssertTrue(Set(["demo.json", "chords.json", "noise-sweep.json", "plate-voice.json"]).isSubset(of: Set(files)), "\(files)")
-        let out = try makeTemporaryDirectory(self)
+        let out = try TestFiles.makeTemporaryDirectory(self)
         var rendered = 0
         for name in files {
             let path = Self.graphsFolder.appendingPathComponent(name).path
@@ -85,7 +86,7 @@ final class ExampleGraphsTests: XCTestCase {
         XCTAssertEqual(v.description.nodes.map(\.type.rawValue), ["input", "analyser", "recorder", "output"])
         XCTAssertEqual(v.formats["out"]?.inputs.first??.channels, 2, "the channel map's two channels")
         // Rendered in a temporary folder so the recording lands there.
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let text = try String(contentsOf: url, encoding: .utf8)
         let local = try parseGraph(text, in: dir)
         let y = try renderToFile(local, dir.appendingPathComponent("out.wav").path, frames: 4800)
@@ -104,7 +105,7 @@ final class ExampleGraphsTests: XCTestCase {
         let v = try GraphLoader.load(Self.graphsFolder.appendingPathComponent("plate-voice.json").path)
         XCTAssertEqual(v.description.nodes.map(\.type.rawValue), ["oscillator", "lv2", "genericOutput"])
         XCTAssertEqual(v.formats["out"]?.inputs.first??.channels, 2)
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let y = try renderToFile(v, dir.appendingPathComponent("plate.wav").path, frames: 48000 * 5)
         let tail = y.channels.map { $0[(48000 * 4)...].map(abs).max()! }
         XCTAssertGreaterThan(tail[0], 0.005, "left reverb tail")

@@ -1,6 +1,7 @@
 // Tests of GraphBuilder: descriptions become initialized engine graphs, updates become change lists.
 import AudioGraphKit
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 final class GraphBuilderTests: XCTestCase {
@@ -25,8 +26,8 @@ final class GraphBuilderTests: XCTestCase {
         """
 
     func testBuildCreatesConnectsAndInitializes() throws {
-        let dir = try makeTemporaryDirectory(self)
-        try writeWAV(dir.appendingPathComponent("p.wav").path, [[0.5, 0.25]], sampleRate: 44100)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("p.wav").path, [[0.5, 0.25]], sampleRate: 44100)
         let v = try parseGraph(text, in: dir)
         // As described, the PulseAudio output node itself is built (it connects to a server only when started).
         let live = try GraphBuilder.build(v)
@@ -53,7 +54,7 @@ final class GraphBuilderTests: XCTestCase {
     }
 
     func testAutomationReachesTheRenderedSamples() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph("""
             { "version": 1, "sampleRate": 48000,
               "nodes": [ { "id": "b", "type": "oscillator", "parameters": { "frequency": 1000 },
@@ -64,15 +65,15 @@ final class GraphBuilderTests: XCTestCase {
             """, in: dir)
         let y = try renderToFile(v, dir.appendingPathComponent("a.wav").path, frames: 960, slice: 100).channels[0]
         // Web Audio linear ramp from (0 s, 0.25) to (0.01 s = frame 480, 0.75), then held.
-        let e = worstError(y) { n in
+        let e = SignalMeasurement.worstError(y) { n in
             (n < 480 ? 0.25 + 0.5 * Double(n) / 480 : 0.75) * sin(2 * Double.pi * 1000 * Double(n) / 48000)
         }
         XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
     }
 
     func testChangesForAnUpdateAreOnePendingList() throws {
-        let dir = try makeTemporaryDirectory(self)
-        try writeWAV(dir.appendingPathComponent("p.wav").path, [[0.5, 0.25]], sampleRate: 44100)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("p.wav").path, [[0.5, 0.25]], sampleRate: 44100)
         let v = try parseGraph(text, in: dir)
         let list = try GraphBuilder.changes(for: v.description.updates[0], sampleRate: 44100, outputs: .offline)
         XCTAssertEqual(list.count, 6)
@@ -101,9 +102,9 @@ extension GraphBuilderTests {
     /// A player's segment, loop and start time, and an oscillator's waveform and stop time,
     /// changed by `setProperty` updates at exact frames.
     func testSetPropertyUpdatesReachRunningPlayerAndOscillator() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         // A ramp file: sample n has the value n / 48000, so positions are readable from the output.
-        try writeWAV(dir.path + "/ramp.wav", [(0..<48000).map { Float($0) / 48000 }], sampleRate: 48000)
+        try TestFiles.writeSoundFile(dir.path + "/ramp.wav", [(0..<48000).map { Float($0) / 48000 }], sampleRate: 48000)
         let v = try parseGraph(#"""
         { "version": 1, "duration": 0.5,
           "nodes": [ { "id": "p", "type": "player", "properties": { "file": "ramp.wav" } },

@@ -1,12 +1,13 @@
 // Tests of GraphInspection: the text and Graphviz views name the nodes, buses and formats.
 import AudioGraphKit
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 final class GraphInspectionTests: XCTestCase {
     private func graph() throws -> ValidatedGraph {
-        let dir = try makeTemporaryDirectory(self)
-        try writeWAV(dir.appendingPathComponent("in.wav").path, [[Float](repeating: 0.1, count: 441), [Float](repeating: 0.2, count: 441)],
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("in.wav").path, [[Float](repeating: 0.1, count: 441), [Float](repeating: 0.2, count: 441)],
                      sampleRate: 44100)
         return try parseGraph("""
             { "version": 1, "sampleRate": 48000,

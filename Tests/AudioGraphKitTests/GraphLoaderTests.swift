@@ -1,14 +1,15 @@
 // Tests of GraphLoader: files load with paths relative to the graph's folder; problems name the file.
 import AudioGraphKit
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 final class GraphLoaderTests: XCTestCase {
     func testRelativePathsResolveAgainstTheGraphsFolder() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let sounds = dir.appendingPathComponent("sounds")
         try FileManager.default.createDirectory(at: sounds, withIntermediateDirectories: true)
-        try writeWAV(sounds.appendingPathComponent("x.wav").path, [[Float](repeating: 0.5, count: 2205)], sampleRate: 22050)
+        try TestFiles.writeSoundFile(sounds.appendingPathComponent("x.wav").path, [[Float](repeating: 0.5, count: 2205)], sampleRate: 22050)
         let graphPath = dir.appendingPathComponent("g.json").path
         try Data("""
             { "version": 1, "nodes": [ { "id": "p", "type": "player", "properties": { "file": "sounds/x.wav", "startTime": 1 } },
@@ -25,7 +26,7 @@ final class GraphLoaderTests: XCTestCase {
     }
 
     func testProblemsNameTheFileAndPlace() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let graphPath = dir.appendingPathComponent("broken.json").path
         try Data("""
             { "version": 1, "nodes": [ { "id": "p", "type": "player", "properties": { "file": "missing.wav" } },
@@ -50,12 +51,12 @@ final class GraphLoaderTests: XCTestCase {
     func testFixtureGraphFromTheTestBundle() throws {
         let url = try XCTUnwrap(Bundle.module.url(forResource: "tone-updates", withExtension: "json", subdirectory: "Fixtures"))
         let v = try GraphLoader.load(url.path)
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let y = try renderToFile(v, dir.appendingPathComponent("t.wav").path).channels
         XCTAssertEqual(y[0].count, 2400)
         // Hard left (pan -1: left gain 1, right 0), then hard right from frame 1000.
         let s = { (n: Int) in 0.5 * sin(2 * Double.pi * 750 * Double(n) / 48000) }
-        XCTAssertLessThan(worstError(y[0]) { $0 < 1000 ? s($0) : 0 }.error, 1e-6)
-        XCTAssertLessThan(worstError(y[1]) { $0 < 1000 ? 0 : s($0) }.error, 1e-6)
+        XCTAssertLessThan(SignalMeasurement.worstError(y[0]) { $0 < 1000 ? s($0) : 0 }.error, 1e-6)
+        XCTAssertLessThan(SignalMeasurement.worstError(y[1]) { $0 < 1000 ? 0 : s($0) }.error, 1e-6)
     }
 }

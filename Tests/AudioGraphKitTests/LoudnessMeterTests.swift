@@ -1,6 +1,7 @@
 // LoudnessMeter against the EBU Tech 3341/3342 test signals (generated here), the true-peak formula and pyloudnorm.
 import AudioGraphKit
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 final class LoudnessMeterTests: XCTestCase {
@@ -139,9 +140,9 @@ final class LoudnessMeterTests: XCTestCase {
                 return Float(Double.random(in: -1...1, using: &generator) * level * (c == 0 ? 1 : 0.5))
             }
         }
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("noise.wav").path
-        try writeWAV(path, channels, sampleRate: rate)
+        try TestFiles.writeSoundFile(path, channels, sampleRate: rate)
         let ours = try Self.measure(channels, rate: rate).integratedLoudness
         let script = """
             import sys, soundfile as sf, pyloudnorm as pyln

@@ -8,7 +8,7 @@ final class NodeFactoryUnitsTests: XCTestCase {
     /// A 1 kHz tone through a varispeed whose rate a change list sets to 2 at 0.25 s, then a
     /// reverb bypassed from the file (so the tone arrives untouched).
     func testVarispeedRateUpdateAndBypassedReverbFromAFile() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph(#"""
         { "version": 1, "sampleRate": 48000, "duration": 0.5,
           "nodes": [
@@ -29,7 +29,7 @@ final class NodeFactoryUnitsTests: XCTestCase {
         XCTAssertEqual(after.tones[1].amplitude, 0.5, accuracy: 1e-3)
         XCTAssertLessThan(after.tones[0].amplitude, 1e-4)
         // Sample-exact at the update's frame: y[n] = x(t_n), t_n = n up to 12000, then 12000 + 2 (n - 12000).
-        let e = worstError(Array(y[200..<23800])) { i in
+        let e = SignalMeasurement.worstError(Array(y[200..<23800])) { i in
             let n = Double(i + 200), t = n <= 12000 ? n : 12000 + 2 * (n - 12000)
             return 0.5 * sin(2 * Double.pi * 1000 * t / 48000)
         }

@@ -1,13 +1,14 @@
 // Tests of OfflineRenderer: samples against formulas, sample-exact updates, taps, atomic output, determinism.
 @testable import AudioGraphKit
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 final class OfflineRendererTests: XCTestCase {
     let sr = 48000.0
 
     func testSineGraphRendersTheFormula() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph("""
             { "version": 1, "sampleRate": 48000, "duration": 0.25,
               "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 440, "amplitude": 0.5 } },
@@ -21,7 +22,7 @@ final class OfflineRendererTests: XCTestCase {
         try r.render(to: path)
         let read = try AudioFileReader.read(path: path)
         XCTAssertEqual(read.info, AudioFileInfo(sampleRate: 48000, channels: 1, frames: 12000))
-        let e = worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 440 * Double(n) / self.sr) }
+        let e = SignalMeasurement.worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 440 * Double(n) / self.sr) }
         XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
         XCTAssertEqual(Double(r.peak), 0.5, accuracy: 1e-4)
         XCTAssertEqual(r.rms, 0.5 / 2.0.squareRoot(), accuracy: 1e-4)
@@ -33,7 +34,7 @@ final class OfflineRendererTests: XCTestCase {
     /// exponential ramp from 0 (holds 0 until its end) and a cancel that removes a curve in
     /// progress (the gain stays 1).
     func testWebAudioSemanticsFromAGraphFile() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph("""
             { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 333,
               "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 440, "amplitude": 0.5 } },
@@ -52,15 +53,15 @@ final class OfflineRendererTests: XCTestCase {
             """, in: dir)
         let y = try renderToFile(v, dir.appendingPathComponent("w.wav").path, frames: 48000, slice: 333).channels
         let gain = pow(10, 6.0 / 20) * 0.5   // shelf A², inverse distance at 2 m
-        let e = worstError(y[0]) { n in
+        let e = SignalMeasurement.worstError(y[0]) { n in
             (n < 24000 ? 0 : Double(Float(0.8)) * gain) * 0.5 * sin(2 * Double.pi * 440 * Double(n) / self.sr)
         }
         XCTAssertLessThan(e.error, 1e-5, "left at \(e.at)")
-        XCTAssertLessThan(worstError(y[1]) { _ in 0 }.error, 1e-6, "right")
+        XCTAssertLessThan(SignalMeasurement.worstError(y[1]) { _ in 0 }.error, 1e-6, "right")
     }
 
     func testUpdatesApplyAtExactFramesInsideSlices() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         // Slices of 512; updates at frames 1000 (step), 2000 (10 ms ramp to 0) and 3001 (re-patch to a new oscillator).
         let v = try parseGraph("""
             { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 512,
@@ -77,7 +78,7 @@ final class OfflineRendererTests: XCTestCase {
             """, in: dir)
         let y = try renderToFile(v, dir.appendingPathComponent("u.wav").path, frames: 4000, slice: 512).channels[0]
         XCTAssertEqual(y.count, 4000)
-        let e = worstError(y) { n in
+        let e = SignalMeasurement.worstError(y) { n in
             let s = sin(2 * Double.pi * 440 * Double(n) / self.sr)
             switch n {
             case ..<1000: return 0.5 * s
@@ -91,7 +92,7 @@ final class OfflineRendererTests: XCTestCase {
     }
 
     func testTapsRecordEveryFrameOfABus() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph("""
             { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 256,
               "nodes": [ { "id": "a", "type": "oscillator", "parameters": { "frequency": 300, "amplitude": 0.5 } },
@@ -109,12 +110,12 @@ final class OfflineRendererTests: XCTestCase {
         XCTAssertEqual(b.info.frames, 2000)
         XCTAssertEqual(m.info.frames, 2000)
         // b renders while connected, then is silent (not pulled).
-        let eb = worstError(b.channels[0]) { n in n < 1000 ? 0.25 * sin(2 * Double.pi * 700 * Double(n) / self.sr) : 0 }
+        let eb = SignalMeasurement.worstError(b.channels[0]) { n in n < 1000 ? 0.25 * sin(2 * Double.pi * 700 * Double(n) / self.sr) : 0 }
         XCTAssertLessThan(eb.error, 1e-6, "at \(eb.at)")
         // The mixer tap (24-bit FLAC) is the output.
-        let em = worstError(m.channels[0]) { Double(y[$0]) }
+        let em = SignalMeasurement.worstError(m.channels[0]) { Double(y[$0]) }
         XCTAssertLessThan(em.error, 1.5 / 8_388_608)
-        let ey = worstError(y) { n in
+        let ey = SignalMeasurement.worstError(y) { n in
             0.5 * sin(2 * Double.pi * 300 * Double(n) / self.sr) + (n < 1000 ? 0.25 * sin(2 * Double.pi * 700 * Double(n) / self.sr) : 0)
         }
         XCTAssertLessThan(ey.error, 2e-6, "at \(ey.at)")
@@ -124,7 +125,7 @@ final class OfflineRendererTests: XCTestCase {
     /// an update moving the mix: its float32 WAV equals the rendered output bit for bit, and only
     /// the final files remain.
     func testRecorderNodeWritesWhatPassesBitForBit() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph("""
             { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 256,
               "nodes": [ { "id": "a", "type": "oscillator", "parameters": { "frequency": 300, "amplitude": 0.5 } },
@@ -146,7 +147,7 @@ final class OfflineRendererTests: XCTestCase {
 
     /// A cancelled render leaves neither the recorder's file nor its temporary (nor the output's).
     func testCancelledRenderLeavesNoRecording() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph("""
             { "version": 1, "sampleRate": 48000, "duration": 2,
               "nodes": [ { "id": "a", "type": "oscillator" },
@@ -168,7 +169,7 @@ final class OfflineRendererTests: XCTestCase {
 
     /// A recorder may not write the render's output file, nor a file a tap writes.
     func testRecorderFileClashesAreRefused() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let text = """
             { "version": 1, "sampleRate": 48000,
               "nodes": [ { "id": "a", "type": "oscillator" },
@@ -194,9 +195,9 @@ final class OfflineRendererTests: XCTestCase {
     /// A tap on a node that runs at its own rate (a 44.1 kHz player behind the mixer's converter)
     /// records what that bus produced, at its rate.
     func testTapOfANodeAtAnotherRate() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let samples = (0..<4410).map { Float(0.5 * sin(Double($0) * 0.07)) }
-        try writeWAV(dir.appendingPathComponent("in.wav").path, [samples], sampleRate: 44100)
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("in.wav").path, [samples], sampleRate: 44100)
         let v = try parseGraph("""
             { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 512, "duration": 0.1,
               "nodes": [ { "id": "p", "type": "player", "properties": { "file": "in.wav" } },
@@ -210,7 +211,7 @@ final class OfflineRendererTests: XCTestCase {
         // The converter may pull a little ahead; at least the 0.1 s rendered must be there, as played.
         XCTAssertGreaterThanOrEqual(tap.info.frames, 4410)
         let n = min(4410, tap.channels[0].count)
-        let e = worstError(Array(tap.channels[0][0..<n])) { Double(samples[$0]) }
+        let e = SignalMeasurement.worstError(Array(tap.channels[0][0..<n])) { Double(samples[$0]) }
         XCTAssertEqual(e.error, 0, "tap sample \(e.at)")
         if e.error != 0 {
             let zeros = tap.channels[0].indices.filter { tap.channels[0][$0] == 0 && $0 < n && samples[$0] != 0 }
@@ -219,7 +220,7 @@ final class OfflineRendererTests: XCTestCase {
     }
 
     func testClientFormatOfTheGenericOutput() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         // A stereo oscillator into a mono int16 client format: the file is mono, 16 bits.
         let v = try parseGraph("""
             { "version": 1, "sampleRate": 48000,
@@ -235,13 +236,13 @@ final class OfflineRendererTests: XCTestCase {
         XCTAssertEqual(size, 44 + 480 * 2)
         let y = try AudioFileReader.read(path: path).channels[0]
         // Stereo to mono by the speakers rule: (L + R) / 2 = the oscillator's value.
-        let e = worstError(y) { n in 0.5 * sin(2 * Double.pi * 100 * Double(n) / self.sr) }
+        let e = SignalMeasurement.worstError(y) { n in 0.5 * sin(2 * Double.pi * 100 * Double(n) / self.sr) }
         XCTAssertLessThan(e.error, 1.01 / 32768)
     }
 
     /// Spec, genericOutput: "converts when its `format` names another rate".
     func testClientFormatRateIsConverted() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph("""
             { "version": 1, "sampleRate": 48000, "duration": 1,
               "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 1000, "amplitude": 0.5 } },
@@ -265,9 +266,9 @@ final class OfflineRendererTests: XCTestCase {
     }
 
     func testOutputFileAppearsOnlyWhenComplete() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let input = dir.appendingPathComponent("in.wav").path
-        try writeWAV(input, [[Float](repeating: 0.5, count: 100)], sampleRate: 48000)
+        try TestFiles.writeSoundFile(input, [[Float](repeating: 0.5, count: 100)], sampleRate: 48000)
         // The update adds a player whose file is gone by the time the render reaches it.
         let v = try parseGraph("""
             { "version": 1, "sampleRate": 48000,
@@ -299,8 +300,8 @@ final class OfflineRendererTests: XCTestCase {
     }
 
     func testRenderLengthRules() throws {
-        let dir = try makeTemporaryDirectory(self)
-        try writeWAV(dir.appendingPathComponent("short.wav").path, [[Float](repeating: 0.5, count: 4410)], sampleRate: 44100)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("short.wav").path, [[Float](repeating: 0.5, count: 4410)], sampleRate: 44100)
         func graph(_ extra: String, player: String) -> String {
             """
             { "version": 1, "sampleRate": 48000\(extra),
@@ -326,7 +327,7 @@ final class OfflineRendererTests: XCTestCase {
     }
 
     func testAGraphWithAPulseAudioOutputRendersOffline() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph("""
             { "version": 1, "sampleRate": 32000, "duration": 0.05,
               "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 500, "amplitude": 0.5 } },
@@ -336,7 +337,7 @@ final class OfflineRendererTests: XCTestCase {
         let read = try renderToFile(v, dir.appendingPathComponent("live.wav").path)
         XCTAssertEqual(read.sampleRate, 32000)
         XCTAssertEqual(read.channels[0].count, 1600)
-        let e = worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 500 * Double(n) / 32000) }
+        let e = SignalMeasurement.worstError(read.channels[0]) { n in 0.5 * sin(2 * Double.pi * 500 * Double(n) / 32000) }
         XCTAssertLessThan(e.error, 1e-6)
     }
 
@@ -380,9 +381,9 @@ final class OfflineRendererTests: XCTestCase {
     }
 
     private func assertBitIdenticalAcrossSlices(playerRate: Int, changeUpstreamOfTheResampler: Bool = true) throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let rate = Double(playerRate)
-        try writeWAV(dir.appendingPathComponent("loop\(playerRate).wav").path,
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("loop\(playerRate).wav").path,
                      [(0..<777).map { Float(0.4 * sin(Double($0) * 0.05)) }, (0..<777).map { Float(0.3 * cos(Double($0) * 0.021)) }],
                      sampleRate: rate)
         let volumeChange = changeUpstreamOfTheResampler ? #""node": "p", "address": "volume""# : #""node": "mix", "address": "input.3.volume""#
@@ -428,4 +429,28 @@ final class OfflineRendererTests: XCTestCase {
     func testBitIdenticalWithAChangeUpstreamOfAResampledInput() throws {
         try assertBitIdenticalAcrossSlices(playerRate: 44100, changeUpstreamOfTheResampler: true)
     }
+}
+
+extension OfflineRendererTests {
+    /// An analyser node (made by NodeFactory from a graph file) passes its input through unchanged.
+    func testAnalyserInAGraphFileRendersItsInputUnchanged() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let with = try renderToFile(try parseGraph(Self.analyserGraph, in: dir), dir.appendingPathComponent("with.wav").path)
+        let without = Self.analyserGraph
+            .replacingOccurrences(of: #"{ "id": "an", "type": "analyser", "properties": { "fftSize": 512, "smoothingTimeConstant": 0.5, "minDecibels": -90, "maxDecibels": -10 } },"#, with: "")
+            .replacingOccurrences(of: #"{ "from": "osc", "to": "an" }, { "from": "an", "to": "out" }"#, with: #"{ "from": "osc", "to": "out" }"#)
+        let plain = try renderToFile(try parseGraph(without, in: dir), dir.appendingPathComponent("without.wav").path)
+        XCTAssertEqual(with.channels.count, 2)
+        XCTAssertEqual(with.channels[0].count, 24000)
+        XCTAssertEqual(with.channels, plain.channels)
+        XCTAssertGreaterThan(with.channels[0].map(abs).max()!, 0.69)
+    }
+
+    static let analyserGraph = """
+    { "version": 1, "sampleRate": 48000, "duration": 0.5, "nodes": [
+      { "id": "osc", "type": "oscillator", "parameters": { "frequency": 997, "amplitude": 0.7 }, "properties": { "channels": 2 } },
+      { "id": "an", "type": "analyser", "properties": { "fftSize": 512, "smoothingTimeConstant": 0.5, "minDecibels": -90, "maxDecibels": -10 } },
+      { "id": "out", "type": "genericOutput" } ],
+      "connections": [ { "from": "osc", "to": "an" }, { "from": "an", "to": "out" } ] }
+    """
 }

@@ -2,6 +2,7 @@
 @testable import AudioGraphCore
 @testable import AudioGraphKit
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 final class RenderWorkerPoolTests: XCTestCase {
@@ -63,9 +64,9 @@ final class RenderWorkerPoolTests: XCTestCase {
     /// and taps) of the parallel renders equals the serial one byte for byte, and the workers did
     /// render every slice.
     private func assertParallelRenderIsBitIdentical(voices: Int, seconds: Double, threadCounts: [Int]) throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let samples = (0..<3000).map { Float(0.4 * sin(Double($0) * 0.031)) }
-        try writeWAV(dir.appendingPathComponent("in44.wav").path, [samples], sampleRate: 44100)
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("in44.wav").path, [samples], sampleRate: 44100)
         let v = try parseGraph(voicesGraph(voices, seconds: seconds), in: dir)
         let files = ["out.wav", "tap-branch.wav", "tap-player.wav", "tap-mix.wav"]
         var reference: [String: Data] = [:]

@@ -49,9 +49,9 @@ final class StreamingPlayerRenderTests: XCTestCase {
     /// A player with a segment, a start time and updates moving both (and looping) while rendering:
     /// the streamed renders equal the in-memory one and the file's frames, at slices 1 to 4096.
     func testUpdatedStreamingPlayerRendersTheFileBitForBit() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let x = [noise(150_000, seed: 1), noise(150_000, seed: 2)]
-        try writeWAV(dir.path + "/long.wav", x, sampleRate: 48000)
+        try TestFiles.writeSoundFile(dir.path + "/long.wav", x, sampleRate: 48000)
         // startTime 0.05 s (2 400), segment from 0.25 s (12 000); at frame 40 000 the segment
         // becomes 1 s for 0.5 s (48 000..<72 000) and loops; at 70 000 startTime becomes 0.
         let graph = #"""
@@ -87,8 +87,8 @@ final class StreamingPlayerRenderTests: XCTestCase {
     /// A 44.1 kHz file into a 48 kHz graph (the mixer's rate converter pulls the player ahead of
     /// the graph), written to a 44.1 kHz file (the renderer's own converter): identical either way.
     func testStreamingPlayerBehindRateConvertersEqualsTheInMemoryRender() throws {
-        let dir = try makeTemporaryDirectory(self)
-        try writeWAV(dir.path + "/long44.wav", [noise(120_000, seed: 3), noise(120_000, seed: 4)], sampleRate: 44100)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        try TestFiles.writeSoundFile(dir.path + "/long44.wav", [noise(120_000, seed: 3), noise(120_000, seed: 4)], sampleRate: 44100)
         let graph = #"""
         { "version": 1, "sampleRate": 48000, "duration": 2.5,
           "nodes": [ { "id": "p", "type": "player", "properties": { "file": "long44.wav", "startTime": 0.1, "loop": true } },

@@ -3,6 +3,7 @@
 import AudioGraphCore
 import Foundation
 import Synchronization
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 
@@ -36,7 +37,7 @@ final class AnalyserNodeTests: XCTestCase {
     func reference(tau: Double, blocks: [[Float]]) throws -> [Double] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let script = root.appendingPathComponent("scripts/reference/analyser_reference.py").path
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         var arguments = [script, "\(tau)"]
         for (i, block) in blocks.enumerated() {
             let path = dir.appendingPathComponent("block\(i).f32").path

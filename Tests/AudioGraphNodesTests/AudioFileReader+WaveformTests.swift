@@ -1,6 +1,7 @@
 // Tests of AudioFileReader.waveform against min/max/RMS computed directly from the whole file.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 
@@ -25,11 +26,11 @@ final class AudioFileReaderWaveformTests: XCTestCase {
     }
 
     func testPointsOfAStereoFileSpanningManyBlocks() throws {
-        let path = try temporaryDirectory(self).appendingPathComponent("w.wav").path
+        let path = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("w.wav").path
         let frames = 100_003   // > 12 read blocks, not a multiple of the point count
         let left = (0..<frames).map { Float(0.8 * sin(Double($0) * 0.001) * sin(Double($0) * 0.37)) }
         let right = (0..<frames).map { Float(($0 % 977) - 488) / 1000 }
-        try writeSoundFile(path, [left, right], sampleRate: 44100)
+        try TestFiles.writeSoundFile(path, [left, right], sampleRate: 44100)
         let points = try AudioFileReader.waveform(path: path, pointCount: 37)
         XCTAssertEqual(points.count, 2)
         assertClose(points[0], direct(left, points: 37))
@@ -38,15 +39,15 @@ final class AudioFileReaderWaveformTests: XCTestCase {
     }
 
     func testMorePointsThanFramesGiveEmptyRunsAsZeros() throws {
-        let path = try temporaryDirectory(self).appendingPathComponent("short.wav").path
+        let path = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("short.wav").path
         let samples: [Float] = [0.5, -0.25, 0.125, 1, -1]
-        try writeSoundFile(path, [samples], sampleRate: 8000)
+        try TestFiles.writeSoundFile(path, [samples], sampleRate: 8000)
         assertClose(try AudioFileReader.waveform(path: path, pointCount: 8)[0], direct(samples, points: 8))
     }
 
     func testBadArgumentsThrowOneLineErrors() throws {
-        let path = try temporaryDirectory(self).appendingPathComponent("x.wav").path
-        try writeSoundFile(path, [[0, 1]], sampleRate: 8000)
+        let path = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("x.wav").path
+        try TestFiles.writeSoundFile(path, [[0, 1]], sampleRate: 8000)
         XCTAssertThrowsError(try AudioFileReader.waveform(path: path, pointCount: 0)) { error in
             XCTAssertFalse("\(error)".contains("\n"))
         }

@@ -2,6 +2,7 @@
 import AudioGraphCore
 import CSndFile
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 
@@ -13,16 +14,16 @@ final class AudioFileTests: XCTestCase {
     ]
 
     private func roundTrip(_ ext: String, _ type: SampleType, tolerance: Double, file: StaticString = #filePath, line: UInt = #line) throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("t.\(ext)").path
-        try writeSoundFile(path, data, sampleRate: 44100, sampleType: type)
+        try TestFiles.writeSoundFile(path, data, sampleRate: 44100, sampleType: type)
         let info = try AudioFileReader.info(path: path)
         XCTAssertEqual(info, AudioFileInfo(sampleRate: 44100, channels: 2, frames: 3000), file: file, line: line)
         let read = try AudioFileReader.read(path: path)
         XCTAssertEqual(read.channels.count, 2, file: file, line: line)
         for c in 0..<2 {
             XCTAssertEqual(read.channels[c].count, 3000, file: file, line: line)
-            let e = maxError(read.channels[c]) { Double(self.data[c][$0]) }
+            let e = SignalMeasurement.worstError(read.channels[c]) { Double(self.data[c][$0]) }
             XCTAssertLessThanOrEqual(e.error, tolerance, "\(ext) \(type) channel \(c) at \(e.at)", file: file, line: line)
         }
         // A part of the file.
@@ -45,11 +46,11 @@ final class AudioFileTests: XCTestCase {
 
     func testIntegerSamplesAreRoundedToNearest() throws {
         // libsndfile alone would floor -0.34417728 × 32768 = -11278.001 to -11279; we store -11278.
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let xs: [Float] = [-0.34417728, 0.34417728, -0.17918397, 0.5 / 32768, -0.5 / 32768, 1.4 / 32768, -1.6 / 32768]
         for ext in ["wav", "aiff", "flac"] {
             let path = dir.appendingPathComponent("r.\(ext)").path
-            try writeSoundFile(path, [xs], sampleRate: 8000, sampleType: .int16)
+            try TestFiles.writeSoundFile(path, [xs], sampleRate: 8000, sampleType: .int16)
             let stored = try AudioFileReader.read(path: path).channels[0].map { Double($0) * 32768 }
             XCTAssertEqual(stored, xs.map { (Double($0) * 32768).rounded(.toNearestOrEven) }, ext)
         }
@@ -57,9 +58,9 @@ final class AudioFileTests: XCTestCase {
 
     func testInt16IsReallySixteenBits() throws {
         // 16-bit quantization is visible: a value between two steps does not survive.
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("q.wav").path
-        try writeSoundFile(path, [[0.3 / 32768]], sampleRate: 8000, sampleType: .int16)
+        try TestFiles.writeSoundFile(path, [[0.3 / 32768]], sampleRate: 8000, sampleType: .int16)
         XCTAssertEqual(try AudioFileReader.read(path: path).channels[0][0], 0)
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
         XCTAssertEqual(size, 44 + 2, "a canonical WAV header and one 16-bit sample")
@@ -68,26 +69,26 @@ final class AudioFileTests: XCTestCase {
     func testFloatFilesCarryNoTimestampedPeakChunk() throws {
         // libsndfile adds a PEAK chunk with the time of writing to float WAV/AIFF files unless told
         // not to; renders of the same graph must be byte-identical.
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         for ext in ["wav", "aiff"] {
             let path = dir.appendingPathComponent("f.\(ext)").path
-            try writeSoundFile(path, data, sampleRate: 48000, sampleType: .float32)
+            try TestFiles.writeSoundFile(path, data, sampleRate: 48000, sampleType: .float32)
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             XCTAssertNil(bytes.range(of: Data("PEAK".utf8)), ext)
         }
     }
 
     func testClippingInsteadOfWrapping() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("clip.wav").path
-        try writeSoundFile(path, [[1.5, -1.5]], sampleRate: 8000, sampleType: .int16)
+        try TestFiles.writeSoundFile(path, [[1.5, -1.5]], sampleRate: 8000, sampleType: .int16)
         let x = try AudioFileReader.read(path: path).channels[0]
         XCTAssertGreaterThan(x[0], 0.999)
         XCTAssertLessThanOrEqual(x[1], -0.999)
     }
 
     func testMissingChannelsAreWrittenAsSilence() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("wide.wav").path
         let storage = ChannelBufferStorage(channelCount: 1, capacity: 4)
         for i in 0..<4 { storage.list.channel(0)[i] = 0.25 }
@@ -129,7 +130,7 @@ final class AudioFileTests: XCTestCase {
     /// A writer told the file will pass 4 GiB writes an RF64 header (checked in the bytes), and
     /// libsndfile reads the samples back; told nothing, it writes a plain RIFF WAV as before.
     func testALongWAVIsWrittenAsRF64() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let storage = ChannelBufferStorage(channelCount: 2, capacity: 3000)
         for c in 0..<2 { for i in 0..<3000 { storage.list.channel(c)[i] = data[c][i] } }
         for (name, expected, magic) in [("long.wav", Int64(600_000_000), "RF64"), ("short.wav", Int64(3000), "RIFF")] {
@@ -148,7 +149,7 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testErrors() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         XCTAssertThrowsError(try AudioFileReader.info(path: dir.appendingPathComponent("missing.wav").path)) {
             guard case .cannotOpen = $0 as? AudioFileError else { return XCTFail("\($0)") }
         }
@@ -175,7 +176,7 @@ final class AudioFileTests: XCTestCase {
     /// Slices of odd sizes across several batches come back sample for sample, in float32 and
     /// (through SampleConversion's grid) int16, stereo and three channels.
     func testSlicesAcrossBatchesComeBackExactly() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         for (type, channels) in [(SampleType.float32, 2), (.int16, 3), (.float64, 2)] {
             let format = StreamFormat(sampleRate: 48000, channelCount: channels, sampleType: type)
             let frames = 3 * AudioFileWriter.batchBytes / (channels * 4) + 777
@@ -202,7 +203,7 @@ final class AudioFileTests: XCTestCase {
     /// With the header updated after every write, each write is on disk when it returns (no
     /// batch held back): another reader sees every frame while the file is still open.
     func testUpdatingTheHeaderWritesThrough() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("live.wav").path
         let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 48000, channelCount: 2))
         w.updateHeaderAfterEveryWrite()
@@ -221,7 +222,7 @@ final class AudioFileTests: XCTestCase {
     /// full disk refuses with ENOSPC) fails the render: `write` or `close` throws `.ioFailed`,
     /// whichever hands the failing batch to the file; it is never lost in a batch.
     func testAFailingWriteIsReported() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("limited.wav").path
         var old = rlimit()
         XCTAssertEqual(getrlimit(Int32(RLIMIT_FSIZE.rawValue), &old), 0)

@@ -1,6 +1,7 @@
 // Tests of ConverterNode rendered offline: rate conversion quality, channel maps, up-mix, sample types.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 

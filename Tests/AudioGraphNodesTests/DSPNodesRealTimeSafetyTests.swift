@@ -1,8 +1,10 @@
 // Proves the eq, delay, converter, analyser, reverb and varispeed render paths allocate nothing and take no lock.
+import AudioGraphRealtime
 import AudioGraphCore
 import CAllocationCounter
 import Foundation
 import Synchronization
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 

@@ -1,6 +1,7 @@
 // Tests of DelayNode rendered offline against the spec's delay recurrence written here.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 
@@ -42,7 +43,7 @@ final class DelayNodeTests: XCTestCase {
         let y = renderFrames(g, frames: 24000, channels: 1)[0]
         let x = (0..<24000).map { Double(Float(0.5 * sin(2 * Double.pi * 500 * Double($0) / 48000))) }
         let ref = reference(x, 120, 0.25, 0.4)
-        let e = maxError(y) { ref[$0] }
+        let e = SignalMeasurement.worstError(y) { ref[$0] }
         XCTAssertLessThan(e.error, 1e-6, "at frame \(e.at)")
     }
 

@@ -1,6 +1,7 @@
 // Tests of EQNode rendered offline against a Double cascade of cookbook biquads written here.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 
@@ -61,7 +62,7 @@ final class EQNodeTests: XCTestCase {
             var ref = (0..<n).map { Double(Float(EQNodeTests.input(c, Int64($0)))) }
             for b in bands { ref = filter(ref, coefficients(b.type, b.frequency, b.gain, b.q)) }
             let gain = pow(10, -3.0 / 20)
-            let e = maxError(y[c]) { ref[$0] * gain }
+            let e = SignalMeasurement.worstError(y[c]) { ref[$0] * gain }
             XCTAssertLessThan(e.error, 2e-6, "channel \(c) at frame \(e.at)")
         }
     }
@@ -93,7 +94,7 @@ final class EQNodeTests: XCTestCase {
                  coefficients(.highShelf, 2500, -4, 0.8)]
         var ref = (0..<9600).map { Double(Float(EQNodeTests.input(0, Int64($0)))) }
         for kk in k { ref = filter(ref, kk) }
-        let e = maxError(a[0], 8000..<9600) { ref[$0] }
+        let e = SignalMeasurement.worstError(a[0], 8000..<9600) { ref[$0] }
         XCTAssertLessThan(e.error, 1e-4, "at \(e.at)")
         // No sample-to-sample jump around the change larger than the signal's own.
         let steps = (4801..<5400).map { abs(a[0][$0] - a[0][$0 - 1]) }.max()!
@@ -142,7 +143,7 @@ final class EQNodeTests: XCTestCase {
         let src = formulaSource("src", channels: 2) { c, n in Float(EQNodeTests.input(c, n)) }
         let y = renderFrames(try startedGraph([src, eq], "src -> eq -> out", slice: 300), frames: 4800, channels: 2)
         for c in 0..<2 {
-            let e = maxError(y[c]) { Double(Float(EQNodeTests.input(c, Int64($0)))) * pow(10, 7.0 / 20) }
+            let e = SignalMeasurement.worstError(y[c]) { Double(Float(EQNodeTests.input(c, Int64($0)))) * pow(10, 7.0 / 20) }
             XCTAssertLessThan(e.error, 1e-6, "channel \(c) at frame \(e.at)")
         }
         // A highpass there is silence.

@@ -3,6 +3,7 @@
 import CAllocationCounter
 import CMySofa
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 
@@ -89,9 +90,7 @@ final class EnvironmentNodeTests: XCTestCase {
     }
 
     private func maxError(_ got: [Float], _ want: (Int) -> Double, from: Int = 0) -> Double {
-        var m = 0.0
-        for i in from..<got.count { m = max(m, abs(Double(got[i]) - want(i))) }
-        return m
+        SignalMeasurement.worstError(got, from..<got.count, want).error
     }
 
     // MARK: Equal power

@@ -1,6 +1,7 @@
 // Tests of GenericOutputNode: it is the output, takes any rate, and reports its client format.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 

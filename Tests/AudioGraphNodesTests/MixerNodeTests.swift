@@ -1,6 +1,7 @@
 // Tests of MixerNode against the Web Audio StereoPanner and up/down-mix formulas written here.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 
@@ -45,7 +46,7 @@ final class MixerNodeTests: XCTestCase {
         XCTAssertEqual(mix.outputFormats, [.canonical(sampleRate: sr, channelCount: 2)])
         let y = renderFrames(g, frames: 1000, channels: 2)
         for side in 0..<2 {
-            let e = maxError(y[side]) { n in
+            let e = SignalMeasurement.worstError(y[side]) { n in
                 var sum = 0.0
                 for i in 0..<4 {
                     let p = self.panMono(self.signal(i, 0, Int64(n)), pan: pans[i])
@@ -71,7 +72,7 @@ final class MixerNodeTests: XCTestCase {
                                  "s0 -> mix:0; s1 -> mix:1; s2 -> mix:2; mix -> out", slice: 100)
         let y = renderFrames(g, frames: 700, channels: 2)
         for side in 0..<2 {
-            let e = maxError(y[side]) { n in
+            let e = SignalMeasurement.worstError(y[side]) { n in
                 (0..<3).reduce(0.0) { sum, i in
                     let p = self.panStereo(self.signal(i, 0, Int64(n)), self.signal(i, 1, Int64(n)), pan: pans[i])
                     return sum + (side == 0 ? p.0 : p.1)
@@ -80,7 +81,7 @@ final class MixerNodeTests: XCTestCase {
             XCTAssertLessThan(e.error, 2e-6, "side \(side) at \(e.at)")
         }
         // Stereo at pan 0 passes unchanged.
-        let e = maxError(renderFrames(try startedGraph([source(0, channels: 2), MixerNode(id: "m", sampleRate: sr)], "s0 -> m -> out"),
+        let e = SignalMeasurement.worstError(renderFrames(try startedGraph([source(0, channels: 2), MixerNode(id: "m", sampleRate: sr)], "s0 -> m -> out"),
                                       frames: 200, channels: 2)[1]) { n in self.signal(0, 1, Int64(n)) }
         XCTAssertLessThan(e.error, 1e-7)
     }
@@ -90,8 +91,8 @@ final class MixerNodeTests: XCTestCase {
         let g = try startedGraph([source(0, channels: 6), MixerNode(id: "mix", sampleRate: sr)], "s0 -> mix -> out", slice: 64)
         let y = renderFrames(g, frames: 300, channels: 2)
         let h = 0.5.squareRoot()
-        let eL = maxError(y[0]) { n in let s = { self.signal(0, $0, Int64(n)) }; return s(0) + h * (s(2) + s(4)) }
-        let eR = maxError(y[1]) { n in let s = { self.signal(0, $0, Int64(n)) }; return s(1) + h * (s(2) + s(5)) }
+        let eL = SignalMeasurement.worstError(y[0]) { n in let s = { self.signal(0, $0, Int64(n)) }; return s(0) + h * (s(2) + s(4)) }
+        let eR = SignalMeasurement.worstError(y[1]) { n in let s = { self.signal(0, $0, Int64(n)) }; return s(1) + h * (s(2) + s(5)) }
         XCTAssertLessThan(eL.error, 1e-6)
         XCTAssertLessThan(eR.error, 1e-6)
     }
@@ -109,7 +110,7 @@ final class MixerNodeTests: XCTestCase {
             { _ in 0 }, { _ in 0 }, { _ in 0 },
         ]
         for c in 0..<6 {
-            let e = maxError(y[c], nil, expected[c])
+            let e = SignalMeasurement.worstError(y[c], nil, expected[c])
             XCTAssertLessThan(e.error, 1e-6, "channel \(c) at \(e.at)")
         }
     }
@@ -129,7 +130,7 @@ final class MixerNodeTests: XCTestCase {
                                .setParameter(node: "mix", address: "volume", value: 0, rampDuration: 64 / sr)])
         try g.update(waitUntilApplied: false)
         let y = renderFrames(g, frames: 128, channels: 2)
-        let e = maxError(y[0]) { n in 0.75 * h * (n < 64 ? 1 - Double(n) / 64 : 0) }
+        let e = SignalMeasurement.worstError(y[0]) { n in 0.75 * h * (n < 64 ? 1 - Double(n) / 64 : 0) }
         XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
         // All inputs disabled: the output is flagged silent.
         try mix.setParameter("input.0.enable", 0)

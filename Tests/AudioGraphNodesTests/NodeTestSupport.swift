@@ -5,57 +5,7 @@ import Foundation
 import XCTest
 @testable import AudioGraphNodes
 
-/// Builds a graph from nodes plus a `GenericOutputNode` "out" and connection lines
-/// (`a -> mix:1`, `mix -> out`), initializes and starts it.
-func startedGraph(_ nodes: [GraphNode], _ connections: String, sampleRate: Double = 48000,
-                  slice: Int = 512, output: GenericOutputNode = GenericOutputNode(id: "out")) throws -> AudioGraph {
-    let g = AudioGraph(sampleRate: sampleRate, maximumFramesPerSlice: slice)
-    for n in nodes { try g.addNode(n) }
-    try g.addNode(output)
-    for line in connections.split(whereSeparator: { $0 == "\n" || $0 == ";" }) {
-        let hops = line.components(separatedBy: "->").map { $0.trimmingCharacters(in: .whitespaces) }
-        for i in 0..<(hops.count - 1) {
-            let s = hops[i].split(separator: ":"), d = hops[i + 1].split(separator: ":")
-            try g.connect(String(s[0]), outputBus: s.count > 1 ? Int(s[1])! : 0, to: String(d[0]), inputBus: d.count > 1 ? Int(d[1])! : 0)
-        }
-    }
-    try g.initialize()
-    try g.start()
-    return g
-}
 
-/// Renders `frames` frames in slices of `slice` (or the given slice pattern, cycled) and returns
-/// each channel of the output (`channels` of them; silence when nothing reached the output).
-func renderFrames(_ g: AudioGraph, frames: Int, channels: Int, slices: [Int]? = nil) -> [[Float]] {
-    var out = [[Float]](repeating: [], count: channels)
-    var done = 0
-    var k = 0
-    while done < frames {
-        let pattern = slices ?? [g.maximumFramesPerSlice]
-        let n = min(pattern[k % pattern.count], frames - done, g.maximumFramesPerSlice)
-        k += 1
-        let r = g.render(frameCount: n)
-        for c in 0..<channels {
-            if let r, c < r.channelCount {
-                out[c] += UnsafeBufferPointer(start: r.buffer.channel(c), count: n)
-            } else {
-                out[c] += [Float](repeating: 0, count: n)
-            }
-        }
-        done += n
-    }
-    return out
-}
-
-/// Largest absolute difference between `got` and `expected(n)` over the indices.
-func maxError(_ got: [Float], _ range: Range<Int>? = nil, _ expected: (Int) -> Double) -> (error: Double, at: Int) {
-    var worst = 0.0, at = -1
-    for n in range ?? got.indices {
-        let e = abs(Double(got[n]) - expected(n))
-        if e > worst || at < 0 { worst = max(worst, e); at = e >= worst ? n : at }
-    }
-    return (worst, at)
-}
 
 /// Least-squares fit of a tone at frequency `f` plus DC (AudioGraphTesting's `ToneFit`): returns the
 /// tone's amplitude and the RMS of the residual.
@@ -75,38 +25,6 @@ func dftMagnitude(_ x: [Float], frequency: Double, sampleRate: Double) -> Double
     return 2 * (re * re + im * im).squareRoot() / Double(x.count)
 }
 
-/// A fresh temporary folder, removed at the end of the test.
-func temporaryDirectory(_ test: XCTestCase) throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("ag-nodes-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-    return url
-}
-
-/// Writes channels of samples to a sound file with `AudioFileWriter`.
-func writeSoundFile(_ path: String, _ channels: [[Float]], sampleRate: Double, sampleType: SampleType = .float32) throws {
-    let frames = channels[0].count
-    let storage = ChannelBufferStorage(channelCount: channels.count, capacity: frames)
-    for (c, ch) in channels.enumerated() {
-        for i in 0..<frames { storage.list.channel(c)[i] = ch[i] }
-    }
-    let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: sampleRate, channelCount: channels.count, sampleType: sampleType))
-    try w.write(storage.list, frameCount: frames)
-    try w.close()
-}
-
-/// A constant-per-channel or formula source built on a render callback: `value(channel, frame)`
-/// where frame counts on the source's own timeline.
-func formulaSource(_ id: String, channels: Int, sampleRate: Double? = nil,
-                   _ value: @escaping @Sendable (Int, Int64) -> Float) -> RenderCallbackNode {
-    RenderCallbackNode(id: id, channels: channels, sampleRate: sampleRate) { context, buffer in
-        for c in 0..<buffer.channelCount {
-            let p = buffer.channel(c)
-            for i in 0..<context.frameCount { p[i] = value(c, context.sampleTime + Int64(i)) }
-        }
-        return false
-    }
-}
 
 /// The Fourier series of the unit band-limited waves, written out term by term with libm's sin:
 /// every harmonic k <= min(512, floor(sampleRate / 2 / frequency)) of sin(k theta), weighted
@@ -127,3 +45,5 @@ func fourierSeries(_ w: Waveform, theta: Double, frequency f: Double, sampleRate
     }
     return sum
 }
+
+extension XCTestCase: TeardownRegistering {}

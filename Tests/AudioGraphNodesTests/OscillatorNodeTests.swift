@@ -1,6 +1,7 @@
 // Tests of OscillatorNode against the spec's formulas: sine, start/stop, noise, band-limited waves.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 
@@ -21,7 +22,7 @@ final class OscillatorNodeTests: XCTestCase {
         let f = 997.3, a = 0.5
         let g = try startedGraph([try oscillator(frequency: f, amplitude: a, channels: 2)], "osc -> out")
         let x = renderFrames(g, frames: 96000, channels: 2)
-        let e = maxError(x[0]) { n in a * sin(2 * Double.pi * f * Double(n) / self.sr) }
+        let e = SignalMeasurement.worstError(x[0]) { n in a * sin(2 * Double.pi * f * Double(n) / self.sr) }
         XCTAssertLessThan(e.error, 1e-6, "at frame \(e.at)")
         XCTAssertEqual(x[0], x[1], "every channel carries the same value")
     }
@@ -40,7 +41,7 @@ final class OscillatorNodeTests: XCTestCase {
                                  "osc -> out", slice: 100)
         let x = renderFrames(g, frames: 2000, channels: 2)
         // startTime 0.01 s = frame 480, stopTime 0.02 s = frame 960.
-        let e = maxError(x[1]) { n in n < 480 || n >= 960 ? 0 : a * sin(2 * Double.pi * f * Double(n - 480) / self.sr) }
+        let e = SignalMeasurement.worstError(x[1]) { n in n < 480 || n >= 960 ? 0 : a * sin(2 * Double.pi * f * Double(n - 480) / self.sr) }
         XCTAssertLessThan(e.error, 1e-6, "at frame \(e.at)")
         XCTAssertEqual(x[0][479], 0)
         XCTAssertNotEqual(x[0][481], 0)
@@ -58,7 +59,7 @@ final class OscillatorNodeTests: XCTestCase {
         try g.connect("late", to: "out")
         try g.update(waitUntilApplied: false)
         let y = renderFrames(g, frames: 1500, channels: 1)[0]
-        let e = maxError(y) { i in
+        let e = SignalMeasurement.worstError(y) { i in
             let n = 1000 + i
             return n < 1480 || n >= 1960 ? 0 : 0.5 * sin(2 * Double.pi * 2000 * Double(n - 1480) / self.sr)
         }
@@ -81,7 +82,7 @@ final class OscillatorNodeTests: XCTestCase {
         try g.connect("osc", to: "out")
         try g.update(waitUntilApplied: false)
         let y = renderFrames(g, frames: 1000, channels: 1)[0]
-        let e = maxError(y) { i in a * sin(2 * Double.pi * f * Double(2000 + i) / self.sr) }
+        let e = SignalMeasurement.worstError(y) { i in a * sin(2 * Double.pi * f * Double(2000 + i) / self.sr) }
         XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
     }
 
@@ -97,7 +98,7 @@ final class OscillatorNodeTests: XCTestCase {
         XCTAssertEqual(g.pendingChanges.count, 2)
         try g.update(waitUntilApplied: false)
         let y = renderFrames(g, frames: 1000, channels: 1)[0]
-        let e = maxError(y) { i in
+        let e = SignalMeasurement.worstError(y) { i in
             let n = 1000 + i
             return n >= 1440 ? 0 : a * self.fourier(.square, f: f, n: n)
         }
@@ -153,7 +154,7 @@ final class OscillatorNodeTests: XCTestCase {
             let f = 1100.0, a = 0.6
             let x = renderFrames(try startedGraph([try oscillator(w.rawValue, w, frequency: f, amplitude: a)], "\(w.rawValue) -> out"),
                                  frames: 4800, channels: 1)[0]
-            let e = maxError(x) { n in a * self.fourier(w, f: f, n: n) }
+            let e = SignalMeasurement.worstError(x) { n in a * self.fourier(w, f: f, n: n) }
             XCTAssertLessThan(e.error, 2e-6, "\(w) at frame \(e.at)")
         }
     }

@@ -1,6 +1,7 @@
 // Tests of PlayerNode: start time, segment, loop, volume and silence, from WAV files written here.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 
@@ -11,10 +12,10 @@ final class PlayerNodeTests: XCTestCase {
     func x(_ i: Int) -> Double { Double(i + 1) / 2048 }
 
     private func file(channels: Int = 1, rate: Double = 48000) throws -> String {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("in.wav").path
         let data = (0..<channels).map { c in (0..<length).map { Float(x($0)) * (c == 0 ? 1 : -1) } }
-        try writeSoundFile(path, data, sampleRate: rate)
+        try TestFiles.writeSoundFile(path, data, sampleRate: rate)
         return path
     }
 
@@ -32,7 +33,7 @@ final class PlayerNodeTests: XCTestCase {
         XCTAssertEqual(p.playedDuration!, 0.01 + 1000 / 48000, accuracy: 1e-12)
         let y = renderFrames(try startedGraph([p], "p -> out", slice: 100), frames: 2000, channels: 1)[0]
         // startTime 0.01 s = frame 480.
-        let e = maxError(y) { n in (480..<1480).contains(n) ? self.x(n - 480) : 0 }
+        let e = SignalMeasurement.worstError(y) { n in (480..<1480).contains(n) ? self.x(n - 480) : 0 }
         XCTAssertEqual(e.error, 0, "at frame \(e.at)")
     }
 
@@ -41,7 +42,7 @@ final class PlayerNodeTests: XCTestCase {
         let p = try player(try file(), start: 0.001, segment: PlayerSegment(start: 0.002, duration: 0.004), volume: 0.5)
         XCTAssertEqual(p.playedFrameRange, 96..<288)
         let y = renderFrames(try startedGraph([p], "p -> out", slice: 64), frames: 600, channels: 1)[0]
-        let e = maxError(y) { n in (48..<240).contains(n) ? 0.5 * self.x(n - 48 + 96) : 0 }
+        let e = SignalMeasurement.worstError(y) { n in (48..<240).contains(n) ? 0.5 * self.x(n - 48 + 96) : 0 }
         XCTAssertEqual(e.error, 0, "at frame \(e.at)")
     }
 
@@ -50,8 +51,8 @@ final class PlayerNodeTests: XCTestCase {
         XCTAssertNil(p.playedDuration)
         // Frames 48..<288 of the file, looping, from frame 120.
         let y = renderFrames(try startedGraph([p], "p -> out", slice: 512), frames: 5000, channels: 2, slices: [512, 77, 240, 1])
-        let e0 = maxError(y[0]) { n in n < 120 ? 0 : self.x(48 + (n - 120) % 240) }
-        let e1 = maxError(y[1]) { n in n < 120 ? 0 : -self.x(48 + (n - 120) % 240) }
+        let e0 = SignalMeasurement.worstError(y[0]) { n in n < 120 ? 0 : self.x(48 + (n - 120) % 240) }
+        let e1 = SignalMeasurement.worstError(y[1]) { n in n < 120 ? 0 : -self.x(48 + (n - 120) % 240) }
         XCTAssertEqual(e0.error, 0, "at frame \(e0.at)")
         XCTAssertEqual(e1.error, 0, "at frame \(e1.at)")
     }
@@ -82,7 +83,7 @@ final class PlayerNodeTests: XCTestCase {
         try g.update(waitUntilApplied: false)
         let y = renderFrames(g, frames: 1000, channels: 1)[0]
         // Frames 500..<1500 of the timeline: the file's 500..<1000 then 0..<500 again.
-        let e = maxError(y) { n in self.x((500 + n) % 1000) }
+        let e = SignalMeasurement.worstError(y) { n in self.x((500 + n) % 1000) }
         XCTAssertEqual(e.error, 0, "at frame \(e.at)")
         XCTAssertThrowsError(try p.setProperty("file", "other.wav"))
         XCTAssertThrowsError(try p.setProperty("loop", 3.0))
@@ -90,9 +91,9 @@ final class PlayerNodeTests: XCTestCase {
 
     func testAPlayerAddedWhileRunningThroughARateConverterStartsAtItsFrame() throws {
         // A 1 kHz tone file at 44.1 kHz, added at graph frame 4800 (0.1 s) into a 48 kHz mixer.
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("tone.wav").path
-        try writeSoundFile(path, [(0..<44100).map { Float(0.5 * sin(2 * Double.pi * 1000 * Double($0) / 44100)) }], sampleRate: 44100)
+        try TestFiles.writeSoundFile(path, [(0..<44100).map { Float(0.5 * sin(2 * Double.pi * 1000 * Double($0) / 44100)) }], sampleRate: 44100)
         let mix = MixerNode(id: "mix", sampleRate: sr, inputBusCount: 2)
         let g = try startedGraph([formulaSource("quiet", channels: 1) { _, _ in 0 }, mix], "quiet -> mix:0; mix -> out", slice: 256)
         _ = renderFrames(g, frames: 4800, channels: 2, slices: [256, 100])
@@ -121,7 +122,7 @@ final class PlayerNodeTests: XCTestCase {
         try p.setProperty("startTime", 0.02)  // frame 960 of the node's time
         try g.update(waitUntilApplied: false)
         let y = renderFrames(g, frames: 2000, channels: 1)[0]
-        let e = maxError(y) { i in
+        let e = SignalMeasurement.worstError(y) { i in
             let n = 500 + i
             return (960..<1960).contains(n) ? self.x(n - 960) : 0
         }

@@ -1,4 +1,5 @@
 // Proves the render path allocates nothing and takes no lock while updates fly, and that the proof can fail.
+import AudioGraphRealtime
 import AudioGraphTesting
 import CAllocationCounter
 import Foundation

@@ -1,6 +1,7 @@
 // Tests of RecorderNode: the file it writes equals what passed through it, bit for bit, and temporaries never stay.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 
@@ -23,7 +24,7 @@ final class RecorderNodeTests: XCTestCase {
     /// Offline (manual delivery, drained after every render call, irregular slices): the file
     /// holds exactly the frames the output received, bit for bit, and only the final file stays.
     func testOfflineRecordingEqualsTheOutputBitForBit() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("take.wav").path
         let rec = RecorderNode(id: "rec", path: path, delivery: .manual)
         let g = try startedGraph([source(), rec], "src -> rec -> out", slice: 512)
@@ -52,7 +53,7 @@ final class RecorderNodeTests: XCTestCase {
     /// Live delivery (the node's own writer thread) while a thread renders paced slices: nothing
     /// dropped, the file equals the output, the temporary is renamed on finish.
     func testThreadDeliveryWritesEverythingWhileRendering() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("live.flac").path
         let rec = RecorderNode(id: "rec", path: path, )
         let g = try startedGraph([source(), rec], "src -> rec -> out", slice: 256)
@@ -85,7 +86,7 @@ final class RecorderNodeTests: XCTestCase {
     /// and count them, never wait: the file then holds the buffers that fitted, bit for bit, and
     /// recorded + dropped frames are all the frames rendered.
     func testOverrunsAreCountedAndNeverBlock() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("over.wav").path
         let rec = RecorderNode(id: "rec", path: path, delivery: .manual)
         let g = try startedGraph([source(), rec], "src -> rec -> out", slice: 512)
@@ -104,7 +105,7 @@ final class RecorderNodeTests: XCTestCase {
     /// A recording never finished (graph uninitialized, node freed) removes its temporary and
     /// leaves no file; a second initialize starts a new temporary, and the first one is gone.
     func testUnfinishedRecordingLeavesNothing() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("gone.wav").path
         var rec: RecorderNode? = RecorderNode(id: "rec", path: path, delivery: .manual)
         var g: AudioGraph? = try startedGraph([source(), rec!], "src -> rec -> out")
@@ -122,7 +123,7 @@ final class RecorderNodeTests: XCTestCase {
 
     /// A file type not known by its extension fails at initialize with the node named.
     func testUnsupportedTypeFailsAtInitialize() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let rec = RecorderNode(id: "rec", path: dir.appendingPathComponent("x.xyz").path)
         XCTAssertThrowsError(try startedGraph([source(), rec], "src -> rec -> out")) { error in
             XCTAssertTrue("\(error)".contains("\"rec\""), "\(error)")

@@ -2,6 +2,7 @@
 import AudioGraphCore
 import Foundation
 import Synchronization
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 

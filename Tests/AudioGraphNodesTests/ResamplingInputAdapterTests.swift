@@ -1,6 +1,7 @@
 // Tests of the implicit input rate conversion (through mixers): level, frequency and timing of tones.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 

@@ -1,6 +1,7 @@
 // Tests of ReverbNode rendered offline: RT60 per preset (Schroeder backward integration), wet/dry, bypass, automation.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 

@@ -1,13 +1,14 @@
 // Tests of SeekableAudioFileReader: pieces read anywhere equal the whole file read by AudioFileReader.
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 
 final class SeekableAudioFileReaderTests: XCTestCase {
     func testPiecesAnywhereEqualTheFile() throws {
-        let path = try temporaryDirectory(self).appendingPathComponent("f.wav").path
+        let path = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("f.wav").path
         let n = 50_000
-        try writeSoundFile(path, [(0..<n).map { Float($0) / Float(n) }, (0..<n).map { -Float($0) / Float(n) }], sampleRate: 44100)
+        try TestFiles.writeSoundFile(path, [(0..<n).map { Float($0) / Float(n) }, (0..<n).map { -Float($0) / Float(n) }], sampleRate: 44100)
         let whole = try AudioFileReader.read(path: path).channels
         let reader = try SeekableAudioFileReader(path: path)
         XCTAssertEqual(reader.info, AudioFileInfo(sampleRate: 44100, channels: 2, frames: Int64(n)))
@@ -27,7 +28,7 @@ final class SeekableAudioFileReaderTests: XCTestCase {
     }
 
     func testStoredSampleTypeIsTheFilesEncoding() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let one = ChannelBufferStorage(channelCount: 1, capacity: 8)
         for (name, type) in [("a.wav", SampleType.int16), ("b.flac", .int24), ("c.aiff", .int32), ("d.wav", .float32),
                              ("e.wav", .float64)] {

@@ -26,14 +26,14 @@ final class StreamingPlayerKernelTests: XCTestCase {
     /// distinct, so that any misplaced frame shows.
     private func file(rate: Double = 48000, frames: Int? = nil) throws -> String {
         let n = frames ?? length
-        let path = try temporaryDirectory(self).appendingPathComponent("long.wav").path
+        let path = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("long.wav").path
         var state: UInt32 = 12345
         let left = (0..<n).map { _ -> Float in
             state = state &* 1_664_525 &+ 1_013_904_223
             return Float(Int32(bitPattern: state) >> 8) / Float(1 << 23)
         }
         let right = (0..<n).map { Float($0) / Float(n) - 0.5 }
-        try writeSoundFile(path, [left, right], sampleRate: rate)
+        try TestFiles.writeSoundFile(path, [left, right], sampleRate: rate)
         return path
     }
 
@@ -291,7 +291,7 @@ final class StreamingPlayerKernelTests: XCTestCase {
     func testATenMinuteFileInitializesQuicklyInLittleMemory() throws {
         saved?.restore()  // the defaults: streams files over 30 s, ring 2^17 frames
         let frames = 600 * 48000
-        let path = try temporaryDirectory(self).appendingPathComponent("ten-minutes.wav").path
+        let path = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("ten-minutes.wav").path
         do {
             let chunk = 48000
             let s = ChannelBufferStorage(channelCount: 2, capacity: chunk)

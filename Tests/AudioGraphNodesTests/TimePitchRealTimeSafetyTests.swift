@@ -1,7 +1,9 @@
 // Proves the timePitch render path (rubberband's process, retrieve, ratio changes, restart after bypass) allocates nothing and takes no lock.
+import AudioGraphRealtime
 import AudioGraphCore
 import CAllocationCounter
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 

@@ -44,7 +44,7 @@ final class VarispeedNodeTests: XCTestCase {
         // Nothing is left at the input's frequency (both fitted together).
         XCTAssertLessThan(ToneFit(body, sampleRate: sr, frequencies: [1000, 2000]).tones[0].amplitude, 1e-5)
         // Sample by sample: y[n] = x(2n).
-        let e = maxError(y, 200..<11800) { 0.5 * sin(2 * Double.pi * 1000 * Double(2 * $0) / 48000) }
+        let e = SignalMeasurement.worstError(y, 200..<11800) { 0.5 * sin(2 * Double.pi * 1000 * Double(2 * $0) / 48000) }
         XCTAssertLessThan(e.error, 1e-4, "at frame \(e.at)")
     }
 
@@ -56,7 +56,7 @@ final class VarispeedNodeTests: XCTestCase {
         let fit = toneFit(body, frequency: 500, sampleRate: sr)
         XCTAssertEqual(fit.amplitude, 0.5, accuracy: 1e-3)
         XCTAssertLessThan(fit.residualRMS, 1e-4)
-        let e = maxError(y, 300..<23700) { 0.5 * sin(2 * Double.pi * 1000 * (Double($0) / 2) / 48000) }
+        let e = SignalMeasurement.worstError(y, 300..<23700) { 0.5 * sin(2 * Double.pi * 1000 * (Double($0) / 2) / 48000) }
         XCTAssertLessThan(e.error, 1e-4, "at frame \(e.at)")
     }
 
@@ -84,11 +84,11 @@ final class VarispeedNodeTests: XCTestCase {
         let g = try startedGraph([toneBurst(frequency: 1000, frames: 100000), v], "tone -> vs -> out", slice: 100)
         let y = renderFrames(g, frames: 20000, channels: 1)[0]
         func t(_ n: Int) -> Double { n <= f ? Double(n) : Double(f) + 1.5 * Double(n - f) }
-        let e = maxError(y, 0..<20000) { 0.5 * sin(2 * Double.pi * 1000 * t($0) / 48000) }
+        let e = SignalMeasurement.worstError(y, 0..<20000) { 0.5 * sin(2 * Double.pi * 1000 * t($0) / 48000) }
         XCTAssertLessThan(e.error, 1e-4, "at frame \(e.at)")
         // Placing the step one frame off is visible: the formula then misses by far more.
         func t2(_ n: Int) -> Double { n <= f + 1 ? Double(n) : Double(f + 1) + 1.5 * Double(n - f - 1) }
-        XCTAssertGreaterThan(maxError(y, 0..<20000) { 0.5 * sin(2 * Double.pi * 1000 * t2($0) / 48000) }.error, 1e-2)
+        XCTAssertGreaterThan(SignalMeasurement.worstError(y, 0..<20000) { 0.5 * sin(2 * Double.pi * 1000 * t2($0) / 48000) }.error, 1e-2)
     }
 
     func testRateOneAndBypassPassTheInputBitForBit() throws {

@@ -1,6 +1,7 @@
 // Tests of the features plugins receive, through a C plugin that maps URIs and reads its options.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphPlugins
 
@@ -25,7 +26,7 @@ final class LV2InstanceFeaturesTests: XCTestCase {
         let node = try LV2Node(id: "probe", plugin: info, world: world)
         let src = formulaSource("src", channels: 1) { _, _ in 0 }
         let g = try startedChain([src, node], ["src", "probe"], sampleRate: 44100, slice: 128)
-        let y = render(g, frames: 256, channels: 1)[0]
+        let y = renderFrames(g, frames: 256, channels: 1)[0]
         let expected: [Float] = [128, 1, 128, 44100, 1, 1, Float(8192 - 8), 128]
         for k in 0..<256 { XCTAssertEqual(y[k], expected[k % 8], "frame \(k)") }
     }
@@ -63,12 +64,12 @@ final class LV2InstanceFeaturesTests: XCTestCase {
         let node = try LV2Node(id: "w", plugin: info, world: world)
         let src = formulaSource("src", channels: 1) { _, _ in 0 }
         let g = try startedChain([src, node], ["src", "w"], slice: 64)
-        var y = render(g, frames: 64, channels: 1)[0]
+        var y = renderFrames(g, frames: 64, channels: 1)[0]
         XCTAssertEqual(y[3], 0, "schedule_work returned LV2_WORKER_SUCCESS")
         XCTAssertEqual(y[0], 0, "no response within the run that scheduled the work")
         for _ in 0..<200 where y[0] != 42 {
             usleep(5000)
-            y = render(g, frames: 64, channels: 1)[0]
+            y = renderFrames(g, frames: 64, channels: 1)[0]
         }
         // response 42, work ran off the render thread, end_run was called, schedule succeeded.
         XCTAssertEqual(Array(y[0..<4]), [42, 1, 1, 0])

@@ -2,6 +2,7 @@
 import AudioGraphCore
 import AudioGraphNodes
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphPlugins
 
@@ -14,7 +15,7 @@ final class LV2NodeTests: XCTestCase {
         try amp.setParameter("gain", -6.0206)
         let src = formulaSource("tone", channels: 1) { _, n in Float(0.8 * sin(2 * Double.pi * 440 * Double(n) / 48000)) }
         let g = try startedChain([src, amp], ["tone", "amp"])
-        let y = render(g, frames: 4800, channels: 1)[0]
+        let y = renderFrames(g, frames: 4800, channels: 1)[0]
         let coefficient = pow(10, -6.0206 / 20)
         var fromFormula = 0.0, fromHalf = 0.0
         for n in 0..<4800 {
@@ -33,7 +34,7 @@ final class LV2NodeTests: XCTestCase {
         let src = formulaSource("src", channels: 2) { c, n in c == 0 ? Float(n % 100) / 1000 : -Float(n % 37) / 1000 }
         let g = try startedChain([src, amp], ["src", "amp"])
         XCTAssertEqual(amp.outputFormats[0].channelCount, 2)
-        let y = render(g, frames: 1000, channels: 2)
+        let y = renderFrames(g, frames: 1000, channels: 2)
         for n in 0..<1000 {
             XCTAssertEqual(Double(y[0][n]), Double(Float(n % 100) / 1000) * 10, accuracy: 1e-5)
             XCTAssertEqual(Double(y[1][n]), -Double(Float(n % 37) / 1000) * 10, accuracy: 1e-5)
@@ -48,7 +49,7 @@ final class LV2NodeTests: XCTestCase {
             Float(c == 0 ? sin(Double(n) * 0.01) : 0.3 * cos(Double(n) * 0.023))
         }
         let g = try startedChain([src, ms], ["src", "ms"])
-        let y = render(g, frames: 2000, channels: 2)
+        let y = renderFrames(g, frames: 2000, channels: 2)
         for n in 0..<2000 {
             let l = Double(Float(sin(Double(n) * 0.01))), r = Double(Float(0.3 * cos(Double(n) * 0.023)))
             XCTAssertEqual(Double(y[0][n]), (l + r) / 2, accuracy: 1e-6)
@@ -73,9 +74,9 @@ final class LV2NodeTests: XCTestCase {
         let amp = try LV2Node(id: "amp", uri: SWH.amp)
         let src = formulaSource("one", channels: 1) { _, _ in 1 }
         let g = try startedChain([src, amp], ["one", "amp"], slice: 64)
-        _ = render(g, frames: 64, channels: 1)
+        _ = renderFrames(g, frames: 64, channels: 1)
         try amp.setParameter("gain", -20, rampFrames: 100)
-        let y = render(g, frames: 192, channels: 1)[0]
+        let y = renderFrames(g, frames: 192, channels: 1)[0]
         // Ramp from 0 dB to -20 dB over 100 frames, in dB (the parameter), then the plugin's 10^(dB/20).
         func db(_ m: Int) -> Double { m < 100 ? -20 * Double(m) / 100 : -20 }
         for n in 0..<192 {
@@ -114,10 +115,10 @@ final class LV2NodeTests: XCTestCase {
         try amp.setParameter("bypass", 1)
         let src = formulaSource("src", channels: 1) { _, n in Float(n % 50) / 50 }
         let g = try startedChain([src, amp], ["src", "amp"])
-        let y = render(g, frames: 512, channels: 1)[0]
+        let y = renderFrames(g, frames: 512, channels: 1)[0]
         for n in 0..<512 { XCTAssertEqual(y[n], Float(n % 50) / 50) }
         try amp.setParameter("bypass", 0)
-        let z = render(g, frames: 256, channels: 1)[0]
+        let z = renderFrames(g, frames: 256, channels: 1)[0]
         for n in 0..<256 {
             XCTAssertEqual(Double(z[n]), Double(Float((512 + n) % 50) / 50) * pow(10, 12.0 / 20), accuracy: 1e-5)
         }
@@ -131,7 +132,7 @@ final class LV2NodeTests: XCTestCase {
         let g = try startedChain([src, node], ["src", "lat"])
         XCTAssertEqual(node.latencyFrames, 480)
         try node.setParameter("delay", 20)
-        _ = render(g, frames: 512, channels: 1)
+        _ = renderFrames(g, frames: 512, channels: 1)
         XCTAssertEqual(node.latencyFrames, 960)
     }
 
@@ -143,7 +144,7 @@ final class LV2NodeTests: XCTestCase {
         try node.setParameter("pitch", 8)   // 0.5 Hz * 2^8 = 128 Hz
         let g = try startedChain([node], ["gen"])
         XCTAssertEqual(node.outputFormats[0].channelCount, 2)
-        let y = render(g, frames: 4800, channels: 2)
+        let y = renderFrames(g, frames: 4800, channels: 2)
         for n in 0..<4800 { XCTAssertEqual(Double(y[0][n] * y[0][n] + y[1][n] * y[1][n]), 1, accuracy: 1e-5) }
         // After the first slice's glide the phase advances 2π·128/48000 per frame.
         let step = 2 * Double.pi * 128 / 48000

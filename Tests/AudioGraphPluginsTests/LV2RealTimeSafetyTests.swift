@@ -1,7 +1,9 @@
 // Proves the lv2 node's render path (plugin runs, split runs, ramp sub-blocks, atom buffers, bypass, latency report) allocates nothing and takes no lock.
+import AudioGraphRealtime
 import AudioGraphCore
 import AudioGraphNodes
 import CAllocationCounter
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphPlugins
 

@@ -182,7 +182,7 @@ final class LivePerformanceTests: PulseServerTestCase {
         try player.start()
         usleep(1_000_000)
         let before = player.renderedFrames
-        XCTAssertNil(player.execute("set osc amplitude 0.125"))
+        XCTAssertNoThrow(try player.apply(.setParameter(node: "osc", address: "amplitude", value: 0.125, rampDuration: 0)))
         let after = player.renderedFrames
         usleep(700_000)
         let summary = player.stop()

@@ -134,26 +134,30 @@ final class LivePlayerTests: PulseServerTestCase {
         XCTAssertEqual(summary.underruns, 0)
     }
 
-    /// Text commands: `set` changes a parameter at once; `connect`/`disconnect` wait for `update`.
+    /// Commands: `setParameter` changes a parameter at once; `connect`/`disconnect` wait for `update`.
     func testCommandsSetParameterAndQueueConnectionsUntilUpdate() throws {
         let live = try GraphLoader.parse(text: graphText(output: "output", updateFrame: 10_000_000))
         let player = try LivePlayer(live, server: server.serverString)
         try player.start()
         defer { player.stop() }
-        XCTAssertNil(player.execute("set osc amplitude 0.1 0.01"))
+        try player.apply(.setParameter(node: "osc", address: "amplitude", value: 0.1, rampDuration: 0.01))
         XCTAssertEqual(player.graph.node("osc")?.parameter("amplitude")?.value, 0.1)
-        XCTAssertNotNil(player.execute("set osc amplitude 7"), "out of range is refused")
-        XCTAssertNotNil(player.execute("set nobody amplitude 1"))
-        XCTAssertNotNil(player.execute("frobnicate"))
-        XCTAssertNil(player.execute("disconnect out"))
+        XCTAssertThrowsError(try player.apply(.setParameter(node: "osc", address: "amplitude", value: 7, rampDuration: 0)),
+                             "out of range is refused")
+        XCTAssertThrowsError(try player.apply(.setParameter(node: "osc", address: "amplitude", value: 0.5, rampDuration: -1)),
+                             "a negative ramp is refused")
+        XCTAssertThrowsError(try player.apply(.setParameter(node: "nobody", address: "amplitude", value: 1, rampDuration: 0)))
+        try player.apply(.disconnect(destination: BusReference(node: "out")))
         XCTAssertEqual(player.graph.connections.count, 1, "queued, not applied")
-        XCTAssertNil(player.execute("update"))
+        try player.apply(.update)
         XCTAssertEqual(player.graph.connections.count, 0)
-        XCTAssertNil(player.execute("connect osc out"))
-        XCTAssertNil(player.execute("update"))
+        try player.apply(.connect(source: BusReference(node: "osc"), destination: BusReference(node: "out")))
+        try player.apply(.update)
         XCTAssertEqual(player.graph.connections.count, 1)
-        let queued = player.execute("connect osc out:3")
-        XCTAssertNotNil(queued ?? player.execute("update"), "a bus out of range is rejected (when queued or at update)")
+        XCTAssertThrowsError(try {
+            try player.apply(.connect(source: BusReference(node: "osc"), destination: BusReference(node: "out", bus: 3)))
+            try player.apply(.update)
+        }(), "a bus out of range is rejected (when queued or at update)")
         XCTAssertEqual(player.graph.connections.count, 1)
         try player.poll()
     }

@@ -1,4 +1,5 @@
 // The live path keeps the real-time rules: the PulseAudio render thread allocates and locks nothing.
+import AudioGraphRealtime
 @testable import AudioGraphPulse
 import AudioGraphKit
 import AudioGraphTesting

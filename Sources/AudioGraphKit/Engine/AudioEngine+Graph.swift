@@ -222,7 +222,7 @@ extension AudioEngine {
         for c in connections where added.contains(Connection(source: c.source.graphID, sourceBus: c.sourceBus,
                                                              destination: c.destination.graphID, destinationBus: c.destinationBus)) {
             for (address, value) in mixingParameters(for: c) {
-                changes.append(.setParameter(node: c.destination.graphID, address: address, value: value, rampDuration: 0))
+                changes.append(.setParameter(node: c.destination.graphID, address: .parsed(address), value: value, rampDuration: 0))
             }
         }
         changes += pendingParameters
@@ -244,7 +244,7 @@ extension AudioEngine {
         withLock {
             guard graph != nil, let gn = node.graphNode else { return }
             if changeDepth > 0 {
-                pendingParameters.append(.setParameter(node: node.graphID, address: address, value: value, rampDuration: 0))
+                pendingParameters.append(.setParameter(node: node.graphID, address: .parsed(address), value: value, rampDuration: 0))
                 return
             }
             do throws(AudioGraphError) {
@@ -266,4 +266,11 @@ extension AudioEngine {
             }
         }
     }
+}
+
+extension ParameterAddress {
+    /// An engine-API parameter key (`"input.1.pan"`) as a structured address, parsed once where the
+    /// text enters a change list; a key that is not of the address form stays a plain name, which
+    /// the graph then reports as not found (with the key's text).
+    static func parsed(_ key: String) -> ParameterAddress { ParameterAddress(key) ?? ParameterAddress(name: key) }
 }

@@ -137,7 +137,7 @@ extension AudioEngine {
                                             destination: c.destination.graphID, destinationBus: c.destinationBus))
                     if c.destination === node {
                         for (address, value) in mixingParameters(for: c) {
-                            changes.append(.setParameter(node: node.graphID, address: address, value: value, rampDuration: 0))
+                            changes.append(.setParameter(node: node.graphID, address: .parsed(address), value: value, rampDuration: 0))
                         }
                     }
                 }

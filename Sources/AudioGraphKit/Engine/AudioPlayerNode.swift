@@ -1,4 +1,5 @@
 // The engine API's player of scheduled buffers and file segments (cf. AVAudioPlayerNode), over ScheduledSoundPlayerNode.
+import AudioGraphRealtime
 import AudioGraphNodes
 import Foundation
 import Synchronization

@@ -95,17 +95,29 @@ public final class Resampler {
     /// libsoxr: output frames of the silent pre-roll still to drop (see the type's documentation).
     private var preRollFrames = 0
 
+    /// The largest rate ratio either way (output/input and input/output) a converter accepts; the
+    /// graph-file checker reports larger ones before any node is made.
+    public static let maximumConversionRatio = 256.0
+
+    /// Throws what ``init(channelCount:inputSampleRate:outputSampleRate:quality:provider:)`` throws
+    /// for these arguments before it allocates anything (the graph's resolve step asks this
+    /// without building a resampler). Control thread; allocates nothing.
+    public static func check(channelCount: Int, inputSampleRate: Double, outputSampleRate: Double) throws(ResamplerError) {
+        guard channelCount > 0 else { throw .invalidChannelCount(channelCount) }
+        let ratio = outputSampleRate / inputSampleRate
+        guard inputSampleRate > 0, outputSampleRate > 0, ratio.isFinite, ratio >= 1.0 / Resampler.maximumConversionRatio,
+              ratio <= Resampler.maximumConversionRatio else {
+            throw .unsupportedRatio(inputSampleRate: inputSampleRate, outputSampleRate: outputSampleRate)
+        }
+    }
+
     /// Creates a converter for `channelCount` channels from `inputSampleRate` to
     /// `outputSampleRate` with `quality`, pulling input through `provider`. Allocates (control
     /// thread).
     public init(channelCount: Int, inputSampleRate: Double, outputSampleRate: Double,
                 quality: Quality = .best, provider: @escaping InputProvider) throws(ResamplerError) {
-        guard channelCount > 0 else { throw .invalidChannelCount(channelCount) }
+        try Self.check(channelCount: channelCount, inputSampleRate: inputSampleRate, outputSampleRate: outputSampleRate)
         let ratio = outputSampleRate / inputSampleRate
-        guard inputSampleRate > 0, outputSampleRate > 0, ratio.isFinite, ratio >= 1.0 / GraphDescription.maximumConversionRatio,
-              ratio <= GraphDescription.maximumConversionRatio else {
-            throw .unsupportedRatio(inputSampleRate: inputSampleRate, outputSampleRate: outputSampleRate)
-        }
         self.channelCount = channelCount
         self.inputSampleRate = inputSampleRate
         self.outputSampleRate = outputSampleRate

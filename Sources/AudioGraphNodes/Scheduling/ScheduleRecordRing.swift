@@ -1,4 +1,5 @@
 // A lock-free single-producer/single-consumer ring of fixed-size schedule records (commands in, completion events out).
+import AudioGraphRealtime
 import Synchronization
 
 /// One fixed-size record of a ``ScheduledSoundPlayerNode``'s two rings.

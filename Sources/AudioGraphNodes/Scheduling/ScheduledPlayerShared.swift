@@ -1,4 +1,5 @@
 // What a ScheduledSoundPlayerNode's control side, render side and notifier thread share: the two rings and the published atomics.
+import AudioGraphRealtime
 import Glibc
 import Synchronization
 

@@ -1,4 +1,5 @@
 // A player of scheduled buffers and file segments on its own timeline (the engine node behind AudioPlayerNode).
+import AudioGraphRealtime
 import Synchronization
 
 /// Plays buffers and file segments scheduled on a *player timeline*, gaplessly and exact to the

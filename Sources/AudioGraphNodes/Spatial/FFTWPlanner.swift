@@ -1,4 +1,5 @@
 // Serialises FFTW plan creation and destruction, which FFTW does not allow from several threads at once.
+import AudioGraphRealtime
 
 import AudioGraphCore
 import CFFTW

@@ -1,4 +1,5 @@
 // A SOFA HRTF set loaded with libmysofa, resampled to the graph rate, with per-partition spectra.
+import AudioGraphRealtime
 
 import AudioGraphCore
 import CFFTW

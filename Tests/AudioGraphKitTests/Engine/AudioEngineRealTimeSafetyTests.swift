@@ -1,4 +1,5 @@
 // The engine API's render path allocates, frees and locks nothing while a control thread edits the engine.
+import AudioGraphRealtime
 import AudioGraphKit
 import CAllocationCounter
 import Foundation

@@ -1,6 +1,7 @@
 // AudioFile: writing a known sine in several file types, reading it back in pieces, errors naming the file.
 import AudioGraphKit
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 final class AudioFileTests: XCTestCase {
@@ -71,7 +72,7 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testWAVInt16() throws {
-        let url = try makeTemporaryDirectory(self).appendingPathComponent("sine.wav")
+        let url = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("sine.wav")
         let written = try writeSine(url, settings: settings(bits: 16, float: false))
         XCTAssertEqual(written.fileFormat.commonFormat, .pcmFormatInt16)
         try readBackInPieces(url, tolerance: Self.int16Tolerance)
@@ -79,7 +80,7 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testWAVFloat32() throws {
-        let url = try makeTemporaryDirectory(self).appendingPathComponent("sine.wav")
+        let url = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("sine.wav")
         try writeSine(url, settings: settings(bits: 32, float: true))
         // Float32 stores the written floats exactly: only the Float rounding of the formula remains.
         try readBackInPieces(url, tolerance: 3e-8)
@@ -87,14 +88,14 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testFLACInt16() throws {
-        let url = try makeTemporaryDirectory(self).appendingPathComponent("sine.flac")
+        let url = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("sine.flac")
         try writeSine(url, settings: settings(bits: 16, float: false))
         try readBackInPieces(url, tolerance: Self.int16Tolerance)
         XCTAssertEqual(try AudioFile(forReading: url).fileFormat.commonFormat, .pcmFormatInt16)
     }
 
     func testFLACWithFLACFormatIDAnd24Bits() throws {
-        let url = try makeTemporaryDirectory(self).appendingPathComponent("sine.flac")
+        let url = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("sine.flac")
         try writeSine(url, settings: [AVFormatIDKey: kAudioFormatFLAC, AVSampleRateKey: Self.rate, AVNumberOfChannelsKey: 2,
                                       AVLinearPCMBitDepthKey: 24])
         try readBackInPieces(url, tolerance: 0.5 / 8_388_608 + 3e-8)
@@ -102,7 +103,7 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testAIFFInt16AndFloat32() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         try writeSine(dir.appendingPathComponent("sine.aiff"), settings: settings(bits: 16, float: false))
         try readBackInPieces(dir.appendingPathComponent("sine.aiff"), tolerance: Self.int16Tolerance)
         try writeSine(dir.appendingPathComponent("sine.aif"), settings: settings(bits: 32, float: true))
@@ -110,7 +111,7 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testOggVorbisKeepsLengthAndLevel() throws {
-        let url = try makeTemporaryDirectory(self).appendingPathComponent("sine.ogg")
+        let url = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("sine.ogg")
         try writeSine(url, settings: [AVSampleRateKey: Self.rate, AVNumberOfChannelsKey: 2])
         let f = try AudioFile(forReading: url)
         XCTAssertEqual(f.length, AudioFramePosition(Self.frames))
@@ -127,7 +128,7 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testInt16InterleavedProcessingFormatReadsTheStoredIntegers() throws {
-        let url = try makeTemporaryDirectory(self).appendingPathComponent("sine.wav")
+        let url = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("sine.wav")
         try writeSine(url, settings: settings(bits: 16, float: false))
         let floats = try AudioFile(forReading: url)
         let ints = try AudioFile(forReading: url, commonFormat: .pcmFormatInt16, interleaved: true)
@@ -151,7 +152,7 @@ final class AudioFileTests: XCTestCase {
 
     func testSoundfileReadsTheSameSamples() throws {
         // python3's soundfile (libsndfile through its own binding, numpy) as an independent reader.
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         for (name, bits, float, tolerance) in [("x.wav", 16, false, Self.int16Tolerance), ("x.flac", 16, false, Self.int16Tolerance),
                                                ("x.aiff", 32, true, 3e-8)] {
             let url = dir.appendingPathComponent(name)
@@ -185,7 +186,7 @@ final class AudioFileTests: XCTestCase {
 
     func testWritingWithAFormatsSettings() throws {
         // The AVAudioEngine idiom: AudioFile(forWriting: url, settings: someNode.outputFormat(forBus: 0).settings).
-        let url = try makeTemporaryDirectory(self).appendingPathComponent("tap.wav")
+        let url = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("tap.wav")
         let standard = try XCTUnwrap(AudioFormat(standardFormatWithSampleRate: Self.rate, channels: 2))
         try writeSine(url, settings: standard.settings)
         try readBackInPieces(url, tolerance: 3e-8)
@@ -195,7 +196,7 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testMissingAndGarbageFilesThrowNamingTheFile() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let missing = dir.appendingPathComponent("nothing-here.wav")
         XCTAssertThrowsError(try AudioFile(forReading: missing)) { error in
             XCTAssertTrue("\(error)".hasPrefix(missing.path + ": cannot open"), "\(error)")
@@ -209,7 +210,7 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testWritingErrors() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let wav = dir.appendingPathComponent("a.wav")
         XCTAssertThrowsError(try AudioFile(forWriting: wav, settings: [AVNumberOfChannelsKey: 2])) { error in
             XCTAssertEqual("\(error)", "\(wav.path): invalid settings: AVSampleRateKey is missing or not a positive number")
@@ -235,7 +236,7 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testBufferFormatAndModeMismatchThrow() throws {
-        let url = try makeTemporaryDirectory(self).appendingPathComponent("m.wav")
+        let url = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("m.wav")
         let writer = try AudioFile(forWriting: url, settings: settings(bits: 16, float: false))
         let mono = try XCTUnwrap(AudioPCMBuffer(pcmFormat: try XCTUnwrap(AudioFormat(standardFormatWithSampleRate: Self.rate,
                                                                                      channels: 1)), frameCapacity: 10))
@@ -262,7 +263,7 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testFileIsFinishedWhenReleased() throws {
-        let url = try makeTemporaryDirectory(self).appendingPathComponent("r.wav")
+        let url = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("r.wav")
         do {
             let f = try AudioFile(forWriting: url, settings: settings(bits: 16, float: false))
             let b = try XCTUnwrap(AudioPCMBuffer(pcmFormat: f.processingFormat, frameCapacity: 123))

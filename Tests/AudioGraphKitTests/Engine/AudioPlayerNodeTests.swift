@@ -14,26 +14,11 @@ final class AudioPlayerNodeTests: XCTestCase {
 
     /// An offline manual engine with a player connected to the main mixer in `format`.
     private func playerEngine(format: AudioFormat? = nil, maximum: AudioFrameCount = 4096) throws -> (AudioEngine, AudioPlayerNode) {
-        let engine = AudioEngine()
-        try engine.enableManualRenderingMode(.offline, format: stereo48, maximumFrameCount: maximum)
+        let engine = try makeManualEngine(format: stereo48, maximum: maximum)
         let player = AudioPlayerNode()
         engine.attach(player)
         engine.connect(player, to: engine.mainMixerNode, format: format ?? stereo48)
         return (engine, player)
-    }
-
-    /// Renders `count` frames in pieces of `piece`.
-    private func render(_ engine: AudioEngine, frames count: Int, piece: Int = 1000) throws -> [[Float]] {
-        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: stereo48, frameCapacity: AudioFrameCount(piece)))
-        var out = [[Float]](repeating: [], count: 2)
-        var done = 0
-        while done < count {
-            let n = min(piece, count - done)
-            XCTAssertEqual(try engine.renderOffline(AudioFrameCount(n), to: buffer), .success)
-            for c in 0..<2 { out[c] += Array(UnsafeBufferPointer(start: buffer.floatChannelData![c], count: n)) }
-            done += n
-        }
-        return out
     }
 
     /// A float buffer whose sample at channel c, frame i is `value(c, i)`.

@@ -5,6 +5,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import AudioGraphTesting
 import XCTest
 
 final class AudioPlotTests: XCTestCase {
@@ -42,13 +43,13 @@ final class AudioPlotTests: XCTestCase {
     }
 
     func testWaveformOfSinesReachesTheirPeakRowsInEachLane() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let wav = dir.appendingPathComponent("sines.wav").path, png = dir.appendingPathComponent("w.png").path
         let n = 48000
         // 1 kHz: every column (65 frames) holds a whole period, so reaches both peaks.
         let full = (0..<n).map { Float(sin(2 * Double.pi * 1000 * Double($0) / 48000)) }
         let half = full.map { $0 * 0.5 }
-        try writeWAV(wav, [full, half], sampleRate: 48000)
+        try TestFiles.writeSoundFile(wav, [full, half], sampleRate: 48000)
         try AudioPlot.draw(file: wav, to: png, kind: .waveform, width: 800, height: 400)
         let p = try readPNG(png)
         XCTAssertEqual([p.width, p.height], [800, 400])
@@ -78,10 +79,10 @@ final class AudioPlotTests: XCTestCase {
     }
 
     func testSpectrumOfOneKilohertzPeaksAtOneKilohertzOnTheLogAxis() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let wav = dir.appendingPathComponent("tone.wav").path, png = dir.appendingPathComponent("s.png").path
         let tone = (0..<48000).map { Float(sin(2 * Double.pi * 1000 * Double($0) / 48000)) }
-        try writeWAV(wav, [tone], sampleRate: 48000)
+        try TestFiles.writeSoundFile(wav, [tone], sampleRate: 48000)
         try AudioPlot.draw(file: wav, to: png, kind: .spectrum, width: 1000, height: 400)
         let p = try readPNG(png)
         XCTAssertEqual([p.width, p.height], [1000, 400])
@@ -102,7 +103,7 @@ final class AudioPlotTests: XCTestCase {
     }
 
     func testSpectrogramOfALogSweepRisesAlongItsFrequency() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let wav = dir.appendingPathComponent("sweep.wav").path, png = dir.appendingPathComponent("g.png").path
         // 100 Hz → 10 kHz in 2 s: f(t) = 100·100^(t/2), phase = 2π·100·T/ln(100)·(100^(t/T) − 1).
         let T = 2.0, k = log(100.0)
@@ -110,7 +111,7 @@ final class AudioPlotTests: XCTestCase {
             let t = Double(n) / 48000
             return Float(0.5 * sin(2 * Double.pi * 100 * T / k * (exp(k * t / T) - 1)))
         }
-        try writeWAV(wav, [sweep], sampleRate: 48000)
+        try TestFiles.writeSoundFile(wav, [sweep], sampleRate: 48000)
         try AudioPlot.draw(file: wav, to: png, kind: .spectrogram, width: 800, height: 400)
         let p = try readPNG(png)
         XCTAssertEqual([p.width, p.height], [800, 400])
@@ -136,9 +137,9 @@ final class AudioPlotTests: XCTestCase {
     }
 
     func testSVGParsesAsXMLWithItsSize() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let wav = dir.appendingPathComponent("tone.wav").path, svg = dir.appendingPathComponent("s.svg").path
-        try writeWAV(wav, [(0..<4800).map { Float(0.5 * sin(Double($0) * 0.1)) }], sampleRate: 48000)
+        try TestFiles.writeSoundFile(wav, [(0..<4800).map { Float(0.5 * sin(Double($0) * 0.1)) }], sampleRate: 48000)
         for kind in PlotKind.allCases {
             try AudioPlot.draw(file: wav, to: svg, kind: kind, width: 640, height: 300)
             final class Root: NSObject, XMLParserDelegate {
@@ -161,9 +162,9 @@ final class AudioPlotTests: XCTestCase {
     }
 
     func testBadInputThrowsAndWritesNothing() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let wav = dir.appendingPathComponent("tone.wav").path
-        try writeWAV(wav, [[0, 0.5, -0.5, 0]], sampleRate: 48000)
+        try TestFiles.writeSoundFile(wav, [[0, 0.5, -0.5, 0]], sampleRate: 48000)
         XCTAssertThrowsError(try AudioPlot.draw(file: wav, to: dir.appendingPathComponent("x.jpg").path)) {
             XCTAssertEqual($0 as? PlotError, .unknownImageType(path: dir.appendingPathComponent("x.jpg").path))
         }
@@ -184,10 +185,10 @@ extension AudioPlotTests {
     /// Samples in memory draw the same picture as the same samples in a file (and leave nothing
     /// behind); an empty file draws axes only.
     func testBufferDrawsTheSamePictureAsItsFile() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let wav = dir.appendingPathComponent("tone.wav").path
         let tone = (0..<9600).map { Float(0.8 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
-        try writeWAV(wav, [tone, tone.map { -$0 }], sampleRate: 48000)
+        try TestFiles.writeSoundFile(wav, [tone, tone.map { -$0 }], sampleRate: 48000)
         for kind in PlotKind.allCases {
             let a = dir.appendingPathComponent("a.png").path, b = dir.appendingPathComponent("b.png").path
             try AudioPlot.draw(file: wav, to: a, kind: kind, width: 400, height: 200, title: "x")

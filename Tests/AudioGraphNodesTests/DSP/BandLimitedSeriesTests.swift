@@ -1,6 +1,7 @@
 // Tests of BandLimitedSeries against the Fourier series summed term by term, and the recurrence it replaced.
 import AudioGraphCore
 import Foundation
+import AudioGraphTesting
 import XCTest
 @testable import AudioGraphNodes
 

@@ -185,12 +185,12 @@ final class ScheduledSoundPlayerNodeTests: XCTestCase {
         let saved = ScheduledSoundPlayerNode.streamingRingFrames
         ScheduledSoundPlayerNode.streamingRingFrames = 1 << 15
         defer { ScheduledSoundPlayerNode.streamingRingFrames = saved }
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("source.wav").path
         let frames = 100_000
         var rng = SystemRandomNumberGenerator()
         let written = (0..<2).map { _ in (0..<frames).map { _ in Float.random(in: -1...1, using: &rng) } }
-        try writeSoundFile(path, written, sampleRate: 48000)
+        try TestFiles.writeSoundFile(path, written, sampleRate: 48000)
 
         for pattern in [[512], [333, 64, 1]] {
             let (g, player) = try playerGraph()
@@ -225,11 +225,11 @@ final class ScheduledSoundPlayerNodeTests: XCTestCase {
     /// Files at another rate or channel count, and segments outside the file, are refused with
     /// one line naming the file; nothing is scheduled.
     func testFilesThatDoNotMatchThePlayerAreRefused() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path44 = dir.appendingPathComponent("a44.wav").path
-        try writeSoundFile(path44, [[Float](repeating: 0.5, count: 100), [Float](repeating: 0.5, count: 100)], sampleRate: 44100)
+        try TestFiles.writeSoundFile(path44, [[Float](repeating: 0.5, count: 100), [Float](repeating: 0.5, count: 100)], sampleRate: 44100)
         let mono = dir.appendingPathComponent("mono.wav").path
-        try writeSoundFile(mono, [[Float](repeating: 0.5, count: 100)], sampleRate: 48000)
+        try TestFiles.writeSoundFile(mono, [[Float](repeating: 0.5, count: 100)], sampleRate: 48000)
         let player = ScheduledSoundPlayerNode(id: "p", format: format)
         XCTAssertThrowsError(try player.scheduleFile(path: path44)) { error in
             XCTAssertEqual((error as? ScheduledSoundPlayerError)?.description,
@@ -412,9 +412,9 @@ final class ScheduledSoundPlayerNodeTests: XCTestCase {
     /// The notifier thread starts with the first schedule call and is joined when the node goes
     /// away; a segment's disk thread ends when the segment is done.
     func testThreadsEndWithTheirSegmentsAndTheNode() throws {
-        let dir = try temporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("short.wav").path
-        try writeSoundFile(path, [[Float](repeating: 0.25, count: 1000), [Float](repeating: -0.25, count: 1000)], sampleRate: 48000)
+        try TestFiles.writeSoundFile(path, [[Float](repeating: 0.25, count: 1000), [Float](repeating: -0.25, count: 1000)], sampleRate: 48000)
         // Threads other tests left behind may still be ending: start from a steady count.
         var before = ProcessThreads.count
         for _ in 0..<50 {

@@ -1,0 +1,137 @@
+// A whole graph file, decoded: settings, nodes, connections, updates and taps.
+import AudioGraphCore
+import AudioGraphNodes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A graph file (format version 1), decoded and validated. Load one with
+/// ``GraphDescription/load(contentsOf:fileInfo:)`` or ``GraphDescription/parse(data:fileName:baseDirectory:fileInfo:)``.
+///
+/// Thread safety: a value type; safe to share between threads. Loading runs on the caller's
+/// thread, reads files (the graph, and sound files through `fileInfo`) and may block on I/O:
+/// never call it on a render thread.
+public struct GraphDescription: Sendable, Hashable {
+    /// The format version (1).
+    public var version: Int
+    /// The graph's rate: sources without a file, mixers and outputs run at it (default 48000).
+    public var sampleRate: Double
+    /// The largest slice any render call asks for (default 512).
+    public var maximumFramesPerSlice: Int
+    /// Default length of an offline render, seconds (nil: not given).
+    public var duration: Double?
+    /// The nodes, in file order.
+    public var nodes: [NodeDescription]
+    /// The connections, in file order.
+    public var connections: [ConnectionDescription]
+    /// The timed updates, in file order.
+    public var updates: [UpdateDescription]
+    /// The taps, in file order.
+    public var taps: [TapDescription]
+    /// The file's name as errors print it (e.g. `graph.json`).
+    public var fileName: String
+    /// The folder relative paths are resolved against.
+    public var baseDirectory: String
+
+    /// The default graph rate.
+    public static let defaultSampleRate = 48000.0
+    /// The default maximum slice.
+    public static let defaultMaximumFramesPerSlice = 512
+    /// The rates accepted for the graph, formats and sound files, hertz. Beyond 768 kHz no
+    /// sound card or file type is in use, and buffers sized from the rate (delay lines, HRTF
+    /// sets resampled to it) would grow without purpose.
+    public static let sampleRateRange: ClosedRange<Double> = 1...768_000
+    /// The longest time or length accepted anywhere in a graph file, seconds (10^7 s, about 115
+    /// days): every time times every accepted rate stays far inside `Int64` frames.
+    public static let maximumTime = 10_000_000.0
+    /// The largest ratio between two rates one conversion bridges (libsamplerate's limit, either
+    /// way): a converter, a mixer or environment input, or a generic output's client format.
+    public static let maximumConversionRatio = Resampler.maximumConversionRatio
+    /// The most nodes a graph holds at any moment (every node is pulled, planned and formatted
+    /// on each update; beyond this a file is a mistake or an attack).
+    public static let maximumNodeCount = 10_000
+    /// The largest latency accepted for `output` and `input` nodes, milliseconds.
+    public static let maximumLatency = 10_000.0
+    /// The largest `maximumFramesPerSlice` accepted.
+    public static let maximumFramesPerSliceLimit = 65536
+
+    /// Creates a description (the loader fills every field; tests may build one directly).
+    public init(version: Int = 1, sampleRate: Double = GraphDescription.defaultSampleRate,
+                maximumFramesPerSlice: Int = GraphDescription.defaultMaximumFramesPerSlice, duration: Double? = nil,
+                nodes: [NodeDescription] = [], connections: [ConnectionDescription] = [],
+                updates: [UpdateDescription] = [], taps: [TapDescription] = [],
+                fileName: String = "graph.json", baseDirectory: String = ".") {
+        self.version = version
+        self.sampleRate = sampleRate
+        self.maximumFramesPerSlice = maximumFramesPerSlice
+        self.duration = duration
+        self.nodes = nodes
+        self.connections = connections
+        self.updates = updates
+        self.taps = taps
+        self.fileName = fileName
+        self.baseDirectory = baseDirectory
+    }
+
+    /// The node with `id`, nil when there is none.
+    public func node(_ id: String) -> NodeDescription? { nodes.first { $0.id == id } }
+
+    /// The graph's output node (`output` or `genericOutput`); validated graphs have exactly one.
+    public var outputNode: NodeDescription? { nodes.first { $0.schema.kind == .output } }
+
+    // MARK: Loading
+
+    /// Reads, decodes and validates the graph file at `path`. Relative paths inside it are
+    /// resolved against its folder; errors name the file as `path` was given.
+    ///
+    /// - Parameter fileInfo: returns a sound file's rate, channels and length, or throws when it
+    ///   cannot be read (called once per distinct player file, with the resolved path).
+    /// - Throws: every problem found, each one line (see ``GraphDescriptionError/line``).
+    public static func load(contentsOf path: String,
+                            fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
+        let directory = Self.directory(of: path)
+        // A FIFO or a device as the graph file would block or never end: refused before reading.
+        if FileManager.default.fileExists(atPath: path), let reason = FileSystemPath.notRegularFileReason(path) {
+            throw GraphDescriptionErrors([GraphDescriptionError(fileName: path, location: "", problem: .cannotReadFile(reason: reason))])
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
+            throw GraphDescriptionErrors([GraphDescriptionError(fileName: path, location: "", problem: .cannotReadFile(reason: reason))])
+        }
+        return try parse(data: data, fileName: path, baseDirectory: directory, fileInfo: fileInfo)
+    }
+
+    /// Decodes and validates a graph file's bytes.
+    ///
+    /// - Parameters:
+    ///   - data: the file's bytes (any bytes: malformed input is reported, never a crash).
+    ///   - fileName: how error lines name the file.
+    ///   - baseDirectory: the folder relative paths are resolved against.
+    ///   - fileInfo: see ``load(contentsOf:fileInfo:)``.
+    public static func parse<Bytes: Collection<UInt8>>(data: Bytes, fileName: String, baseDirectory: String,
+                                                       fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
+        try DescriptionValidator.validate(data: Array(data), fileName: fileName, baseDirectory: baseDirectory, fileInfo: fileInfo)
+    }
+
+    /// Decodes and validates a graph given as text (convenient for tests and embedding).
+    public static func parse(text: String, fileName: String = "graph.json", baseDirectory: String = ".",
+                             fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
+        try parse(data: Array(text.utf8), fileName: fileName, baseDirectory: baseDirectory, fileInfo: fileInfo)
+    }
+
+    /// `path`'s folder (`.` when it has none).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// `path` resolved against `base` when relative.
+    static func resolve(_ path: String, against base: String) -> String {
+        if path.hasPrefix("/") || base.isEmpty || base == "." { return path }
+        return base.hasSuffix("/") ? base + path : base + "/" + path
+    }
+}

@@ -1,0 +1,59 @@
+// A node's typed properties: one case per node type.
+import AudioGraphCore
+import AudioGraphPlugins
+import AudioGraphNodes
+import AudioGraphPulse
+
+/// The decoded `properties` of a node, typed by its node type.
+///
+/// Thread safety: a value type; safe to share between threads.
+public enum NodeConfiguration: Sendable, Hashable {
+    case oscillator(OscillatorProperties)
+    case player(PlayerProperties)
+    case input(InputProperties)
+    case mixer(MixerProperties)
+    case environment(EnvironmentProperties)
+    case eq(EQProperties)
+    /// The delay has no properties.
+    case delay
+    case recorder(RecorderProperties)
+    case converter(ConverterProperties)
+    case output(OutputProperties)
+    case genericOutput(GenericOutputProperties)
+    case analyser(AnalyserProperties)
+    /// An LV2 plugin (its URI and what the catalogue said about it).
+    case lv2(LV2Properties)
+    /// The timePitch has no properties.
+    case timePitch
+    case reverb(ReverbProperties)
+    /// The varispeed has no properties.
+    case varispeed
+
+    /// The node type this configuration belongs to.
+    public var type: NodeType {
+        switch self {
+        case .oscillator: return .oscillator
+        case .player: return .player
+        case .input: return .input
+        case .mixer: return .mixer
+        case .environment: return .environment
+        case .eq: return .eq
+        case .delay: return .delay
+        case .recorder: return .recorder
+        case .converter: return .converter
+        case .output: return .output
+        case .genericOutput: return .genericOutput
+        case .analyser: return .analyser
+        case .lv2: return .lv2
+        case .timePitch: return .timePitch
+        case .reverb: return .reverb
+        case .varispeed: return .varispeed
+        }
+    }
+
+    /// The eq's band count; 0 for other types.
+    public var bandCount: Int {
+        if case .eq(let properties) = self { return properties.bands.count }
+        return 0
+    }
+}

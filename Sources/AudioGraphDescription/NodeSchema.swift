@@ -1,0 +1,186 @@
+// The single source of truth per node type: kind, buses, property keys and parameter table.
+import AudioGraphCore
+
+/// How many buses a node type has on one side.
+public struct BusCountRule: Sendable, Hashable {
+    /// The count when the file does not say (`inputBusCount` default).
+    public var defaultCount: Int
+    /// The smallest count.
+    public var minimum: Int
+    /// The largest count.
+    public var maximum: Int
+    /// Whether the file may choose it (`inputBusCount` of mixer and environment).
+    public var isVariable: Bool { minimum != maximum }
+
+    /// A fixed count.
+    public static func fixed(_ count: Int) -> BusCountRule { BusCountRule(defaultCount: count, minimum: count, maximum: count) }
+}
+
+/// What the format says about one node type: its kind, buses, property keys and parameters.
+///
+/// The parameter tables belong to the node classes (``ParameterTable``); the schema names them so
+/// that the loader and the engine agree on every range and default.
+///
+/// Thread safety: immutable; safe to share between threads.
+public struct NodeSchema: Sendable {
+    /// The node type.
+    public let type: NodeType
+    /// Its kind.
+    public let kind: NodeKind
+    /// Input buses.
+    public let inputBuses: BusCountRule
+    /// Output bus count (0 for output nodes).
+    public let outputBusCount: Int
+    /// The keys its `properties` object may have.
+    public let propertyKeys: [String]
+    /// The properties a `setProperty` update may change while the graph runs.
+    public let runtimePropertyKeys: [String]
+    /// Whether each input bus may arrive at any rate and channel count (converter, mixer,
+    /// environment, genericOutput convert; the others need their own rate).
+    public let convertsInputs: Bool
+    /// Its parameters (the node class's own table, so the loader and the engine agree).
+    public let parameters: ParameterTable
+
+    /// The largest `inputBusCount` of a mixer.
+    public static let maximumMixerInputs = 1024
+    /// The largest `inputBusCount` of an environment.
+    public static let maximumEnvironmentInputs = 1024
+
+    /// The schema of `type`.
+    public static func `for`(_ type: NodeType) -> NodeSchema {
+        switch type {
+        case .oscillator: return oscillator
+        case .player: return player
+        case .input: return input
+        case .mixer: return mixer
+        case .environment: return environment
+        case .eq: return eq
+        case .delay: return delay
+        case .recorder: return recorder
+        case .converter: return converter
+        case .output: return output
+        case .genericOutput: return genericOutput
+        case .analyser: return analyser
+        case .lv2: return lv2
+        case .timePitch: return timePitch
+        case .reverb: return reverb
+        case .varispeed: return varispeed
+        }
+    }
+
+    /// The parameter at `address` for a node with `inputBusCount` inputs and `bandCount` eq bands,
+    /// with ranges at `sampleRate`; nil when the node has no such parameter.
+    public func parameterInfo(for address: ParameterAddress, sampleRate: Double, inputBusCount: Int,
+                              bandCount: Int) -> ParameterInfo? {
+        parameters.parameterInfo(for: address, sampleRate: sampleRate, inputBusCount: inputBusCount, bandCount: bandCount)
+    }
+
+    /// Every parameter of a node with `inputBusCount` inputs and `bandCount` eq bands (see
+    /// ``ParameterTable/parameterInfos(sampleRate:inputBusCount:bandCount:)``).
+    public func parameterInfos(sampleRate: Double, inputBusCount: Int, bandCount: Int) -> [ParameterInfo] {
+        parameters.parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount, bandCount: bandCount)
+    }
+
+    /// The parameter names in the spec's notation (`input.N.volume`, `band.N.gain`, `listener.x`).
+    public var parameterNames: [String] { parameters.parameterNames }
+
+    /// Why `address` is not a parameter of such a node (for error messages).
+    func explainUnknown(_ address: ParameterAddress, inputBusCount: Int, bandCount: Int) -> String {
+        let matching = parameters.templates.filter { $0.name == address.name }
+        if let perInput = matching.first(where: { $0.element == .perInput }), address.scope == .input {
+            return "this \(type.rawValue) node has \(inputBusCount) input bus\(inputBusCount == 1 ? "" : "es")"
+                + " (input.0 to input.\(inputBusCount - 1)); raise inputBusCount for input.\(address.element).\(perInput.name)"
+        }
+        if matching.contains(where: { $0.element == .perBand }), address.group == "band" {
+            return "the eq has \(bandCount) band\(bandCount == 1 ? "" : "s")"
+        }
+        let names = parameterNames
+        if names.isEmpty { return "a \(type.rawValue) node has no parameters" }
+        return "\(article) \(type.rawValue) node has \(names.joined(separator: ", "))"
+    }
+
+    var article: String { "aeiou".contains(type.rawValue.first ?? "x") ? "an" : "a" }
+}
+
+
+extension NodeSchema {
+    static let oscillator = NodeSchema(
+        type: .oscillator, kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
+        propertyKeys: ["waveform", "channels", "seed", "startTime", "stopTime"],
+        runtimePropertyKeys: ["waveform", "startTime", "stopTime"], convertsInputs: false,
+        parameters: .oscillator)
+
+    static let player = NodeSchema(
+        type: .player, kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
+        propertyKeys: ["file", "loop", "startTime", "segment"],
+        runtimePropertyKeys: ["loop", "startTime", "segment"], convertsInputs: false,
+        parameters: .player)
+
+    static let input = NodeSchema(
+        type: .input, kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
+        propertyKeys: ["device", "channels", "latency", "channelMap"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
+
+    static let mixer = NodeSchema(
+        type: .mixer, kind: .mixer,
+        inputBuses: BusCountRule(defaultCount: 1, minimum: 1, maximum: maximumMixerInputs), outputBusCount: 1,
+        propertyKeys: ["channels"], runtimePropertyKeys: [], convertsInputs: true,
+        parameters: .mixer)
+
+    static let environment = NodeSchema(
+        type: .environment, kind: .mixer,
+        inputBuses: BusCountRule(defaultCount: 1, minimum: 1, maximum: maximumEnvironmentInputs), outputBusCount: 1,
+        propertyKeys: ["distanceModel", "renderingAlgorithm", "hrtf", "reverb", "channels"],
+        runtimePropertyKeys: ["distanceModel", "reverb"], convertsInputs: true,
+        parameters: .environment)
+
+    static let eq = NodeSchema(
+        type: .eq, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["bands", "preset"], runtimePropertyKeys: [], convertsInputs: false,
+        parameters: .eq)
+
+    static let delay = NodeSchema(
+        type: .delay, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false,
+        parameters: .delay)
+
+    /// `rate` (playback rate, 1/32...32), `pitch` (cents), `overlap` (analysis windows, read when
+    /// the node is set up), `bypass` (0/1, per slice).
+    static let timePitch = NodeSchema(
+        type: .timePitch, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false,
+        parameters: .timePitch)
+
+    static let reverb = NodeSchema(
+        type: .reverb, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["preset"], runtimePropertyKeys: [], convertsInputs: false, parameters: .reverb)
+
+    static let varispeed = NodeSchema(
+        type: .varispeed, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false, parameters: .varispeed)
+
+    static let recorder = NodeSchema(
+        type: .recorder, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["file", "sampleType"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
+
+    static let converter = NodeSchema(
+        type: .converter, kind: .converter, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["format", "quality", "channelMap"], runtimePropertyKeys: ["quality"], convertsInputs: true, parameters: .none)
+
+    static let output = NodeSchema(
+        type: .output, kind: .output, inputBuses: .fixed(1), outputBusCount: 0,
+        propertyKeys: ["device", "latency", "streamName"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
+
+    static let genericOutput = NodeSchema(
+        type: .genericOutput, kind: .output, inputBuses: .fixed(1), outputBusCount: 0,
+        propertyKeys: ["format"], runtimePropertyKeys: [], convertsInputs: true, parameters: .none)
+
+    /// The plugin's parameters come from the catalogue (``LV2Properties/parameters``), not a table.
+    static let lv2 = NodeSchema(
+        type: .lv2, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["plugin"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
+
+    static let analyser = NodeSchema(
+        type: .analyser, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["fftSize", "smoothingTimeConstant", "minDecibels", "maxDecibels"], runtimePropertyKeys: [],
+        convertsInputs: false, parameters: .none)
+}

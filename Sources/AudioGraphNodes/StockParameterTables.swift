@@ -1,0 +1,88 @@
+// The stock nodes' parameter tables: the one place each node's parameter ranges and defaults are set.
+import AudioGraphCore
+
+extension ParameterTable {
+    /// ``OscillatorNode``'s parameters.
+    public static let oscillator = ParameterTable([
+        .init(.global, "frequency", .hertz, .value(0), .nyquist, .value(440)),
+        .init(.global, "amplitude", .linearGain, 0, 1, 1),
+    ])
+
+    /// ``PlayerNode``'s parameters.
+    public static let player = ParameterTable([.init(.global, "volume", .linearGain, 0, 1, 1)])
+
+    /// ``MixerNode``'s parameters.
+    public static let mixer = ParameterTable([
+        .init(.global, "volume", .linearGain, 0, 4, 1),
+        .init(.perInput, "volume", .linearGain, 0, 4, 1),
+        .init(.perInput, "pan", .pan, -1, 1, 0),
+        .init(.perInput, "enable", .boolean, 0, 1, 1),
+    ])
+
+    /// ``EnvironmentNode``'s parameters.
+    public static let environment = ParameterTable([
+        .init(.listener, "x", .meters, -1e6, 1e6, 0),
+        .init(.listener, "y", .meters, -1e6, 1e6, 0),
+        .init(.listener, "z", .meters, -1e6, 1e6, 0),
+        .init(.listener, "yaw", .degrees, -180, 180, 0),
+        .init(.listener, "pitch", .degrees, -180, 180, 0),
+        .init(.listener, "roll", .degrees, -180, 180, 0),
+        .init(.listener, "forwardX", .generic, -1e6, 1e6, 0),
+        .init(.listener, "forwardY", .generic, -1e6, 1e6, 0),
+        .init(.listener, "forwardZ", .generic, -1e6, 1e6, -1),
+        .init(.listener, "upX", .generic, -1e6, 1e6, 0),
+        .init(.listener, "upY", .generic, -1e6, 1e6, 1),
+        .init(.listener, "upZ", .generic, -1e6, 1e6, 0),
+        .init(.perInput, "x", .meters, -1e6, 1e6, 0),
+        .init(.perInput, "y", .meters, -1e6, 1e6, 0),
+        .init(.perInput, "z", .meters, -1e6, 1e6, 0),
+        .init(.perInput, "gain", .linearGain, 0, 4, 1),
+        .init(.perInput, "occlusion", .decibels, -100, 0, 0),
+        .init(.perInput, "obstruction", .decibels, -100, 0, 0),
+        .init(.perInput, "reverbBlend", .generic, 0, 1, 0),
+        .init(.perInput, "orientationX", .generic, -1e6, 1e6, 1),
+        .init(.perInput, "orientationY", .generic, -1e6, 1e6, 0),
+        .init(.perInput, "orientationZ", .generic, -1e6, 1e6, 0),
+        .init(.perInput, "coneInnerAngle", .degrees, 0, 360, 360),
+        .init(.perInput, "coneOuterAngle", .degrees, 0, 360, 360),
+        .init(.perInput, "coneOuterGain", .linearGain, 0, 1, 0),
+    ])
+
+    /// ``EQNode``'s parameters.
+    public static let eq = ParameterTable([
+        .init(.global, "globalGain", .decibels, -96, 24, 0),
+        .init(.perBand, "frequency", .hertz, .value(10), .nyquist, .nyquistCapped(1000), smooths: true),
+        .init(.perBand, "gain", .decibels, -96, 24, 0, smooths: true),
+        .init(.perBand, "q", .generic, 0.05, 100, 0.70710678, smooths: true),
+        .init(.perBand, "bypass", .boolean, 0, 1, 0),
+    ])
+
+    /// ``DelayNode``'s parameters.
+    public static let delay = ParameterTable([
+        .init(.global, "delayTime", .seconds, 0, 2, 1, smooths: true),
+        .init(.global, "feedback", .percent, -100, 100, 50),
+        .init(.global, "lowPassCutoff", .hertz, .value(10), .nyquist, .nyquistCapped(15000), smooths: true),
+        .init(.global, "wetDryMix", .percent, 0, 100, 100),
+    ])
+
+    /// ``TimePitchNode``'s parameters: `rate` (playback rate, 1/32...32), `pitch` (cents),
+    /// `overlap` (analysis windows, read when the node is set up), `bypass` (0/1, per slice).
+    public static let timePitch = ParameterTable([
+        .init(.global, "rate", .generic, 1.0 / 32, 32, 1),
+        .init(.global, "pitch", .generic, -2400, 2400, 0),
+        .init(.global, "overlap", .generic, 3, 32, 8),
+        .init(.global, "bypass", .boolean, 0, 1, 0),
+    ])
+
+    /// ``ReverbNode``'s parameters.
+    public static let reverb = ParameterTable([
+        .init(.global, "wetDryMix", .percent, 0, 100, 50),
+        .init(.global, "bypass", .boolean, 0, 1, 0),
+    ])
+
+    /// ``VarispeedNode``'s parameters.
+    public static let varispeed = ParameterTable([
+        .init(.global, "rate", .generic, 0.25, 4, 1),
+        .init(.global, "bypass", .boolean, 0, 1, 0),
+    ])
+}

@@ -1,0 +1,155 @@
+// Docs/Architecture.md's module table and README's module list agree with Package.swift.
+import Foundation
+import XCTest
+
+final class ArchitectureDocTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// A target of Package.swift: its name, kind and the names in its `dependencies` list
+    /// (targets and products).
+    struct Target {
+        var name: String
+        var kind: String
+        var dependencies: Set<String>
+    }
+
+    /// Every target declared in `text` (Package.swift), the AG_FUZZ ones included.
+    static func targets(in text: String) throws -> [Target] {
+        let declaration = try NSRegularExpression(pattern: #"\.(target|executableTarget|testTarget|systemLibrary)\(name: "([^"]+)""#)
+        let quoted = try NSRegularExpression(pattern: #""([^"]+)""#)
+        let ns = text as NSString
+        let matches = declaration.matches(in: text, range: NSRange(location: 0, length: ns.length))
+        return matches.enumerated().map { index, match in
+            let end = index + 1 < matches.count ? matches[index + 1].range.location : ns.length
+            var body = ns.substring(with: NSRange(location: match.range.upperBound, length: end - match.range.upperBound))
+            // Only the dependency list: from `dependencies: [` to its closing bracket.
+            var dependencies = Set<String>()
+            if let start = body.range(of: "dependencies: [") {
+                body = String(body[start.upperBound...])
+                var depth = 1
+                var list = ""
+                for character in body {
+                    if character == "[" { depth += 1 }
+                    if character == "]" { depth -= 1; if depth == 0 { break } }
+                    list.append(character)
+                }
+                // `.product(name: "X", package: "p")` names the product X; skip the package name.
+                let cleaned = list.replacingOccurrences(of: #"package: "[^"]+""#, with: "", options: .regularExpression)
+                let listNS = cleaned as NSString
+                for m in quoted.matches(in: cleaned, range: NSRange(location: 0, length: listNS.length)) {
+                    dependencies.insert(listNS.substring(with: m.range(at: 1)))
+                }
+            }
+            return Target(name: ns.substring(with: match.range(at: 2)), kind: ns.substring(with: match.range(at: 1)),
+                          dependencies: dependencies)
+        }
+    }
+
+    /// Whether `target` is C: a system library, or a target whose folder holds C sources.
+    static func isC(_ target: Target) -> Bool {
+        if target.kind == "systemLibrary" { return true }
+        let folder = root.appendingPathComponent("Sources").appendingPathComponent(target.name)
+        guard let files = FileManager.default.enumerator(atPath: folder.path) else { return false }
+        return files.contains { ($0 as? String)?.hasSuffix(".c") == true }
+    }
+
+    /// The rows of the module table: module names (column 1) and dependencies (column 2), each
+    /// the backquoted names in the cell.
+    static func tableRows(in doc: String) -> [(modules: [String], dependencies: Set<String>)] {
+        let lines = doc.components(separatedBy: "\n")
+        guard let header = lines.firstIndex(where: { $0.hasPrefix("| Module | Depends on |") }) else { return [] }
+        var rows: [(modules: [String], dependencies: Set<String>)] = []
+        for line in lines[(header + 2)...] {
+            guard line.hasPrefix("|") else { break }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            rows.append((backquoted(cells[1]), Set(backquoted(cells[2]))))
+        }
+        return rows
+    }
+
+    static func backquoted(_ text: String) -> [String] {
+        text.split(separator: "`", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+
+    /// The type names declared in Sources and Tests (so a doc's `AudioGraphError` or
+    /// `AudioGraphConcurrencyTests` is not taken for a module).
+    static func declaredTypeNames() throws -> Set<String> {
+        let declaration = try NSRegularExpression(pattern: #"(?:class|struct|enum|protocol|actor)\s+(\w+)"#)
+        var names = Set<String>()
+        for folder in ["Sources", "Tests"] {
+            let sources = root.appendingPathComponent(folder)
+            for case let path as String in FileManager.default.enumerator(atPath: sources.path)! where path.hasSuffix(".swift") {
+                let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8) as NSString
+                for m in declaration.matches(in: text as String, range: NSRange(location: 0, length: text.length)) {
+                    names.insert(text.substring(with: m.range(at: 1)))
+                }
+            }
+        }
+        return names
+    }
+
+    func testTheModuleTableIsPackageSwift() throws {
+        let package = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let targets = try Self.targets(in: package)
+        let byName = Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
+        XCTAssertTrue(byName.keys.contains("AudioGraphCore") && byName.keys.contains("CPulse"), "Package.swift was not parsed")
+        let doc = try String(contentsOf: Self.root.appendingPathComponent("Docs/Architecture.md"), encoding: .utf8)
+        let rows = Self.tableRows(in: doc)
+        XCTAssertFalse(rows.isEmpty, "Architecture.md has no `| Module | Depends on |` table")
+        var listed = Set<String>()
+        for row in rows {
+            for module in row.modules {
+                listed.insert(module)
+                guard let target = byName[module] else {
+                    XCTFail("Architecture.md names module \(module), which Package.swift does not declare")
+                    continue
+                }
+                let expected = target.dependencies.isEmpty ? Set(["—"]) : target.dependencies
+                let documented = row.dependencies.isEmpty ? Set(["—"]) : row.dependencies
+                for missing in expected.subtracting(documented) where missing != "—" {
+                    XCTFail("Architecture.md omits the edge \(module) → \(missing)")
+                }
+                for extra in documented.subtracting(expected) where extra != "—" {
+                    XCTFail("Architecture.md names an edge \(module) → \(extra) that Package.swift does not have")
+                }
+            }
+        }
+        for target in targets where target.kind != "testTarget" && !Self.isC(target) {
+            XCTAssertTrue(listed.contains(target.name), "Architecture.md's module table omits \(target.name)")
+        }
+        // Anywhere in the doc or the README, a module-like name is a target or a declared type.
+        let known = Set(targets.map(\.name)).union(try Self.declaredTypeNames())
+        let moduleLike = try NSRegularExpression(pattern: #"\bAudioGraph[A-Z]\w*"#)
+        for file in ["Docs/Architecture.md", "README.md"] {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8) as NSString
+            for m in moduleLike.matches(in: text as String, range: NSRange(location: 0, length: text.length)) {
+                let name = text.substring(with: m.range)
+                XCTAssertTrue(known.contains(name), "\(file) names \(name), which is neither a target nor a type")
+            }
+        }
+    }
+
+    /// The checker itself: a made-up module, a missing edge and an omitted module are caught.
+    func testTheParsersSeeTargetsEdgesAndRows() throws {
+        let targets = try Self.targets(in: """
+            .target(name: "A"),
+            .target(name: "B",
+                    dependencies: ["A", "CX", .product(name: "P", package: "p")]),
+            .systemLibrary(name: "CX", pkgConfig: "x"),
+            """)
+        XCTAssertEqual(targets.map(\.name), ["A", "B", "CX"])
+        XCTAssertEqual(targets[0].dependencies, [])
+        XCTAssertEqual(targets[1].dependencies, ["A", "CX", "P"])
+        let rows = Self.tableRows(in: """
+            | Module | Depends on | What |
+            |---|---|---|
+            | `A` | — | a |
+            | `B`, `C` | `A`, `CX` | b |
+
+            """)
+        XCTAssertEqual(rows.map(\.modules), [["A"], ["B", "C"]])
+        XCTAssertEqual(rows.map(\.dependencies), [[], ["A", "CX"]])
+    }
+}

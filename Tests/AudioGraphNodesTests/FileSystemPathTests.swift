@@ -1,0 +1,88 @@
+// FileSystemPath: resolved path comparison, regular-file checks and the HDF5 signature test.
+
+import Foundation
+import AudioGraphTesting
+import XCTest
+@testable import AudioGraphNodes
+
+final class FileSystemPathTests: XCTestCase {
+    private func temporaryDirectory() throws -> URL {
+        let url = try TestFiles.makeTemporaryDirectory(self)
+        // The folder itself may sit behind a symbolic link (/tmp on some systems): resolve it once.
+        return URL(fileURLWithPath: FileSystemPath.resolved(url.path))
+    }
+
+    func testSpellingsOfOneFileResolveAlike() throws {
+        let dir = try temporaryDirectory()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link").path, withDestinationPath: dir.appendingPathComponent("sub").path)
+        let expected = dir.path + "/sub/a.wav"
+        for spelling in ["sub/a.wav", "sub/./a.wav", "sub/../sub/a.wav", "link/a.wav", "./link/../sub/a.wav"] {
+            XCTAssertEqual(FileSystemPath.resolved(dir.path + "/" + spelling), expected, spelling)
+        }
+        // Relative paths resolve against the current folder.
+        let cwd = FileManager.default.currentDirectoryPath
+        XCTAssertEqual(FileSystemPath.resolved("x/../a.wav"), FileSystemPath.resolved(cwd) + "/a.wav")
+        // A folder that does not exist yet is normalized by name.
+        XCTAssertEqual(FileSystemPath.resolved(dir.path + "/new/../new/b.wav"), dir.path + "/new/b.wav")
+        XCTAssertNotEqual(FileSystemPath.resolved(dir.path + "/sub/a.wav"), FileSystemPath.resolved(dir.path + "/sub/b.wav"))
+    }
+
+    func testNonRegularFilesAreNamed() throws {
+        let dir = try temporaryDirectory()
+        let file = dir.appendingPathComponent("f.wav").path
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: file))
+        XCTAssertNil(FileSystemPath.notRegularFileReason(file))
+        let fifo = dir.appendingPathComponent("p").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        XCTAssertEqual(FileSystemPath.notRegularFileReason(fifo), "it is a FIFO (named pipe), not a regular file")
+        XCTAssertEqual(FileSystemPath.notRegularFileReason(dir.path), "it is a directory, not a file")
+        XCTAssertEqual(FileSystemPath.notRegularFileReason("/dev/null"), "it is a device, not a regular file")
+        XCTAssertEqual(FileSystemPath.notRegularFileReason(dir.appendingPathComponent("none").path), "no such file")
+        // A FIFO is never opened: checking it does not block (no writer exists).
+        XCTAssertFalse(FileSystemPath.hasHDF5Signature(fifo))
+    }
+
+    func testHDF5SignatureAtZeroOrAfterAUserBlock() throws {
+        let dir = try temporaryDirectory()
+        let signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
+        let atZero = dir.appendingPathComponent("a.sofa").path
+        try Data(signature + [UInt8](repeating: 0, count: 100)).write(to: URL(fileURLWithPath: atZero))
+        XCTAssertTrue(FileSystemPath.hasHDF5Signature(atZero))
+        let after = dir.appendingPathComponent("b.sofa").path
+        try Data([UInt8](repeating: 7, count: 1024) + signature).write(to: URL(fileURLWithPath: after))
+        XCTAssertTrue(FileSystemPath.hasHDF5Signature(after))
+        let wrongPlace = dir.appendingPathComponent("c.sofa").path
+        try Data([UInt8](repeating: 7, count: 100) + signature + [UInt8](repeating: 0, count: 2000)).write(to: URL(fileURLWithPath: wrongPlace))
+        XCTAssertFalse(FileSystemPath.hasHDF5Signature(wrongPlace))
+        let text = dir.appendingPathComponent("d.sofa").path
+        try Data("not a sofa file".utf8).write(to: URL(fileURLWithPath: text))
+        XCTAssertFalse(FileSystemPath.hasHDF5Signature(text))
+    }
+
+    /// `sofaProblem` is the graph checker's and HRTFSet's test: the regular-file reason first,
+    /// then the signature.
+    func testSOFAProblemNamesWhatIsWrong() throws {
+        let dir = try temporaryDirectory()
+        let hdf5 = dir.appendingPathComponent("a.sofa").path
+        try Data([0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]).write(to: URL(fileURLWithPath: hdf5))
+        XCTAssertNil(FileSystemPath.sofaProblem(hdf5))
+        let text = dir.appendingPathComponent("b.sofa").path
+        try Data("not a sofa file".utf8).write(to: URL(fileURLWithPath: text))
+        XCTAssertEqual(FileSystemPath.sofaProblem(text), "not a SOFA file (no HDF5 signature)")
+        let fifo = dir.appendingPathComponent("p.sofa").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        XCTAssertEqual(FileSystemPath.sofaProblem(fifo), "it is a FIFO (named pipe), not a regular file")
+        XCTAssertEqual(FileSystemPath.sofaProblem(dir.path), "it is a directory, not a file")
+        XCTAssertEqual(FileSystemPath.sofaProblem(dir.appendingPathComponent("none.sofa").path), "no such file")
+    }
+
+    /// A real SOFA file, if the machine has one (libmysofa's data), carries the signature.
+    func testARealSOFAFileHasTheSignature() throws {
+        let candidates = ["/usr/share/libmysofa/default.sofa", "/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa"]
+        guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            throw XCTSkip("no SOFA file installed")
+        }
+        XCTAssertTrue(FileSystemPath.hasHDF5Signature(path))
+    }
+}
