@@ -213,7 +213,7 @@ final class CommandLineTests: XCTestCase {
     /// a graph with automation, ramps, structural updates off slice boundaries and a converter
     /// (48 kHz stereo to 44.1 kHz with a channel map and int24, its quality changed mid-render).
     func testDefaultSliceSizeRendersTheSameBytesAsSmallSlices() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write("""
             { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 512, "duration": 0.6,
               "nodes": [ { "id": "low", "type": "oscillator", "parameters": { "frequency": 440, "amplitude": 0.4 },

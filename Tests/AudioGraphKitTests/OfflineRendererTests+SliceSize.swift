@@ -1,6 +1,7 @@
 // Tests of OfflineRenderer's default slice size: large, never below the file's, capped by the memory budget.
 @testable import AudioGraphKit
 import Foundation
+import AudioGraphTesting
 import XCTest
 
 final class OfflineRendererSliceSizeTests: XCTestCase {
@@ -15,7 +16,7 @@ final class OfflineRendererSliceSizeTests: XCTestCase {
     }
 
     func testASmallGraphRendersIn4096FrameSlices() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph(oscillators(2, slice: 512), in: dir)
         XCTAssertEqual(OfflineRenderer.defaultSliceSize(for: v), 4096)
         let r = try OfflineRenderer(v, outputPath: dir.appendingPathComponent("a.wav").path)
@@ -25,7 +26,7 @@ final class OfflineRendererSliceSizeTests: XCTestCase {
     }
 
     func testAFileAskingForMoreKeepsItsSliceSize() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         XCTAssertEqual(OfflineRenderer.defaultSliceSize(for: try parseGraph(oscillators(1, slice: 8192), in: dir)), 8192)
     }
 
@@ -33,7 +34,7 @@ final class OfflineRendererSliceSizeTests: XCTestCase {
     /// halves to 2048 (34.4 MB) instead of the graph being refused or taking the memory.
     func testAGraphWithManyBusesGetsASmallerSlice() throws {
         try XCTSkipIf(OfflineRenderer.sliceBufferBudget != 64 << 20, "a machine with less than 2 GiB of memory")
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph(oscillators(4200, slice: 512), in: dir)
         XCTAssertEqual(OfflineRenderer.defaultSliceSize(for: v), 2048)
         XCTAssertEqual(OfflineRenderer.defaultSliceSize(for: try parseGraph(oscillators(4000, slice: 512), in: dir)), 4096,
