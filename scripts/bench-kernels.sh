@@ -19,7 +19,8 @@ rounds=${KERNEL_BENCH_ROUNDS:-5}
 shared_c=${BENCH_PEERS_DIR:-../shared/bench}/c
 before=${KERNEL_BENCH_BEFORE:-}
 
-swift build -c release --product KernelBench >/dev/null
+# The flags of `make build` (Makefile RELEASE_FLAGS): switching them recompiles every module.
+swift build -c release --static-swift-stdlib --product KernelBench >/dev/null
 ours=.build/release/KernelBench
 tmp=$(mktemp -d /tmp/ag-kbench-XXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -76,6 +76,9 @@ public final class OfflineRenderer {
     ///   - frames: the length in frames of the output file; nil: `duration` seconds, else the
     ///     description's default length.
     ///   - sampleType: the file's sample type (nil: the client format's, or the file type's default).
+    ///   - sliceSize: frames per render call (the CLI's `--slice`); nil: ``defaultSliceSize(for:)``
+    ///     (4096 frames unless the file says more or the graph is very large). The output is
+    ///     bit-identical for every slice size.
     ///   - measuresLoudness: measure the output's EBU R128 loudness (``loudness``); off by
     ///     default, as it costs render time (4× oversampling for the true peak).
     ///   - renderThreads: threads that render each slice (``AudioGraph/renderThreadCount``):
@@ -86,7 +89,8 @@ public final class OfflineRenderer {
                 renderThreads: Int = 1) throws(RenderError) {
         self.measuresLoudness = measuresLoudness
         do {
-            built = try GraphBuilder.build(validated, maximumFramesPerSlice: sliceSize, outputs: .offline)
+            built = try GraphBuilder.build(validated, maximumFramesPerSlice: sliceSize ?? Self.defaultSliceSize(for: validated),
+                                           outputs: .offline)
             try built.graph.setRenderThreadCount(renderThreads)
         } catch {
             throw .graph(error)

@@ -114,6 +114,7 @@ final class FileStreamer: @unchecked Sendable {
         var tid = pthread_t()
         let rc = pthread_create(&tid, nil, { raw in
             let streamer = Unmanaged<FileStreamer>.fromOpaque(raw!).takeRetainedValue()
+            FileStreamer.nameThisThread()
             streamer.runReader()
             return nil
         }, context)
@@ -122,6 +123,18 @@ final class FileStreamer: @unchecked Sendable {
             throw .ioFailed(path: path, reason: "cannot start the disk reader thread (error \(rc))")
         }
         thread = tid
+    }
+
+    /// The name of every disk-reader thread (what `ps -L` and /proc/self/task/N/comm show).
+    public static let threadName = "ag-disk-reader"
+
+    /// Names the calling (disk-reader) thread ``threadName`` through /proc/thread-self/comm
+    /// (pthread_setname_np does not import into Swift here); best effort.
+    private static func nameThisThread() {
+        let fd = open("/proc/thread-self/comm", O_WRONLY)
+        guard fd >= 0 else { return }
+        _ = threadName.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
+        close(fd)
     }
 
     deinit {

@@ -12,6 +12,15 @@ public enum ProcessThreads {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
     }
 
+    /// The number of threads now named `name` (/proc/self/task/N/comm; names are at most 15 bytes).
+    public static func count(named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return comm.trimmingCharacters(in: .newlines) == name
+        }.count
+    }
+
     /// Polls every 5 ms until the count equals `expected`, for at most `timeout` seconds; returns
     /// the last count seen.
     public static func settle(at expected: Int, timeout: Double = 2) -> Int {

@@ -23,7 +23,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .customLong("sample-type"), help: "float32, float64, int16, int24 or int32.")
     var sampleType: SampleTypeArgument?
 
-    @Option(help: "Frames per render call (maximumFramesPerSlice), 1...65536.")
+    @Option(help: "Frames per render call, 1...65536 (default: 4096, or the file's maximumFramesPerSlice if larger; the output is the same).")
     var slice: Int?
 
     @Option(help: "Threads that render each slice (default: the number of cores; 1: serial).")

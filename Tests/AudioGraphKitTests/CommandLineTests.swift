@@ -208,6 +208,46 @@ final class CommandLineTests: XCTestCase {
         XCTAssertGreaterThan(serial.count, 9600 * 2 * 4)
     }
 
+    /// Without `--slice` the render uses large slices (OfflineRenderer.defaultSliceSize); the
+    /// file is byte for byte the one `--slice 512` (the file's value) and `--slice 37` write, on
+    /// a graph with automation, ramps, structural updates off slice boundaries and a converter
+    /// (48 kHz stereo to 44.1 kHz with a channel map and int24, its quality changed mid-render).
+    func testDefaultSliceSizeRendersTheSameBytesAsSmallSlices() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 512, "duration": 0.6,
+              "nodes": [ { "id": "low", "type": "oscillator", "parameters": { "frequency": 440, "amplitude": 0.4 },
+                           "automation": { "frequency": [ { "setValueAtTime": { "value": 300, "time": 0.05 } },
+                                                          { "exponentialRampToValueAtTime": { "value": 900, "time": 0.4 } } ] } },
+                         { "id": "high", "type": "oscillator", "parameters": { "frequency": 5000, "amplitude": 0.2 },
+                           "properties": { "waveform": "square" } },
+                         { "id": "pair", "type": "mixer", "inputBusCount": 3, "parameters": { "input.0.pan": -1, "input.1.pan": 1 } },
+                         { "id": "to44k1", "type": "converter",
+                           "properties": { "format": { "sampleRate": 44100, "sampleType": "int24" }, "quality": "best", "channelMap": [1, 0] } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "low", "to": "pair:0" }, { "from": "high", "to": "pair:1" },
+                               { "from": "pair", "to": "to44k1" }, { "from": "to44k1", "to": "out" } ],
+              "updates": [
+                { "frame": 4567, "actions": [ { "setParameter": { "node": "pair", "address": "input.1.volume", "value": 0.3, "rampDuration": 0.0333 } } ] },
+                { "time": 0.2501, "actions": [
+                    { "addNode": { "id": "tri", "type": "oscillator", "parameters": { "frequency": 330 }, "properties": { "waveform": "triangle" } } },
+                    { "connect": { "from": "tri", "to": "pair:2" } } ] },
+                { "time": 0.3, "actions": [ { "setProperty": { "node": "to44k1", "name": "quality", "value": "medium" } } ] },
+                { "frame": 20011, "actions": [ { "disconnect": { "to": "pair:1" } } ] } ] }
+            """, "g.json", in: dir)
+        for (name, slice) in [("default", [String]()), ("s512", ["--slice", "512"]), ("s37", ["--slice", "37"])] {
+            let r = try run(["render", "g.json", "-o", "\(name).wav", "--quiet"] + slice, in: dir)
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        let reference = try Data(contentsOf: dir.appendingPathComponent("default.wav"))
+        let frames = try AudioFileReader.read(path: dir.appendingPathComponent("default.wav").path)
+        XCTAssertEqual(frames.info.sampleRate, 44100)
+        XCTAssertEqual(frames.info.frames, 26460, "0.6 s at 44.1 kHz")
+        XCTAssertGreaterThan(frames.channels[1].map(abs).max()!, 0.3, "the 440 Hz oscillator, mapped to channel 1")
+        XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("s512.wav")), reference, "--slice 512")
+        XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("s37.wav")), reference, "--slice 37")
+    }
+
     func testRenderWritesNoFileOnFailure() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
         try TestFiles.writeSoundFile(dir.appendingPathComponent("in.wav").path, [[Float](repeating: 0.5, count: 100)], sampleRate: 48000)

@@ -88,7 +88,8 @@ final class RenderWorkerPoolTests: XCTestCase {
                 XCTAssertTrue(roots.contains("peq"))
                 XCTAssertTrue(after.groups.flatMap { $0 }.contains("late"), "a node added by an update is a unit of the new plan")
                 XCTAssertFalse(after.groups.flatMap { $0 }.contains("o4"), "a removed node is gone from the units")
-                let slices = Int((seconds * 48000 / 256).rounded(.up))
+                // The renderer's slice size (the offline default, 4096, over the file's 256).
+                let slices = Int((seconds * 48000 / Double(r.built.graph.maximumFramesPerSlice)).rounded(.up))
                 XCTAssertGreaterThanOrEqual(after.workerRenderedGroups, slices, "the workers rendered every slice")
             }
             for f in files {

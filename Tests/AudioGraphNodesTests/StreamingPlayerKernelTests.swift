@@ -80,7 +80,7 @@ final class StreamingPlayerKernelTests: XCTestCase {
     private func renderBoth(_ path: String, frames: Int, loop: Bool = false, start: Double = 0,
                             segment: PlayerSegment? = nil, through: String = "p -> out", extra: () -> [GraphNode] = { [] },
                             actions: [Int: (AudioGraph) throws -> Void] = [:]) throws -> (streamed: [[[Float]]], memory: [[Float]]) {
-        let threadsBefore = ProcessThreads.count
+        let threadsBefore = ProcessThreads.count(named: FileStreamer.threadName)
         let mem = try player(path, streaming: false, loop: loop, start: start, segment: segment)
         let gm = try startedGraph([mem] + extra(), through, slice: 512)
         XCTAssertFalse(mem.isStreaming)
@@ -163,7 +163,7 @@ final class StreamingPlayerKernelTests: XCTestCase {
             let g = try startedGraph([s, MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 1)], "p -> mix -> out", slice: slice)
             let streamer = try XCTUnwrap((s.kernel as? StreamingPlayerKernel)?.streamer)
             XCTAssertFalse(streamer.isSynchronous)
-            let threadsWithReader = ProcessThreads.count
+            let threadsWithReader = ProcessThreads.count(named: FileStreamer.threadName)
             let out = try renderPrepared(g, frames: frames, channels: 2, slice: slice)
             XCTAssertTrue(streamer.isSynchronous)
             XCTAssertLessThanOrEqual(settleThreads(atMost: threadsWithReader - 1), threadsWithReader - 1,
@@ -261,7 +261,7 @@ final class StreamingPlayerKernelTests: XCTestCase {
         XCTAssertTrue(y.suffix(40 * 256).allSatisfy { $0 != 0 } || y.suffix(40 * 256).filter { $0 == 0 }.count < 3,
                       "once back, the sound plays on")
         print("live starvation: \(silent) frames silent and counted; slowest render \(String(format: "%.2f", worst * 1000)) ms")
-        let threads = ProcessThreads.count
+        let threads = ProcessThreads.count(named: FileStreamer.threadName)
         g.uninitialize()
         XCTAssertLessThanOrEqual(settleThreads(atMost: threads - 1), threads - 1, "the disk thread ends with its kernel")
     }
@@ -307,7 +307,7 @@ final class StreamingPlayerKernelTests: XCTestCase {
             try w.close()
         }
         let decodedBytes = frames * 2 * 4
-        let threads = ProcessThreads.count
+        let threads = ProcessThreads.count(named: FileStreamer.threadName)
         let before = residentBytes()
         let t0 = Date()
         let p = try PlayerNode(id: "p", sampleRate: sr, properties: PlayerProperties(file: "ten-minutes.wav", path: path))
@@ -342,10 +342,10 @@ final class StreamingPlayerKernelTests: XCTestCase {
     /// (Threads of earlier tests may still be exiting, so the count may also drop below.)
     private func settleThreads(atMost count: Int) -> Int {
         let deadline = Date().addingTimeInterval(2)
-        var now = ProcessThreads.count
+        var now = ProcessThreads.count(named: FileStreamer.threadName)
         while now > count && Date() < deadline {
             usleep(5000)
-            now = ProcessThreads.count
+            now = ProcessThreads.count(named: FileStreamer.threadName)
         }
         return now
     }

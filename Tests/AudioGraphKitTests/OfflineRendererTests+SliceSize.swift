@@ -1,0 +1,45 @@
+// Tests of OfflineRenderer's default slice size: large, never below the file's, capped by the memory budget.
+@testable import AudioGraphKit
+import Foundation
+import AudioGraphTesting
+import XCTest
+
+final class OfflineRendererSliceSizeTests: XCTestCase {
+    /// `count` mono oscillators into one genericOutput (only the first is connected).
+    private func oscillators(_ count: Int, slice: Int) -> String {
+        let nodes = (0..<count).map { #"{ "id": "o\#($0)", "type": "oscillator" }"# }.joined(separator: ", ")
+        return """
+            { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": \(slice), "duration": 0.01,
+              "nodes": [ \(nodes), { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "o0", "to": "out" } ] }
+            """
+    }
+
+    func testASmallGraphRendersIn4096FrameSlices() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let v = try parseGraph(oscillators(2, slice: 512), in: dir)
+        XCTAssertEqual(OfflineRenderer.defaultSliceSize(for: v), 4096)
+        let r = try OfflineRenderer(v, outputPath: dir.appendingPathComponent("a.wav").path)
+        XCTAssertEqual(r.built.graph.maximumFramesPerSlice, 4096)
+        let given = try OfflineRenderer(v, outputPath: dir.appendingPathComponent("b.wav").path, sliceSize: 37)
+        XCTAssertEqual(given.built.graph.maximumFramesPerSlice, 37, "an explicit slice size wins")
+    }
+
+    func testAFileAskingForMoreKeepsItsSliceSize() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        XCTAssertEqual(OfflineRenderer.defaultSliceSize(for: try parseGraph(oscillators(1, slice: 8192), in: dir)), 8192)
+    }
+
+    /// 4200 mono buses × 4096 frames × 4 bytes = 68.8 MB, over the 64 MiB budget: the slice
+    /// halves to 2048 (34.4 MB) instead of the graph being refused or taking the memory.
+    func testAGraphWithManyBusesGetsASmallerSlice() throws {
+        try XCTSkipIf(OfflineRenderer.sliceBufferBudget != 64 << 20, "a machine with less than 2 GiB of memory")
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let v = try parseGraph(oscillators(4200, slice: 512), in: dir)
+        XCTAssertEqual(OfflineRenderer.defaultSliceSize(for: v), 2048)
+        XCTAssertEqual(OfflineRenderer.defaultSliceSize(for: try parseGraph(oscillators(4000, slice: 512), in: dir)), 4096,
+                       "4000 × 4096 × 4 = 65.5 MB fits")
+        XCTAssertEqual(OfflineRenderer.defaultSliceSize(for: try parseGraph(oscillators(4200, slice: 3000), in: dir)), 3000,
+                       "never below the file's value")
+    }
+}
