@@ -348,10 +348,11 @@ public final class OfflineRenderer {
         } catch {
             throw .file(error)
         }
-        guard rename(temporary, outputPath) == 0 else {
-            throw .file(.ioFailed(path: outputPath, reason: "cannot rename the finished file into place: " + String(cString: strerror(errno))))
+        let moved = FileSystemPath.moveIntoPlace(temporary, outputPath)
+        guard moved == 0 else {
+            throw .file(.ioFailed(path: outputPath, reason: "cannot rename the finished file into place: " + String(cString: strerror(moved))))
         }
-        for t in tapWriters where rename(t.temporary, t.tap.path) != 0 {
+        for t in tapWriters where FileSystemPath.moveIntoPlace(t.temporary, t.tap.path) != 0 {
             throw .file(.ioFailed(path: t.tap.path, reason: "cannot rename the finished tap file into place"))
         }
         finished = true

@@ -85,4 +85,33 @@ final class FileSystemPathTests: XCTestCase {
         }
         XCTAssertTrue(FileSystemPath.hasHDF5Signature(path))
     }
+
+    /// moveIntoPlace replaces a regular file (the new bytes, a new inode: the old file was
+    /// removed, not written over), moves onto a free name, and leaves a folder in the way alone
+    /// (rename's EISDIR, the folder and the finished file both kept).
+    func testMoveIntoPlaceReplacesAFileAndLeavesAFolderAlone() throws {
+        let dir = try temporaryDirectory()
+        let fm = FileManager.default
+        let destination = dir.appendingPathComponent("out.wav").path
+        let finished = dir.appendingPathComponent(".out.wav.partial").path
+        XCTAssertTrue(fm.createFile(atPath: finished, contents: Data("first".utf8)))
+        XCTAssertEqual(FileSystemPath.moveIntoPlace(finished, destination), 0)
+        XCTAssertEqual(fm.contents(atPath: destination), Data("first".utf8))
+        XCTAssertFalse(fm.fileExists(atPath: finished))
+        let oldInode = try XCTUnwrap(fm.attributesOfItem(atPath: destination)[.systemFileNumber] as? UInt64)
+
+        XCTAssertTrue(fm.createFile(atPath: finished, contents: Data("second, longer".utf8)))
+        XCTAssertEqual(FileSystemPath.moveIntoPlace(finished, destination), 0)
+        XCTAssertEqual(fm.contents(atPath: destination), Data("second, longer".utf8))
+        let newInode = try XCTUnwrap(fm.attributesOfItem(atPath: destination)[.systemFileNumber] as? UInt64)
+        XCTAssertNotEqual(oldInode, newInode)
+
+        let folder = dir.appendingPathComponent("taken").path
+        try fm.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        XCTAssertTrue(fm.createFile(atPath: finished, contents: Data("third".utf8)))
+        XCTAssertEqual(FileSystemPath.moveIntoPlace(finished, folder), EISDIR)
+        var isFolder: ObjCBool = false
+        XCTAssertTrue(fm.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue)
+        XCTAssertEqual(fm.contents(atPath: finished), Data("third".utf8))
+    }
 }
