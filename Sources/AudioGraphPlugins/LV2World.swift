@@ -98,9 +98,25 @@ public final class LV2World: @unchecked Sendable {
     // MARK: Under the lock
 
     private func find(_ uri: String) -> OpaquePointer? {
+        // lilv prints its own "attempt to map invalid URI" line for a string without a scheme;
+        // such a string names no plugin, and the caller's one-line error says so.
+        guard Self.hasURIScheme(uri) else { return nil }
         let node = lilv_new_uri(world, uri)
         defer { lilv_node_free(node) }
         return lilv_plugins_get_by_uri(lilv_world_get_all_plugins(world), node)
+    }
+
+    /// Whether `uri` starts with a URI scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`,
+    /// RFC 3986), the test serd applies before lilv maps a URI.
+    static func hasURIScheme(_ uri: String) -> Bool {
+        guard let colon = uri.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        let scheme = uri.utf8[..<colon]
+        guard let first = scheme.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z") else { return false }
+        return scheme.allSatisfy { c in
+            let l = c | 0x20
+            return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+                || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")
+        }
     }
 
     private func describe(_ plugin: OpaquePointer) -> LV2PluginInfo {

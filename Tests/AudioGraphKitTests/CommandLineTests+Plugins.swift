@@ -73,6 +73,19 @@ extension CommandLineTests {
         XCTAssertEqual(r.stderrLines.count, 1, r.stderr)
         XCTAssertTrue(r.stderr.contains("bad.json: nodes[1] (id \"fx\").properties.plugin"), r.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad.wav").path))
+
+        // A "URI" without a scheme (a fuzzer's find): lilv would print a line of its own; still one.
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "duration": 0.1,
+              "nodes": [ { "id": "osc", "type": "oscillator" },
+                         { "id": "fx", "type": "lv2", "properties": { "plugin": "httpp//:bad uri" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "fx" }, { "from": "fx", "to": "out" } ] }
+            """, "schemeless.json", in: dir)
+        let v = try run(["validate", "schemeless.json"], in: dir)
+        XCTAssertEqual(v.status, 1)
+        XCTAssertEqual(v.stderrLines.count, 1, v.stderr)
+        XCTAssertTrue(v.stderr.contains("schemeless.json: nodes[1] (id \"fx\").properties.plugin"), v.stderr)
     }
 
     /// A plugin without lv2:hardRTCapable (a bundle written here and alone on LV2_PATH: swh amp's

@@ -85,4 +85,14 @@ final class LV2WorldTests: XCTestCase {
         toggle.isToggled = true
         XCTAssertEqual([0, 0.2, 0.49, 0.5, 0.9, 1].map { toggle.hostValue($0) }, [0, 0, 0, 1, 1, 1])
     }
+
+    /// The scheme test lilv's own check would otherwise report on stderr: RFC 3986 schemes only.
+    func testURISchemeCheck() {
+        for good in ["http://plugin.org.uk/swh-plugins/amp", "urn:nowhere:plugin", "x-y.z+w:1"] {
+            XCTAssertTrue(LV2World.hasURIScheme(good), good)
+        }
+        for bad in ["", "httpp//:bad uri", ":x", "1http://a", "no scheme", "ht tp://a"] {
+            XCTAssertFalse(LV2World.hasURIScheme(bad), bad)
+        }
+    }
 }
