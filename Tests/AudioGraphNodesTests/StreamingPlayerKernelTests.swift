@@ -163,7 +163,7 @@ final class StreamingPlayerKernelTests: XCTestCase {
             let g = try startedGraph([s, MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 1)], "p -> mix -> out", slice: slice)
             let streamer = try XCTUnwrap((s.kernel as? StreamingPlayerKernel)?.streamer)
             XCTAssertFalse(streamer.isSynchronous)
-            let threadsWithReader = ProcessThreads.count(named: FileStreamer.threadName)
+            let threadsWithReader = runningReaderThreads()
             let out = try renderPrepared(g, frames: frames, channels: 2, slice: slice)
             XCTAssertTrue(streamer.isSynchronous)
             XCTAssertLessThanOrEqual(settleThreads(atMost: threadsWithReader - 1), threadsWithReader - 1,
@@ -261,7 +261,7 @@ final class StreamingPlayerKernelTests: XCTestCase {
         XCTAssertTrue(y.suffix(40 * 256).allSatisfy { $0 != 0 } || y.suffix(40 * 256).filter { $0 == 0 }.count < 3,
                       "once back, the sound plays on")
         print("live starvation: \(silent) frames silent and counted; slowest render \(String(format: "%.2f", worst * 1000)) ms")
-        let threads = ProcessThreads.count(named: FileStreamer.threadName)
+        let threads = runningReaderThreads()
         g.uninitialize()
         XCTAssertLessThanOrEqual(settleThreads(atMost: threads - 1), threads - 1, "the disk thread ends with its kernel")
     }
@@ -340,6 +340,18 @@ final class StreamingPlayerKernelTests: XCTestCase {
 
     /// Waits (at most 2 s) until this process has at most `count` threads; returns the last count.
     /// (Threads of earlier tests may still be exiting, so the count may also drop below.)
+    /// The disk-reader threads now running, once the newest has named itself (it does so as it
+    /// starts, a moment after its streamer is made): waits up to 2 s for at least one.
+    private func runningReaderThreads() -> Int {
+        let deadline = Date().addingTimeInterval(2)
+        var now = ProcessThreads.count(named: FileStreamer.threadName)
+        while now < 1 && Date() < deadline {
+            usleep(1000)
+            now = ProcessThreads.count(named: FileStreamer.threadName)
+        }
+        return now
+    }
+
     private func settleThreads(atMost count: Int) -> Int {
         let deadline = Date().addingTimeInterval(2)
         var now = ProcessThreads.count(named: FileStreamer.threadName)
