@@ -162,8 +162,9 @@ private final class RecorderFile: @unchecked Sendable {
             if s.error == nil {
                 do throws(AudioFileError) { try writer.close() } catch { s.error = error }
             }
-            if s.error == nil && rename(temporary, path) != 0 {
-                s.error = .ioFailed(path: path, reason: "cannot rename the recording: " + String(cString: strerror(errno)))
+            if s.error == nil {
+                let moved = FileSystemPath.moveIntoPlace(temporary, path)
+                if moved != 0 { s.error = .ioFailed(path: path, reason: "cannot rename the recording: " + String(cString: strerror(moved))) }
             }
             return s.error
         }

@@ -85,8 +85,9 @@ public final class AudioRecorder: @unchecked Sendable {
             unlink(aside.path)
             throw error
         }
-        guard rename(aside.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        let moved = FileSystemPath.moveIntoPlace(aside.path, url.path)
+        guard moved == 0 else {
+            let reason = String(cString: strerror(moved))
             unlink(aside.path)
             throw AudioFileError.ioFailed(path: url.path, reason: "cannot move the recording into place: \(reason)")
         }

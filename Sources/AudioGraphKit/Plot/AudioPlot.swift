@@ -117,8 +117,9 @@ public enum AudioPlot {
             unlink(temporary)
             throw .cairo(path: output, reason: String(cString: cairo_status_to_string(status)))
         }
-        if rename(temporary, output) != 0 {
-            let reason = String(cString: strerror(errno))
+        let moved = FileSystemPath.moveIntoPlace(temporary, output)
+        if moved != 0 {
+            let reason = String(cString: strerror(moved))
             unlink(temporary)
             throw .cairo(path: output, reason: reason)
         }
