@@ -120,7 +120,11 @@ run: deps build
 # `swift build --build-tests` first builds every target, the Examples/ programs included (ExamplesTests run them).
 test: deps build
 	$(SWIFT) build --build-tests
-	AG_REQUIRE_RELEASE_CLI=1 AG_REQUIRE_EXAMPLES=1 $(SWIFT) test --disable-swift-testing $(SWIFT_TEST_FLAGS)
+	@echo "$(SWIFT) test --disable-swift-testing $(SWIFT_TEST_FLAGS)  (log: .build/test.log)"
+	@set -o pipefail; AG_REQUIRE_RELEASE_CLI=1 AG_REQUIRE_EXAMPLES=1 \
+	  $(SWIFT) test --disable-swift-testing $(SWIFT_TEST_FLAGS) 2>&1 | tee .build/test.log || { \
+	  echo "test: FAILED; the failing assertions and cases (whole log: .build/test.log):"; \
+	  grep -E ': error: |^Test Case .* failed \(' .build/test.log; exit 1; }
 
 # A separate scratch path keeps the sanitized build from invalidating the normal one.
 tsan: deps
