@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "AudioGraphCoreTests",
                     dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting"]),
         .testTarget(name: "AudioGraphDescriptionTests",
-                    dependencies: ["AudioGraphCore", "AudioGraphDescription", "AudioGraphNodes", "AudioGraphPulse"]),
+                    dependencies: ["AudioGraphCore", "AudioGraphDescription", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphTesting"]),
         .testTarget(name: "AudioGraphNodesTests",
                     dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting",
                                    "CAllocationCounter", "CMySofa", "CSndFile"]),

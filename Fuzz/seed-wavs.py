@@ -3,6 +3,7 @@
 WAVE_FORMAT_EXTENSIBLE, 8-bit and a file with an extra chunk before the data."""
 import struct
 import sys
+import base64
 from pathlib import Path
 
 
@@ -31,5 +32,16 @@ seeds = {
     "pcm8-mono.wav": wav(1, 1, 8000, 8, 64),
     "list-chunk.wav": wav(1, 1, 22050, 16, 16, extra_chunk=True),
 }
+# The inputs on which libsndfile 1.2.0's sf_open looped (found by this fuzzer in CI runs; the
+# check in Sources/AudioGraphNodes/WAVHeaderCheck.swift refuses them): kept as seeds so every run
+# starts from them and from their neighbours.
+seeds["hang-list-202.wav"] = base64.b64decode(
+    "UklGRlAAAABXQVZFZm10IBAAAAABAAEAIlYAAESsAAACABAATElTVAT/////////////////////////////////////////"
+    "////////////////////////////////////////////////////////////////////////////////////////////////"
+    "/////////////////////9////////8AAABJTkZPZGF0YSD//wAAAEreA7zh5AkuLVN4nTcYDDFXew==")
+seeds["hang-list-175.wav"] = base64.b64decode(
+    "UklGRlADAABXQVZFZm10IBAAAAABAAEAIlYAAESsAAACABAATElTVAQAAABJTkZPZGF0YSAAAAADJUpvlLneRWZtdCAQAAAA"
+    "AQABACJWAABErAAAAgAQAExJU1QEdCAQAAAAAQAAAABJTkZPZGH//////////////////////////////////////////////"
+    "////////////////////+////8ASU5GT2RhdGEgAA==")
 for name, data in seeds.items():
     (out / name).write_bytes(data)

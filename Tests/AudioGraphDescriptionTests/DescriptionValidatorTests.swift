@@ -3,6 +3,7 @@
 import XCTest
 @testable import AudioGraphDescription
 import AudioGraphNodes
+import AudioGraphTesting
 
 final class DescriptionValidatorTests: XCTestCase {
     let osc = #"{ "id": "osc", "type": "oscillator" }"#
@@ -337,7 +338,7 @@ final class DescriptionValidatorTests: XCTestCase {
 
     /// Replaces values of valid graphs with random JSON values: the loader must report, never crash.
     func testRandomValuesInValidGraphsNeverCrash() throws {
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededRandom(seed: 42)
         let base = try JSONValue.parse(GraphDescriptionTests.richGraph)
         func randomValue(depth: Int) -> JSONValue {
             switch generator.next() % 9 {
