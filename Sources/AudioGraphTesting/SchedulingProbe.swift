@@ -41,6 +41,18 @@ public final class SchedulingProbe: @unchecked Sendable {
             stalls.filter { $0.at >= from && $0.at <= to }
         }
 
+        /// The reports of probes that ran side by side (on different CPUs) as one: counts added,
+        /// the latest lateness, the stalls of all in time order.
+        public static func merged(_ reports: [Report]) -> Report {
+            Report(wakeups: reports.reduce(0) { $0 + $1.wakeups },
+                   maximumLateness: reports.map(\.maximumLateness).max() ?? 0,
+                   lateOver2ms: reports.reduce(0) { $0 + $1.lateOver2ms },
+                   lateOver5ms: reports.reduce(0) { $0 + $1.lateOver5ms },
+                   lateOver10ms: reports.reduce(0) { $0 + $1.lateOver10ms },
+                   isRealtime: !reports.isEmpty && reports.allSatisfy(\.isRealtime),
+                   stalls: reports.flatMap(\.stalls).sorted { $0.at < $1.at })
+        }
+
         public var description: String {
             String(format: "real-time probe: %d wake-ups, latest %.1f ms late (>2 ms: %d, >5 ms: %d, >10 ms: %d)%@%@",
                    wakeups, maximumLateness * 1000, lateOver2ms, lateOver5ms, lateOver10ms,
@@ -59,6 +71,7 @@ public final class SchedulingProbe: @unchecked Sendable {
     private let over2 = Atomic<Int>(0), over5 = Atomic<Int>(0), over10 = Atomic<Int>(0)
     private let realtime = Atomic<Bool>(false)
     private let grantedPriority = Atomic<Int>(0)
+    private let ranOn = Atomic<Int>(-1)
     private let stallLog = ControlLock<[(at: Double, lateness: Double)]>([])
     private var startedAt = 0  // control thread; handed to the probe thread at start
     private var thread: Thread?
@@ -70,10 +83,25 @@ public final class SchedulingProbe: @unchecked Sendable {
     /// got no real-time policy); valid after `stop()`.
     public private(set) var threadPriority: Int32 = 0
 
-    /// A stopped probe that will wake every `period` seconds (1 ms by default).
-    public init(period: Double = 0.001) {
+    /// The CPU the thread is pinned to, or nil (the scheduler's choice).
+    public let cpu: Int?
+
+    /// A stopped probe that will wake every `period` seconds (1 ms by default), pinned to `cpu`
+    /// when given: a probe sees only the stalls of the CPU it runs on, and a virtual machine's
+    /// CPUs stall one at a time (see ``onEveryCPU(period:)``).
+    public init(period: Double = 0.001, cpu: Int? = nil) {
         periodNanoseconds = max(100_000, Int(period * 1e9))
+        self.cpu = cpu
     }
+
+    /// One probe pinned to each CPU this process may run on.
+    public static func onEveryCPU(period: Double = 0.001) -> [SchedulingProbe] {
+        let cpus = CPUAffinity.allowed()
+        return cpus.isEmpty ? [SchedulingProbe(period: period)] : cpus.map { SchedulingProbe(period: period, cpu: $0) }
+    }
+
+    /// The CPU the probe thread last ran on (valid after `stop()`), -1 when unknown.
+    public private(set) var lastCPU = -1
 
     deinit { _ = stop() }
 
@@ -106,6 +134,7 @@ public final class SchedulingProbe: @unchecked Sendable {
             thread = nil
         }
         threadPriority = Int32(grantedPriority.load(ordering: .relaxed))
+        lastCPU = ranOn.load(ordering: .relaxed)
         return Report(wakeups: wakeups.load(ordering: .relaxed),
                       maximumLateness: Double(worst.load(ordering: .relaxed)) / 1e9,
                       lateOver2ms: over2.load(ordering: .relaxed), lateOver5ms: over5.load(ordering: .relaxed),
@@ -126,6 +155,7 @@ public final class SchedulingProbe: @unchecked Sendable {
     }
 
     private func run(origin: Int) {
+        if let cpu { CPUAffinity.pinCallingThread(to: cpu) }
         var param = sched_param()
         param.sched_priority = Self.priority
         realtime.store(pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0, ordering: .relaxed)
@@ -155,6 +185,39 @@ public final class SchedulingProbe: @unchecked Sendable {
             // The next wake-up is a period after this one (a stall is counted once, not as a backlog).
             due = woke + periodNanoseconds
         }
+        ranOn.store(CPUAffinity.current(), ordering: .relaxed)
         finished.store(true, ordering: .releasing)
+    }
+}
+
+/// The CPU-affinity calls, GNU extensions the Glibc module does not import (looked up by name).
+enum CPUAffinity {
+    private typealias Affinity = @convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32
+    private typealias GetCPU = @convention(c) () -> Int32
+
+    /// The CPUs this thread may run on.
+    static func allowed() -> [Int] {
+        guard let symbol = dlsym(nil, "sched_getaffinity") else { return [] }
+        var set = cpu_set_t()
+        let ok = withUnsafeMutableBytes(of: &set) { unsafeBitCast(symbol, to: Affinity.self)(0, $0.count, $0.baseAddress!) == 0 }
+        guard ok else { return [] }
+        return withUnsafeBytes(of: &set) { bytes in (0..<(bytes.count * 8)).filter { bytes[$0 / 8] & (1 << ($0 % 8)) != 0 } }
+    }
+
+    /// Pins the calling thread to `cpu` (ignored when not allowed).
+    static func pinCallingThread(to cpu: Int) {
+        guard let symbol = dlsym(nil, "sched_setaffinity") else { return }
+        var set = cpu_set_t()
+        withUnsafeMutableBytes(of: &set) { bytes in
+            guard cpu >= 0, cpu < bytes.count * 8 else { return }
+            bytes[cpu / 8] |= UInt8(1 << (cpu % 8))
+            _ = unsafeBitCast(symbol, to: Affinity.self)(0, bytes.count, bytes.baseAddress!)
+        }
+    }
+
+    /// The CPU the calling thread runs on, -1 when unknown.
+    static func current() -> Int {
+        guard let symbol = dlsym(nil, "sched_getcpu") else { return -1 }
+        return Int(unsafeBitCast(symbol, to: GetCPU.self)())
     }
 }

@@ -88,12 +88,13 @@ final class LivePerformanceTests: PulseServerTestCase {
             busy.store(false, ordering: .relaxed)
             while !exited.load(ordering: .acquiring) { usleep(1000) }
         }
-        let probe = SchedulingProbe()
-        probe.start()
+        // One probe per CPU: a stall of the CPU the render thread or the server runs on shows.
+        let probes = SchedulingProbe.onEveryCPU()
+        for probe in probes { probe.start() }
         let p = try ChildProcess(executable: cli, arguments: ["play", graph, "--duration", String(seconds)],
                                  environment: server.environment, standardInput: nil, standardOutput: out, standardError: err)
         let status = p.wait(timeout: seconds + 15)
-        let report = probe.stop()
+        let report = SchedulingProbe.Report.merged(probes.map { $0.stop() })
         let summary = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let errors = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
         XCTAssertEqual(status, 0, "play failed: \(errors)")

@@ -36,6 +36,24 @@ final class SchedulingProbeTests: XCTestCase {
         XCTAssertTrue(report.description.contains("ms late"))
     }
 
+    /// One probe per CPU, each on its own CPU; a stall seen by one of them is in the merged
+    /// report (the live tests merge them: a virtual machine's CPUs stall one at a time).
+    func testOneProbePerCPUEachOnItsCPU() {
+        let probes = SchedulingProbe.onEveryCPU()
+        XCTAssertEqual(probes.count, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        for probe in probes { probe.start() }
+        usleep(20_000)
+        probes.last?.testOnly_stall(seconds: 0.015)
+        usleep(60_000)
+        let reports = probes.map { $0.stop() }
+        for probe in probes { XCTAssertEqual(probe.lastCPU, probe.cpu, "a pinned probe ran on another CPU") }
+        let merged = SchedulingProbe.Report.merged(reports)
+        XCTAssertEqual(merged.wakeups, reports.reduce(0) { $0 + $1.wakeups })
+        XCTAssertGreaterThanOrEqual(merged.maximumLateness, 0.0135, "\(merged)")
+        XCTAssertEqual(merged.stalls.count, reports.reduce(0) { $0 + $1.stalls.count })
+        XCTAssertGreaterThanOrEqual(reports.last?.lateOver10ms ?? 0, 1, "the stall is the last probe's")
+    }
+
     /// The probe outranks the engine: with the probe and a `SCHED_FIFO` thread at the render
     /// threads' priority pinned to the same CPU, a 40 ms busy stretch of that thread must not
     /// delay the probe (it preempts). A probe below the render priority (it ran at 10 before)
