@@ -210,33 +210,9 @@ final class DescriptionReader {
                 }
             }
         }
-        if let value = object["connections"], let connections = array(value, at: "connections") {
-            for (index, element) in connections.enumerated() {
-                let location = Self.join("connections", index: index)
-                if let connection = decodeConnection(element, at: location) {
-                    graph.connections.append(connection)
-                    connectionLocations.append(location)
-                }
-            }
-        }
-        if let value = object["updates"], let updates = array(value, at: "updates") {
-            for (index, element) in updates.enumerated() {
-                let location = Self.join("updates", index: index)
-                if let update = decodeUpdate(element, at: location) {
-                    graph.updates.append(update)
-                    updateLocations.append(location)
-                }
-            }
-        }
-        if let value = object["taps"], let taps = array(value, at: "taps") {
-            for (index, element) in taps.enumerated() {
-                let location = Self.join("taps", index: index)
-                if let tap = decodeTap(element, at: location) {
-                    graph.taps.append(tap)
-                    tapLocations.append(location)
-                }
-            }
-        }
+        (graph.connections, connectionLocations) = decodeList(object, "connections", decodeConnection(_:at:))
+        (graph.updates, updateLocations) = decodeList(object, "updates", decodeUpdate(_:at:))
+        (graph.taps, tapLocations) = decodeList(object, "taps", decodeTap(_:at:))
         return graph
     }
 
@@ -244,6 +220,22 @@ final class DescriptionReader {
     var nodeLocationList: [String] = []
     /// Whether the document had a `nodes` array (the output-node check needs one).
     var hasNodeList = false
+    /// The elements of the array at `key` that decode, each with its location ("taps[2]"); an
+    /// element that does not decode is reported by `decode` and left out.
+    private func decodeList<Element>(_ object: JSONObject, _ key: String,
+                                     _ decode: (JSONValue, String) -> Element?) -> ([Element], [String]) {
+        var elements: [Element] = [], locations: [String] = []
+        guard let value = object[key], let list = array(value, at: key) else { return ([], []) }
+        for (index, element) in list.enumerated() {
+            let location = Self.join(key, index: index)
+            if let decoded = decode(element, location) {
+                elements.append(decoded)
+                locations.append(location)
+            }
+        }
+        return (elements, locations)
+    }
+
     var connectionLocations: [String] = []
     var updateLocations: [String] = []
     var tapLocations: [String] = []
