@@ -166,13 +166,13 @@ private struct SubchunkWalk {
         walk: while bytesRead < chunkLength {
             if jumpedBack {
                 stepsSinceJumpingBack += 1
+                if !seen.insert(State(position: position, bytesRead: bytesRead)).inserted {
+                    return refuse("makes libsndfile read its sub-chunks forever (a sub-chunk at byte \(lastJump) "
+                                  + "declares \(lastJumpSize) bytes, which libsndfile's 32-bit arithmetic turns into a jump back)")
+                }
                 if stepsSinceJumpingBack > Self.stepBudget {
                     return refuse("takes libsndfile more than \(Self.stepBudget) steps to read after jumping back")
                 }
-            }
-            if jumpedBack, !seen.insert(State(position: position, bytesRead: bytesRead)).inserted {
-                return refuse("makes libsndfile read its sub-chunks forever (a sub-chunk at byte \(lastJump) "
-                              + "declares \(lastJumpSize) bytes, which libsndfile's 32-bit arithmetic turns into a jump back)")
             }
             guard let marker = readMarker() else { break }
             switch marker {
