@@ -96,7 +96,7 @@ public enum FileSystemPath {
 
     /// Moves the finished file `finished` to `destination` (both in one folder), replacing a
     /// regular file there — how every file written aside lands (render output and taps, recorder
-    /// nodes, AudioRecorder, plots); returns 0, or the `errno` of the failure.
+    /// nodes, AudioNodeRecorder, plots); returns 0, or the `errno` of the failure.
     ///
     /// An existing regular file is removed first and the finished one renamed into place, rather
     /// than renamed over it: on ext4 a rename that replaces a file forces the new file's data to

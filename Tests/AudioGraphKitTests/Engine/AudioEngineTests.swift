@@ -529,7 +529,7 @@ final class AudioRecorderTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("mix.wav")
-        let recorder = AudioRecorder(node: engine.mainMixerNode, url: url)
+        let recorder = AudioNodeRecorder(node: engine.mainMixerNode, url: url)
         try engine.start()
         try recorder.record()
         XCTAssertTrue(recorder.isRecording)
@@ -555,7 +555,7 @@ final class AudioRecorderTests: XCTestCase {
     func testAnUnknownExtensionFailsWhenRecordingStarts() throws {
         let engine = AudioEngine()
         engine.attach(AudioMixerNode())
-        let recorder = AudioRecorder(node: engine.mainMixerNode, url: URL(fileURLWithPath: "/tmp/x-\(getpid()).mp3"))
+        let recorder = AudioNodeRecorder(node: engine.mainMixerNode, url: URL(fileURLWithPath: "/tmp/x-\(getpid()).mp3"))
         XCTAssertThrowsError(try recorder.record()) { error in
             XCTAssertTrue("\(error)".contains(".mp3") || "\(error)".contains("x-"), "\(error)")
         }

@@ -13,7 +13,7 @@ import Foundation
 /// 16). A slow disk loses whole buffers (``droppedBufferCount``), never audio on the render thread.
 ///
 /// Thread safety: `record()` and `stop()` from a control thread; the counters from any thread.
-public final class AudioRecorder: @unchecked Sendable {
+public final class AudioNodeRecorder: @unchecked Sendable {
     /// The node recorded.
     public let node: AudioNode
     /// Its output bus.
