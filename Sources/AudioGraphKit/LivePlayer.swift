@@ -32,6 +32,13 @@ public struct LivePlayerSummary: Sendable {
     /// (nil if none arrived). Readings after the end frame was rendered are left out: the ring
     /// then empties and would understate what the render thread holds while it plays.
     public var latency: PulseLatency?
+    /// The input's latency while the graph played (graphs with an `input`): libpulse's capture
+    /// latency plus what waited in the capture ring, the mean of the readings taken with the
+    /// output's; nil without an input or a reading.
+    public var inputLatency: PulseLatency?
+    /// The engine's own share of a round trip, seconds: the frames one render call takes from the
+    /// input before the first of them reaches the output (one output quantum).
+    public var engineLatency: Double = 0
     /// The latency asked for, milliseconds.
     public var requestedLatency: Double
     /// Server underruns.
@@ -85,6 +92,8 @@ public final class LivePlayer {
     private var lastLatency: PulseLatency?
     /// Sums of the latency readings taken while rendering, and their count.
     private var latencySum = (server: 0.0, ring: 0.0, count: 0)
+    /// The same for the input's readings.
+    private var inputLatencySum = (server: 0.0, ring: 0.0, count: 0)
     private var started = false
     private var drained = false
     private var polls = 0
@@ -223,6 +232,9 @@ public final class LivePlayer {
             latencySum = (latencySum.server + l.server, latencySum.ring + l.ring, latencySum.count + 1)
             let n = Double(latencySum.count)
             lastLatency = PulseLatency(server: latencySum.server / n, ring: latencySum.ring / n)
+            if let i = input?.captureStream?.latency() {
+                inputLatencySum = (inputLatencySum.server + i.server, inputLatencySum.ring + i.ring, inputLatencySum.count + 1)
+            }
         }
     }
 
@@ -267,11 +279,20 @@ public final class LivePlayer {
     public func stop() -> LivePlayerSummary {
         let stream = output.playbackStream
         if !drained, latencySum.count == 0, let l = stream?.latency() { lastLatency = l }
+        var inputLatency: PulseLatency?
+        if inputLatencySum.count > 0 {
+            let n = Double(inputLatencySum.count)
+            inputLatency = PulseLatency(server: inputLatencySum.server / n, ring: inputLatencySum.ring / n)
+        } else if input != nil {
+            inputLatency = input?.captureStream?.latency()
+        }
         var summary = LivePlayerSummary(
             renderedFrames: output.renderedFrames, latency: lastLatency, requestedLatency: output.properties.latency,
             underruns: output.underrunCount, captureUnderruns: input?.captureStream?.underrunCount ?? 0,
             captureOverruns: input?.captureStream?.overrunCount ?? 0, appliedUpdates: applied,
             realtime: stream?.hasRealtimePriority ?? false)
+        summary.inputLatency = inputLatency
+        summary.engineLatency = Double(output.streamConfiguration(graph: graph).playbackQuantumFrames) / sampleRate
         output.stop()
         input?.stopCapture()
         graph.stop()

@@ -87,15 +87,53 @@ public final class InputNode: GraphNode, @unchecked Sendable {
     /// Channels the capture stream records: `channels` with a map, else the output's.
     private var capturedChannelCount: Int { properties.channelMap != nil ? properties.channels : outputFormats[0].channelCount }
 
-    /// Starts capture for full duplex with `output`, which is about to play `graph`: first
-    /// captures as much as the output will take at once (its latency, its first request, its
-    /// ring) plus two capture fragments, so the input ring never runs dry when playback starts.
-    /// No-op without a context.
+    /// Starts capture for full duplex with `output`, which is about to play `graph`, at the
+    /// lowest round trip that does not run the capture ring dry: no pre-roll (the output starts
+    /// at once), but a warm-up (`PulseCaptureStream.setWarmUp`): the input hands out silence
+    /// while the output takes its start-up burst (its latency, its first request, its ring) and
+    /// two more capture fragments, then drops what waits beyond ``duplexMarginFrames(graph:quantum:)``
+    /// just before a fragment arrives. The capture's share of the round trip is then one
+    /// fragment (the input's `latency`) plus that margin.
+    ///
+    /// When the input does not reach the output (a tap, a recorder or an analyser listens to it)
+    /// nothing captured is dropped: the reads hand out silence until a fragment and the margin
+    /// have arrived, and then every frame from the first one captured. No-op without a context.
     public func startCapture(before output: OutputNode, graph: AudioGraph) throws(PulseError) {
+        guard let capture else { return }
+        try startCapture()
         let playback = output.streamConfiguration(graph: graph)
-        let milliseconds = playback.latencyMilliseconds + playback.playbackRequestMilliseconds + 2 * properties.latency
-        let preRoll = Int((milliseconds * graph.sampleRate / 1000).rounded(.up)) + playback.playbackRingFrames
-        try startCapture(preRoll: preRoll)
+        guard Self.reaches(from: id, to: output.id, in: graph.connections) else {
+            let fragment = max(capture.bufferAttributes?.fragmentSize ?? 0,
+                               Int((properties.latency * graph.sampleRate / 1000).rounded(.up)))
+            let margin = duplexMarginFrames(graph: graph, quantum: playback.playbackQuantumFrames)
+            capture.setBacklogLimit(frames: 3 * fragment + margin + 2 * graph.maximumFramesPerSlice)
+            capture.setStartThreshold(frames: fragment + margin)
+            return
+        }
+        let rate = graph.sampleRate
+        let burst = Int(((playback.latencyMilliseconds + playback.playbackRequestMilliseconds) * rate / 1000).rounded(.up))
+            + playback.playbackRingFrames
+        let fragment = max(capture.bufferAttributes?.fragmentSize ?? 0, Int((properties.latency * rate / 1000).rounded(.up)))
+        let quantum = playback.playbackQuantumFrames
+        let window = fragment + 2 * quantum
+        capture.setWarmUp(frames: burst + 2 * fragment + window, window: window, margin: duplexMarginFrames(graph: graph, quantum: quantum))
+    }
+
+    /// Whether audio flows from node `a` to node `b` through `connections`.
+    static func reaches(from a: String, to b: String, in connections: [Connection]) -> Bool {
+        var stack = [a], seen: Set<String> = [a]
+        while let n = stack.popLast() {
+            if n == b { return true }
+            for c in connections where c.source == n && seen.insert(c.destination).inserted { stack.append(c.destination) }
+        }
+        return false
+    }
+
+    /// What the capture ring keeps just before each fragment arrives in full duplex: 3 ms (the
+    /// jitter of a fragment's arrival and of the output's requests on a loaded machine), at
+    /// least two output quanta.
+    public func duplexMarginFrames(graph: AudioGraph, quantum: Int) -> Int {
+        max(2 * quantum, Int((0.003 * graph.sampleRate).rounded(.up)))
     }
 
     /// Connects the capture stream (after initialize). No-op without a context.

@@ -35,6 +35,12 @@ public final class PulseCaptureStream: @unchecked Sendable {
 
     // MARK: Render (consumer) thread only
     private let scratch: UnsafeMutablePointer<Float>
+    /// The warm-up being run (see ``setWarmUp(frames:window:margin:)``): frames still to read
+    /// as silence, the window at its end whose lowest fill is watched, that lowest fill, and the
+    /// fill the ring is trimmed to keep before each fragment.
+    private var warmUp = (remaining: 0, window: 0, lowest: Int.max, margin: 0, hold: 0)
+    /// Reads hand out silence without consuming until the ring holds this many frames (0: off).
+    private var startAt = 0
 
     // MARK: Mainloop thread / under the mainloop lock
     private var stream: OpaquePointer?
@@ -46,6 +52,12 @@ public final class PulseCaptureStream: @unchecked Sendable {
     private let underruns = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
     private let backlogLimit = Atomic<Int>(0)
+    /// A warm-up asked for by the control thread, taken by the next `read` (frames, 0: none).
+    private let warmUpRequest = Atomic<Int>(0)
+    private let warmUpWindow = Atomic<Int>(0)
+    private let warmUpMargin = Atomic<Int>(0)
+    private let warmUpTrimmed = Atomic<Int>(0)
+    private let startThresholdRequest = Atomic<Int>(0)
     private let faultState = PulseStreamFault()
 
     /// Creates a stopped capture stream.
@@ -86,6 +98,37 @@ public final class PulseCaptureStream: @unchecked Sendable {
         backlogLimit.store(max(configuration.maximumFramesPerSlice, min(frames, capacityFrames - configuration.maximumFramesPerSlice)),
                            ordering: .relaxed)
     }
+
+    /// Makes the next reads a warm-up (full duplex, where the output takes a burst of frames at
+    /// start and the source delivers in fragments): the first `frames` frames read are handed
+    /// out as silence while the ring is consumed as usual (so the output's start-up burst and
+    /// the phase of the first fragments cost no latency), the ring's lowest fill over the last
+    /// `window` of them (the fill just before a fragment arrives, in steady state) is watched,
+    /// and at the end the oldest frames beyond `margin` of that lowest fill are dropped once
+    /// (``warmUpTrimmedFrames``), or, when it was below `margin`, the reads go on handing out
+    /// silence without consuming until the ring has gained the difference. From then on every frame read is captured audio, contiguous,
+    /// and the ring holds `margin` frames just before each fragment: the capture's share of a
+    /// round trip is one fragment (the latency) plus `margin`. Reads that find the ring short
+    /// during the warm-up are not underruns. Call before the render thread reads (or between
+    /// reads: it takes effect at the next one). Any thread; lock-free.
+    public func setWarmUp(frames: Int, window: Int, margin: Int) {
+        warmUpWindow.store(max(0, min(window, frames)), ordering: .relaxed)
+        warmUpMargin.store(max(0, margin), ordering: .relaxed)
+        warmUpRequest.store(max(0, frames), ordering: .releasing)
+    }
+
+    /// Makes the reads hand out silence, consuming nothing and counting no underrun, until the
+    /// ring holds `frames` frames (a capture that must lose nothing: the first frame handed out
+    /// is the first frame captured, and the ring starts with a fragment and a margin, so it does
+    /// not run dry before the next fragment). Takes effect at the next read. Any thread; lock-free.
+    public func setStartThreshold(frames: Int) {
+        startThresholdRequest.store(max(0, frames), ordering: .releasing)
+    }
+
+    /// Frames dropped at the end of the last warm-up to bring the ring down to its margin (never
+    /// handed out: they were captured before the first frame the graph saw); negative, frames of
+    /// silence handed out after the warm-up without consuming, to let the ring fill up to it.
+    public var warmUpTrimmedFrames: Int { warmUpTrimmed.load(ordering: .relaxed) }
 
     /// Frames the ring can hold.
     public var capacityFrames: Int { ring.capacity / configuration.channels }
@@ -144,6 +187,27 @@ public final class PulseCaptureStream: @unchecked Sendable {
     public func read(frameCount: Int, into channels: UnsafePointer<UnsafeMutablePointer<Float>>) -> Int {
         let channelCount = configuration.channels
         let frames = min(frameCount, configuration.maximumFramesPerSlice)
+        if warmUpRequest.load(ordering: .relaxed) > 0 {
+            let requested = warmUpRequest.exchange(0, ordering: .acquiring)
+            warmUp = (requested, warmUpWindow.load(ordering: .relaxed), .max, warmUpMargin.load(ordering: .relaxed), 0)
+        }
+        if startThresholdRequest.load(ordering: .relaxed) > 0 {
+            startAt = startThresholdRequest.exchange(0, ordering: .acquiring)
+        }
+        if startAt > 0 {
+            if ring.readableCount / channelCount < startAt {
+                for c in 0..<channelCount { channels[c].update(repeating: 0, count: frameCount) }
+                return 0
+            }
+            startAt = 0
+        }
+        if warmUp.remaining > 0 { return warmUpRead(frameCount: frameCount, frames: frames, into: channels) }
+        if warmUp.hold > 0 {
+            // Held back after the warm-up: silence without consuming, so the ring fills up to the margin.
+            for c in 0..<channelCount { channels[c].update(repeating: 0, count: frameCount) }
+            warmUp.hold -= frameCount
+            return 0
+        }
         let waiting = ring.readableCount / channelCount
         let limit = backlogLimit.load(ordering: .relaxed)
         if waiting > limit {
@@ -163,6 +227,32 @@ public final class PulseCaptureStream: @unchecked Sendable {
         }
         if got < frameCount { underruns.wrappingAdd(1, ordering: .relaxed) }
         return got
+    }
+
+    /// One read of the warm-up: consumes like `read`, hands out silence, watches the fill over
+    /// the warm-up's last window and trims the ring to the margin when the warm-up ends.
+    private func warmUpRead(frameCount: Int, frames: Int, into channels: UnsafePointer<UnsafeMutablePointer<Float>>) -> Int {
+        let channelCount = configuration.channels
+        let waiting = ring.readableCount / channelCount
+        if warmUp.remaining <= warmUp.window { warmUp.lowest = min(warmUp.lowest, waiting) }
+        _ = ring.read(into: scratch, count: frames * channelCount)
+        for c in 0..<channelCount { channels[c].update(repeating: 0, count: frameCount) }
+        warmUp.remaining -= frameCount
+        if warmUp.remaining <= 0 {
+            warmUp.remaining = 0
+            // The lowest fill seen was before a read; after it, `frames` less.
+            let lowest = warmUp.lowest == .max ? 0 : warmUp.lowest - frames
+            let excess = min(lowest - warmUp.margin, ring.readableCount / channelCount)
+            if excess > 0 {
+                ring.discard(count: excess * channelCount)
+                warmUpTrimmed.store(excess, ordering: .relaxed)
+            } else {
+                // Too little waits before a fragment: hold the reads back until the margin has come.
+                warmUp.hold = -excess
+                warmUpTrimmed.store(excess, ordering: .relaxed)
+            }
+        }
+        return 0
     }
 
     // MARK: Mainloop side (lock held)
