@@ -123,6 +123,12 @@ extension AudioEngine {
         withLock { live?.output?.playbackStream?.latency()?.total ?? 0 }
     }
 
+    /// The input's latency in seconds as PulseAudio reports it (capture latency + what waits in
+    /// our capture ring); 0 when not capturing live.
+    var inputPresentationLatency: TimeInterval {
+        withLock { live?.input?.captureStream?.latency()?.total ?? 0 }
+    }
+
     /// Resets one node: a fresh graph node (clean DSP state) in the running graph; players
     /// also drop their schedules.
     func resetNode(_ node: AudioNode) {

@@ -9,11 +9,25 @@ import Foundation
 public class AudioIONode: AudioNode, @unchecked Sendable {
     /// The PulseAudio sink or source (nil: the server's default).
     public internal(set) var device: String?
-    /// The latency asked of PulseAudio, milliseconds (20 by default).
+    /// The latency asked of PulseAudio, milliseconds (20 by default): ``preferredLatency`` in
+    /// milliseconds, as the graph file's `latency` property gives it.
     public var requestedLatency: Double = 20
 
-    /// The device's presentation latency in seconds (output: what PulseAudio reports while
-    /// running; 0 otherwise).
+    /// The latency to ask of PulseAudio, seconds (a Linux addition, the role of
+    /// AVAudioSession's `preferredIOBufferDuration`): for the output, the stream's queue in the
+    /// server (`tlength`; the sink's period and a ring of at most 4 ms come on top); for the
+    /// input, the capture fragment (the capture's share of a round trip is one fragment plus a
+    /// 3 ms margin). Set it before `start()`: it takes effect at the next start. Clamped to
+    /// 1 ms...10 s (the graph file's range); 0.02 by default. ``presentationLatency`` gives the
+    /// figure obtained.
+    public var preferredLatency: TimeInterval {
+        get { requestedLatency / 1000 }
+        set { requestedLatency = min(10_000, max(1, newValue * 1000)) }
+    }
+
+    /// The device's presentation latency in seconds while the engine runs live, as PulseAudio
+    /// and our rings report it (output: the time until a rendered frame is heard; input: the
+    /// time a captured frame waited before the graph read it); 0 otherwise.
     public var presentationLatency: TimeInterval { 0 }
 
     /// Uses the PulseAudio device named `name` (a Linux addition: there is no AVAudioSession).

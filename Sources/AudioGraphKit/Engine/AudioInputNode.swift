@@ -17,6 +17,8 @@ import Foundation
 public final class AudioInputNode: AudioIONode, AudioMixing, @unchecked Sendable {
     init() { super.init(kindName: "input") }
 
+    public override var presentationLatency: TimeInterval { engine?.inputPresentationLatency ?? 0 }
+
     /// The capture's overruns and underruns since start (silence was inserted or audio lost).
     public var captureFaultCount: Int {
         guard let s = (graphNode as? InputNode)?.captureStream else { return 0 }
