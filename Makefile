@@ -2,6 +2,7 @@
 #
 #   make run          install what is missing, build, render Graphs/demo.json to demo.wav, plot demo.png
 #   make test         the whole XCTest suite (debug build)
+#   make test-without-shared  the tests that read ../shared, as on a fresh clone without it
 #   make conformance  the black-box cases in ../shared/conformance against the release CLI
 #   make tsan         the concurrency tests under ThreadSanitizer
 #   make bench        per-kernel M samples/s against C floors; offline render speed: B1..B6 against sox,
@@ -47,7 +48,7 @@ BENCH_ROUNDS ?= 5
 PY_MODULES := numpy scipy soundfile pyloudnorm
 PY_IMPORTS := numpy, scipy, soundfile, pyloudnorm
 
-.PHONY: all deps deps-debian deps-python deps-python-debian deps-bench build run test tsan conformance bench fuzz clean
+.PHONY: all deps deps-debian deps-python deps-python-debian deps-bench build run test test-without-shared tsan conformance bench fuzz clean
 
 all: build
 
@@ -125,6 +126,12 @@ test: deps build
 	  $(SWIFT) test --disable-swift-testing $(SWIFT_TEST_FLAGS) 2>&1 | tee .build/test.log || { \
 	  echo "test: FAILED; the failing assertions and cases (whole log: .build/test.log):"; \
 	  grep -E ': error: |^Test Case .* failed \(' .build/test.log; exit 1; }
+
+# A fresh clone has no ../shared beside it (a user's machine): the tests that look for it run
+# again as if it were not there (AG_WITHOUT_SHARED), after `make test` built them.
+SHARED_READING_TESTS ?= GraphRulesTests
+test-without-shared:
+	AG_WITHOUT_SHARED=1 $(SWIFT) test --disable-swift-testing --skip-build --filter '$(SHARED_READING_TESTS)'
 
 # A separate scratch path keeps the sanitized build from invalidating the normal one.
 tsan: deps

@@ -142,6 +142,12 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     /// Whether this is the graph's output node (`output`, `genericOutput`).
     open var isOutputNode: Bool { false }
 
+    /// The memory the node's render state needs beyond its output buffers (a delay line), at
+    /// `outputFormat`, and what it is for ("2 s of delay at 48000 Hz × 2 channels"); nil when
+    /// it needs none worth checking. The graph-file checker adds it up against ``MemoryBudget``
+    /// before anything is allocated.
+    open func stateMemoryEstimate(outputFormat: StreamFormat) -> (bytes: Int64, reason: String)? { nil }
+
     /// Whether the graph renders this node every slice even when the output does not pull it:
     /// a sink (it consumes audio the output never asks for) or a capture node (its audio is
     /// consumed every slice, so taps and sinks see it with nothing connected downstream).

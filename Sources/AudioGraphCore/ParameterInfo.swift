@@ -102,6 +102,11 @@ public struct ParameterInfo: Hashable, Sendable {
     /// Whether `value` lies inside the range (inclusive). NaN is never inside.
     public func contains(_ value: Double) -> Bool { value >= minValue && value <= maxValue }
 
+    /// `value` clamped to the range, as an Audio Unit clamps a parameter value set out of range
+    /// (infinities become the bounds). NaN stays NaN: callers that take values from applications
+    /// ignore it.
+    public func clamped(_ value: Double) -> Double { value.isNaN ? value : min(max(value, minValue), maxValue) }
+
     /// The range as the spec writes it: `-100...100`.
     public var rangeDescription: String { "\(Self.format(minValue))...\(Self.format(maxValue))" }
 

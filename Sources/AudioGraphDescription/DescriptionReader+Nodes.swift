@@ -297,6 +297,10 @@ extension DescriptionReader {
             var result = GenericOutputProperties()
             if let value = properties["format"], let format = decodeFormat(value, at: at("format")) { result.format = format }
             return .genericOutput(result)
+        default:
+            // A registered type: its descriptor decodes, through the reader's checks.
+            let reader = PropertyObjectReader(reader: self, properties: properties, location: location, isPartial: partial)
+            return .registered(RegisteredNodeOptions(type: type, options: type.descriptor!.decode(reader)))
         }
     }
 

@@ -99,15 +99,14 @@ public enum GraphRules {
             bufferBytes = MemoryBudget.adding(bufferBytes, MemoryBudget.sliceBytes(channels: format.channelCount * outputs.count,
                                                                                  frames: graph.maximumFramesPerSlice))
             bufferNodes += 1
-            guard node is DelayNode else { continue }
-            let bytes = MemoryBudget.delayLineBytes(sampleRate: format.sampleRate, channels: format.channelCount)
+            guard let (bytes, reason) = node.stateMemoryEstimate(outputFormat: format) else { continue }
             if bytes > MemoryBudget.limit {
-                return ("nodes", "node \"\(node.id)\" needs \(MemoryBudget.describe(bytes)) for \(ParameterInfo.format(MemoryBudget.maximumDelayTime)) s of delay at \(ParameterInfo.format(format.sampleRate)) Hz × \(format.channelCount) channels, more than the \(limit) a graph may use (half this machine's memory)")
+                return ("nodes", "node \"\(node.id)\" needs \(MemoryBudget.describe(bytes)) for \(reason), more than the \(limit) a graph may use (half this machine's memory)")
             }
             delayBytes = MemoryBudget.adding(delayBytes, bytes)
         }
         if delayBytes > MemoryBudget.limit {
-            return ("nodes", "the delay nodes need \(MemoryBudget.describe(delayBytes)) together, more than the \(limit) a graph may use (half this machine's memory)")
+            return ("nodes", "the nodes' delay lines and state need \(MemoryBudget.describe(delayBytes)) together, more than the \(limit) a graph may use (half this machine's memory)")
         }
         let total = MemoryBudget.adding(bufferBytes, delayBytes)
         if total > MemoryBudget.limit {

@@ -73,6 +73,10 @@ public enum NodeFactory {
             node = RecorderNode(id: description.id, path: p.path, sampleType: p.sampleType, delivery: delivery)
         case .converter(let p):
             node = ConverterNode(id: description.id, properties: p)
+        case .registered(let r):
+            node = try r.type.descriptor!.makeNode(NodeBuildContext(id: description.id, sampleRate: sampleRate,
+                                                                    inputBusCount: description.inputBusCount, options: r.options,
+                                                                    rendersOffline: outputs == .offline))
         case .input(let p):
             let input = InputNode(id: description.id, properties: p)
             // Rendered offline (or by a caller that attaches no server), a graph's input is silent

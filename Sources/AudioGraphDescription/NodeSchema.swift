@@ -1,21 +1,6 @@
 // The single source of truth per node type: kind, buses, property keys and parameter table.
 import AudioGraphCore
 
-/// How many buses a node type has on one side.
-public struct BusCountRule: Sendable, Hashable {
-    /// The count when the file does not say (`inputBusCount` default).
-    public var defaultCount: Int
-    /// The smallest count.
-    public var minimum: Int
-    /// The largest count.
-    public var maximum: Int
-    /// Whether the file may choose it (`inputBusCount` of mixer and environment).
-    public var isVariable: Bool { minimum != maximum }
-
-    /// A fixed count.
-    public static func fixed(_ count: Int) -> BusCountRule { BusCountRule(defaultCount: count, minimum: count, maximum: count) }
-}
-
 /// What the format says about one node type: its kind, buses, property keys and parameters.
 ///
 /// The parameter tables belong to the node classes (``ParameterTable``); the schema names them so
@@ -65,6 +50,12 @@ public struct NodeSchema: Sendable {
         case .timePitch: return timePitch
         case .reverb: return reverb
         case .varispeed: return varispeed
+        default:
+            // A registered type (NodeType's initializer admits no other name).
+            let d = type.descriptor!
+            return NodeSchema(type: type, kind: d.kind, inputBuses: d.inputBuses, outputBusCount: d.outputBusCount,
+                              propertyKeys: d.propertyKeys, runtimePropertyKeys: d.runtimePropertyKeys,
+                              convertsInputs: d.convertsInputs, parameters: d.parameters)
         }
     }
 

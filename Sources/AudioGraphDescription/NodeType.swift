@@ -1,24 +1,52 @@
-// The stock node types a graph file may name, and what kind of node each is.
+// The node types a graph file may name: the stock ones and those registered in NodeTypeRegistry.
 import AudioGraphCore
 
-/// A node type of the graph format (`"type"` of a node object).
+/// A node type of the graph format (`"type"` of a node object): a stock type (the constants
+/// below) or one registered with ``NodeTypeRegistry`` (its descriptor's name).
 ///
 /// Thread safety: a value type; safe to share between threads.
-public enum NodeType: String, Sendable, Hashable, CaseIterable {
-    case oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser
-    case reverb, timePitch, varispeed, lv2
-}
+public struct NodeType: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The type's name as graph files write it.
+    public let rawValue: String
 
-/// What role a node type plays in a graph.
-public enum NodeKind: String, Sendable, Hashable {
-    /// No input bus, one output bus (oscillator, player, input).
-    case source
-    /// Many input buses mixed into one output bus (mixer, environment).
-    case mixer
-    /// One input bus processed into one output bus of the same format (eq, delay, recorder, analyser, reverb, timePitch, varispeed, lv2).
-    case effect
-    /// One input bus converted to another format (converter).
-    case converter
-    /// One input bus and no output bus: the end of the graph (output, genericOutput).
-    case output
+    /// The type named `rawValue`; nil when it is neither a stock type nor registered.
+    public init?(rawValue: String) {
+        guard Self.stock.contains(where: { $0.rawValue == rawValue }) || NodeTypeRegistry.descriptor(named: rawValue) != nil else {
+            return nil
+        }
+        self.rawValue = rawValue
+    }
+
+    private init(stock name: String) { rawValue = name }
+
+    public static let oscillator = NodeType(stock: "oscillator")
+    public static let player = NodeType(stock: "player")
+    public static let input = NodeType(stock: "input")
+    public static let mixer = NodeType(stock: "mixer")
+    public static let environment = NodeType(stock: "environment")
+    public static let eq = NodeType(stock: "eq")
+    public static let delay = NodeType(stock: "delay")
+    public static let recorder = NodeType(stock: "recorder")
+    public static let converter = NodeType(stock: "converter")
+    public static let output = NodeType(stock: "output")
+    public static let genericOutput = NodeType(stock: "genericOutput")
+    public static let analyser = NodeType(stock: "analyser")
+    public static let reverb = NodeType(stock: "reverb")
+    public static let timePitch = NodeType(stock: "timePitch")
+    public static let varispeed = NodeType(stock: "varispeed")
+    public static let lv2 = NodeType(stock: "lv2")
+
+    /// The stock types, in the format's order.
+    public static let stock: [NodeType] = [.oscillator, .player, .input, .mixer, .environment, .eq, .delay, .recorder, .converter,
+                                           .output, .genericOutput, .analyser, .reverb, .timePitch, .varispeed, .lv2]
+
+    /// The stock types, then the registered ones by name.
+    public static var allCases: [NodeType] {
+        stock + NodeTypeRegistry.names.filter { name in !stock.contains { $0.rawValue == name } }.map(NodeType.init(stock:))
+    }
+
+    /// The registered descriptor of a type that is not a stock one.
+    public var descriptor: NodeTypeDescriptor? { NodeTypeRegistry.descriptor(named: rawValue) }
+
+    public var description: String { rawValue }
 }

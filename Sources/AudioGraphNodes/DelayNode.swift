@@ -20,6 +20,12 @@ public final class DelayNode: GraphNode, @unchecked Sendable {
                    parameters: ParameterTable.delay.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
     }
 
+    /// The delay line: ``MemoryBudget/maximumDelayTime`` seconds per channel at the node's rate.
+    public override func stateMemoryEstimate(outputFormat: StreamFormat) -> (bytes: Int64, reason: String)? {
+        (MemoryBudget.delayLineBytes(sampleRate: outputFormat.sampleRate, channels: outputFormat.channelCount),
+         "\(ParameterInfo.format(MemoryBudget.maximumDelayTime)) s of delay at \(ParameterInfo.format(outputFormat.sampleRate)) Hz × \(outputFormat.channelCount) channels")
+    }
+
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         DelayKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
     }

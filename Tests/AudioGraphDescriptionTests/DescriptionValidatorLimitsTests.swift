@@ -88,7 +88,7 @@ final class DescriptionValidatorLimitsTests: XCTestCase {
         let wires = (0..<count).map { #"{ "from": "osc", "to": "d\#($0)" }"# }.joined(separator: ", ")
         let text = #"{ "version": 1, "sampleRate": 768000, "nodes": [ { "id": "osc", "type": "oscillator", "properties": { "channels": 256 } }, \#(delays), \#(out) ], "connections": [ \#(wire), \#(wires) ] }"#
         XCTAssertEqual(errorLines(text), [
-            "graph.json: nodes: the delay nodes need \(MemoryBudget.describe(one * Int64(count))) together, more than the \(MemoryBudget.describe(MemoryBudget.limit)) a graph may use (half this machine's memory)",
+            "graph.json: nodes: the nodes' delay lines and state need \(MemoryBudget.describe(one * Int64(count))) together, more than the \(MemoryBudget.describe(MemoryBudget.limit)) a graph may use (half this machine's memory)",
         ])
     }
 

@@ -81,7 +81,7 @@ extension AudioEngine {
             }
             for c in connections {
                 let destination = made.first { $0.0 === c.destination }!.1
-                for (address, value) in mixingParameters(for: c) { try destination.setParameter(address, value) }
+                for (address, value) in mixingParameters(for: c) { try destination.setClampedParameter(address, value) }
             }
             try g.initialize()
             if manualMode == .offline { try g.setRenderThreadCount(manualThreads) }
@@ -119,8 +119,12 @@ extension AudioEngine {
         let gn = try node.makeGraphNode(sampleRate: graphRate, maximumFrames: maximumFramesPerSlice,
                                         outputFormat: node.connectionFormats[0]?.streamFormat,
                                         engineFormat: renderFormat.streamFormat)
-        for (address, value) in node.storedParameters where gn.parameter(address) != nil {
-            try gn.setParameter(address, value)
+        // Values stored before the rate was known meet the graph node's range here (Nyquist).
+        for (address, value) in node.storedParameters {
+            guard let p = gn.parameter(address) else { continue }
+            let clamped = p.info.clamped(value)
+            node.storedParameters[address] = clamped
+            try p.setValue(clamped)
         }
         node.graphNodeFormat = node.connectionFormats[0]
         node.needsNewGraphNode = false
@@ -132,6 +136,7 @@ extension AudioEngine {
     /// position, …) into a mixer or environment input bus; none for other destinations.
     func mixingParameters(for c: EngineConnection) -> [(String, Double)] {
         c.destination.mixingParameters(bus: c.destinationBus, settings: c.source.mixingSettings(for: c.destination, bus: c.destinationBus))
+            .compactMap { address, value in c.destination.clampedParameterValue(address, value).map { (address, $0) } }
     }
 
     // MARK: Applying edits while the graph exists
@@ -248,7 +253,7 @@ extension AudioEngine {
                 return
             }
             do throws(AudioGraphError) {
-                try gn.setParameter(address, value)
+                try gn.setClampedParameter(address, value)
             } catch {
                 engineProgrammerError(call, node, error.description)
             }
@@ -265,6 +270,16 @@ extension AudioEngine {
                 }
             }
         }
+    }
+}
+
+extension GraphNode {
+    /// Sets parameter `address` to `value` clamped to its range (the engine API's values clamp
+    /// as Audio Units' do); NaN leaves it as it is.
+    func setClampedParameter(_ address: String, _ value: Double) throws(AudioGraphError) {
+        guard let p = parameter(address) else { throw .parameterNotFound(node: id, address: address) }
+        guard !value.isNaN else { return }
+        try p.setValue(p.info.clamped(value))
     }
 }
 

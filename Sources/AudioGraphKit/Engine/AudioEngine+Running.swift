@@ -157,7 +157,7 @@ extension AudioEngine {
                 node.graphNode = fresh
                 installTaps(of: node, in: graph)
             } catch {
-                engineProgrammerError("reset()", node, error.description)
+                recordEditFault(.graph(call: "reset()", error))
             }
         }
     }

@@ -13,10 +13,13 @@ import Foundation
 /// pending-change list applied at the next render slice; ``performChanges(_:)`` applies
 /// everything its closure does as one list, sample-exactly and validated as a whole.
 ///
-/// Programmer errors (connecting a node that is not attached, a bus that does not exist, a
-/// format a node cannot take) stop the program with one line naming the call, the node and the
+/// Programmer errors (connecting a node that is not attached, a bus that does not exist, a node
+/// feeding itself or a cycle) stop the program with one line naming the call, the node and the
 /// reason, where Apple's API raises an exception; calls that throw on Apple's platforms throw an
-/// ``AudioEngineError``.
+/// ``AudioEngineError``. Runtime conditions never stop it: a parameter value out of range is
+/// clamped to the node's range (as Audio Units clamp; NaN is ignored), an edit the running graph
+/// refuses is undone and counted (``editFaultCount``), a schedule a player cannot take is counted
+/// (``AudioPlayerNode/scheduleFaultCount``).
 ///
 /// Thread safety:
 ///
@@ -57,6 +60,8 @@ public final class AudioEngine: @unchecked Sendable {
     var deviceFormats: (output: AudioFormat, input: AudioFormat)?
     /// Manual rendering's state (sample time, conversion scratch).
     var manualState: ManualRenderState?
+    /// Edits the running graph refused (see ``editFaultCount``).
+    var editFaults: (count: Int, last: AudioEngineError?) = (0, nil)
     /// The nodes of a loaded graph file by their ids there (`init(contentsOf:)`).
     var namedNodes: [String: AudioNode] = [:]
 
@@ -77,12 +82,13 @@ public final class AudioEngine: @unchecked Sendable {
     /// Attaches `node` (a node may belong to one engine). Attaching it again does nothing.
     public func attach(_ node: AudioNode) {
         withLock {
+            let snapshot = Snapshot(self)
             if node.engine === self { return }
             if let other = node.engine, other !== self {
                 engineProgrammerError("attach(_:)", node, "the node is attached to another engine")
             }
             register(node)
-            applyEdit("attach(_:)")
+            applyEdit("attach(_:)", undo: snapshot)
         }
     }
 
@@ -90,16 +96,18 @@ public final class AudioEngine: @unchecked Sendable {
     /// is a programmer error.
     public func detach(_ node: AudioNode) {
         withLock {
+            let snapshot = Snapshot(self)
             requireAttached(node, "detach(_:)")
             if node === outputNodeStorage || node === mainMixerStorage || node === inputNodeStorage {
                 // Apple's implicit nodes can be detached only by breaking their connections.
                 connections.removeAll { $0.source === node || $0.destination === node }
-                applyEdit("detach(_:)")
+                applyEdit("detach(_:)", undo: snapshot)
                 return
             }
             connections.removeAll { $0.source === node || $0.destination === node }
             attached.removeAll { $0 === node }
-            applyEdit("detach(_:)")
+            applyEdit("detach(_:)", undo: snapshot)
+            guard !attached.contains(where: { $0 === node }) else { return }  // refused: undone
             for (_, tap) in node.taps { tap.liveTap = nil }
             node.engine = nil
             node.graphNode = nil
@@ -162,6 +170,7 @@ public final class AudioEngine: @unchecked Sendable {
     public func connect(_ node1: AudioNode, to node2: AudioNode, fromBus bus1: AudioNodeBus, toBus bus2: AudioNodeBus,
                         format: AudioFormat?) {
         withLock {
+            let snapshot = Snapshot(self)
             let call = "connect(_:to:fromBus:toBus:format:)"
             requireAttached(node1, call)
             requireAttached(node2, call)
@@ -175,7 +184,7 @@ public final class AudioEngine: @unchecked Sendable {
             }
             if let format { node1.connectionFormats[bus1] = format }
             connections.append(EngineConnection(source: node1, sourceBus: bus1, destination: node2, destinationBus: bus2))
-            applyEdit(call)
+            applyEdit(call, undo: snapshot)
         }
     }
 
@@ -185,6 +194,7 @@ public final class AudioEngine: @unchecked Sendable {
     public func connect(_ sourceNode: AudioNode, to destNodes: [AudioConnectionPoint], fromBus sourceBus: AudioNodeBus,
                         format: AudioFormat?) {
         withLock {
+            let snapshot = Snapshot(self)
             let call = "connect(_:to:fromBus:format:)"
             requireAttached(sourceNode, call)
             sourceNode.checkBus(sourceBus, count: sourceNode.numberOfOutputs, call, scope: "output")
@@ -205,45 +215,49 @@ public final class AudioEngine: @unchecked Sendable {
             for (n, b) in points {
                 connections.append(EngineConnection(source: sourceNode, sourceBus: sourceBus, destination: n, destinationBus: b))
             }
-            applyEdit(call)
+            applyEdit(call, undo: snapshot)
         }
     }
 
     /// Disconnects every input bus of `node`.
     public func disconnectNodeInput(_ node: AudioNode) {
         withLock {
+            let snapshot = Snapshot(self)
             requireAttached(node, "disconnectNodeInput(_:)")
             connections.removeAll { $0.destination === node }
-            applyEdit("disconnectNodeInput(_:)")
+            applyEdit("disconnectNodeInput(_:)", undo: snapshot)
         }
     }
 
     /// Disconnects input bus `bus` of `node`.
     public func disconnectNodeInput(_ node: AudioNode, bus: AudioNodeBus) {
         withLock {
+            let snapshot = Snapshot(self)
             requireAttached(node, "disconnectNodeInput(_:bus:)")
             node.checkBus(bus, count: node.numberOfInputs, "disconnectNodeInput(_:bus:)", scope: "input")
             connections.removeAll { $0.destination === node && $0.destinationBus == bus }
-            applyEdit("disconnectNodeInput(_:bus:)")
+            applyEdit("disconnectNodeInput(_:bus:)", undo: snapshot)
         }
     }
 
     /// Disconnects every output bus of `node`.
     public func disconnectNodeOutput(_ node: AudioNode) {
         withLock {
+            let snapshot = Snapshot(self)
             requireAttached(node, "disconnectNodeOutput(_:)")
             connections.removeAll { $0.source === node }
-            applyEdit("disconnectNodeOutput(_:)")
+            applyEdit("disconnectNodeOutput(_:)", undo: snapshot)
         }
     }
 
     /// Disconnects output bus `bus` of `node` (from every destination it feeds).
     public func disconnectNodeOutput(_ node: AudioNode, bus: AudioNodeBus) {
         withLock {
+            let snapshot = Snapshot(self)
             requireAttached(node, "disconnectNodeOutput(_:bus:)")
             node.checkBus(bus, count: node.numberOfOutputs, "disconnectNodeOutput(_:bus:)", scope: "output")
             connections.removeAll { $0.source === node && $0.sourceBus == bus }
-            applyEdit("disconnectNodeOutput(_:bus:)")
+            applyEdit("disconnectNodeOutput(_:bus:)", undo: snapshot)
         }
     }
 
@@ -333,15 +347,36 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Applies an edit of the model to the graph (if there is one): at once, or with the
-    /// enclosing `performChanges` list. A rejected edit is a programmer error (Apple raises).
-    func applyEdit(_ call: String) {
+    /// enclosing `performChanges` list. An edit the graph refuses (a format a running node cannot
+    /// change to, a rebuild that failed) is a runtime condition, not a programmer error: the model
+    /// goes back to `snapshot` (taken before the edit; nil for edits that cannot be undone here),
+    /// the graph plays on as it was, and the refusal is counted (``editFaultCount``).
+    func applyEdit(_ call: String, undo snapshot: Snapshot? = nil) {
         guard changeDepth == 0 else { return }
         do throws(AudioGraphError) {
             try reconcileGraph()
         } catch {
-            engineProgrammerError(call, nil, error.description)
+            snapshot?.restore(self)
+            recordEditFault(.graph(call: call, error))
         }
     }
+
+    /// Counts an edit the running graph refused and keeps its reason.
+    func recordEditFault(_ error: AudioEngineError) {
+        withLock {
+            editFaults.count += 1
+            editFaults.last = error
+        }
+    }
+
+    /// Edits the graph refused since the engine was made (a Linux addition; on Apple's platforms
+    /// such a call raises): a connection whose format a running node cannot take, a node that
+    /// could not be rebuilt or reset. The refused edit is undone; the graph plays on as before.
+    /// ``performChanges(_:)`` throws instead.
+    public var editFaultCount: Int { withLock { editFaults.count } }
+
+    /// The last refused edit (naming the call and the reason), nil if none.
+    public var lastEditFault: AudioEngineError? { withLock { editFaults.last } }
 
     /// A copy of the engine's model, to restore when a `performChanges` list is rejected.
     struct Snapshot {

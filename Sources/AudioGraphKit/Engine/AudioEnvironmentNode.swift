@@ -46,7 +46,8 @@ public final class AudioEnvironmentDistanceAttenuationParameters: @unchecked Sen
     weak var environment: AudioEnvironmentNode?
     /// The model (default `.inverse`).
     public var distanceAttenuationModel: AudioEnvironmentDistanceAttenuationModel = .inverse { didSet { changed() } }
-    /// Distance below which there is no attenuation, metres (default 1).
+    /// Distance below which there is no attenuation, metres (default 1). Each value is used
+    /// clamped to 0...Float.greatestFiniteMagnitude (NaN: the default), as Audio Units clamp.
     public var referenceDistance: Float = 1 { didSet { changed() } }
     /// Distance beyond which attenuation stops, metres (default 100000).
     public var maximumDistance: Float = 100_000 { didSet { changed() } }
@@ -60,8 +61,13 @@ public final class AudioEnvironmentDistanceAttenuationParameters: @unchecked Sen
         case .inverse: model = .inverse
         case .linear: model = .linear
         }
-        return DistanceModel(model: model, referenceDistance: Double(referenceDistance), maxDistance: Double(maximumDistance),
-                             rolloffFactor: Double(rolloffFactor))
+        // AVAudioEnvironmentDistanceAttenuationParameters' ranges (0...FLT_MAX), clamped; NaN: the default.
+        func clamped(_ v: Float, _ fallback: Double, minimum: Float = 0) -> Double {
+            v.isNaN ? fallback : Double(min(max(v, minimum), .greatestFiniteMagnitude))
+        }
+        return DistanceModel(model: model, referenceDistance: clamped(referenceDistance, 1),
+                             maxDistance: clamped(maximumDistance, 100_000, minimum: .leastNormalMagnitude),
+                             rolloffFactor: clamped(rolloffFactor, 1))
     }
 
     private func changed() { environment?.propertyChanged("distanceModel", distanceModel) }
@@ -74,8 +80,13 @@ public final class AudioEnvironmentReverbParameters: @unchecked Sendable {
     private(set) var preset: ReverbPreset = .mediumHall
     /// Whether the reverb runs (default false).
     public var enable = false { didSet { changed() } }
-    /// The reverb's level, dB, -40...40 (default 0).
-    public var level: Float = 0 { didSet { changed() } }
+    /// The reverb's level, dB, -40...40 (default 0); a value outside is clamped, NaN ignored.
+    public var level: Float = 0 {
+        didSet {
+            level = level.isNaN ? oldValue : min(max(level, -40), 40)
+            changed()
+        }
+    }
     /// A filter on the reverb's output (both channels; a parametric band at 8 kHz, 0 dB, not
     /// bypassed by default). Changes apply at once, gliding over 10 ms. A band that cannot
     /// change the sound (bypassed, or a peak or shelf at 0 dB) is not run at all.
@@ -98,9 +109,6 @@ public final class AudioEnvironmentReverbParameters: @unchecked Sendable {
     }
 
     private func changed() {
-        guard (-40...40).contains(level) else {
-            engineProgrammerError("reverbParameters.level", environment, "\(level) is outside -40...40 dB")
-        }
         environment?.propertyChanged("reverb", settings)
     }
 }
@@ -150,18 +158,23 @@ public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Send
         }
     }
 
-    /// The listener's orientation as yaw, pitch, roll (degrees; positive yaw turns left).
+    /// The listener's orientation as yaw, pitch, roll (degrees, -180...180, each clamped to the
+    /// environment table's range, NaN keeping the old angle; positive yaw turns left).
     public var listenerAngularOrientation = Audio3DAngularOrientation(yaw: 0, pitch: 0, roll: 0) {
         didSet {
+            let o = listenerAngularOrientation
+            listenerAngularOrientation = Audio3DAngularOrientation(
+                yaw: tableClamped("listener.yaw", o.yaw, fallback: oldValue.yaw),
+                pitch: tableClamped("listener.pitch", o.pitch, fallback: oldValue.pitch),
+                roll: tableClamped("listener.roll", o.roll, fallback: oldValue.roll))
             for (name, v) in [("yaw", listenerAngularOrientation.yaw), ("pitch", listenerAngularOrientation.pitch),
                               ("roll", listenerAngularOrientation.roll)] {
-                guard (-180...180).contains(v) else {
-                    engineProgrammerError("listenerAngularOrientation", self, "\(name) \(v) is outside -180...180 degrees")
-                }
                 setStoredParameter("listener.\(name)", Double(v), call: "listenerAngularOrientation")
             }
         }
     }
+
+    override var parameterTable: ParameterTable { .environment }
 
     /// The listener's orientation as forward and up vectors (default forward -Z, up +Y); kept in
     /// step with ``listenerAngularOrientation``.
@@ -170,10 +183,10 @@ public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Send
         set { listenerAngularOrientation = Self.angles(newValue) }
     }
 
-    /// Scales every source's gain (0...1; the environment's output volume).
+    /// Scales every source's gain (0...1; up to 4 amplifies; beyond, clamped; NaN ignored).
     public var outputVolume: Float = 1 {
         didSet {
-            guard (0...4).contains(outputVolume) else { engineProgrammerError("outputVolume", self, "\(outputVolume) is outside 0...4") }
+            outputVolume = outputVolume.isNaN ? oldValue : min(max(outputVolume, 0), 4)
             engine?.environmentInputsChanged(self)
         }
     }

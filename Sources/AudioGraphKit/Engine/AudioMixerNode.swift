@@ -24,18 +24,14 @@ public final class AudioMixerNode: AudioNode, AudioMixing, @unchecked Sendable {
     /// The lowest input bus with nothing connected.
     public var nextAvailableInputBus: AudioNodeBus { lowestFreeInputBus }
 
-    /// The mixer's output volume, 0...1 (values up to 4 amplify). Applies at once (in a
+    /// The mixer's output volume, 0...1 (values up to 4 amplify; beyond, clamped). Applies at once (in a
     /// `performChanges` list: with it).
     public var outputVolume: Float {
         get { Float(storedParameter("volume", default: 1)) }
-        set {
-            let v = Double(newValue)
-            guard v.isFinite, v >= 0, v <= 4 else {
-                engineProgrammerError("outputVolume", self, "\(newValue) is outside 0...4")
-            }
-            setStoredParameter("volume", v, call: "outputVolume")
-        }
+        set { setStoredParameter("volume", Double(newValue), call: "outputVolume") }
     }
+
+    override var parameterTable: ParameterTable { .mixer }
 
     override func mixingParameters(bus: Int, settings: MixingSettings) -> [(String, Double)] {
         [("input.\(bus).volume", Double(min(max(settings.volume, 0), 4))),

@@ -177,17 +177,45 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// The engine resets this node (players drop their schedules).
     func engineWillReset() {}
 
-    /// Stores a parameter value and applies it: in the engine's open change list, else at once
-    /// on the graph node (lock-free), else at the next build.
+    /// The node type's parameter table (its graph node's): the one range of each parameter the
+    /// engine API sets. Nodes without parameters have none.
+    var parameterTable: ParameterTable { .none }
+
+    /// `value` for parameter `address` clamped to its range, as Audio Units clamp a value set
+    /// out of range: the graph node's range once it exists (at its rate), else the table's (a
+    /// bound that depends on the rate, such as Nyquist, applies when the graph node is made).
+    /// Nil for NaN, which setters ignore. Call under the engine's lock when attached.
+    func clampedParameterValue(_ address: String, _ value: Double) -> Double? {
+        guard !value.isNaN else { return nil }
+        if let p = graphNode?.parameter(address) { return p.info.clamped(value) }
+        guard let a = ParameterAddress(address),
+              let info = parameterTable.parameterInfo(for: a, sampleRate: .infinity, inputBusCount: .max, bandCount: .max)
+        else { return value }
+        return info.clamped(value)
+    }
+
+    /// `value` clamped to the range of `address` in the node's table at no particular rate (for
+    /// values a unit keeps itself, such as a wet/dry mix kept through bypass); `fallback` for NaN.
+    func tableClamped(_ address: String, _ value: Float, fallback: Float) -> Float {
+        guard let a = ParameterAddress(address),
+              let info = parameterTable.parameterInfo(for: a, sampleRate: .infinity, inputBusCount: .max, bandCount: .max)
+        else { return value.isNaN ? fallback : value }
+        return value.isNaN ? fallback : Float(info.clamped(Double(value)))
+    }
+
+    /// Stores a parameter value, clamped to its range (NaN is ignored), and applies it: in the
+    /// engine's open change list, else at once on the graph node (lock-free), else at the next
+    /// build.
     func setStoredParameter(_ address: String, _ value: Double, call: String) {
         // Under the engine's lock when attached: setters may be called from any thread.
         guard let engine else {
-            storedParameters[address] = value
+            if let v = clampedParameterValue(address, value) { storedParameters[address] = v }
             return
         }
         engine.withLock {
-            storedParameters[address] = value
-            engine.parameterChanged(self, address: address, value: value, call: call)
+            guard let v = clampedParameterValue(address, value) else { return }
+            storedParameters[address] = v
+            engine.parameterChanged(self, address: address, value: v, call: call)
         }
     }
 
@@ -201,7 +229,7 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
                 try gn.setProperty(name, value)
                 if engine.graph != nil, engine.changeDepth == 0 { try engine.commit(engine.graph!) }
             } catch {
-                engineProgrammerError(name, self, error.description)
+                engine.recordEditFault(.graph(call: name, error))
             }
         }
     }

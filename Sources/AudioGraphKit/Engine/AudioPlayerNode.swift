@@ -226,7 +226,7 @@ public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable 
                                  options: options.scheduled, callbackType: type.scheduled,
                                  completion: Self.engineHandler(handler))
         } catch {
-            engineProgrammerError(call, self, error.description)
+            refused(error, call: call, type: type, handler: handler)
         }
     }
 
@@ -239,6 +239,33 @@ public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable 
                                   at: playerSampleTime(when, rate: s.format.sampleRate), callbackType: type.scheduled,
                                   completion: Self.engineHandler(handler))
         } catch {
+            refused(error, call: call, type: type, handler: handler)
+        }
+    }
+
+    // MARK: Refused schedules
+
+    private let faults = ControlLock<(count: Int, last: ScheduledSoundPlayerError?)>((0, nil))
+
+    /// Schedules refused at run time since the player was made (a Linux addition): a file that
+    /// could not be read, more than ``ScheduledSoundPlayerNode/maximumScheduledRegions`` regions
+    /// waiting. Nothing of a refused schedule plays; its completion handler still runs (at once,
+    /// on another thread), so that code waiting for it goes on.
+    public var scheduleFaultCount: Int { faults.withLock { $0.count } }
+
+    /// The last refused schedule's reason (one line naming the file or the player), nil if none.
+    public var lastScheduleFault: String? { faults.withLock { $0.last?.description } }
+
+    /// A schedule the player refused: a runtime condition (unreadable file, too many regions) is
+    /// counted and its handler run; a call that breaks the API's contract (a format, channel
+    /// count or range the player cannot take, as on Apple's platforms) stops the program.
+    private func refused(_ error: ScheduledSoundPlayerError, call: String, type: AudioPlayerNodeCompletionCallbackType,
+                         handler: AudioPlayerNodeCompletionHandler?) {
+        switch error {
+        case .file, .tooManyScheduled:
+            faults.withLock { $0 = ($0.count + 1, error) }
+            if let handler { Thread { handler(type) }.start() }
+        case .fileFormatMismatch, .channelCountMismatch, .frameCountOutOfRange, .segmentOutOfRange:
             engineProgrammerError(call, self, error.description)
         }
     }

@@ -4,7 +4,8 @@ import Foundation
 
 /// A delay with feedback and a low-pass in the loop (cf. AVAudioUnitDelay), the graph's
 /// `delay` node: `delayTime` 0...2 s (1), `feedback` -100...100 % (50), `lowPassCutoff`
-/// 10 Hz...rate/2 (15000), `wetDryMix` 0...100 % (100). Bypass sets the mix to dry (the input
+/// 10 Hz...rate/2 (15000), `wetDryMix` 0...100 % (100); values outside are clamped to the delay
+/// table's ranges, as an Audio Unit's (NaN is ignored). Bypass sets the mix to dry (the input
 /// passes exactly) while keeping the value you set.
 ///
 /// Thread safety: the engine's; parameters may be set from any thread (applied at the next
@@ -13,47 +14,39 @@ public final class AudioUnitDelay: AudioUnitEffect, @unchecked Sendable {
     /// Makes a delay to attach to an engine.
     public init() { super.init(kindName: "delay") }
 
+    override var parameterTable: ParameterTable { .delay }
+
     private var wetDryValue: Float = 100
 
     /// Delay time in seconds, 0...2.
     public var delayTime: TimeInterval {
         get { storedParameter("delayTime", default: 1) }
-        set { set("delayTime", newValue, 0...2) }
+        set { setStoredParameter("delayTime", newValue, call: "delayTime") }
     }
 
     /// Feedback in percent, -100...100.
     public var feedback: Float {
         get { Float(storedParameter("feedback", default: 50)) }
-        set { set("feedback", Double(newValue), -100...100) }
+        set { setStoredParameter("feedback", Double(newValue), call: "feedback") }
     }
 
     /// Cutoff of the low-pass in the feedback loop, Hz (10...half the rate).
     public var lowPassCutoff: Float {
         get { Float(storedParameter("lowPassCutoff", default: 15000)) }
-        set { set("lowPassCutoff", Double(newValue), 10...96000) }
+        set { setStoredParameter("lowPassCutoff", Double(newValue), call: "lowPassCutoff") }
     }
 
     /// Wet share in percent, 0...100.
     public var wetDryMix: Float {
         get { wetDryValue }
         set {
-            guard (0...100).contains(newValue) else {
-                engineProgrammerError("wetDryMix", self, "\(newValue) is outside 0...100")
-            }
-            wetDryValue = newValue
+            wetDryValue = tableClamped("wetDryMix", newValue, fallback: wetDryValue)
             if !bypass { setStoredParameter("wetDryMix", Double(newValue), call: "wetDryMix") }
         }
     }
 
     override func applyBypass() {
         setStoredParameter("wetDryMix", bypass ? 0 : Double(wetDryValue), call: "bypass")
-    }
-
-    private func set(_ address: String, _ value: Double, _ range: ClosedRange<Double>) {
-        guard value.isFinite, range.contains(value) else {
-            engineProgrammerError(address, self, "\(value) is outside \(range.lowerBound)...\(range.upperBound)")
-        }
-        setStoredParameter(address, value, call: address)
     }
 
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,

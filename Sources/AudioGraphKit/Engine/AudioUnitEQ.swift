@@ -27,14 +27,15 @@ public final class AudioUnitEQ: AudioUnitEffect, @unchecked Sendable {
         }
     }
 
+    override var parameterTable: ParameterTable { .eq }
+
     private var globalGainValue: Float = 0
 
-    /// Gain applied after the bands, dB (-96...24).
+    /// Gain applied after the bands, dB (-96...24; clamped to the range).
     public var globalGain: Float {
         get { globalGainValue }
         set {
-            guard (-96...24).contains(newValue) else { engineProgrammerError("globalGain", self, "\(newValue) is outside -96...24 dB") }
-            globalGainValue = newValue
+            globalGainValue = tableClamped("globalGain", newValue, fallback: globalGainValue)
             if !bypass { setStoredParameter("globalGain", Double(newValue), call: "globalGain") }
         }
     }
@@ -53,10 +54,8 @@ public final class AudioUnitEQ: AudioUnitEffect, @unchecked Sendable {
         }
     }
 
-    func setBandParameter(_ index: Int, _ name: String, _ value: Double, _ range: ClosedRange<Double>) {
-        guard value.isFinite, range.contains(value) else {
-            engineProgrammerError("bands[\(index)].\(name)", self, "\(value) is outside \(range.lowerBound)...\(range.upperBound)")
-        }
+    /// Sets a band's value, clamped to the eq table's range (at the graph node's rate once it exists).
+    func setBandParameter(_ index: Int, _ name: String, _ value: Double) {
         if bypass && name == "bypass" {
             if index < bandBypassBeforeUnitBypass.count { bandBypassBeforeUnitBypass[index] = value }
             return

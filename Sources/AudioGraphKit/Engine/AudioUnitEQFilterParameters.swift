@@ -70,15 +70,16 @@ public final class AudioUnitEQFilterParameters: @unchecked Sendable {
         isStandalone ? standalone[name] ?? d : unit?.storedParameter("band.\(index).\(name)", default: d) ?? d
     }
 
-    private func set(_ name: String, _ v: Double, _ range: ClosedRange<Double>) {
+    /// Sets value `name`, clamped to the eq table's range (a unit's band: at its graph node's
+    /// rate once it exists); NaN is ignored.
+    private func set(_ name: String, _ v: Double) {
         if isStandalone {
-            guard v.isFinite, range.contains(v) else {
-                engineProgrammerError(name, nil, "\(v) is outside \(range.lowerBound)...\(range.upperBound)")
-            }
-            standalone[name] = v
+            guard !v.isNaN, let info = ParameterTable.eq.parameterInfo(for: ParameterAddress(scope: .global, element: 0, group: "band", name: name),
+                                                                   sampleRate: .infinity, inputBusCount: 0, bandCount: 1) else { return }
+            standalone[name] = info.clamped(v)
             standaloneChanged?()
         } else {
-            unit?.setBandParameter(index, name, v, range)
+            unit?.setBandParameter(index, name, v)
         }
     }
 
@@ -92,26 +93,32 @@ public final class AudioUnitEQFilterParameters: @unchecked Sendable {
         }
     }
 
-    /// Centre or cutoff frequency, Hz (20...half the rate; default 1000).
+    /// Centre or cutoff frequency, Hz (10...half the rate; default 1000). A value outside is
+    /// clamped to the range, as an Audio Unit's parameter (the eq table's; Nyquist applies once
+    /// the engine knows its rate).
     public var frequency: Float {
         get { Float(value("frequency", default: 1000)) }
-        set { set("frequency", Double(newValue), 10...96000) }
+        set { set("frequency", Double(newValue)) }
     }
 
-    /// Bandwidth in octaves, 0.05...5 (default 0.5).
-    public var bandwidth: Float = 0.5 {
-        didSet {
-            guard (0.05...5).contains(bandwidth) else {
-                engineProgrammerError("bandwidth", unit, "\(bandwidth) is outside 0.05...5 octaves")
-            }
+    /// The range of ``bandwidth`` in octaves (AVAudioUnitEQFilterParameters' 0.05...5.0).
+    static let bandwidthRange: ClosedRange<Float> = 0.05...5
+
+    /// Bandwidth in octaves, 0.05...5 (default 0.5); a value outside is clamped, NaN ignored.
+    public var bandwidth: Float {
+        get { bandwidthValue }
+        set {
+            guard !newValue.isNaN else { return }
+            bandwidthValue = min(max(newValue, Self.bandwidthRange.lowerBound), Self.bandwidthRange.upperBound)
             applyQ()
         }
     }
+    private var bandwidthValue: Float = 0.5
 
-    /// Gain in dB, -96...24 (default 0; shapes without gain ignore it).
+    /// Gain in dB, -96...24 (default 0; shapes without gain ignore it); clamped to the range.
     public var gain: Float {
         get { Float(value("gain", default: 0)) }
-        set { set("gain", Double(newValue), -96...24) }
+        set { set("gain", Double(newValue)) }
     }
 
     /// Whether the band is bypassed (default true).
@@ -123,7 +130,7 @@ public final class AudioUnitEQFilterParameters: @unchecked Sendable {
             }
             return value("bypass", default: 1) != 0
         }
-        set { set("bypass", newValue ? 1 : 0, 0...1) }
+        set { set("bypass", newValue ? 1 : 0) }
     }
 
     /// The cookbook Q for a bandwidth in octaves.
@@ -133,6 +140,6 @@ public final class AudioUnitEQFilterParameters: @unchecked Sendable {
 
     func applyQ() {
         let q = filterType.usesBandwidth ? Self.q(bandwidth: bandwidth) : 0.70710678
-        set("q", min(max(q, 0.05), 100), 0.05...100)
+        set("q", q)
     }
 }

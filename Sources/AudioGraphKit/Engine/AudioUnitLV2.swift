@@ -50,17 +50,15 @@ public final class AudioUnitLV2: AudioUnitEffect, @unchecked Sendable {
         return Float(storedParameter(symbol, default: info.defaultValue))
     }
 
-    /// Sets the control port `symbol` (cf. `AUParameter.value`).
-    /// - Throws: ``AudioGraphError/parameterNotFound(node:address:)`` for an unknown symbol,
-    ///   ``AudioGraphError/parameterOutOfRange(node:address:value:range:)`` outside the plugin's range.
+    /// Sets the control port `symbol` (cf. `AUParameter.value`): a value outside the plugin's
+    /// range is clamped to it, as an Audio Unit's parameter; NaN is ignored.
+    /// - Throws: ``AudioGraphError/parameterNotFound(node:address:)`` for an unknown symbol.
     public func setValue(_ value: Float, forParameter symbol: String) throws(AudioGraphError) {
         guard let info = infos[symbol], symbol != LV2Node.bypassName || parameters.contains(where: { $0.identifier == symbol }) else {
             throw .parameterNotFound(node: graphID, address: symbol)
         }
-        guard value.isFinite, info.contains(Double(value)) else {
-            throw .parameterOutOfRange(node: graphID, address: symbol, value: Double(value), range: info.rangeDescription)
-        }
-        setStoredParameter(symbol, Double(value), call: "setValue(_:forParameter:)")
+        guard !value.isNaN else { return }
+        setStoredParameter(symbol, info.clamped(Double(value)), call: "setValue(_:forParameter:)")
     }
 
     /// The plugin's latency as it reports it (`lv2:reportsLatency`), in seconds at the node's

@@ -14,6 +14,8 @@ public final class AudioUnitReverb: AudioUnitEffect, @unchecked Sendable {
     /// Makes a reverb to attach to an engine.
     public init() { super.init(kindName: "reverb") }
 
+    override var parameterTable: ParameterTable { .reverb }
+
     private var preset: AudioUnitReverbPreset = .mediumHall
 
     /// Chooses a factory room; on a running engine the tail restarts in the new room.
@@ -22,15 +24,10 @@ public final class AudioUnitReverb: AudioUnitEffect, @unchecked Sendable {
         propertyChanged("preset", preset.graphPreset)
     }
 
-    /// Wet share in percent, 0...100 (50).
+    /// Wet share in percent, 0...100 (50); a value outside is clamped, NaN ignored.
     public var wetDryMix: Float {
         get { Float(storedParameter("wetDryMix", default: 50)) }
-        set {
-            guard newValue.isFinite, (0...100).contains(newValue) else {
-                engineProgrammerError("wetDryMix", self, "\(newValue) is outside 0...100")
-            }
-            setStoredParameter("wetDryMix", Double(newValue), call: "wetDryMix")
-        }
+        set { setStoredParameter("wetDryMix", Double(newValue), call: "wetDryMix") }
     }
 
     override func applyBypass() {

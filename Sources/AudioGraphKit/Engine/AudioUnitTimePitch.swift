@@ -5,7 +5,7 @@ import Foundation
 /// Changes playback rate and pitch independently (cf. AVAudioUnitTimePitch), the graph's
 /// `timePitch` node (librubberband, real-time mode): `rate` 1/32...32 (1; 2 plays twice as
 /// fast), `pitch` in cents -2400...2400 (0), `overlap` 3...32 (8; rubberband's analysis window,
-/// taken when the engine builds its graph). The node pulls its input as fast as `rate` asks, so
+/// taken when the engine builds its graph); values outside are clamped, as an Audio Unit's. The node pulls its input as fast as `rate` asks, so
 /// its input must be a source that can be pulled ahead (a player, an oscillator, a mixer of them).
 /// Bypass passes the input unchanged (1:1) while keeping the values you set. The output is time
 /// aligned with the input (rubberband's start delay is discarded); ``latency`` says how far ahead
@@ -16,6 +16,8 @@ import Foundation
 public final class AudioUnitTimePitch: AudioUnitEffect, @unchecked Sendable {
     /// Makes a time-pitch unit to attach to an engine.
     public init() { super.init(kindName: "timePitch") }
+
+    override var parameterTable: ParameterTable { .timePitch }
 
     /// Playback rate, 1/32...32 (1 = unchanged; 2 = twice as fast, half as long, same pitch).
     public var rate: Float {
@@ -49,12 +51,8 @@ public final class AudioUnitTimePitch: AudioUnitEffect, @unchecked Sendable {
         setStoredParameter("bypass", bypass ? 1 : 0, call: "bypass")
     }
 
-    /// Sets `address` after checking `value` against the node schema's range.
+    /// Sets `address`, clamped to the timePitch table's range (NaN ignored).
     private func set(_ address: String, _ value: Double) {
-        let range = Self.schemaRange(.timePitch, address)
-        guard value.isFinite, range.contains(value) else {
-            engineProgrammerError(address, self, "\(value) is outside \(ParameterInfo.format(range.lowerBound))...\(ParameterInfo.format(range.upperBound))")
-        }
         setStoredParameter(address, value, call: address)
     }
 

@@ -13,16 +13,13 @@ public final class AudioUnitVarispeed: AudioUnitEffect, @unchecked Sendable {
     /// Makes a varispeed to attach to an engine.
     public init() { super.init(kindName: "varispeed") }
 
-    /// The playback rate, 0.25...4 (1): 2 plays twice as fast, an octave up.
+    override var parameterTable: ParameterTable { .varispeed }
+
+    /// The playback rate, 0.25...4 (1): 2 plays twice as fast, an octave up. A value outside
+    /// is clamped to the range, NaN ignored.
     public var rate: Float {
         get { Float(storedParameter("rate", default: 1)) }
-        set {
-            let range = Self.schemaRange(.varispeed, "rate")
-            guard newValue.isFinite, range.contains(Double(newValue)) else {
-                engineProgrammerError("rate", self, "\(newValue) is outside \(ParameterInfo.format(range.lowerBound))...\(ParameterInfo.format(range.upperBound))")
-            }
-            setStoredParameter("rate", Double(newValue), call: "rate")
-        }
+        set { setStoredParameter("rate", Double(newValue), call: "rate") }
     }
 
     /// How far ahead of its output position the unit reads its input, in seconds of input at

@@ -16,6 +16,7 @@ import Darwin
 ///   `max' = max(ref, max)`, `d'` = d clamped to `ref'...max'` and `r'` = r clamped to 0...1;
 ///   `1 - r'` when `ref' == max'`
 /// - `exponential`: `(max(d, ref) / ref) ^ -r`
+/// - inverse and exponential at 0/0 (ref = 0 with d = 0, or no rolloff): 0
 /// - `none`: 1
 ///
 /// Thread safety: a value type; `gain(distance:)` is pure and real-time safe.
@@ -34,11 +35,15 @@ extension DistanceModel {
             if ref == maxD { return 1 - r }
             return 1 - r * (d - ref) / (maxD - ref)
         case .inverse:
+            // A reference distance of 0 with the source at 0 (or no rolloff) is 0/0: taken to be 0,
+            // as the Web Audio spec says for dref = d' = 0.
             let ref = referenceDistance
-            return ref / (ref + rolloffFactor * (max(distance, ref) - ref))
+            let denominator = ref + rolloffFactor * (max(distance, ref) - ref)
+            return denominator > 0 ? ref / denominator : 0
         case .exponential:
             let ref = referenceDistance
-            return pow(max(distance, ref) / ref, -rolloffFactor)
+            let g = pow(max(distance, ref) / ref, -rolloffFactor)
+            return g.isNaN ? 0 : g
         }
     }
 }

@@ -562,3 +562,27 @@ final class AudioRecorderTests: XCTestCase {
         XCTAssertFalse(recorder.isRecording)
     }
 }
+
+/// An edit the running graph refuses is a runtime condition: undone and counted, never fatal (issue 18).
+final class AudioEngineEditFaultTests: XCTestCase {
+    func testAnEditTheRunningGraphRefusesIsUndoneAndCounted() throws {
+        let engine = try makeManualEngine()
+        let stereo = makeSineSource(frequency: 440, amplitude: 0.25)
+        let mono = makeSineSource(frequency: 440, channels: 1, amplitude: 0.25)
+        let timePitch = AudioUnitTimePitch()
+        [stereo, mono, timePitch].forEach(engine.attach)
+        engine.connect(stereo, to: timePitch, format: nil)
+        engine.connect(timePitch, to: engine.mainMixerNode, format: nil)
+        try engine.start()
+        _ = try render(engine, frames: 4800)
+        // A mono input would change the format of a node that keeps state (rubberband): refused.
+        engine.connect(mono, to: timePitch, fromBus: 0, toBus: 0, format: nil)
+        XCTAssertEqual(engine.editFaultCount, 1)
+        XCTAssertTrue(engine.lastEditFault?.description.contains("connect(_:to:fromBus:toBus:format:)") == true,
+                      "\(String(describing: engine.lastEditFault))")
+        XCTAssertEqual(engine.inputConnectionPoint(for: timePitch, inputBus: 0)?.node, stereo, "the edit is undone")
+        XCTAssertTrue(engine.isRunning)
+        let out = try render(engine, frames: 4800)
+        XCTAssertGreaterThan(out[0].map(abs).max() ?? 0, 0.1, "the graph plays on as before")
+    }
+}

@@ -193,3 +193,42 @@ final class AudioPlayerNodeTests: XCTestCase {
         }
     }
 }
+
+/// Runtime conditions a player meets are counted, not fatal (issue 18): an unreadable file, too many regions.
+final class AudioPlayerNodeFaultTests: XCTestCase {
+    let stereo48 = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+
+    func testAFileThatCannotBeReadIsCountedAndItsHandlerRuns() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("player-gone-\(getpid()).wav")
+        let w = try AudioFileWriter(path: url.path, format: StreamFormat(sampleRate: 48000, channelCount: 2))
+        try w.write(ChannelBufferStorage(channelCount: 2, capacity: 100).list, frameCount: 100)
+        try w.close()
+        let engine = try makeManualEngine(format: stereo48)
+        let player = AudioPlayerNode()
+        engine.attach(player)
+        engine.connect(player, to: engine.mainMixerNode, format: stereo48)
+        let file = try AudioFile(forReading: url)
+        try FileManager.default.removeItem(at: url)
+        let ran = expectation(description: "the refused schedule's handler runs")
+        player.scheduleFile(file, at: nil) { ran.fulfill() }
+        wait(for: [ran], timeout: 5)
+        XCTAssertEqual(player.scheduleFaultCount, 1)
+        XCTAssertTrue(player.lastScheduleFault?.contains(url.path) == true, "\(player.lastScheduleFault ?? "nil")")
+    }
+
+    func testMoreRegionsThanThePlayerHoldsAreCountedNotFatal() throws {
+        let engine = try makeManualEngine(format: stereo48)
+        let player = AudioPlayerNode()
+        engine.attach(player)
+        engine.connect(player, to: engine.mainMixerNode, format: stereo48)
+        let b = try XCTUnwrap(AudioPCMBuffer(pcmFormat: stereo48, frameCapacity: 16))
+        b.frameLength = 16
+        // The player holds 256 regions waiting (ScheduledSoundPlayerNode.maximumScheduledRegions).
+        for _ in 0..<256 { player.scheduleBuffer(b) }
+        XCTAssertEqual(player.scheduleFaultCount, 0)
+        player.scheduleBuffer(b)
+        player.scheduleBuffer(b)
+        XCTAssertEqual(player.scheduleFaultCount, 2)
+        XCTAssertTrue(player.lastScheduleFault?.contains("more than 256") == true, "\(player.lastScheduleFault ?? "nil")")
+    }
+}

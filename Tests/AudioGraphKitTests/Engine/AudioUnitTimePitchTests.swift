@@ -66,10 +66,14 @@ final class AudioUnitTimePitchTests: XCTestCase {
         XCTAssertEqual(frequency(Array(z[0][9600...])), 440 * pow(2, -700.0 / 1200), accuracy: 0.5)
     }
 
-    func testAValueOutsideItsRangeStops() throws {
-        try assertEngineStops("AudioUnitTimePitchTests/testAValueOutsideItsRangeStops",
-                              expected: ["rate", "AudioUnitTimePitch", "outside 0.03125...32"]) {
-            AudioUnitTimePitch().rate = 64
-        }
+    func testAValueOutsideItsRangeIsClamped() {
+        // AVAudioUnitTimePitch's documented ranges: rate 1/32...32, pitch -2400...2400, overlap 3...32.
+        let unit = AudioUnitTimePitch()
+        unit.rate = 64
+        unit.pitch = -1e9
+        unit.overlap = 1
+        XCTAssertEqual(unit.rate, 32)
+        XCTAssertEqual(unit.pitch, -2400)
+        XCTAssertEqual(unit.overlap, 3)
     }
 }

@@ -1,0 +1,29 @@
+// What a node type's factory is given: the node's id, rate, input buses, decoded options and where it renders.
+
+/// The arguments of ``NodeTypeDescriptor/makeNode``.
+///
+/// Thread safety: a value type; safe to share between threads.
+public struct NodeBuildContext: Sendable {
+    /// The node's id in the graph.
+    public var id: String
+    /// The graph's sample rate.
+    public var sampleRate: Double
+    /// The input bus count the file chose (the type's default when it may not choose).
+    public var inputBusCount: Int
+    /// The decoded `properties` (the type's own options value).
+    public var options: any NodeOptions
+    /// True when the graph renders offline (`audiograph render`): nodes that hand data to a
+    /// thread may hand it to the renderer instead.
+    public var rendersOffline: Bool
+
+    public init(id: String, sampleRate: Double, inputBusCount: Int, options: any NodeOptions, rendersOffline: Bool) {
+        self.id = id
+        self.sampleRate = sampleRate
+        self.inputBusCount = inputBusCount
+        self.options = options
+        self.rendersOffline = rendersOffline
+    }
+
+    /// The options as the type's own value (a descriptor's factory knows which it decoded).
+    public func options<T: NodeOptions>(as type: T.Type) -> T? { options as? T }
+}

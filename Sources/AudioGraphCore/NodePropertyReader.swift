@@ -1,0 +1,35 @@
+// How a node type's decoder reads its `properties`: typed getters that report problems at the key's place in the file.
+
+/// The `properties` object of one node, as a ``NodeTypeDescriptor``'s decoder reads it. Each
+/// getter returns the value of `key` when it is there and valid; when it is there but invalid
+/// (wrong JSON type, out of range, not one of the choices) it reports one problem naming the
+/// file and the key's location and returns nil; when it is absent it returns nil silently.
+///
+/// Thread safety: used on the loading thread only.
+public protocol NodePropertyReader {
+    /// Whether the object has `key`.
+    func has(_ key: String) -> Bool
+    /// A number, optionally within `range`.
+    func number(_ key: String, in range: ClosedRange<Double>?) -> Double?
+    /// An integer within `range`.
+    func integer(_ key: String, in range: ClosedRange<Int>) -> Int?
+    /// true or false.
+    func bool(_ key: String) -> Bool?
+    /// A string.
+    func string(_ key: String) -> String?
+    /// One of the type's string values (the message lists them).
+    func choice<T: RawRepresentable & CaseIterable>(_ key: String, as type: T.Type) -> T? where T.RawValue == String
+    /// A file name and its path resolved against the graph file's folder (an empty name is reported).
+    func file(_ key: String) -> (name: String, path: String)?
+    /// Reports that the value of `key` is invalid, with `reason` (one line).
+    func reportInvalid(_ key: String, _ reason: String)
+    /// Reports that required `key` is missing (not when the value is checked on its own, ``isPartial``).
+    func reportMissing(_ key: String)
+    /// True when a `setProperty` value is checked on its own: required keys may be absent.
+    var isPartial: Bool { get }
+}
+
+extension NodePropertyReader {
+    /// A number without a range.
+    public func number(_ key: String) -> Double? { number(key, in: nil) }
+}

@@ -1,0 +1,71 @@
+// One node type as the graph format and the engine see it: name, schema, options decoder, factory, typed properties, memory.
+
+/// What a node type's `properties` object decodes to: the type's own options value (a struct
+/// of typed fields, compared and hashed as a value).
+public typealias NodeOptions = Hashable & Sendable
+
+/// Everything the graph format, its checker and the engine need to know about one node type,
+/// written beside the node class and registered with ``NodeTypeRegistry`` (as the LV2 catalogue
+/// is asked for plugins): its name, its schema (kind, buses, property keys and which of them may
+/// change while the graph runs, its ``ParameterTable``), the decoder from a node's `properties`
+/// to typed options, the factory that makes the ``GraphNode``, the conversion of a property
+/// change to the typed value the node's `validateProperty` expects, and (on the node class,
+/// ``GraphNode/stateMemoryEstimate(outputFormat:)``) the memory its state needs.
+///
+/// The graph-file loader, `audiograph validate`, the renderer and `AudioEngine(contentsOf:)`
+/// find a registered type by its name; Docs/Architecture.md has the recipe for a new one.
+///
+/// Thread safety: immutable; its closures are called on control threads (never the render thread).
+public struct NodeTypeDescriptor: Sendable {
+    /// The name graph files write in `"type"` (letters, digits; unique among node types).
+    public let name: String
+    /// What role the type plays (a source, an effect, ...).
+    public let kind: NodeKind
+    /// Its input buses (a variable count is chosen by a node's `inputBusCount`).
+    public let inputBuses: BusCountRule
+    /// Its output bus count (0 for an output).
+    public let outputBusCount: Int
+    /// The keys its `properties` object may have (others are reported as unknown).
+    public let propertyKeys: [String]
+    /// The properties a `setProperty` update may change while the graph runs.
+    public let runtimePropertyKeys: [String]
+    /// Whether each input bus may arrive at any rate and channel count (the node converts).
+    public let convertsInputs: Bool
+    /// Its parameters: the node class's own table (the file's values, automation and the
+    /// engine's ranges all come from it).
+    public let parameters: ParameterTable
+    /// Decodes a node's `properties` (every key already checked against ``propertyKeys``):
+    /// invalid fields are reported through the reader and keep their defaults.
+    public let decode: @Sendable (_ reader: any NodePropertyReader) -> any NodeOptions
+    /// Makes the node (its parameters' file values and automation are set by the caller).
+    public let makeNode: @Sendable (_ context: NodeBuildContext) throws(AudioGraphError) -> GraphNode
+    /// The typed value of property `name` in `options` after a `setProperty` change (what the
+    /// node's `validateProperty` expects), or nil to pass the JSON value as it is.
+    public let typedProperty: @Sendable (_ name: String, _ options: any NodeOptions) -> (any Sendable)?
+
+    /// A node type. `decode` defaults to no options (a type without properties),
+    /// `typedProperty` to the JSON value.
+    public init(name: String, kind: NodeKind, inputBuses: BusCountRule, outputBusCount: Int,
+                propertyKeys: [String] = [], runtimePropertyKeys: [String] = [], convertsInputs: Bool = false,
+                parameters: ParameterTable = .none,
+                decode: @escaping @Sendable (_ reader: any NodePropertyReader) -> any NodeOptions = { _ in NoNodeOptions() },
+                typedProperty: @escaping @Sendable (_ name: String, _ options: any NodeOptions) -> (any Sendable)? = { _, _ in nil },
+                makeNode: @escaping @Sendable (_ context: NodeBuildContext) throws(AudioGraphError) -> GraphNode) {
+        self.name = name
+        self.kind = kind
+        self.inputBuses = inputBuses
+        self.outputBusCount = outputBusCount
+        self.propertyKeys = propertyKeys
+        self.runtimePropertyKeys = runtimePropertyKeys
+        self.convertsInputs = convertsInputs
+        self.parameters = parameters
+        self.decode = decode
+        self.typedProperty = typedProperty
+        self.makeNode = makeNode
+    }
+}
+
+/// The options of a node type without properties.
+public struct NoNodeOptions: Hashable, Sendable {
+    public init() {}
+}

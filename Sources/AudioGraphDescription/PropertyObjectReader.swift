@@ -1,0 +1,50 @@
+// A node's `properties` object as a registered node type's decoder reads it (NodePropertyReader over the reader's checks).
+import AudioGraphCore
+
+/// The ``NodePropertyReader`` the loader gives a ``NodeTypeDescriptor``'s decoder: each getter
+/// checks the JSON value with the reader's own rules and reports problems with the file name
+/// and the key's location, exactly as for the stock types.
+///
+/// Thread safety: used on the loading thread only.
+struct PropertyObjectReader: NodePropertyReader {
+    let reader: DescriptionReader
+    let properties: JSONObject
+    let location: String
+    let isPartial: Bool
+
+    private func at(_ key: String) -> String { DescriptionReader.join(location, key) }
+
+    func has(_ key: String) -> Bool { properties[key] != nil }
+
+    func number(_ key: String, in range: ClosedRange<Double>?) -> Double? {
+        guard let value = properties[key] else { return nil }
+        return reader.number(value, at: at(key), range.map { .range($0) } ?? .any)
+    }
+
+    func integer(_ key: String, in range: ClosedRange<Int>) -> Int? {
+        properties[key].flatMap { reader.integer($0, at: at(key), in: range) }
+    }
+
+    func bool(_ key: String) -> Bool? { properties[key].flatMap { reader.bool($0, at: at(key)) } }
+
+    func string(_ key: String) -> String? { properties[key].flatMap { reader.string($0, at: at(key)) } }
+
+    func choice<T: RawRepresentable & CaseIterable>(_ key: String, as type: T.Type) -> T? where T.RawValue == String {
+        properties[key].flatMap { reader.choice($0, at: at(key), as: type) }
+    }
+
+    func file(_ key: String) -> (name: String, path: String)? {
+        guard let name = string(key) else { return nil }
+        guard !name.isEmpty else {
+            reader.report(at(key), .invalidValue("the file name is empty"))
+            return nil
+        }
+        return (name, GraphDescription.resolve(name, against: reader.baseDirectory))
+    }
+
+    func reportInvalid(_ key: String, _ reason: String) { reader.report(at(key), .invalidValue(reason)) }
+
+    func reportMissing(_ key: String) {
+        if !isPartial { reader.report(location, .missingKey(key)) }
+    }
+}
