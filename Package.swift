@@ -69,7 +69,7 @@ let package = Package(
         // The embedding API: load graph files, render offline, play live.
         .target(name: "AudioGraphKit",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins", "AudioGraphDescription",
-                               "CSndFile", "CEBUR128", "CCairo", "CFFTW"]),
+                               "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime"]),
