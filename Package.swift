@@ -91,6 +91,12 @@ let package = Package(
                           exclude: ["Apple.swift.txt"]),
         .executableTarget(name: "GraphCheck", dependencies: ["AudioGraphKit"], path: "Examples/GraphCheck",
                           exclude: ["Apple.swift.txt"]),
+        // The microphone-to-speech converter, built twice: in the Swift 6 language mode (the package's)
+        // and, from the same file (Swift5/main.swift links to it), in the Swift 5 mode.
+        .executableTarget(name: "SpeechConverter", dependencies: ["AudioGraphKit"], path: "Examples/SpeechConverter",
+                          exclude: ["Apple.swift.txt", "Swift5"]),
+        .executableTarget(name: "SpeechConverterSwift5", dependencies: ["AudioGraphKit"], path: "Examples/SpeechConverter/Swift5",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
 
         // MARK: Tests (mirror the sources)
         .testTarget(name: "AudioGraphRealtimeTests",
