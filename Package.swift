@@ -69,7 +69,7 @@ let package = Package(
         // The embedding API: load graph files, render offline, play live.
         .target(name: "AudioGraphKit",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins", "AudioGraphDescription",
-                               "CSndFile", "CEBUR128", "CCairo", "CFFTW"]),
+                               "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime"]),
@@ -91,6 +91,12 @@ let package = Package(
                           exclude: ["Apple.swift.txt"]),
         .executableTarget(name: "GraphCheck", dependencies: ["AudioGraphKit"], path: "Examples/GraphCheck",
                           exclude: ["Apple.swift.txt"]),
+        // The microphone-to-speech converter, built twice: in the Swift 6 language mode (the package's)
+        // and, from the same file (Swift5/main.swift links to it), in the Swift 5 mode.
+        .executableTarget(name: "SpeechConverter", dependencies: ["AudioGraphKit"], path: "Examples/SpeechConverter",
+                          exclude: ["Apple.swift.txt", "Swift5"]),
+        .executableTarget(name: "SpeechConverterSwift5", dependencies: ["AudioGraphKit"], path: "Examples/SpeechConverter/Swift5",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
 
         // MARK: Tests (mirror the sources)
         .testTarget(name: "AudioGraphRealtimeTests",

@@ -5,7 +5,7 @@ import Foundation
 import XCTest
 
 final class ExamplesTests: XCTestCase {
-    static let names = ["SoundMeter", "BackToBack", "Synth", "Repatch", "GraphCheck"]
+    static let names = ["SoundMeter", "BackToBack", "Synth", "Repatch", "GraphCheck", "SpeechConverter"]
     /// The package's root (this file is Tests/AudioGraphKitTests/ExamplesTests.swift).
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -152,6 +152,57 @@ final class ExamplesTests: XCTestCase {
         let toneLines = lines.filter { $0.contains("rms  -11.0 dBFS") && $0.contains("peak   -8.0 dBFS") }
         print("SoundMeter example: \(lines.count) lines, \(toneLines.count) at the tone's level")
         XCTAssertGreaterThan(toneLines.count, 10, lines.joined(separator: "\n"))
+    }
+
+    /// The microphone-to-speech converter (Apple's tap + AVAudioConverter pattern, built in the
+    /// Swift 6 and the Swift 5 language modes): a 1 kHz tone at 0.4 played into the source comes
+    /// out of both builds as a 16 kHz Int16 mono file at the tone's frequency and level.
+    func testSpeechConverterWritesTheInputAt16kHzInt16Mono() throws {
+        for name in ["SpeechConverter", "SpeechConverterSwift5"] {
+            let env = try startServer()
+            let s = try XCTUnwrap(server)
+            let tone = s.directory.appendingPathComponent("tone.raw")
+            var wave = [Float](repeating: 0, count: 2 * 96000)
+            for n in 0..<96000 {
+                let v = Float(0.4 * sin(2 * Double.pi * 1000 * Double(n) / 48000))
+                wave[2 * n] = v
+                wave[2 * n + 1] = v
+            }
+            try wave.withUnsafeBytes { try Data($0).write(to: tone) }
+            let file = s.directory.appendingPathComponent("speech.wav")
+            let converter = try ChildProcess(executable: try binary(name), arguments: [file.path, "3"],
+                                             environment: ProcessInfo.processInfo.environment.merging(env) { $1 },
+                                             standardOutput: s.directory.appendingPathComponent("out.txt").path)
+            usleep(500_000)
+            let player = try s.startPlaying(file: tone)
+            _ = player.wait(timeout: 5)
+            XCTAssertEqual(converter.wait(timeout: 15), 0, name)
+            let output = (try? String(contentsOf: s.directory.appendingPathComponent("out.txt"), encoding: .utf8)) ?? ""
+            XCTAssertTrue(output.contains("wrote"), output)
+            // Read back independently of the engine's reader.
+            let wav = try WAVFile(contentsOf: file)
+            XCTAssertEqual(wav.sampleRate, 16000)
+            XCTAssertEqual(wav.sampleType, .int16)
+            XCTAssertEqual(wav.channelCount, 1)
+            XCTAssertGreaterThan(wav.frameCount, 16000 * 2, "\(name): about 3 s at 16 kHz")
+            // The loudest 0.5 s (the tone): 1 kHz at RMS 0.4/√2 (-10.97 dBFS).
+            let samples = wav.samples[0]
+            let window = 8000
+            let start = stride(from: 0, to: samples.count - window, by: 800).max { a, b in
+                samples[a..<(a + window)].reduce(0) { $0 + $1 * $1 } < samples[b..<(b + window)].reduce(0) { $0 + $1 * $1 }
+            } ?? 0
+            let part = Array(samples[start..<(start + window)])
+            let rms = (part.reduce(0) { $0 + $1 * $1 } / Double(window)).squareRoot()
+            // A 1 kHz sine explains it (a wrong rate would leave it in the residual).
+            let fit = ToneFit(part, sampleRate: 16000, frequencies: [1000])
+            print("\(name) example: \(wav.frameCount) frames, tone RMS \(20 * log10(rms)) dBFS, 1 kHz amplitude "
+                  + "\(fit.tones[0].amplitude), THD+N \(fit.thdPlusNoiseDB) dB")
+            XCTAssertEqual(20 * log10(rms), -10.97, accuracy: 0.2, name)
+            XCTAssertEqual(fit.tones[0].amplitude, 0.4, accuracy: 0.01, name)
+            XCTAssertLessThan(fit.thdPlusNoiseDB, -60, name)
+            server?.stop()
+            server = nil
+        }
     }
 
     func testBackToBackPlaysTwoFilesGaplesslyAndReportsCompletions() throws {

@@ -50,14 +50,15 @@ extension AudioEngine {
                             channels: AudioChannelCount(busFormat.channelCount), interleaved: $0.isInterleaved)
             }
             let format = deliveredFormat ?? AudioFormat(streamFormat: busFormat)
-            let block = request.block
+            // Apple's tap block is not @Sendable: the tap thread is the only one calling it.
+            let block = UncheckedSendable(request.block)
             let rate = busFormat.sampleRate
             do {
                 request.liveTap = try graph.installTap(
                     onNode: node.graphID, bus: bus, bufferSize: request.bufferSize, format: busFormat,
                     delivery: manualMode == .offline ? .manual : .thread) { list, frames, sampleTime, hostTime in
                     guard let buffer = AudioPCMBuffer(copying: list, sourceFrame: 0, frameCount: frames, format: format) else { return }
-                    block(buffer, AudioTime(hostTime: hostTime, sampleTime: sampleTime, atRate: rate))
+                    block.value(buffer, AudioTime(hostTime: hostTime, sampleTime: sampleTime, atRate: rate))
                 }
             } catch {
                 engineProgrammerError("installTap(onBus:bufferSize:format:block:)", node, error.description)

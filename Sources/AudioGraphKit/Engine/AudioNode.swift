@@ -95,7 +95,7 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
 
     /// The tap block: a buffer of exactly `bufferSize` frames (a final one may be shorter) and
     /// the time of its first frame. It runs on a tap thread, never on the render thread.
-    public typealias TapBlock = @Sendable (AudioPCMBuffer, AudioTime) -> Void
+    public typealias TapBlock = AudioNodeTapBlock
 
     /// Records what output bus `bus` produces and hands it to `block` in buffers of exactly
     /// `bufferSize` frames (0: the engine's slice), on a non-real-time thread, live and in manual

@@ -24,8 +24,13 @@ public final class AudioPCMBuffer: @unchecked Sendable {
     /// Samples of one channel's buffer to the next frame: the channel count when interleaved, 1
     /// otherwise.
     public let stride: Int
-    /// The samples, `frameCapacity × channelCount` of them.
-    private let data: UnsafeMutableRawPointer
+    /// The samples, `frameCapacity × channelCount` of them (nil for a buffer over memory the
+    /// caller owns: ``init(pcmFormat:bufferListNoCopy:deallocator:)``).
+    private let data: UnsafeMutableRawPointer?
+    /// The caller's deallocator of a no-copy buffer, called with the caller's list in `deinit`.
+    private let deallocator: ((UnsafePointer<AudioBufferList>) -> Void)?
+    /// The caller's list of a no-copy buffer (what its deallocator is given).
+    private let callerList: UnsafePointer<AudioBufferList>?
     /// One pointer per buffer (one per channel, or one for interleaved data), bound to the
     /// sample type's pointer type.
     private let channelTable: UnsafeMutableRawPointer
@@ -46,8 +51,11 @@ public final class AudioPCMBuffer: @unchecked Sendable {
         stride = format.isInterleaved ? channels : 1
         let bytesPerSample = format.sampleType.bytesPerSample
         let bufferBytes = Int(frameCapacity) * stride * bytesPerSample
-        data = .allocate(byteCount: max(16, bufferBytes * bufferCount), alignment: 16)
+        let data = UnsafeMutableRawPointer.allocate(byteCount: max(16, bufferBytes * bufferCount), alignment: 16)
         data.initializeMemory(as: UInt8.self, repeating: 0, count: max(16, bufferBytes * bufferCount))
+        self.data = data
+        deallocator = nil
+        callerList = nil
         channelTable = .allocate(byteCount: bufferCount * MemoryLayout<UnsafeMutableRawPointer>.stride,
                                  alignment: MemoryLayout<UnsafeMutableRawPointer>.alignment)
         switch format.sampleType {
@@ -64,6 +72,52 @@ public final class AudioPCMBuffer: @unchecked Sendable {
         }
     }
 
+    /// A buffer over the memory of `bufferList`, without copying it, as AVAudioPCMBuffer's
+    /// initializer of that name: one buffer per channel (one for an interleaved format), each
+    /// `mDataByteSize` bytes, all the same size, a whole number of frames; ``frameCapacity``
+    /// and ``frameLength`` are that many frames. `deallocator` (if any) is called with
+    /// `bufferList` when the buffer goes away, so that the caller can release the memory. Nil
+    /// when the list does not fit the format (buffer count, sizes, a nil `mData`) or the format
+    /// is `.otherFormat`.
+    public init?(pcmFormat format: AudioFormat, bufferListNoCopy bufferList: UnsafePointer<AudioBufferList>,
+                 deallocator: ((UnsafePointer<AudioBufferList>) -> Void)? = nil) {
+        guard format.commonFormat != .otherFormat else { return nil }
+        let channels = Int(format.channelCount)
+        let bufferCount = format.isInterleaved ? 1 : channels
+        let given = UnsafeMutableAudioBufferListPointer(UnsafeMutablePointer(mutating: bufferList))
+        guard given.count == bufferCount, let first = given.first else { return nil }
+        let bytes = Int(first.mDataByteSize)
+        let frameBytes = format.bytesPerFrame
+        guard bytes % frameBytes == 0, given.allSatisfy({ Int($0.mDataByteSize) == bytes && $0.mData != nil }) else { return nil }
+        self.format = format
+        frameCapacity = AudioFrameCount(bytes / frameBytes)
+        stride = format.isInterleaved ? channels : 1
+        data = nil
+        self.deallocator = deallocator
+        callerList = bufferList
+        let channelTable = UnsafeMutableRawPointer.allocate(byteCount: bufferCount * MemoryLayout<UnsafeMutableRawPointer>.stride,
+                                                            alignment: MemoryLayout<UnsafeMutableRawPointer>.alignment)
+        self.channelTable = channelTable
+        func bind<T>(_: T.Type) {
+            let table = channelTable.bindMemory(to: UnsafeMutablePointer<T>.self, capacity: bufferCount)
+            for b in 0..<bufferCount {
+                (table + b).initialize(to: given[b].mData!.bindMemory(to: T.self, capacity: bytes / MemoryLayout<T>.size))
+            }
+        }
+        switch format.sampleType {
+        case .float32: bind(Float.self)
+        case .float64: bind(Double.self)
+        case .int16: bind(Int16.self)
+        case .int32: bind(Int32.self)
+        case .int24: fatalError("unreachable: int24 is .otherFormat")
+        }
+        self.bufferList = AudioBufferList.allocate(maximumBuffers: bufferCount)
+        for b in 0..<bufferCount {
+            self.bufferList[b] = AudioBuffer(mNumberChannels: UInt32(stride), mDataByteSize: UInt32(bytes), mData: given[b].mData)
+        }
+        validFrames = frameCapacity
+    }
+
     /// Binds the table to `UnsafeMutablePointer<T>` and points entry `b` at buffer `b`.
     private static func fill<T>(_ table: UnsafeMutableRawPointer, as: T.Type, data: UnsafeMutableRawPointer,
                                 count: Int, bufferBytes: Int) {
@@ -74,9 +128,10 @@ public final class AudioPCMBuffer: @unchecked Sendable {
     }
 
     deinit {
-        data.deallocate()
+        data?.deallocate()
         channelTable.deallocate()
         free(bufferList.unsafeMutablePointer)
+        if let deallocator, let callerList { deallocator(callerList) }
     }
 
     /// The valid frames, at most ``frameCapacity``. Setting it also sets the `mDataByteSize` of
@@ -123,6 +178,6 @@ public final class AudioPCMBuffer: @unchecked Sendable {
     /// The first byte of buffer `index` (a channel, or the interleaved data). Real-time safe.
     @inline(__always)
     func bufferData(_ index: Int) -> UnsafeMutableRawPointer {
-        data + index * Int(frameCapacity) * stride * format.sampleType.bytesPerSample
+        channelTable.load(fromByteOffset: index * MemoryLayout<UnsafeMutableRawPointer>.stride, as: UnsafeMutableRawPointer.self)
     }
 }

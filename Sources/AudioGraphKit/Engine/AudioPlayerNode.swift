@@ -4,11 +4,6 @@ import AudioGraphNodes
 import Foundation
 import Synchronization
 
-/// A completion handler without arguments (cf. AVAudioNodeCompletionHandler).
-public typealias AudioNodeCompletionHandler = @Sendable () -> Void
-/// A completion handler told when it runs (cf. AVAudioPlayerNodeCompletionHandler).
-public typealias AudioPlayerNodeCompletionHandler = @Sendable (AudioPlayerNodeCompletionCallbackType) -> Void
-
 /// Plays buffers and segments of files scheduled on a player timeline (cf. AVAudioPlayerNode):
 /// `at: nil` plays right after what was scheduled before (or at once), buffers may loop or
 /// interrupt, completion handlers run when the data is consumed, rendered or played back, and
@@ -314,7 +309,9 @@ public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable 
 
     private static func engineHandler(_ handler: AudioPlayerNodeCompletionHandler?) -> (@Sendable (ScheduledCompletionCallbackType) -> Void)? {
         guard let handler else { return nil }
-        return { handler(AudioPlayerNodeCompletionCallbackType($0)) }
+        // Apple's handler type is not @Sendable: the notifier thread is the only one calling it.
+        let box = UncheckedSendable(handler)
+        return { box.value(AudioPlayerNodeCompletionCallbackType($0)) }
     }
 
     private static func convert(_ sampleTime: Int64, from: Double, to: Double) -> Int64 {

@@ -12,8 +12,7 @@ import Foundation
 /// Thread safety: the engine's for configuration; the block on the render thread only.
 public final class AudioSinkNode: AudioNode, @unchecked Sendable {
     /// The block (cf. AVAudioSinkNodeReceiverBlock).
-    public typealias ReceiverBlock = @Sendable (_ timestamp: UnsafePointer<AudioTimeStamp>, _ frameCount: AudioFrameCount,
-                                                _ inputData: UnsafePointer<AudioBufferList>) -> OSStatus
+    public typealias ReceiverBlock = AudioSinkNodeReceiverBlock
 
     let receiverBlock: ReceiverBlock
 

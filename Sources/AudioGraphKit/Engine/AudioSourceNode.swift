@@ -16,10 +16,7 @@ import Foundation
 /// Thread safety: the engine's for configuration; the block on the render thread only.
 public final class AudioSourceNode: AudioNode, AudioMixing, @unchecked Sendable {
     /// The block (cf. AVAudioSourceNodeRenderBlock).
-    public typealias RenderBlock = @Sendable (_ isSilence: UnsafeMutablePointer<Bool>,
-                                              _ timestamp: UnsafePointer<AudioTimeStamp>,
-                                              _ frameCount: AudioFrameCount,
-                                              _ outputData: UnsafeMutablePointer<AudioBufferList>) -> OSStatus
+    public typealias RenderBlock = AudioSourceNodeRenderBlock
 
     /// The format the block renders in (nil: the format of the connection, else the engine's).
     let format: AudioFormat?

@@ -38,7 +38,7 @@ final class SourceBlockKernel: NodeKernel, @unchecked Sendable {
     private let buffer: AudioPCMBuffer
     private let owner: SourceBlockGraphNode
     private let timestamp = UnsafeMutablePointer<AudioTimeStamp>.allocate(capacity: 1)
-    private let isSilence = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
+    private let isSilence = UnsafeMutablePointer<ObjCBool>.allocate(capacity: 1)
 
     init(node: SourceBlockGraphNode, buffer: AudioPCMBuffer, maximumFramesPerSlice: Int) {
         block = node.block
@@ -71,7 +71,7 @@ final class SourceBlockKernel: NodeKernel, @unchecked Sendable {
             outputSilence(frameCount: n)
             return
         }
-        if isSilence.pointee {
+        if isSilence.pointee.boolValue {
             outputSilence(frameCount: n)
             return
         }

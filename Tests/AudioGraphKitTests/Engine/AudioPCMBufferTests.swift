@@ -105,3 +105,69 @@ final class AudioPCMBufferTests: XCTestCase {
                       r.standardError)
     }
 }
+
+// MARK: init(pcmFormat:bufferListNoCopy:deallocator:)
+
+extension AudioPCMBufferTests {
+    /// A caller's deinterleaved list of 2 × 256 floats: the buffer reads and writes that memory
+    /// (no copy), holds 256 frames, and calls the deallocator once, with the caller's list, when
+    /// it goes away.
+    func testNoCopyBufferUsesTheCallersMemoryAndCallsTheDeallocator() throws {
+        let format = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+        let list = AudioBufferList.allocate(maximumBuffers: 2)
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 256), right = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        for i in 0..<256 { left[i] = Float(i); right[i] = -Float(i) }
+        list[0] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 1024, mData: left)
+        list[1] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 1024, mData: right)
+        final class Released: @unchecked Sendable { var lists: [UnsafePointer<AudioBufferList>] = [] }
+        let released = Released()
+        do {
+            let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: format, bufferListNoCopy: list.unsafePointer) { released.lists.append($0) })
+            XCTAssertEqual(buffer.frameCapacity, 256)
+            XCTAssertEqual(buffer.frameLength, 256)
+            XCTAssertEqual(buffer.floatChannelData![0], left)
+            XCTAssertEqual(buffer.floatChannelData![1][255], -255)
+            buffer.floatChannelData![0][7] = 0.5
+            XCTAssertEqual(left[7], 0.5)
+            buffer.frameLength = 100
+            XCTAssertEqual(buffer.audioBufferList.pointee.mBuffers.mDataByteSize, 400)
+            XCTAssertEqual(list[0].mDataByteSize, 1024, "the caller's list is not changed")
+            // It converts like any buffer.
+            let mono = AudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 48000, channels: 1, interleaved: true)!
+            let out = try XCTUnwrap(AudioPCMBuffer(pcmFormat: mono, frameCapacity: 100))
+            try XCTUnwrap(AudioConverter(from: format, to: mono)).convert(to: out, from: buffer)
+            XCTAssertEqual(out.int16ChannelData![0][7], 16384)
+            XCTAssertEqual(out.int16ChannelData![0][3], 32767)
+            XCTAssertTrue(released.lists.isEmpty)
+        }
+        XCTAssertEqual(released.lists, [list.unsafePointer])
+        left.deallocate(); right.deallocate(); free(list.unsafeMutablePointer)
+    }
+
+    /// An interleaved Int16 list is one buffer; lists that do not fit the format give nil.
+    func testNoCopyBufferChecksTheListAgainstTheFormat() throws {
+        let interleaved = AudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 16000, channels: 2, interleaved: true)!
+        let samples = UnsafeMutablePointer<Int16>.allocate(capacity: 20)
+        for i in 0..<20 { samples[i] = Int16(i) }
+        defer { samples.deallocate() }
+        var one = AudioBufferList(mNumberBuffers: 1, mBuffers: AudioBuffer(mNumberChannels: 2, mDataByteSize: 40, mData: samples))
+        let b = try XCTUnwrap(AudioPCMBuffer(pcmFormat: interleaved, bufferListNoCopy: &one))
+        XCTAssertEqual(b.frameCapacity, 10)
+        XCTAssertEqual(b.stride, 2)
+        XCTAssertEqual(b.int16ChannelData![0][5], 5)
+        // 40 bytes are not a whole number of 3-channel Int16 frames.
+        XCTAssertNil(AudioPCMBuffer(pcmFormat: AudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 16000, channels: 3, interleaved: true)!,
+                                    bufferListNoCopy: &one))
+        // A deinterleaved stereo format needs two buffers.
+        XCTAssertNil(AudioPCMBuffer(pcmFormat: AudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 16000, channels: 2, interleaved: false)!,
+                                    bufferListNoCopy: &one))
+        var empty = AudioBufferList(mNumberBuffers: 1, mBuffers: AudioBuffer(mNumberChannels: 2, mDataByteSize: 40, mData: nil))
+        XCTAssertNil(AudioPCMBuffer(pcmFormat: interleaved, bufferListNoCopy: &empty))
+        let uneven = AudioBufferList.allocate(maximumBuffers: 2)
+        defer { free(uneven.unsafeMutablePointer) }
+        uneven[0] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 8, mData: samples)
+        uneven[1] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 4, mData: samples + 4)
+        XCTAssertNil(AudioPCMBuffer(pcmFormat: AudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 16000, channels: 2, interleaved: false)!,
+                                    bufferListNoCopy: uneven.unsafePointer))
+    }
+}
