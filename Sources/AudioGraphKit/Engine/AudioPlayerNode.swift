@@ -259,7 +259,10 @@ public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable 
         switch error {
         case .file, .tooManyScheduled:
             faults.withLock { $0 = ($0.count + 1, error) }
-            if let handler { Thread { handler(type) }.start() }
+            if let handler {
+                let box = UncheckedSendable(handler)  // Apple's handler type is not @Sendable
+                Thread { box.value(type) }.start()
+            }
         case .fileFormatMismatch, .channelCountMismatch, .frameCountOutOfRange, .segmentOutOfRange:
             engineProgrammerError(call, self, error.description)
         }
