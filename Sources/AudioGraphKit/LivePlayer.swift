@@ -182,6 +182,9 @@ public final class LivePlayer {
     /// Frames the graph has rendered (the sample time of the next slice).
     public var renderedFrames: Int { output.renderedFrames }
 
+    /// Why playback or capture failed, if it did (the server, the sink or the source).
+    public var fault: PulseError? { output.fault ?? input?.fault }
+
     /// Whether the `frames` given to ``start(frames:)`` have all been rendered.
     public var hasPlayedToEnd: Bool { output.playbackStream?.hasRenderedToEnd ?? false }
 

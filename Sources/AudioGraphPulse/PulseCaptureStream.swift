@@ -45,6 +45,10 @@ public final class PulseCaptureStream: @unchecked Sendable {
     // MARK: Mainloop thread / under the mainloop lock
     private var stream: OpaquePointer?
     private var negotiated: PulseBufferAttributes?
+    /// When the server last sent data or timing information (`pa_rtclock_now()`), and the
+    /// 250 ms timer that checks it.
+    private var lastHeard: pa_usec_t = 0
+    private var watchdog: OpaquePointer?
 
     // MARK: Shared (atomic / mutex)
     private let running = Atomic<Bool>(false)
@@ -158,6 +162,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     /// Disconnects the stream. Idempotent.
     public func stop() {
         context.withLock {
+            freeWatchdogLocked()
             if let stream { PulseStreamSupport.destroy(stream) }
             stream = nil
         }
@@ -263,6 +268,8 @@ public final class PulseCaptureStream: @unchecked Sendable {
         let me = Unmanaged.passUnretained(self).toOpaque()
         pa_stream_set_state_callback(s, captureStateCallback, me)
         pa_stream_set_read_callback(s, captureReadCallback, me)
+        pa_stream_set_latency_update_callback(s, captureHeardCallback, me)
+        lastHeard = pa_rtclock_now()
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max,
                                   minreq: UInt32.max, fragsize: PulseStreamSupport.latencyBytes(configuration))
         guard pa_stream_connect_record(s, configuration.device, &attr, PulseStreamSupport.connectFlags(PA_STREAM_ADJUST_LATENCY)) == 0 else {
@@ -271,6 +278,28 @@ public final class PulseCaptureStream: @unchecked Sendable {
         try PulseStreamSupport.waitUntilReady(s, context: context, configuration: configuration, timeout: timeout,
                                               operation: "connect capture stream")
         if let attributes = PulseStreamSupport.bufferAttributes(s, configuration: configuration) { negotiated = attributes }
+        lastHeard = pa_rtclock_now()
+        watchdog = pa_context_rttime_new(context.context, lastHeard + 250_000, captureWatchdogCallback, me)
+    }
+
+    private func freeWatchdogLocked() {
+        if let watchdog, let free = pa_threaded_mainloop_get_api(context.mainloop).pointee.time_free { free(watchdog) }
+        watchdog = nil
+    }
+
+    /// The server answered (a timing update). Mainloop thread.
+    fileprivate func heard() { lastHeard = pa_rtclock_now() }
+
+    /// Every 250 ms: a server silent for too long is a fault. Mainloop thread.
+    fileprivate func watchdogFired() {
+        guard stream != nil else { return }
+        if PulseStreamSupport.serverSilent(since: lastHeard) {
+            freeWatchdogLocked()
+            let error = PulseError.serverNotResponding(seconds: PulseStreamSupport.silenceLimit)
+            faultState.record(error)?(error)
+            return
+        }
+        if let watchdog { pa_context_rttime_restart(context.context, watchdog, pa_rtclock_now() + 250_000) }
     }
 
     private func streamError() -> PulseError {
@@ -280,6 +309,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     /// Moves every fragment libpulse holds into the ring. Mainloop thread.
     fileprivate func readAvailable() {
         guard let s = stream else { return }
+        lastHeard = pa_rtclock_now()
         while pa_stream_readable_size(s) > 0 {
             var data: UnsafeRawPointer?
             var bytes = 0
@@ -308,6 +338,15 @@ public final class PulseCaptureStream: @unchecked Sendable {
 
 private func captureStateCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
     PulseStreamSupport.owner(userdata, as: PulseCaptureStream.self)?.stateChanged()
+}
+
+private func captureHeardCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
+    PulseStreamSupport.owner(userdata, as: PulseCaptureStream.self)?.heard()
+}
+
+private func captureWatchdogCallback(_ api: UnsafeMutablePointer<pa_mainloop_api>?, _ event: OpaquePointer?,
+                                     _ tv: UnsafePointer<timeval>?, _ userdata: UnsafeMutableRawPointer?) {
+    PulseStreamSupport.owner(userdata, as: PulseCaptureStream.self)?.watchdogFired()
 }
 
 private func captureReadCallback(_ s: OpaquePointer?, _ nbytes: Int, _ userdata: UnsafeMutableRawPointer?) {

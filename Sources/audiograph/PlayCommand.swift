@@ -75,6 +75,8 @@ struct PlayCommand: ParsableCommand {
             player.drain(timeout: 2 + (validated.description.nodes.compactMap { n -> Double? in
                 if case .output(let o) = n.configuration { return o.latency / 1000 } else { return nil }
             }.first ?? 0.02) * 4)
+            // A server that stopped answering while the end played out is a failure too.
+            if let fault = player.fault { failure = .pulse(fault) }
         }
         let summary = player.stop()
         for problem in summary.recordingFailures { Diagnostics.error("\(graph): \(problem)") }
