@@ -55,6 +55,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     private let overruns = Atomic<Int>(0)
     private let underruns = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
+    private let drops = Atomic<Int>(0)
     private let backlogLimit = Atomic<Int>(0)
     /// A warm-up asked for by the control thread, taken by the next `read` (frames, 0: none).
     private let warmUpRequest = Atomic<Int>(0)
@@ -92,6 +93,10 @@ public final class PulseCaptureStream: @unchecked Sendable {
     public var underrunCount: Int { underruns.load(ordering: .relaxed) }
     /// Old frames dropped by `read` to keep the delay bounded.
     public var droppedFrames: Int { dropped.load(ordering: .relaxed) }
+    /// Times `read` dropped old frames (each a hole in what the graph got).
+    public var dropCount: Int { drops.load(ordering: .relaxed) }
+    /// Holes in what the graph got since `start()`: overruns, underruns and drops together.
+    public var lossCount: Int { overrunCount + underrunCount + dropCount }
     /// Why the stream stopped working while running, if it did.
     public var fault: PulseError? { faultState.fault }
 
@@ -152,6 +157,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
         overruns.store(0, ordering: .relaxed)
         underruns.store(0, ordering: .relaxed)
         dropped.store(0, ordering: .relaxed)
+        drops.store(0, ordering: .relaxed)
         ring.reset()
         running.store(true, ordering: .releasing)
         try PulseStreamSupport.connect(context: context, cleanUp: stop) { () throws(PulseError) in
@@ -219,6 +225,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
             let excess = waiting - limit
             ring.discard(count: excess * channelCount)
             dropped.wrappingAdd(excess, ordering: .relaxed)
+            drops.wrappingAdd(1, ordering: .relaxed)
         }
         let got = ring.read(into: scratch, count: frames * channelCount) / channelCount
         for c in 0..<channelCount {

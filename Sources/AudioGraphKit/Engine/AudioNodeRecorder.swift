@@ -49,10 +49,11 @@ public final class AudioNodeRecorder: @unchecked Sendable {
     public var isRecording: Bool { lock.withLock { file != nil } }
     /// Frames written so far.
     public var recordedFrameCount: Int64 { lock.withLock { frames } }
-    /// Tap buffers lost because the file could not keep up (this take, or the last one).
+    /// Tap buffers lost because the file could not keep up (this take, or the last one); on the
+    /// input node, the capture's holes too (`AudioInputNode.captureFaultCount`).
     public var droppedBufferCount: Int {
         guard let key = lock.withLock({ tapKey }), let engine = node.engine else { return lock.withLock { lastDropped } }
-        return engine.droppedBufferCount(of: node, key: key)
+        return engine.droppedBufferCount(of: node, key: key) + ((node as? AudioInputNode)?.captureFaultCount ?? 0)
     }
 
     /// Starts recording: opens the file (aside) and installs the tap. The node must be attached.
@@ -90,7 +91,7 @@ public final class AudioNodeRecorder: @unchecked Sendable {
     public func stop() throws {
         guard isRecording else { return }
         if let key = lock.withLock({ tapKey }), let engine = node.engine {
-            let dropped = engine.droppedBufferCount(of: node, key: key)
+            let dropped = engine.droppedBufferCount(of: node, key: key) + ((node as? AudioInputNode)?.captureFaultCount ?? 0)
             engine.removeTap(on: node, key: key)
             lock.withLock { lastDropped = dropped; tapKey = nil }
         }

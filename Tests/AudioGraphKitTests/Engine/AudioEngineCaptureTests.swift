@@ -150,4 +150,47 @@ final class AudioEngineCaptureTests: DefaultPulseServerTestCase {
             other.lock.unlock(); meter.lock.unlock()
         }
     }
+
+    /// A capture hole is never silent: the render thread is held for 0.8 s once (a source block
+    /// that sleeps), longer than the capture ring holds, so captured audio is lost; the tap's
+    /// data shows the hole and `droppedTapBufferCount(onBus:)` and `captureFaultCount` count it
+    /// (the report: holes of 0.7-1.5 s while droppedBufferCount read 0).
+    func testACaptureHoleIsCountedWhereTheUserLooks() throws {
+        let player = try playNumberedSignal(seconds: 20)
+        defer { server.stopChild(player) }
+        let engine = AudioEngine()
+        engine.inputNode.setDevice("src.monitor")
+        final class Collected: @unchecked Sendable {
+            let lock = NSLock()
+            var left: [Float] = []
+        }
+        let collected = Collected()
+        engine.inputNode.installTap(onBus: 0, bufferSize: 4800, format: nil) { b, _ in
+            collected.lock.lock(); collected.left += UnsafeBufferPointer(start: b.floatChannelData![0], count: Int(b.frameLength)); collected.lock.unlock()
+        }
+        let frames = Atomic<Int>(0)
+        let format = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+        let staller = AudioSourceNode(format: format) { _, _, frameCount, data in
+            let list = UnsafeMutableAudioBufferListPointer(data)
+            for b in list { memset(b.mData!, 0, Int(frameCount) * 4) }
+            let before = frames.wrappingAdd(Int(frameCount), ordering: .relaxed).oldValue
+            if before < 24_000 && before + Int(frameCount) >= 24_000 { usleep(800_000) } // once, 0.5 s in
+            return noErr
+        }
+        engine.attach(staller)
+        engine.connect(staller, to: engine.mainMixerNode, format: format)
+        try engine.start()
+        usleep(2_500_000)
+        let dropped = engine.inputNode.droppedTapBufferCount(onBus: 0)
+        let faults = engine.inputNode.captureFaultCount
+        engine.inputNode.removeTap(onBus: 0)
+        engine.stop()
+        collected.lock.lock()
+        defer { collected.lock.unlock() }
+        let (holes, _, _) = numberedHoles(collected.left)
+        print("capture hole: \(holes) hole(s) in the tap's data; droppedTapBufferCount \(dropped), captureFaultCount \(faults)")
+        XCTAssertGreaterThan(holes, 0, "the stall should have lost captured audio")
+        XCTAssertGreaterThanOrEqual(dropped, holes, "a hole the tap got is not counted")
+        XCTAssertGreaterThanOrEqual(faults, 1)
+    }
 }
