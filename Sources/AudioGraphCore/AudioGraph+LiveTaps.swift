@@ -14,9 +14,13 @@ extension AudioGraph {
     /// frame); nothing is allocated or locked on the render thread. A ``LiveTap/Delivery/thread``
     /// tap starts its delivery thread here.
     ///
-    /// Throws when the node does not exist, the bus does not, the bus already has a tap (one tap
-    /// per bus, as in AVAudioEngine), the tap was installed before (a tap is installed once), or
-    /// the graph is initialized and the bus's format has another channel count or rate.
+    /// A bus may carry several taps at once (TAAE's receivers, a Linux addition to
+    /// AVAudioEngine's one), each with its own buffer size and ring: a level meter, a recorder
+    /// and an analyser on the same bus each get every frame.
+    ///
+    /// Throws when the node does not exist, the bus does not, the tap was installed before (a
+    /// tap is installed once), or the graph is initialized and the bus's format has another
+    /// channel count or rate.
     ///
     /// Thread safety: any control thread (takes the graph's control mutex, allocates); never the
     /// render thread.
@@ -29,9 +33,6 @@ extension AudioGraph {
                 throw .busOutOfRange(node: nodeID, scope: .output, bus: tap.bus, count: node.outputBusCount)
             }
             let key = ObjectIdentifier(node)
-            if liveTapsByNode[key]?.taps.contains(where: { $0.bus == tap.bus }) == true {
-                throw .invalidState("output bus \(tap.bus) of \"\(nodeID)\" already has a tap (remove it first)")
-            }
             if node.kernel != nil, tap.bus < node.outputFormats.count {
                 let f = node.outputFormats[tap.bus]
                 guard f.channelCount == tap.channelCount else {
@@ -91,8 +92,9 @@ extension AudioGraph {
         return tap
     }
 
-    /// Removes the tap on output bus `bus` of node `nodeID` and returns it (nil when there is
-    /// none). Returns at once: the render thread lets go of the tap when it adopts the plan
+    /// Removes the first tap installed on output bus `bus` of node `nodeID` (of those still
+    /// there) and returns it (nil when there is none); ``removeTap(_:fromNode:)`` removes a
+    /// given one. Returns at once: the render thread lets go of the tap when it adopts the plan
     /// carrying the change (next slice boundary; at once when the graph is not running); then the
     /// tap's consumer delivers what the ring holds and the final partial buffer, and the tap is
     /// finished (``LiveTap/isFinished``; wait with ``LiveTap/waitUntilFinished(timeout:)``, or for
@@ -105,22 +107,45 @@ extension AudioGraph {
         control.withLock { _ in
             pruneFinishedTaps()
             if state == .open { _ = liveTapCommandsForRemovedNodes() } // no kernels: nothing to publish
-            guard let node = nodesByID[nodeID], var entry = liveTapsByNode[ObjectIdentifier(node)],
-                  let index = entry.taps.firstIndex(where: { $0.bus == bus }) else { return nil }
-            let tap = entry.taps.remove(at: index)
-            liveTapsByNode[ObjectIdentifier(node)] = entry.taps.isEmpty ? nil : entry
-            finishingTaps.append(tap)
-            if let kernel = node.kernel {
-                let set = entry.taps.isEmpty ? nil : LiveTapSet(entry.taps)
-                publishCommands([.setLiveTaps(LiveTapChange(kernel: kernel, set: set, detaching: [tap]))])
-            } else {
-                tap.markDetached()
-            }
-            return tap
+            guard let node = nodesByID[nodeID], let entry = liveTapsByNode[ObjectIdentifier(node)],
+                  let tap = entry.taps.first(where: { $0.bus == bus }) else { return nil }
+            return removeLocked(tap, from: node)
         }
     }
 
-    /// The tap installed on output bus `bus` of node `nodeID`, or nil. Control threads.
+    /// Removes `tap` from node `nodeID` (as ``removeTap(onNode:bus:)`` does for the first tap of
+    /// a bus) and returns it; nil when it is not installed there.
+    ///
+    /// Thread safety: any control thread (takes the graph's control mutex); never the render thread.
+    @discardableResult
+    public func removeTap(_ tap: LiveTap, fromNode nodeID: String) -> LiveTap? {
+        control.withLock { _ in
+            pruneFinishedTaps()
+            if state == .open { _ = liveTapCommandsForRemovedNodes() } // no kernels: nothing to publish
+            guard let node = nodesByID[nodeID], let entry = liveTapsByNode[ObjectIdentifier(node)],
+                  entry.taps.contains(where: { $0 === tap }) else { return nil }
+            return removeLocked(tap, from: node)
+        }
+    }
+
+    /// Takes `tap` (installed on `node`) off the node's tap set. `control` held.
+    private func removeLocked(_ tap: LiveTap, from node: GraphNode) -> LiveTap {
+        guard var entry = liveTapsByNode[ObjectIdentifier(node)],
+              let index = entry.taps.firstIndex(where: { $0 === tap }) else { return tap }
+        entry.taps.remove(at: index)
+        liveTapsByNode[ObjectIdentifier(node)] = entry.taps.isEmpty ? nil : entry
+        finishingTaps.append(tap)
+        if let kernel = node.kernel {
+            let set = entry.taps.isEmpty ? nil : LiveTapSet(entry.taps)
+            publishCommands([.setLiveTaps(LiveTapChange(kernel: kernel, set: set, detaching: [tap]))])
+        } else {
+            tap.markDetached()
+        }
+        return tap
+    }
+
+    /// The first tap installed on output bus `bus` of node `nodeID` (of those still there), or
+    /// nil. Control threads.
     public func installedTap(onNode nodeID: String, bus: Int) -> LiveTap? {
         control.withLock { _ in
             nodesByID[nodeID].flatMap { liveTapsByNode[ObjectIdentifier($0)]?.taps.first { $0.bus == bus } }

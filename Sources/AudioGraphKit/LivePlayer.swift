@@ -45,6 +45,8 @@ public struct LivePlayerSummary: Sendable {
     public var underruns: Int
     /// Capture underruns/overruns of the input node, if any.
     public var captureUnderruns: Int
+    /// Frames of captured audio the input dropped to bound its delay (drift control), if any.
+    public var captureDroppedFrames: Int = 0
     /// Capture overruns of the input node, if any.
     public var captureOverruns: Int
     /// Updates applied, and the graph frame each took effect at.
@@ -182,6 +184,9 @@ public final class LivePlayer {
     /// Frames the graph has rendered (the sample time of the next slice).
     public var renderedFrames: Int { output.renderedFrames }
 
+    /// Why playback or capture failed, if it did (the server, the sink or the source).
+    public var fault: PulseError? { output.fault ?? input?.fault }
+
     /// Whether the `frames` given to ``start(frames:)`` have all been rendered.
     public var hasPlayedToEnd: Bool { output.playbackStream?.hasRenderedToEnd ?? false }
 
@@ -292,6 +297,7 @@ public final class LivePlayer {
             captureOverruns: input?.captureStream?.overrunCount ?? 0, appliedUpdates: applied,
             realtime: stream?.hasRealtimePriority ?? false)
         summary.inputLatency = inputLatency
+        summary.captureDroppedFrames = input?.captureStream?.droppedFrames ?? 0
         summary.engineLatency = Double(output.streamConfiguration(graph: graph).playbackQuantumFrames) / sampleRate
         output.stop()
         input?.stopCapture()

@@ -45,12 +45,17 @@ public final class PulseCaptureStream: @unchecked Sendable {
     // MARK: Mainloop thread / under the mainloop lock
     private var stream: OpaquePointer?
     private var negotiated: PulseBufferAttributes?
+    /// When the server last sent data or timing information (`pa_rtclock_now()`), and the
+    /// 250 ms timer that checks it.
+    private var lastHeard: pa_usec_t = 0
+    private var watchdog: OpaquePointer?
 
     // MARK: Shared (atomic / mutex)
     private let running = Atomic<Bool>(false)
     private let overruns = Atomic<Int>(0)
     private let underruns = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
+    private let drops = Atomic<Int>(0)
     private let backlogLimit = Atomic<Int>(0)
     /// A warm-up asked for by the control thread, taken by the next `read` (frames, 0: none).
     private let warmUpRequest = Atomic<Int>(0)
@@ -88,6 +93,10 @@ public final class PulseCaptureStream: @unchecked Sendable {
     public var underrunCount: Int { underruns.load(ordering: .relaxed) }
     /// Old frames dropped by `read` to keep the delay bounded.
     public var droppedFrames: Int { dropped.load(ordering: .relaxed) }
+    /// Times `read` dropped old frames (each a hole in what the graph got).
+    public var dropCount: Int { drops.load(ordering: .relaxed) }
+    /// Holes in what the graph got since `start()`: overruns, underruns and drops together.
+    public var lossCount: Int { overrunCount + underrunCount + dropCount }
     /// Why the stream stopped working while running, if it did.
     public var fault: PulseError? { faultState.fault }
 
@@ -148,6 +157,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
         overruns.store(0, ordering: .relaxed)
         underruns.store(0, ordering: .relaxed)
         dropped.store(0, ordering: .relaxed)
+        drops.store(0, ordering: .relaxed)
         ring.reset()
         running.store(true, ordering: .releasing)
         try PulseStreamSupport.connect(context: context, cleanUp: stop) { () throws(PulseError) in
@@ -158,6 +168,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     /// Disconnects the stream. Idempotent.
     public func stop() {
         context.withLock {
+            freeWatchdogLocked()
             if let stream { PulseStreamSupport.destroy(stream) }
             stream = nil
         }
@@ -214,6 +225,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
             let excess = waiting - limit
             ring.discard(count: excess * channelCount)
             dropped.wrappingAdd(excess, ordering: .relaxed)
+            drops.wrappingAdd(1, ordering: .relaxed)
         }
         let got = ring.read(into: scratch, count: frames * channelCount) / channelCount
         for c in 0..<channelCount {
@@ -263,6 +275,8 @@ public final class PulseCaptureStream: @unchecked Sendable {
         let me = Unmanaged.passUnretained(self).toOpaque()
         pa_stream_set_state_callback(s, captureStateCallback, me)
         pa_stream_set_read_callback(s, captureReadCallback, me)
+        pa_stream_set_latency_update_callback(s, captureHeardCallback, me)
+        lastHeard = pa_rtclock_now()
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max,
                                   minreq: UInt32.max, fragsize: PulseStreamSupport.latencyBytes(configuration))
         guard pa_stream_connect_record(s, configuration.device, &attr, PulseStreamSupport.connectFlags(PA_STREAM_ADJUST_LATENCY)) == 0 else {
@@ -271,6 +285,28 @@ public final class PulseCaptureStream: @unchecked Sendable {
         try PulseStreamSupport.waitUntilReady(s, context: context, configuration: configuration, timeout: timeout,
                                               operation: "connect capture stream")
         if let attributes = PulseStreamSupport.bufferAttributes(s, configuration: configuration) { negotiated = attributes }
+        lastHeard = pa_rtclock_now()
+        watchdog = pa_context_rttime_new(context.context, lastHeard + 250_000, captureWatchdogCallback, me)
+    }
+
+    private func freeWatchdogLocked() {
+        if let watchdog, let free = pa_threaded_mainloop_get_api(context.mainloop).pointee.time_free { free(watchdog) }
+        watchdog = nil
+    }
+
+    /// The server answered (a timing update). Mainloop thread.
+    fileprivate func heard() { lastHeard = pa_rtclock_now() }
+
+    /// Every 250 ms: a server silent for too long is a fault. Mainloop thread.
+    fileprivate func watchdogFired() {
+        guard stream != nil else { return }
+        if PulseStreamSupport.serverSilent(since: lastHeard) {
+            freeWatchdogLocked()
+            let error = PulseError.serverNotResponding(seconds: PulseStreamSupport.silenceLimit)
+            faultState.record(error)?(error)
+            return
+        }
+        if let watchdog { pa_context_rttime_restart(context.context, watchdog, pa_rtclock_now() + 250_000) }
     }
 
     private func streamError() -> PulseError {
@@ -280,6 +316,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     /// Moves every fragment libpulse holds into the ring. Mainloop thread.
     fileprivate func readAvailable() {
         guard let s = stream else { return }
+        lastHeard = pa_rtclock_now()
         while pa_stream_readable_size(s) > 0 {
             var data: UnsafeRawPointer?
             var bytes = 0
@@ -308,6 +345,15 @@ public final class PulseCaptureStream: @unchecked Sendable {
 
 private func captureStateCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
     PulseStreamSupport.owner(userdata, as: PulseCaptureStream.self)?.stateChanged()
+}
+
+private func captureHeardCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
+    PulseStreamSupport.owner(userdata, as: PulseCaptureStream.self)?.heard()
+}
+
+private func captureWatchdogCallback(_ api: UnsafeMutablePointer<pa_mainloop_api>?, _ event: OpaquePointer?,
+                                     _ tv: UnsafePointer<timeval>?, _ userdata: UnsafeMutableRawPointer?) {
+    PulseStreamSupport.owner(userdata, as: PulseCaptureStream.self)?.watchdogFired()
 }
 
 private func captureReadCallback(_ s: OpaquePointer?, _ nbytes: Int, _ userdata: UnsafeMutableRawPointer?) {

@@ -21,6 +21,9 @@ public enum PulseError: Error, Equatable, Sendable, CustomStringConvertible {
     case streamFailed(stream: String, reason: String)
     /// The server did not answer within the time allowed.
     case timedOut(operation: String)
+    /// The server stopped answering a running stream: no data request and no timing update for
+    /// `seconds` (a stopped or hung daemon; the connection itself stays open).
+    case serverNotResponding(seconds: Double)
     /// A sample rate or channel count PulseAudio cannot carry (rate 1...384000 Hz, 1...32 channels).
     case unsupportedFormat(sampleRate: Double, channels: Int)
     /// The graph's `maximumFramesPerSlice` has no divisor near the live render quantum, so the
@@ -46,6 +49,8 @@ public enum PulseError: Error, Equatable, Sendable, CustomStringConvertible {
             return "PulseAudio stream \"\(stream)\" failed: \(reason)"
         case let .timedOut(operation):
             return "PulseAudio server did not answer in time (\(operation))"
+        case let .serverNotResponding(seconds):
+            return "the PulseAudio server stopped answering (no request or timing update for \(seconds) s)"
         case let .unsupportedFormat(sampleRate, channels):
             return "PulseAudio cannot carry \(channels) channel(s) at \(sampleRate) Hz"
         case let .sliceSizeUnsuitableForLive(frames, quantum):

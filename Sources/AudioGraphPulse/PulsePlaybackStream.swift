@@ -90,6 +90,8 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     private var negotiated: PulseBufferAttributes?
     private var corked = true
     private var wasReady = false
+    /// When the server last asked for data or sent timing information (`pa_rtclock_now()`).
+    private var lastHeard: pa_usec_t = 0
 
     // MARK: Control thread only
     private var thread: RealtimeThread?
@@ -320,6 +322,8 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         pa_stream_set_write_callback(s, playbackWriteCallback, me)
         pa_stream_set_underflow_callback(s, playbackUnderflowCallback, me)
         pa_stream_set_moved_callback(s, playbackMovedCallback, me)
+        pa_stream_set_latency_update_callback(s, playbackHeardCallback, me)
+        lastHeard = pa_rtclock_now()
 
         let request = pa_usec_t(configuration.playbackRequestMilliseconds * 1000)
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: PulseStreamSupport.latencyBytes(configuration),
@@ -369,7 +373,20 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         if corked, pa_stream_writable_size(s) == 0 { uncorkLocked() }
     }
 
+    /// The server answered (a timing update). Mainloop thread.
+    fileprivate func heard() { lastHeard = pa_rtclock_now() }
+
+    /// Data was asked for. Mainloop thread.
+    fileprivate func requested() {
+        lastHeard = pa_rtclock_now()
+        drainLocked()
+    }
+
     fileprivate func timerFired() {
+        if PulseStreamSupport.serverSilent(since: lastHeard) {
+            report(.serverNotResponding(seconds: PulseStreamSupport.silenceLimit))
+            return
+        }
         drainLocked()
         if let timer {
             pa_context_rttime_restart(context.context, timer, pa_rtclock_now() + timerPeriod)
@@ -425,7 +442,11 @@ private func playbackStateCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutabl
 }
 
 private func playbackWriteCallback(_ s: OpaquePointer?, _ nbytes: Int, _ userdata: UnsafeMutableRawPointer?) {
-    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.drainLocked()
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.requested()
+}
+
+private func playbackHeardCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
+    PulseStreamSupport.owner(userdata, as: PulsePlaybackStream.self)?.heard()
 }
 
 private func playbackUnderflowCallback(_ s: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {

@@ -123,6 +123,17 @@ enum PulseStreamSupport {
         userdata.map { Unmanaged<Stream>.fromOpaque($0).takeUnretainedValue() }
     }
 
+    /// Seconds without a data request, a fragment or a timing update after which a running
+    /// stream reports `.serverNotResponding` (libpulse's automatic timing updates come at least
+    /// every 1.5 s while the server answers).
+    static let silenceLimit = 2.0
+
+    /// Whether `lastHeard` (a `pa_rtclock_now()` reading) is more than ``silenceLimit`` ago.
+    static func serverSilent(since lastHeard: pa_usec_t) -> Bool {
+        let now = pa_rtclock_now()
+        return now > lastHeard && now - lastHeard > pa_usec_t(silenceLimit * 1_000_000)
+    }
+
     /// Removes every callback a stream may have, disconnects and releases it.
     static func destroy(_ stream: OpaquePointer) {
         pa_stream_set_state_callback(stream, nil, nil)
@@ -130,6 +141,7 @@ enum PulseStreamSupport {
         pa_stream_set_write_callback(stream, nil, nil)
         pa_stream_set_underflow_callback(stream, nil, nil)
         pa_stream_set_moved_callback(stream, nil, nil)
+        pa_stream_set_latency_update_callback(stream, nil, nil)
         pa_stream_disconnect(stream)
         pa_stream_unref(stream)
     }

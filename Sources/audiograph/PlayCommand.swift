@@ -75,6 +75,8 @@ struct PlayCommand: ParsableCommand {
             player.drain(timeout: 2 + (validated.description.nodes.compactMap { n -> Double? in
                 if case .output(let o) = n.configuration { return o.latency / 1000 } else { return nil }
             }.first ?? 0.02) * 4)
+            // A server that stopped answering while the end played out is a failure too.
+            if let fault = player.fault { failure = .pulse(fault) }
         }
         let summary = player.stop()
         for problem in summary.recordingFailures { Diagnostics.error("\(graph): \(problem)") }
@@ -88,6 +90,7 @@ struct PlayCommand: ParsableCommand {
         line += "; underruns \(summary.underruns)"
         if validated.description.nodes.contains(where: { $0.type == .input }) {
             line += "; capture underruns \(summary.captureUnderruns), overruns \(summary.captureOverruns)"
+            if summary.captureDroppedFrames > 0 { line += ", dropped \(summary.captureDroppedFrames) frames" }
             if let input = summary.inputLatency, let output = summary.latency {
                 let total = input.total + output.total + summary.engineLatency
                 line += String(format: "; round trip %.1f ms (input %.1f ms + output %.1f ms + engine %.1f ms)", total * 1000,

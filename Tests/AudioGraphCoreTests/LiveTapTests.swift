@@ -371,11 +371,15 @@ final class LiveTapTests: XCTestCase {
         let first = try graph.installTap(onNode: "src", bus: 0, bufferSize: 0, delivery: .manual) { _, _, _, _ in }
         XCTAssertEqual(first.channelCount, 2, "the bus's format")
         XCTAssertEqual(first.bufferSize, 64)
-        XCTAssertThrowsError(try graph.installTap(tap(), onNode: "src")) {
-            XCTAssertEqual(($0 as? AudioGraphError)?.description, "output bus 0 of \"src\" already has a tap (remove it first)")
-        }
+        // A second tap on the bus is allowed (several receivers per bus); removal by bus takes
+        // the first one installed, removal by tap the given one.
+        let second = tap()
+        try graph.installTap(second, onNode: "src")
         XCTAssertTrue(graph.installedTap(onNode: "src", bus: 0) === first)
         XCTAssertTrue(graph.removeTap(onNode: "src", bus: 0) === first)
+        XCTAssertTrue(graph.installedTap(onNode: "src", bus: 0) === second)
+        XCTAssertNil(graph.removeTap(first, fromNode: "src"))
+        XCTAssertTrue(graph.removeTap(second, fromNode: "src") === second)
         XCTAssertNil(graph.removeTap(onNode: "src", bus: 0))
         XCTAssertTrue(first.isDetached, "not running: the removal applies at once")
         XCTAssertThrowsError(try graph.installTap(first, onNode: "src"))

@@ -89,6 +89,38 @@ extension CommandLineTests {
         }
     }
 
+    /// `record` captures from 0.2 s after its launch: a click train played into the sink from
+    /// 0.2 s after `record` was launched is recorded from its first click (the report: capture
+    /// began 1-1.5 s after launch and a sound played at 1.5 s was missed at its start). Three runs.
+    func testRecordCapturesWhatIsPlayedFromAFifthOfASecondAfterLaunch() throws {
+        let server = try PulseTestServer()
+        defer { server.stop() }
+        // A click every 10 ms for 1 s: the first click is at frame 0 of what pacat plays.
+        var clicks = [Float](repeating: 0, count: 2 * 48000)
+        for k in 0..<100 { clicks[2 * 480 * k] = 0.5; clicks[2 * 480 * k + 1] = 0.5 }
+        let raw = server.directory.appendingPathComponent("clicks.raw")
+        try clicks.withUnsafeBytes { try Data($0).write(to: raw) }
+        for run in 0..<3 {
+            let dir = try TestFiles.makeTemporaryDirectory(self)
+            let file = dir.appendingPathComponent("take.wav")
+            let log = server.directory.appendingPathComponent("record-early.log").path
+            let child = try startRecord(["--device", server.monitorSourceName, "--duration", "2", "-o", file.path], server: server, log: log)
+            usleep(200_000)
+            let pacat = try server.startPlaying(file: raw)
+            let status = child.wait(timeout: 20)
+            server.stopChild(pacat)
+            let output = [".out", ".err"].map { (try? String(contentsOfFile: log + $0, encoding: .utf8)) ?? "" }.joined()
+            XCTAssertEqual(status, 0, output)
+            let read = try AudioFileReader.read(path: file.path)
+            let left = read.channels[0]
+            let peaks = left.indices.filter { left[$0] > 0.1 }
+            let spacingOK = zip(peaks, peaks.dropFirst()).allSatisfy { $1 - $0 == 480 }
+            print("record from launch, run \(run): \(peaks.count) of 100 clicks, first at frame \(peaks.first ?? -1), spaced 480: \(spacingOK)")
+            XCTAssertEqual(peaks.count, 100, "run \(run): clicks missing (the capture started late or has a hole)")
+            XCTAssertTrue(spacingOK, "run \(run): a hole between clicks")
+        }
+    }
+
     /// `play` of a graph with a `recorder` node: after --duration the recording is renamed into
     /// place and holds every frame the graph rendered (the oscillator's formula).
     func testPlayFinishesARecorderNode() throws {

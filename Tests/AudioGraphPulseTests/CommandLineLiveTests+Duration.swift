@@ -2,6 +2,7 @@
 import AudioGraphKit
 import AudioGraphTesting
 import Foundation
+import Synchronization
 import XCTest
 
 extension CommandLineLiveTests {
@@ -48,6 +49,26 @@ extension CommandLineLiveTests {
             XCTAssertEqual(r.status, 0, "\(r.err)")
             XCTAssertEqual(r.heard, Int(seconds * 48000) - 1, "heard exactly \(seconds) s")
             XCTAssertTrue(r.out.hasPrefix(String(format: "played %.2f s", seconds)), r.out)
+        }
+    }
+
+    /// Sound from the first quantum: `play --duration 0.5` at 20 ms returns within 0.5 s + the
+    /// latency + 0.2 s of its launch (process start, connection, drain included) and the monitor
+    /// heard all of it; three runs, with the other core kept busy by a spinning thread. (The
+    /// report: 1.4-2.5 s for a 0.5 s graph on a loaded machine.)
+    func testPlayOfAHalfSecondGraphReturnsWithinItsLengthPlusTheLatencyPlusAFifth() throws {
+        let graph = try writeToneGraph(latency: 20)
+        let spinning = Atomic<Bool>(true)
+        let spinner = Thread { while spinning.load(ordering: .relaxed) {} }
+        spinner.start()
+        defer { spinning.store(false, ordering: .relaxed) }
+        for run in 0..<3 {
+            let r = try playAndCount(graph, seconds: 0.5)
+            print(String(format: "play --duration 0.5 (other core busy), run %d: exit %@ after %.3f s; heard %d frames; %@",
+                         run, String(describing: r.status), r.elapsed, r.heard, r.out))
+            XCTAssertEqual(r.status, 0, "\(r.err)")
+            XCTAssertEqual(r.heard, 24_000 - 1, "run \(run): heard all of it")
+            XCTAssertLessThanOrEqual(r.elapsed, 0.5 + 0.020 + 0.2, "run \(run)")
         }
     }
 

@@ -98,10 +98,10 @@ extension AudioEngine {
     func tearDownGraph() {
         guard let g = graph else { return }
         for n in attached {
-            for (bus, tap) in n.taps {
+            for tap in n.taps.values {
                 if let t = tap.liveTap {
                     tap.droppedBefore += t.droppedBufferCount
-                    _ = g.removeTap(onNode: n.graphID, bus: bus)
+                    _ = g.removeTap(t, fromNode: n.graphID)
                     if manualMode != nil { _ = g.deliverPendingTaps() }
                     _ = t.waitUntilFinished(timeout: 1)
                 }

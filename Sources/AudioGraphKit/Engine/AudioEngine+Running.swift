@@ -67,6 +67,7 @@ extension AudioEngine {
                 NotificationCenter.default.post(name: .AudioEngineConfigurationChange, object: self)
             }
             output.setFaultHandler(notify)
+            input?.captureStream?.setFaultHandler(notify)
             live.context.setFailureHandler(notify)
             running = true
         }
@@ -184,6 +185,7 @@ extension AudioEngine {
     func stopDrivers() {
         if let live {
             live.output?.setFaultHandler(nil)
+            live.input?.captureStream?.setFaultHandler(nil)
             live.context.setFailureHandler(nil)
             live.output?.stop()
             live.input?.stopCapture()

@@ -1,10 +1,15 @@
 // Taps of the engine API: AudioNode.installTap over the graph's LiveTap.
 import AudioGraphNodes
 import Foundation
+import Synchronization
 
 extension AudioEngine {
     /// Records the tap request on the node and installs it on the node's graph node, if any.
-    func installTap(on node: AudioNode, bus: Int, bufferSize: Int, format: AudioFormat?, block: @escaping AudioNode.TapBlock) {
+    /// `isInternal`: a tap of the engine's own (a recorder's) that `removeTap(onBus:)` leaves.
+    /// Returns the tap's key (for ``removeTap(on:key:)``).
+    @discardableResult
+    func installTap(on node: AudioNode, bus: Int, bufferSize: Int, format: AudioFormat?, isInternal: Bool = false,
+                    block: @escaping AudioNode.TapBlock) -> TapKey {
         withLock {
             let call = "installTap(onBus:bufferSize:format:block:)"
             if let format {
@@ -15,18 +20,31 @@ extension AudioEngine {
                 }
             }
             let request = TapRequest(bus: bus, bufferSize: bufferSize, format: format, block: block)
-            node.taps[bus] = request
+            request.isInternal = isInternal
+            let key = TapKey(bus: bus, serial: Self.nextTapSerial.wrappingAdd(1, ordering: .relaxed).oldValue)
+            node.taps[key] = request
             if let graph, node.graphNode != nil { installTaps(of: node, in: graph) }
+            return key
         }
     }
 
-    /// Removes the tap on `bus` of `node`; its last, partial buffer is delivered before this returns
+    /// Serial numbers of taps (unique in the process).
+    private static let nextTapSerial = Atomic<Int>(0)
+
+    /// Removes the application's taps on `bus` of `node`; their last, partial buffers are
+    /// delivered before this returns (live: within a second; manual rendering: at once).
+    func removeTaps(on node: AudioNode, bus: Int) {
+        let keys = withLock { node.taps.filter { $0.key.bus == bus && !$0.value.isInternal }.map(\.key) }
+        for key in keys { removeTap(on: node, key: key) }
+    }
+
+    /// Removes one tap of `node`; its last, partial buffer is delivered before this returns
     /// (live: within a second; manual rendering: at once).
-    func removeTap(on node: AudioNode, bus: Int) {
+    func removeTap(on node: AudioNode, key: TapKey) {
         let tap: LiveTap? = withLock {
-            guard let request = node.taps.removeValue(forKey: bus) else { return nil }
+            guard let request = node.taps.removeValue(forKey: key) else { return nil }
             guard let graph, let live = request.liveTap else { return nil }
-            let t = graph.removeTap(onNode: node.graphID, bus: bus)
+            let t = graph.removeTap(live, fromNode: node.graphID)
             if manualMode == .offline && running {
                 // We drive the render (under this lock): adopt the plan that lets go of the tap
                 // now, without rendering, so its last partial buffer is delivered before we return.
@@ -39,10 +57,16 @@ extension AudioEngine {
         _ = tap?.waitUntilFinished(timeout: 1)
     }
 
+    /// Buffers lost by one tap of `node` (0 when it is not there).
+    func droppedBufferCount(of node: AudioNode, key: TapKey) -> Int {
+        withLock { node.taps[key]?.droppedBufferCount ?? 0 }
+    }
+
     /// Installs every tap request of `node` that has no live tap yet on its current graph node.
     func installTaps(of node: AudioNode, in graph: AudioGraph) {
         guard let gn = node.graphNode else { return }
-        for (bus, request) in node.taps where request.liveTap == nil {
+        for request in node.taps.values where request.liveTap == nil {
+            let bus = request.bus
             guard bus < gn.outputFormats.count else { continue }
             let busFormat = gn.outputFormats[bus]
             let deliveredFormat: AudioFormat? = request.format.flatMap {

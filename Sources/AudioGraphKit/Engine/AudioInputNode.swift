@@ -19,10 +19,17 @@ public final class AudioInputNode: AudioIONode, AudioMixing, @unchecked Sendable
 
     public override var presentationLatency: TimeInterval { engine?.inputPresentationLatency ?? 0 }
 
-    /// The capture's overruns and underruns since start (silence was inserted or audio lost).
+    /// The capture's overruns, underruns and drift-control drops since start (silence was
+    /// inserted or audio lost: each is a hole in what the graph got).
     public var captureFaultCount: Int {
-        guard let s = (graphNode as? InputNode)?.captureStream else { return 0 }
-        return s.overrunCount + s.underrunCount
+        (graphNode as? InputNode)?.captureStream?.lossCount ?? 0
+    }
+
+    /// The application's taps' lost buffers plus the capture's holes (``captureFaultCount``)
+    /// for each of them: a hole before the graph is a loss the tap sees too, never silent.
+    public override func droppedTapBufferCount(onBus bus: AudioNodeBus) -> Int {
+        let taps = engine?.withLock { self.taps.values.filter { $0.bus == bus && !$0.isInternal }.count } ?? 0
+        return super.droppedTapBufferCount(onBus: bus) + (taps > 0 ? captureFaultCount : 0)
     }
 
     override func defaultInputFormat(engineFormat: AudioFormat) -> AudioFormat {

@@ -29,8 +29,9 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
     var connectionFormats: [Int: AudioFormat] = [:]
     /// Parameter values by graph address, pushed to every graph node made for this node.
     var storedParameters: [String: Double] = [:]
-    /// Taps by bus, installed on every graph node made for this node.
-    var taps: [Int: TapRequest] = [:]
+    /// Taps (the application's and the engine's own, e.g. recorders'), installed on every graph
+    /// node made for this node. Several per bus.
+    var taps: [TapKey: TapRequest] = [:]
     /// The connection format output bus 0 had when the current graph node was made.
     var graphNodeFormat: AudioFormat?
     /// Input buses the connections need: the highest connected bus plus one (mixers and
@@ -101,27 +102,29 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// `bufferSize` frames (0: the engine's slice), on a non-real-time thread, live and in manual
     /// rendering alike. `format` nil or the bus's format; another format is a programmer error
     /// (as on Apple's platforms). A slow block loses whole buffers (counted), never audio on the
-    /// render thread. One tap per bus: installing a second is a programmer error.
+    /// render thread. Several taps on one bus (a Linux addition, as The Amazing Audio Engine's
+    /// receivers): each gets every frame, in its own `bufferSize`; recorders
+    /// (``AudioNodeRecorder``) tap the bus on their own and never take these.
     public func installTap(onBus bus: AudioNodeBus, bufferSize: AudioFrameCount, format: AudioFormat?,
                            block: @escaping TapBlock) {
         checkBus(bus, count: numberOfOutputs, "installTap(onBus:bufferSize:format:block:)", scope: "output")
-        guard taps[bus] == nil else {
-            engineProgrammerError("installTap(onBus:bufferSize:format:block:)", self, "bus \(bus) already has a tap (remove it first)")
-        }
         guard let engine else {
             engineProgrammerError("installTap(onBus:bufferSize:format:block:)", self, "the node is not attached to an engine")
         }
         engine.installTap(on: self, bus: bus, bufferSize: Int(bufferSize), format: format, block: block)
     }
 
-    /// Removes the tap on `bus` (its last, partial buffer is delivered first). No tap: nothing happens.
+    /// Removes the taps installed with ``installTap(onBus:bufferSize:format:block:)`` on `bus`
+    /// (their last, partial buffers are delivered first); recorders' taps stay. No tap: nothing happens.
     public func removeTap(onBus bus: AudioNodeBus) {
-        engine?.removeTap(on: self, bus: bus)
+        engine?.removeTaps(on: self, bus: bus)
     }
 
-    /// Buffers a slow tap block lost on `bus` since the tap was installed (a Linux addition).
+    /// Buffers the application's tap blocks on `bus` lost since they were installed (a slow
+    /// block; a Linux addition). For the input node, buffers' worth of captured audio lost
+    /// before the graph read it (capture overruns, drift correction) count too.
     public func droppedTapBufferCount(onBus bus: AudioNodeBus) -> Int {
-        taps[bus]?.droppedBufferCount ?? 0
+        engine?.withLock { taps.values.filter { $0.bus == bus && !$0.isInternal }.reduce(0) { $0 + $1.droppedBufferCount } } ?? 0
     }
 
     // MARK: State
@@ -261,8 +264,16 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A tap asked for on a node's bus: kept by the node, installed on each graph node made for it.
+/// Identifies one tap of a node: its bus and a serial number (several taps per bus).
+struct TapKey: Hashable {
+    let bus: Int
+    let serial: Int
+}
+
 final class TapRequest: @unchecked Sendable {
     let bus: Int
+    /// Installed by the engine itself (a recorder), not by `installTap(onBus:...)`.
+    var isInternal = false
     let bufferSize: Int
     let format: AudioFormat?
     let block: AudioNode.TapBlock

@@ -5,7 +5,8 @@ import Foundation
 /// Records whatever a node's output bus produces to a sound file while the engine renders —
 /// live or in manual rendering — the way EZRecorder and AERecorder record any point of a graph.
 ///
-/// It installs a tap on the bus: the render thread only copies into the tap's lock-free ring;
+/// It taps the bus with a tap of its own (the application's taps on the same bus, installed with
+/// `installTap(onBus:...)`, stay, and `removeTap(onBus:)` leaves this one): the render thread only copies into the tap's lock-free ring;
 /// the file is written on the tap's thread (never the render thread), next to its final path
 /// (`.NAME.partial-PID.ext`) and moved into place by ``stop()``, so a file at `url` is always
 /// complete. The file type follows the extension (wav, aiff, flac, ogg, ...); the samples are
@@ -27,6 +28,10 @@ public final class AudioNodeRecorder: @unchecked Sendable {
     private var temporary: URL?
     private var frames: Int64 = 0
     private var failure: Error?
+    /// The recorder's own tap on the node (while recording).
+    private var tapKey: TapKey?
+    /// Buffers the last take's tap lost.
+    private var lastDropped = 0
 
     /// A recorder of `node`'s bus `bus` into `url` (nothing happens until ``record()``).
     public init(node: AudioNode, bus: AudioNodeBus = 0, url: URL, settings: [String: Any]? = nil) {
@@ -44,8 +49,12 @@ public final class AudioNodeRecorder: @unchecked Sendable {
     public var isRecording: Bool { lock.withLock { file != nil } }
     /// Frames written so far.
     public var recordedFrameCount: Int64 { lock.withLock { frames } }
-    /// Tap buffers lost because the file could not keep up.
-    public var droppedBufferCount: Int { node.droppedTapBufferCount(onBus: bus) }
+    /// Tap buffers lost because the file could not keep up (this take, or the last one); on the
+    /// input node, the capture's holes too (`AudioInputNode.captureFaultCount`).
+    public var droppedBufferCount: Int {
+        guard let key = lock.withLock({ tapKey }), let engine = node.engine else { return lock.withLock { lastDropped } }
+        return engine.droppedBufferCount(of: node, key: key) + ((node as? AudioInputNode)?.captureFaultCount ?? 0)
+    }
 
     /// Starts recording: opens the file (aside) and installs the tap. The node must be attached.
     ///
@@ -63,9 +72,16 @@ public final class AudioNodeRecorder: @unchecked Sendable {
             frames = 0
             failure = nil
         }
-        node.installTap(onBus: bus, bufferSize: 0, format: nil) { [weak self] buffer, _ in
+        guard let engine = node.engine else {
+            f.close()
+            unlink(aside.path)
+            lock.withLock { file = nil; temporary = nil }
+            engineProgrammerError("record()", node, "the node is not attached to an engine")
+        }
+        let key = engine.installTap(on: node, bus: bus, bufferSize: 0, format: nil, isInternal: true) { [weak self] buffer, _ in
             self?.write(buffer)
         }
+        lock.withLock { tapKey = key }
     }
 
     /// Stops recording: removes the tap (its last buffer is written), closes the file and moves
@@ -74,7 +90,11 @@ public final class AudioNodeRecorder: @unchecked Sendable {
     /// - Throws: a write that failed while recording (the partial file is removed), or the move.
     public func stop() throws {
         guard isRecording else { return }
-        node.removeTap(onBus: bus)
+        if let key = lock.withLock({ tapKey }), let engine = node.engine {
+            let dropped = engine.droppedBufferCount(of: node, key: key) + ((node as? AudioInputNode)?.captureFaultCount ?? 0)
+            engine.removeTap(on: node, key: key)
+            lock.withLock { lastDropped = dropped; tapKey = nil }
+        }
         let (f, aside, error) = lock.withLock { () -> (AudioFile?, URL?, Error?) in
             defer { file = nil; temporary = nil }
             return (file, temporary, failure)

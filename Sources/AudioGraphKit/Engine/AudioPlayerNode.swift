@@ -133,23 +133,66 @@ public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable 
 
     // MARK: Timelines
 
-    /// The node time of `playerTime`, or nil when the player is not playing.
+    /// The node time of `playerTime`, or nil when the player is not playing. The inverse of
+    /// ``playerTime(forNodeTime:)``.
     public func nodeTime(forPlayerTime playerTime: AudioTime) -> AudioTime? {
         guard let s = scheduler.withLock({ $0 }), playerTime.isSampleTimeValid else { return nil }
         let rate = s.format.sampleRate
-        guard let node = s.nodeTime(forPlayerTime: Self.convert(playerTime.sampleTime, from: playerTime.sampleRate, to: rate)) else {
+        guard let own = s.nodeTime(forPlayerTime: Self.convert(playerTime.sampleTime, from: playerTime.sampleRate, to: rate)) else {
             return nil
         }
+        let node = ownTimeline(of: s, rate: rate).map { $0.engine + Int64((Double(own - $0.own) / $0.ratio).rounded()) } ?? own
         return time(sampleTime: node, rate: rate)
     }
 
-    /// The player time of `nodeTime`, or nil when the player is not playing.
+    /// The player time of `nodeTime` (the engine's timeline, as `lastRenderTime` gives it), or
+    /// nil when the player is not playing. It follows the frames the player rendered: behind a
+    /// `timePitch` or `varispeed` at rate 2, it advances two seconds per second and reaches a
+    /// file's end when the file has been played (the player renders on a timeline of its own
+    /// there; `lastRenderTime` stays the engine's).
     public func playerTime(forNodeTime nodeTime: AudioTime) -> AudioTime? {
         guard let s = scheduler.withLock({ $0 }) else { return nil }
         let rate = s.format.sampleRate
-        guard let node = nodeSampleTime(nodeTime, rate: rate), let player = s.playerTime(forNodeTime: node) else { return nil }
+        guard let node = nodeSampleTime(nodeTime, rate: rate) else { return nil }
+        let own = ownTimeline(of: s, rate: rate).map { $0.own + Int64((Double(node - $0.engine) * $0.ratio).rounded()) } ?? node
+        guard let player = s.playerTime(forNodeTime: own) else { return nil }
         return nodeTime.isHostTimeValid ? AudioTime(hostTime: nodeTime.hostTime, sampleTime: player, atRate: rate)
             : AudioTime(sampleTime: player, atRate: rate)
+    }
+
+    /// Where the player's own render timeline stands against the engine's, when they differ
+    /// (the player renders behind a rate-changing node): the engine's last rendered frame, the
+    /// player's, and the player frames per engine frame so far. Nil when the player renders on
+    /// the engine's timeline (within 4096 frames: a live reading may be a quantum apart, a
+    /// look-ahead a few slices) or has not rendered yet.
+    private func ownTimeline(of s: ScheduledSoundPlayerNode, rate: Double) -> (engine: Int64, own: Int64, ratio: Double)? {
+        guard let rendered = s.renderedEndSampleTime, let last = lastRenderTime, last.isSampleTimeValid else { return nil }
+        let engine = Self.convert(last.sampleTime, from: last.sampleRate, to: rate)
+        guard abs(rendered - engine) > 4096, engine > 0 else { return nil }
+        // What the units downstream read ahead of what they output is rendered but not yet out.
+        let own = max(0, rendered - Int64((downstreamReadAhead() * rate).rounded()))
+        return (engine, own, min(32, max(1.0 / 32, Double(own) / Double(engine))))
+    }
+
+    /// Seconds of the player's audio that the units between it and the output read ahead of
+    /// their output (a timePitch's start delay at its rate, a varispeed's reach), along the
+    /// first connection of each bus.
+    private func downstreamReadAhead() -> Double {
+        guard let engine else { return 0 }
+        return engine.withLock {
+            var total = 0.0
+            var node: AudioNode = self
+            for _ in 0..<16 {
+                guard let next = engine.connections.first(where: { $0.source === node })?.destination else { break }
+                if let t = next as? AudioUnitTimePitch {
+                    total += t.latency * Double(t.bypass ? 1 : t.rate)
+                } else {
+                    total += next.latency
+                }
+                node = next
+            }
+            return total
+        }
     }
 
     // MARK: Engine hooks

@@ -39,6 +39,10 @@ final class ScheduledPlayerShared: @unchecked Sendable {
     let appliedCommands = Atomic<Int64>(0)
     /// While playing: node time minus player time (written by the render thread).
     let publishedAnchor = Atomic<Int64>(0)
+    /// The end of the last slice the kernel rendered, on its own timeline (-1 before the first):
+    /// behind a rate-changing node it runs faster or slower than the graph's (written by the
+    /// render thread, relaxed; a reading may be one slice old).
+    let renderedEnd = Atomic<Int64>(-1)
 
     init(maximumRegions: Int) {
         self.maximumRegions = maximumRegions

@@ -67,6 +67,7 @@ final class ScheduledSoundPlayerKernel: NodeKernel, @unchecked Sendable {
         renderHostTime = 0
         drainCommands(at: s, sampleRate: context.sampleRate)
         let sliceEnd = s + Int64(n)
+        shared.renderedEnd.store(sliceEnd, ordering: .relaxed)
         guard playing, playStart < sliceEnd else {
             outputSilence(frameCount: n)
             return

@@ -288,6 +288,14 @@ public final class ScheduledSoundPlayerNode: GraphNode, @unchecked Sendable {
         anchorWhilePlaying().map { playerTime + $0 }
     }
 
+    /// The end of the last slice the player rendered on its own timeline (behind a
+    /// rate-changing node, e.g. a varispeed at rate 2, it advances that many frames per graph
+    /// frame), nil before the first. Any thread; a reading may be one slice old.
+    public var renderedEndSampleTime: Int64? {
+        let end = shared.renderedEnd.load(ordering: .relaxed)
+        return end < 0 ? nil : end
+    }
+
     private func anchorWhilePlaying() -> Int64? {
         control.withLock { s -> Int64? in
             guard s.isPlaying, shared.appliedCommands.load(ordering: .acquiring) >= s.playSerial else { return nil }

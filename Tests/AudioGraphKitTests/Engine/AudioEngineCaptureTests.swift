@@ -99,4 +99,98 @@ final class AudioEngineCaptureTests: DefaultPulseServerTestCase {
             XCTAssertEqual(dropped, 0, "run \(run)")
         }
     }
+
+    /// "A level meter and a recorder on the microphone": two taps (1024 and 4800 frames) and an
+    /// `AudioNodeRecorder` on the input node at once, three takes of 3, 4 and 4 s (the report's:
+    /// 1.02/2.85/3.97 s with holes). Each receiver holds the same contiguous numbered frames,
+    /// without a hole; the take holds its length (± one tap buffer), nothing dropped.
+    func testTwoTapsAndARecorderOnTheInputEachGetEveryFrameOfEveryTake() throws {
+        let player = try playNumberedSignal(seconds: 30)
+        defer { server.stopChild(player) }
+        final class Collected: @unchecked Sendable {
+            let lock = NSLock()
+            var left: [Float] = []
+        }
+        for (take, seconds) in [3.0, 4.0, 4.0].enumerated() {
+            let engine = AudioEngine()
+            engine.inputNode.setDevice("src.monitor")
+            let meter = Collected(), other = Collected()
+            engine.inputNode.installTap(onBus: 0, bufferSize: 1024, format: nil) { b, _ in
+                meter.lock.lock(); meter.left += UnsafeBufferPointer(start: b.floatChannelData![0], count: Int(b.frameLength)); meter.lock.unlock()
+            }
+            engine.inputNode.installTap(onBus: 0, bufferSize: 4800, format: nil) { b, _ in
+                other.lock.lock(); other.left += UnsafeBufferPointer(start: b.floatChannelData![0], count: Int(b.frameLength)); other.lock.unlock()
+            }
+            let url = server.directory.appendingPathComponent("take\(take).wav")
+            let recorder = AudioNodeRecorder(node: engine.inputNode, url: url)
+            try engine.start()
+            try recorder.record()
+            usleep(UInt32(seconds * 1_000_000))
+            try recorder.stop()
+            let dropped = (engine.inputNode.droppedTapBufferCount(onBus: 0), recorder.droppedBufferCount)
+            engine.inputNode.removeTap(onBus: 0)
+            engine.stop()
+            let file = try AudioFile(forReading: url)
+            let back = try XCTUnwrap(AudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AudioFrameCount(file.length)))
+            try file.read(into: back)
+            let recorded = Array(UnsafeBufferPointer(start: back.floatChannelData![0], count: Int(back.frameLength)))
+            let r = numberedHoles(recorded)
+            meter.lock.lock(); other.lock.lock()
+            let m = numberedHoles(meter.left), o = numberedHoles(other.left)
+            print(String(format: "take %d (%.0f s): recorder %.3f s, %d holes; taps %d and %d holes; first frames %@ %@ %@; dropped %d/%d",
+                         take, seconds, Double(file.length) / 48000, r.holes, m.holes, o.holes, "\(r.firstFrame ?? -1)",
+                         "\(m.firstFrame ?? -1)", "\(o.firstFrame ?? -1)", dropped.0, dropped.1))
+            XCTAssertEqual(r.holes, 0, "take \(take): the recorder's file has holes")
+            XCTAssertEqual(m.holes, 0, "take \(take)")
+            XCTAssertEqual(o.holes, 0, "take \(take)")
+            XCTAssertEqual(m.firstFrame, o.firstFrame, "take \(take): both taps start at the same captured frame")
+            XCTAssertEqual(Double(file.length) / 48000, seconds, accuracy: 0.1, "take \(take): the take's length")
+            XCTAssertEqual(dropped.0, 0)
+            XCTAssertEqual(dropped.1, 0)
+            other.lock.unlock(); meter.lock.unlock()
+        }
+    }
+
+    /// A capture hole is never silent: the render thread is held for 0.8 s once (a source block
+    /// that sleeps), longer than the capture ring holds, so captured audio is lost; the tap's
+    /// data shows the hole and `droppedTapBufferCount(onBus:)` and `captureFaultCount` count it
+    /// (the report: holes of 0.7-1.5 s while droppedBufferCount read 0).
+    func testACaptureHoleIsCountedWhereTheUserLooks() throws {
+        let player = try playNumberedSignal(seconds: 20)
+        defer { server.stopChild(player) }
+        let engine = AudioEngine()
+        engine.inputNode.setDevice("src.monitor")
+        final class Collected: @unchecked Sendable {
+            let lock = NSLock()
+            var left: [Float] = []
+        }
+        let collected = Collected()
+        engine.inputNode.installTap(onBus: 0, bufferSize: 4800, format: nil) { b, _ in
+            collected.lock.lock(); collected.left += UnsafeBufferPointer(start: b.floatChannelData![0], count: Int(b.frameLength)); collected.lock.unlock()
+        }
+        let frames = Atomic<Int>(0)
+        let format = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+        let staller = AudioSourceNode(format: format) { _, _, frameCount, data in
+            let list = UnsafeMutableAudioBufferListPointer(data)
+            for b in list { memset(b.mData!, 0, Int(frameCount) * 4) }
+            let before = frames.wrappingAdd(Int(frameCount), ordering: .relaxed).oldValue
+            if before < 24_000 && before + Int(frameCount) >= 24_000 { usleep(800_000) } // once, 0.5 s in
+            return noErr
+        }
+        engine.attach(staller)
+        engine.connect(staller, to: engine.mainMixerNode, format: format)
+        try engine.start()
+        usleep(2_500_000)
+        let dropped = engine.inputNode.droppedTapBufferCount(onBus: 0)
+        let faults = engine.inputNode.captureFaultCount
+        engine.inputNode.removeTap(onBus: 0)
+        engine.stop()
+        collected.lock.lock()
+        defer { collected.lock.unlock() }
+        let (holes, _, _) = numberedHoles(collected.left)
+        print("capture hole: \(holes) hole(s) in the tap's data; droppedTapBufferCount \(dropped), captureFaultCount \(faults)")
+        XCTAssertGreaterThan(holes, 0, "the stall should have lost captured audio")
+        XCTAssertGreaterThanOrEqual(dropped, holes, "a hole the tap got is not counted")
+        XCTAssertGreaterThanOrEqual(faults, 1)
+    }
 }

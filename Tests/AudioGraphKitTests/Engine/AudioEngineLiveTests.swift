@@ -208,6 +208,42 @@ final class AudioEngineLiveTests: DefaultPulseServerTestCase {
         }
     }
 
+    /// A server that stops answering (SIGSTOP) while an engine plays and captures is detected:
+    /// AudioEngineConfigurationChange is posted within 2 s + 1 s (no request or timing update
+    /// for 2 s), and `stop()` then returns at once.
+    func testAConfigurationChangeIsPostedWhenTheServerStopsAnswering() throws {
+        for capturing in [false, true] {
+            let engine = AudioEngine()
+            let source = makeSineSource(frequency: 440)
+            engine.attach(source)
+            engine.connect(source, to: engine.mainMixerNode, format: nil)
+            if capturing {
+                engine.inputNode.setDevice(server.monitorSourceName)
+                engine.inputNode.installTap(onBus: 0, bufferSize: 4800, format: nil) { _, _ in }
+            }
+            let posted = DispatchSemaphore(value: 0)
+            let observer = NotificationCenter.default.addObserver(forName: .AudioEngineConfigurationChange, object: engine,
+                                                                  queue: nil) { _ in posted.signal() }
+            defer { NotificationCenter.default.removeObserver(observer) }
+            try engine.start()
+            usleep(300_000)
+            let pid = try XCTUnwrap(server.processIdentifier)
+            kill(pid, SIGSTOP)
+            let stoppedAt = Date()
+            let result = posted.wait(timeout: .now() + 3)
+            let detected = Date().timeIntervalSince(stoppedAt)
+            if capturing { engine.inputNode.removeTap(onBus: 0) }
+            engine.stop()
+            let stopped = Date().timeIntervalSince(stoppedAt)
+            kill(pid, SIGCONT)
+            print(String(format: "frozen server (capturing: %@): notified after %.2f s, stopped after %.2f s", "\(capturing)", detected, stopped))
+            XCTAssertEqual(result, .success, "no AudioEngineConfigurationChange within 3 s (capturing: \(capturing))")
+            XCTAssertGreaterThanOrEqual(detected, 1.9, "detected before 2 s of silence")
+            XCTAssertLessThan(stopped - detected, 1.5, "stop() waited on the frozen server")
+            usleep(300_000)
+        }
+    }
+
     /// The input node's channel map picks a source channel: with `[1]` the tap receives the
     /// right channel of what was played, alone, bit for bit.
     func testTheInputChannelMapPicksOneSourceChannel() throws {

@@ -192,6 +192,49 @@ final class AudioPlayerNodeTests: XCTestCase {
             AudioPlayerNode().scheduleBuffer(try buffer(frames: 10) { _, _ in 0 })
         }
     }
+
+    /// Behind a varispeed or a timePitch at rate 2, `playerTime(forNodeTime: lastRenderTime)`
+    /// follows the frames the player rendered: two seconds per second of engine time, reaching
+    /// the buffer's end (1 s) after 0.5 s; `lastRenderTime` stays the engine's timeline. Before,
+    /// it advanced one second per second and never reached the end (the Kodeco progress bar).
+    func testPlayerTimeFollowsTheFramesRenderedThroughARateTwoUnit() throws {
+        for unit in [AudioUnitVarispeed() as AudioNode, AudioUnitTimePitch()] {
+            let engine = try makeManualEngine(maximum: 1200)
+            let format = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+            let player = AudioPlayerNode()
+            engine.attach(player)
+            engine.attach(unit)
+            if let v = unit as? AudioUnitVarispeed { v.rate = 2 }
+            if let t = unit as? AudioUnitTimePitch { t.rate = 2 }
+            engine.connect(player, to: unit, format: format)
+            engine.connect(unit, to: engine.mainMixerNode, format: format)
+            let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: format, frameCapacity: 48_000))
+            buffer.frameLength = 48_000
+            try engine.start()
+            player.scheduleBuffer(buffer, completionHandler: nil)
+            player.play()
+            var positions: [Double] = []
+            for step in 1...4 {
+                _ = try render(engine, frames: 6000, piece: 1200)  // 0.125 s of engine time
+                let node = try XCTUnwrap(player.lastRenderTime)
+                XCTAssertEqual(node.sampleTime, Int64(6000 * step), "lastRenderTime is the engine's timeline")
+                let time = try XCTUnwrap(player.playerTime(forNodeTime: node))
+                positions.append(Double(time.sampleTime) / 48000)
+                // And back: the node time of that player time is the engine's time again.
+                let back = try XCTUnwrap(player.nodeTime(forPlayerTime: time))
+                XCTAssertEqual(Double(back.sampleTime), Double(node.sampleTime), accuracy: 2400, "\(unit)")
+            }
+            engine.stop()
+            print("player time behind \(type(of: unit)) at rate 2: \(positions.map { String(format: "%.3f", $0) }) s")
+            // 0.25 s per step (two seconds per second): exact to a slice behind a varispeed; behind a
+            // timePitch within 60 ms (its start delay, subtracted, is rubberband's estimate; measured 50 ms).
+            let accuracy = unit is AudioUnitVarispeed ? 0.01 : 0.06
+            for (k, p) in positions.enumerated() {
+                XCTAssertEqual(p, 0.25 * Double(k + 1), accuracy: accuracy, "\(unit), step \(k)")
+            }
+            XCTAssertGreaterThanOrEqual(positions[3], 0.95, "\(unit): the player time reaches the buffer's end")
+        }
+    }
 }
 
 /// Runtime conditions a player meets are counted, not fatal (issue 18): an unreadable file, too many regions.
