@@ -227,20 +227,8 @@ extension DescriptionReader {
             return .environment(decodeEnvironment(properties, at: location))
         case .eq:
             return .eq(decodeEQ(properties, at: location))
-        case .delay:
-            return .delay
         case .lv2:
             return .lv2(decodeLV2(properties, at: location, partial: partial))
-        case .timePitch:
-            return .timePitch
-        case .varispeed:
-            return .varispeed
-        case .reverb:
-            var result = ReverbProperties()
-            if let value = properties["preset"], let preset = choice(value, at: at("preset"), as: ReverbPreset.self) {
-                result.preset = preset
-            }
-            return .reverb(result)
         case .analyser:
             var result = AnalyserProperties()
             if let value = properties["fftSize"], let size = integer(value, at: at("fftSize"),

@@ -6,6 +6,8 @@ import AudioGraphNodes
 import AudioGraphTesting
 
 final class DescriptionValidatorTests: XCTestCase {
+    override class func setUp() { StockNodeTypes.register() }
+
     let osc = #"{ "id": "osc", "type": "oscillator" }"#
     let out = #"{ "id": "out", "type": "genericOutput" }"#
 
