@@ -229,27 +229,6 @@ extension DescriptionReader {
             return .eq(decodeEQ(properties, at: location))
         case .lv2:
             return .lv2(decodeLV2(properties, at: location, partial: partial))
-        case .analyser:
-            var result = AnalyserProperties()
-            if let value = properties["fftSize"], let size = integer(value, at: at("fftSize"),
-                                                                      in: AnalyserProperties.minimumFFTSize...AnalyserProperties.maximumFFTSize) {
-                if size & (size - 1) == 0 { result.fftSize = size } else {
-                    report(at("fftSize"), .invalidValue("fftSize \(size) is not a power of two"))
-                }
-            }
-            if let value = properties["smoothingTimeConstant"],
-               let tau = number(value, at: at("smoothingTimeConstant"), .range(0...1)) {
-                result.smoothingTimeConstant = tau
-            }
-            if let value = properties["minDecibels"], let db = number(value, at: at("minDecibels")) { result.minDecibels = db }
-            if let value = properties["maxDecibels"], let db = number(value, at: at("maxDecibels")) {
-                if db > result.minDecibels { result.maxDecibels = db } else {
-                    report(at("maxDecibels"), .invalidValue("maxDecibels \(ParameterInfo.format(db)) must be above minDecibels \(ParameterInfo.format(result.minDecibels))"))
-                }
-            } else if result.minDecibels >= result.maxDecibels, properties["minDecibels"] != nil {
-                report(at("minDecibels"), .invalidValue("minDecibels \(ParameterInfo.format(result.minDecibels)) must be below maxDecibels \(ParameterInfo.format(result.maxDecibels))"))
-            }
-            return .analyser(result)
         case .recorder:
             var result = RecorderProperties(file: "", path: "")
             if let value = properties["file"] {

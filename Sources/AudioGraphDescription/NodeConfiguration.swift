@@ -18,7 +18,6 @@ public enum NodeConfiguration: Sendable, Hashable {
     case converter(ConverterProperties)
     case output(OutputProperties)
     case genericOutput(GenericOutputProperties)
-    case analyser(AnalyserProperties)
     /// An LV2 plugin (its URI and what the catalogue said about it).
     case lv2(LV2Properties)
     /// A `setProperty` update's value before the checker knows the node's type.
@@ -39,7 +38,6 @@ public enum NodeConfiguration: Sendable, Hashable {
         case .converter: return .converter
         case .output: return .output
         case .genericOutput: return .genericOutput
-        case .analyser: return .analyser
         case .lv2: return .lv2
         case .unresolved: return .unresolved
         case .registered(let r): return r.type

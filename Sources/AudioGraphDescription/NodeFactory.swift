@@ -56,8 +56,6 @@ public enum NodeFactory {
             do throws(LV2Error) { node = try LV2Node(id: description.id, uri: p.plugin) } catch {
                 throw .nodeSetupFailed(node: description.id, reason: error.description)
             }
-        case .analyser(let p):
-            node = try AnalyserNode(id: description.id, properties: p)
         case .recorder(let p):
             // Offline, the renderer drains the ring after every render call (nothing lost); live,
             // the node's writer thread does.

@@ -44,7 +44,6 @@ public struct NodeSchema: Sendable {
         case .converter: return converter
         case .output: return output
         case .genericOutput: return genericOutput
-        case .analyser: return analyser
         case .lv2: return lv2
         case .unresolved: return unresolved
         default:
@@ -152,8 +151,4 @@ extension NodeSchema {
         type: .lv2, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["plugin"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
 
-    static let analyser = NodeSchema(
-        type: .analyser, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: ["fftSize", "smoothingTimeConstant", "minDecibels", "maxDecibels"], runtimePropertyKeys: [],
-        convertsInputs: false, parameters: .none)
 }

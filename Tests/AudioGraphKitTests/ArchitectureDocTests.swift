@@ -240,4 +240,42 @@ final class ArchitectureDocTests: XCTestCase {
             XCTFail("Architecture.md lists \(type), which no source uses")
         }
     }
+
+    /// Docs/Architecture.md's "Public surface" list names exactly the public types each library
+    /// module declares (a public type is a decision written there).
+    func testThePublicTypesAreTheListedOnes() throws {
+        let doc = try String(contentsOf: Self.root.appendingPathComponent("Docs/Architecture.md"), encoding: .utf8)
+        guard let section = doc.range(of: "## Public surface") else { return XCTFail("Architecture.md has no Public surface section") }
+        var listed: [String: Set<String>] = [:]
+        for line in doc[section.upperBound...].split(separator: "\n") {
+            if line.hasPrefix("## ") { break }
+            guard line.hasPrefix("- `") else { continue }
+            let names = Self.backquoted(String(line))
+            guard let module = names.first else { continue }
+            listed[module] = Set(names.dropFirst())
+        }
+        let declaration = try NSRegularExpression(
+            pattern: #"^\s*(?:@\w+(?:\([^)]*\))?\s+)*public\s+(?:final\s+)?(?:class|struct|enum|protocol|typealias|actor)\s+(\w+)"#,
+            options: .anchorsMatchLines)
+        let modules = ["AudioGraphRealtime", "AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins",
+                       "AudioGraphDescription", "AudioGraphKit"]
+        XCTAssertEqual(Set(listed.keys), Set(modules))
+        for module in modules {
+            var declared = Set<String>()
+            let folder = Self.root.appendingPathComponent("Sources/\(module)")
+            for case let path as String in FileManager.default.enumerator(atPath: folder.path)! where path.hasSuffix(".swift") {
+                let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8) as NSString
+                for m in declaration.matches(in: text as String, range: NSRange(location: 0, length: text.length)) {
+                    declared.insert(text.substring(with: m.range(at: 1)))
+                }
+            }
+            let documented = listed[module] ?? []
+            for name in declared.subtracting(documented).sorted() {
+                XCTFail("\(module) declares public \(name), which Architecture.md's Public surface list does not name")
+            }
+            for name in documented.subtracting(declared).sorted() {
+                XCTFail("Architecture.md's Public surface list names \(module).\(name), which is not public there")
+            }
+        }
+    }
 }
