@@ -35,12 +35,13 @@ public enum PropertyValue {
     }
 }
 
-/// Lets `PropertyValue` recognise a nil of any wrapped type.
-public protocol OptionalProtocol {
+/// Lets `PropertyValue` recognise a nil of any wrapped type (internal: no member added to the
+/// user's Optionals).
+protocol OptionalProtocol {
     /// Whether this is `.none`.
     var isNone: Bool { get }
 }
 
 extension Optional: OptionalProtocol {
-    public var isNone: Bool { self == nil }
+    var isNone: Bool { self == nil }
 }

@@ -227,41 +227,8 @@ extension DescriptionReader {
             return .environment(decodeEnvironment(properties, at: location))
         case .eq:
             return .eq(decodeEQ(properties, at: location))
-        case .delay:
-            return .delay
         case .lv2:
             return .lv2(decodeLV2(properties, at: location, partial: partial))
-        case .timePitch:
-            return .timePitch
-        case .varispeed:
-            return .varispeed
-        case .reverb:
-            var result = ReverbProperties()
-            if let value = properties["preset"], let preset = choice(value, at: at("preset"), as: ReverbPreset.self) {
-                result.preset = preset
-            }
-            return .reverb(result)
-        case .analyser:
-            var result = AnalyserProperties()
-            if let value = properties["fftSize"], let size = integer(value, at: at("fftSize"),
-                                                                      in: AnalyserProperties.minimumFFTSize...AnalyserProperties.maximumFFTSize) {
-                if size & (size - 1) == 0 { result.fftSize = size } else {
-                    report(at("fftSize"), .invalidValue("fftSize \(size) is not a power of two"))
-                }
-            }
-            if let value = properties["smoothingTimeConstant"],
-               let tau = number(value, at: at("smoothingTimeConstant"), .range(0...1)) {
-                result.smoothingTimeConstant = tau
-            }
-            if let value = properties["minDecibels"], let db = number(value, at: at("minDecibels")) { result.minDecibels = db }
-            if let value = properties["maxDecibels"], let db = number(value, at: at("maxDecibels")) {
-                if db > result.minDecibels { result.maxDecibels = db } else {
-                    report(at("maxDecibels"), .invalidValue("maxDecibels \(ParameterInfo.format(db)) must be above minDecibels \(ParameterInfo.format(result.minDecibels))"))
-                }
-            } else if result.minDecibels >= result.maxDecibels, properties["minDecibels"] != nil {
-                report(at("minDecibels"), .invalidValue("minDecibels \(ParameterInfo.format(result.minDecibels)) must be below maxDecibels \(ParameterInfo.format(result.maxDecibels))"))
-            }
-            return .analyser(result)
         case .recorder:
             var result = RecorderProperties(file: "", path: "")
             if let value = properties["file"] {

@@ -86,7 +86,7 @@ extension DescriptionReader {
                   let node = object["node"].flatMap({ string($0, at: at("node")) }),
                   let propertyName = object["name"].flatMap({ string($0, at: at("name")) }),
                   let value = object["value"] else { return nil }
-            return (.setProperty(node: node, name: propertyName, value: value, configuration: .delay), path)
+            return (.setProperty(node: node, name: propertyName, value: value, configuration: .unresolved), path)
         }
     }
 

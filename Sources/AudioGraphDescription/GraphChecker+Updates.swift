@@ -8,11 +8,7 @@ extension GraphChecker {
     /// the engine's rules (AudioGraphKit's GraphRules applies the updates to the real graph).
     func simulateUpdates(_ initial: Topology) {
         var topology = initial
-        let rate = graph.sampleRate
-        let order = graph.updates.indices.sorted {
-            (graph.updates[$0].when.frame(sampleRate: rate), $0) < (graph.updates[$1].when.frame(sampleRate: rate), $1)
-        }
-        for index in order {
+        for index in graph.updateOrder {
             let location = reader.updateLocations[index]
             let actionLocations = reader.actionLocations[location] ?? []
             for (actionIndex, action) in graph.updates[index].actions.enumerated() {

@@ -135,3 +135,15 @@ public struct GraphDescription: Sendable, Hashable {
         return base.hasSuffix("/") ? base + path : base + "/" + path
     }
 }
+
+extension GraphDescription {
+    /// The indices of ``updates`` in the order every front door applies them: by frame at the
+    /// graph's rate (``sampleRate``), file order for equal frames. The checker, the engine's
+    /// rules, the offline renderer and live playback all use this one order (a renderer whose
+    /// output runs at another rate places each update at its own frame, in this order).
+    public var updateOrder: [Int] {
+        updates.indices.sorted {
+            (updates[$0].when.frame(sampleRate: sampleRate), $0) < (updates[$1].when.frame(sampleRate: sampleRate), $1)
+        }
+    }
+}

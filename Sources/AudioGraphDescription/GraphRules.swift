@@ -54,10 +54,7 @@ public enum GraphRules {
         let result = described(initial, of: d, in: graph)
         var formats = initial
         let rate = d.sampleRate
-        let order = d.updates.indices.sorted {
-            (d.updates[$0].when.frame(sampleRate: rate), $0) < (d.updates[$1].when.frame(sampleRate: rate), $1)
-        }
-        for index in order {
+        for index in d.updateOrder {
             let update = d.updates[index]
             var added = Set<String>()
             for (actionIndex, action) in update.actions.enumerated() {

@@ -14,20 +14,14 @@ public enum NodeConfiguration: Sendable, Hashable {
     case mixer(MixerProperties)
     case environment(EnvironmentProperties)
     case eq(EQProperties)
-    /// The delay has no properties.
-    case delay
     case recorder(RecorderProperties)
     case converter(ConverterProperties)
     case output(OutputProperties)
     case genericOutput(GenericOutputProperties)
-    case analyser(AnalyserProperties)
     /// An LV2 plugin (its URI and what the catalogue said about it).
     case lv2(LV2Properties)
-    /// The timePitch has no properties.
-    case timePitch
-    case reverb(ReverbProperties)
-    /// The varispeed has no properties.
-    case varispeed
+    /// A `setProperty` update's value before the checker knows the node's type.
+    case unresolved
     /// A type registered with ``NodeTypeRegistry``: its descriptor's options.
     case registered(RegisteredNodeOptions)
 
@@ -40,16 +34,12 @@ public enum NodeConfiguration: Sendable, Hashable {
         case .mixer: return .mixer
         case .environment: return .environment
         case .eq: return .eq
-        case .delay: return .delay
         case .recorder: return .recorder
         case .converter: return .converter
         case .output: return .output
         case .genericOutput: return .genericOutput
-        case .analyser: return .analyser
         case .lv2: return .lv2
-        case .timePitch: return .timePitch
-        case .reverb: return .reverb
-        case .varispeed: return .varispeed
+        case .unresolved: return .unresolved
         case .registered(let r): return r.type
         }
     }

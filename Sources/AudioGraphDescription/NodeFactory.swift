@@ -52,20 +52,10 @@ public enum NodeFactory {
                                        properties: p)
         case .eq(let p):
             node = EQNode(id: description.id, sampleRate: sampleRate, properties: p)
-        case .delay:
-            node = DelayNode(id: description.id, sampleRate: sampleRate)
         case .lv2(let p):
             do throws(LV2Error) { node = try LV2Node(id: description.id, uri: p.plugin) } catch {
                 throw .nodeSetupFailed(node: description.id, reason: error.description)
             }
-        case .timePitch:
-            node = TimePitchNode(id: description.id, sampleRate: sampleRate)
-        case .reverb(let p):
-            node = ReverbNode(id: description.id, sampleRate: sampleRate, preset: p.preset)
-        case .varispeed:
-            node = VarispeedNode(id: description.id, sampleRate: sampleRate)
-        case .analyser(let p):
-            node = try AnalyserNode(id: description.id, properties: p)
         case .recorder(let p):
             // Offline, the renderer drains the ring after every render call (nothing lost); live,
             // the node's writer thread does.
@@ -73,6 +63,8 @@ public enum NodeFactory {
             node = RecorderNode(id: description.id, path: p.path, sampleType: p.sampleType, delivery: delivery)
         case .converter(let p):
             node = ConverterNode(id: description.id, properties: p)
+        case .unresolved:
+            throw .invalidProperty(node: description.id, name: "type", reason: "the node's type is not known")
         case .registered(let r):
             node = try r.type.descriptor!.makeNode(NodeBuildContext(id: description.id, sampleRate: sampleRate,
                                                                     inputBusCount: description.inputBusCount, options: r.options,

@@ -40,16 +40,12 @@ public struct NodeSchema: Sendable {
         case .mixer: return mixer
         case .environment: return environment
         case .eq: return eq
-        case .delay: return delay
         case .recorder: return recorder
         case .converter: return converter
         case .output: return output
         case .genericOutput: return genericOutput
-        case .analyser: return analyser
         case .lv2: return lv2
-        case .timePitch: return timePitch
-        case .reverb: return reverb
-        case .varispeed: return varispeed
+        case .unresolved: return unresolved
         default:
             // A registered type (NodeType's initializer admits no other name).
             let d = type.descriptor!
@@ -129,25 +125,10 @@ extension NodeSchema {
         propertyKeys: ["bands", "preset"], runtimePropertyKeys: [], convertsInputs: false,
         parameters: .eq)
 
-    static let delay = NodeSchema(
-        type: .delay, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false,
-        parameters: .delay)
-
-    /// `rate` (playback rate, 1/32...32), `pitch` (cents), `overlap` (analysis windows, read when
-    /// the node is set up), `bypass` (0/1, per slice).
-    static let timePitch = NodeSchema(
-        type: .timePitch, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false,
-        parameters: .timePitch)
-
-    static let reverb = NodeSchema(
-        type: .reverb, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: ["preset"], runtimePropertyKeys: [], convertsInputs: false, parameters: .reverb)
-
-    static let varispeed = NodeSchema(
-        type: .varispeed, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false, parameters: .varispeed)
+    /// A placeholder for a value whose node type is not known yet (never a node's schema).
+    static let unresolved = NodeSchema(
+        type: .unresolved, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
 
     static let recorder = NodeSchema(
         type: .recorder, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
@@ -170,8 +151,4 @@ extension NodeSchema {
         type: .lv2, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["plugin"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
 
-    static let analyser = NodeSchema(
-        type: .analyser, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: ["fftSize", "smoothingTimeConstant", "minDecibels", "maxDecibels"], runtimePropertyKeys: [],
-        convertsInputs: false, parameters: .none)
 }

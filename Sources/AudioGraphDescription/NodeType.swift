@@ -11,11 +11,17 @@ public struct NodeType: RawRepresentable, Sendable, Hashable, CaseIterable, Cust
 
     /// The type named `rawValue`; nil when it is neither a stock type nor registered.
     public init?(rawValue: String) {
-        guard Self.stock.contains(where: { $0.rawValue == rawValue }) || NodeTypeRegistry.descriptor(named: rawValue) != nil else {
-            return nil
-        }
+        guard Self.builtIn.contains(rawValue) || NodeTypeRegistry.descriptor(named: rawValue) != nil else { return nil }
         self.rawValue = rawValue
     }
+
+    /// The stock types whose behaviour this module still holds (the others are descriptors
+    /// beside their classes, AudioGraphNodes' `StockNodeTypes`, found only once registered).
+    static let builtIn: Set<String> = ["oscillator", "player", "input", "mixer", "environment", "eq", "recorder", "converter",
+                                       "output", "genericOutput", "lv2"]
+
+    /// A `setProperty` value whose node's type is not known yet (never a node's type).
+    static let unresolved = NodeType(stock: "")
 
     private init(stock name: String) { rawValue = name }
 
@@ -40,9 +46,12 @@ public struct NodeType: RawRepresentable, Sendable, Hashable, CaseIterable, Cust
     public static let stock: [NodeType] = [.oscillator, .player, .input, .mixer, .environment, .eq, .delay, .recorder, .converter,
                                            .output, .genericOutput, .analyser, .reverb, .timePitch, .varispeed, .lv2]
 
-    /// The stock types, then the registered ones by name.
+    /// The types a graph file may name now: the stock ones in the format's order (those that are
+    /// descriptors once registered), then the other registered ones by name.
     public static var allCases: [NodeType] {
-        stock + NodeTypeRegistry.names.filter { name in !stock.contains { $0.rawValue == name } }.map(NodeType.init(stock:))
+        let registered = NodeTypeRegistry.names
+        return stock.filter { builtIn.contains($0.rawValue) || registered.contains($0.rawValue) }
+            + registered.filter { name in !stock.contains { $0.rawValue == name } }.map(NodeType.init(stock:))
     }
 
     /// The registered descriptor of a type that is not a stock one.

@@ -11,6 +11,7 @@ public enum GraphLoader {
     /// - Throws: every problem found, one line each (``GraphDescriptionErrors``).
     public static func load(_ path: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
         LV2World.registerWithGraphFiles()
+        StockNodeTypes.register()
         return try GraphRules.check(GraphDescription.load(contentsOf: path, fileInfo: probe), fileName: path)
     }
 
@@ -18,6 +19,7 @@ public enum GraphLoader {
     public static func parse(text: String, fileName: String = "graph.json",
                              baseDirectory: String = ".") throws(GraphDescriptionErrors) -> ValidatedGraph {
         LV2World.registerWithGraphFiles()
+        StockNodeTypes.register()
         return try GraphRules.check(GraphDescription.parse(text: text, fileName: fileName, baseDirectory: baseDirectory, fileInfo: probe),
                                     fileName: fileName)
     }

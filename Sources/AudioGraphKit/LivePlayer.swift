@@ -143,10 +143,10 @@ public final class LivePlayer {
                 context.close()
                 throw LivePlayerError.notLive("the graph has no output node")
             }
-            updates = try d.updates.enumerated()
-                .map { (frame: $0.element.when.frame(sampleRate: d.sampleRate), index: $0.offset, update: $0.element) }
-                .sorted { ($0.frame, $0.index) < ($1.frame, $1.index) }
-                .map { (frame: $0.frame, changes: try GraphBuilder.changes(for: $0.update, sampleRate: d.sampleRate)) }
+            updates = try d.updateOrder.map { index in
+                (frame: d.updates[index].when.frame(sampleRate: d.sampleRate),
+                 changes: try GraphBuilder.changes(for: d.updates[index], sampleRate: d.sampleRate))
+            }
             self.output = output
         } catch let error as LivePlayerError {
             context.close()

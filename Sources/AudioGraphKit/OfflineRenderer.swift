@@ -205,10 +205,13 @@ public final class OfflineRenderer {
             throw .file(error)
         }
 
-        // Updates, in frame order (stable for equal frames: file order).
-        let updates = d.updates.enumerated()
-            .map { (frame: $0.element.when.frame(sampleRate: graphTimelineRate), index: $0.offset, update: $0.element) }
-            .sorted { ($0.frame, $0.index) < ($1.frame, $1.index) }
+        // Updates in the description's one order (GraphDescription.updateOrder), each at its frame
+        // on the output's timeline; an update never goes before one the order puts first.
+        var updates: [(frame: Int64, index: Int, update: UpdateDescription)] = []
+        for index in d.updateOrder {
+            let frame = max(d.updates[index].when.frame(sampleRate: graphTimelineRate), updates.last?.frame ?? 0)
+            updates.append((frame, index, d.updates[index]))
+        }
         var nextUpdate = 0
         let silence = ChannelBufferStorage(channelCount: 64, capacity: sliceSize)
         let mapped = ChannelBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)

@@ -50,6 +50,33 @@ public final class AnalyserNode: GraphNode, @unchecked Sendable {
         super.init(id: id, typeName: "analyser", inputBusCount: 1, outputBusCount: 1, parameters: [])
     }
 
+    /// The `analyser` node type: one input passed through, `properties` ``AnalyserProperties``
+    /// (fftSize a power of two, smoothingTimeConstant 0...1, minDecibels below maxDecibels).
+    public static let descriptor = NodeTypeDescriptor(
+        name: "analyser", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["fftSize", "smoothingTimeConstant", "minDecibels", "maxDecibels"],
+        decode: { reader in
+            var result = AnalyserProperties()
+            if let size = reader.integer("fftSize", in: AnalyserProperties.minimumFFTSize...AnalyserProperties.maximumFFTSize) {
+                if size & (size - 1) == 0 { result.fftSize = size } else {
+                    reader.reportInvalid("fftSize", "fftSize \(size) is not a power of two")
+                }
+            }
+            if let tau = reader.number("smoothingTimeConstant", in: 0...1) { result.smoothingTimeConstant = tau }
+            if let db = reader.number("minDecibels") { result.minDecibels = db }
+            if let db = reader.number("maxDecibels") {
+                if db > result.minDecibels { result.maxDecibels = db } else {
+                    reader.reportInvalid("maxDecibels", "maxDecibels \(ParameterInfo.format(db)) must be above minDecibels \(ParameterInfo.format(result.minDecibels))")
+                }
+            } else if result.minDecibels >= result.maxDecibels, reader.has("minDecibels") {
+                reader.reportInvalid("minDecibels", "minDecibels \(ParameterInfo.format(result.minDecibels)) must be below maxDecibels \(ParameterInfo.format(result.maxDecibels))")
+            }
+            return result
+        },
+        makeNode: { context throws(AudioGraphError) -> GraphNode in
+            try AnalyserNode(id: context.id, properties: context.options(as: AnalyserProperties.self) ?? AnalyserProperties())
+        })
+
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         let ring = AnalyserRing(maximumSnapshot: fftSize, maximumFramesPerSlice: maximumFramesPerSlice)
         reader.withLock { state in

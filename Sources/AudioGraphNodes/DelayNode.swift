@@ -20,6 +20,11 @@ public final class DelayNode: GraphNode, @unchecked Sendable {
                    parameters: ParameterTable.delay.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
     }
 
+    /// The `delay` node type: one input, one output, no properties, ``ParameterTable/delay``.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "delay", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .delay
+    ) { context in DelayNode(id: context.id, sampleRate: context.sampleRate) }
+
     /// The delay line: ``MemoryBudget/maximumDelayTime`` seconds per channel at the node's rate.
     public override func stateMemoryEstimate(outputFormat: StreamFormat) -> (bytes: Int64, reason: String)? {
         (MemoryBudget.delayLineBytes(sampleRate: outputFormat.sampleRate, channels: outputFormat.channelCount),

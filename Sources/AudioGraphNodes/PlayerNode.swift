@@ -32,7 +32,7 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
     /// (decided at initialize, by the whole file's length, so that a `segment` change never has
     /// to decode a long part on the control thread). Any thread; applies to players initialized
     /// afterwards. Tests lower it to stream small files.
-    public static var streamingThreshold: Double {
+    package static var streamingThreshold: Double {
         get { Double(bitPattern: streamingThresholdBits.load(ordering: .relaxed)) }
         set { streamingThresholdBits.store(newValue.bitPattern, ordering: .relaxed) }
     }
@@ -41,7 +41,7 @@ public final class PlayerNode: GraphNode, @unchecked Sendable {
     /// The smallest ring a streaming player gets, in frames (default 2^17: 2.7 s at 48 kHz; more
     /// with big slices). Any thread; applies to players initialized afterwards. Tests lower it so
     /// that small files wrap the ring many times.
-    public static var streamingRingFrames: Int {
+    package static var streamingRingFrames: Int {
         get { streamingRingFramesValue.load(ordering: .relaxed) }
         set { streamingRingFramesValue.store(newValue, ordering: .relaxed) }
     }

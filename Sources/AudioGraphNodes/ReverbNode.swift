@@ -29,6 +29,21 @@ public final class ReverbNode: GraphNode, @unchecked Sendable {
                    parameters: ParameterTable.reverb.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
     }
 
+    /// The `reverb` node type: one input, one output, `properties.preset` (``ReverbProperties``),
+    /// ``ParameterTable/reverb``.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "reverb", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, propertyKeys: ["preset"],
+        parameters: .reverb,
+        decode: { reader in
+            var result = ReverbProperties()
+            if let preset = reader.choice("preset", as: ReverbPreset.self) { result.preset = preset }
+            return result
+        },
+        makeNode: { context in
+            ReverbNode(id: context.id, sampleRate: context.sampleRate,
+                       preset: context.options(as: ReverbProperties.self)?.preset ?? .mediumHall)
+        })
+
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         ReverbKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
     }

@@ -39,6 +39,12 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
                    parameters: ParameterTable.timePitch.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
     }
 
+    /// The `timePitch` node type: one input, one output, no properties, ``ParameterTable/timePitch``
+    /// (`overlap` is read when the node is set up).
+    public static let descriptor = NodeTypeDescriptor(
+        name: "timePitch", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .timePitch
+    ) { context in TimePitchNode(id: context.id, sampleRate: context.sampleRate) }
+
     /// True: rubberband consumes `rate` times the output.
     public override var pullsInputsOnTheirOwnTimeline: Bool { true }
 

@@ -21,6 +21,11 @@ public final class VarispeedNode: GraphNode, @unchecked Sendable {
                    parameters: ParameterTable.varispeed.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
     }
 
+    /// The `varispeed` node type: one input, one output, no properties, ``ParameterTable/varispeed``.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "varispeed", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .varispeed
+    ) { context in VarispeedNode(id: context.id, sampleRate: context.sampleRate) }
+
     /// True: the resampler consumes `rate` times the output.
     public override var pullsInputsOnTheirOwnTimeline: Bool { true }
 

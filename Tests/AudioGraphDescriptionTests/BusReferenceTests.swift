@@ -5,6 +5,8 @@ import XCTest
 import AudioGraphNodes
 
 final class BusReferenceTests: XCTestCase {
+    override class func setUp() { StockNodeTypes.register() }
+
     func testParsesAndPrints() {
         XCTAssertEqual(BusReference("mix"), BusReference(node: "mix", bus: 0))
         XCTAssertEqual(BusReference("mix:12"), BusReference(node: "mix", bus: 12))

@@ -5,6 +5,8 @@ import XCTest
 import AudioGraphNodes
 
 final class DescriptionReaderNodesTests: XCTestCase {
+    override class func setUp() { StockNodeTypes.register() }
+
     func testEveryPresetLoadsAtCommonAndLowRates() throws {
         for rate in [8000.0, 16000, 22050, 44100, 48000, 96000] {
             for preset in EQPreset.allCases {

@@ -27,6 +27,7 @@ struct StubFiles {
 /// rate, channels and length in a temporary folder, so a real player node can open them; the
 /// file checks still see the stub's information.
 func validate(_ text: String, stub: StubFiles) throws(GraphDescriptionErrors) -> ValidatedGraph {
+    StockNodeTypes.register()
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ag-desc-\(UUID().uuidString)").path
     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }

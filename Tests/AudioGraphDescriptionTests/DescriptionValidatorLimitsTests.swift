@@ -6,6 +6,8 @@ import XCTest
 import AudioGraphNodes
 
 final class DescriptionValidatorLimitsTests: XCTestCase {
+    override class func setUp() { StockNodeTypes.register() }
+
     let osc = #"{ "id": "osc", "type": "oscillator" }"#
     let out = #"{ "id": "out", "type": "genericOutput" }"#
     let wire = #"{ "from": "osc", "to": "out" }"#

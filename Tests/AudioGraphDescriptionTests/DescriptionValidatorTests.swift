@@ -6,6 +6,8 @@ import AudioGraphNodes
 import AudioGraphTesting
 
 final class DescriptionValidatorTests: XCTestCase {
+    override class func setUp() { StockNodeTypes.register() }
+
     let osc = #"{ "id": "osc", "type": "oscillator" }"#
     let out = #"{ "id": "out", "type": "genericOutput" }"#
 
@@ -103,8 +105,8 @@ final class DescriptionValidatorTests: XCTestCase {
     func testAnalyserProperties() throws {
         let good = #"{ "id": "a", "type": "analyser", "properties": { "fftSize": 32768, "smoothingTimeConstant": 0, "minDecibels": -120, "maxDecibels": 0 } }"#
         let graph = try loadGraph(graphText(nodes: "\(osc), \(good), \(out)", connections: #"{ "from": "osc", "to": "a" }, { "from": "a", "to": "out" }"#))
-        XCTAssertEqual(graph.description.nodes[1].configuration,
-                       .analyser(AnalyserProperties(fftSize: 32768, smoothingTimeConstant: 0, minDecibels: -120, maxDecibels: 0)))
+        XCTAssertEqual(graph.description.nodes[1].configuration.options(as: AnalyserProperties.self),
+                       AnalyserProperties(fftSize: 32768, smoothingTimeConstant: 0, minDecibels: -120, maxDecibels: 0))
         XCTAssertEqual(lines(#"""
             { "id": "a", "type": "analyser", "properties": { "fftSize": 1000, "smoothingTimeConstant": 1.5, "maxDecibels": -100, "window": "hann" } },
             { "id": "b", "type": "analyser", "properties": { "fftSize": 65536 } },

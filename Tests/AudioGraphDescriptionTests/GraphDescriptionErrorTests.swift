@@ -5,6 +5,8 @@ import XCTest
 import AudioGraphNodes
 
 final class GraphDescriptionErrorTests: XCTestCase {
+    override class func setUp() { StockNodeTypes.register() }
+
     func testLineFormats() {
         let error = GraphDescriptionError(fileName: "bad.json", location: #"nodes[2] (id "echo").parameters.feedback"#,
                                           problem: .outOfRange(value: 150, range: "-100...100"))

@@ -6,6 +6,8 @@ import AudioGraphNodes
 import AudioGraphPulse
 
 final class GraphDescriptionTests: XCTestCase {
+    override class func setUp() { StockNodeTypes.register() }
+
     /// The spec's examples, each completed into a whole graph where the spec shows a fragment.
     static let specExamples: [String] = [
         // The node object example.

@@ -6,6 +6,8 @@ import AudioGraphNodes
 import AudioGraphTesting
 
 final class JSONParserTests: XCTestCase {
+    override class func setUp() { StockNodeTypes.register() }
+
     func parse(_ text: String) throws -> JSONValue { try JSONValue.parse(text) }
 
     func syntaxError(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> JSONSyntaxError? {

@@ -5,6 +5,8 @@ import XCTest
 import AudioGraphNodes
 
 final class JSONValueTests: XCTestCase {
+    override class func setUp() { StockNodeTypes.register() }
+
     func testNumberIntegerView() {
         XCTAssertEqual(JSONNumber(3).intValue, 3)
         XCTAssertEqual(JSONNumber(3).text, "3")

@@ -4,6 +4,8 @@ import XCTest
 import AudioGraphNodes
 
 final class NodeFactoryTests: XCTestCase {
+    override class func setUp() { StockNodeTypes.register() }
+
     let analyserGraph = """
     { "version": 1, "sampleRate": 48000, "duration": 0.5, "nodes": [
       { "id": "osc", "type": "oscillator", "parameters": { "frequency": 997, "amplitude": 0.7 }, "properties": { "channels": 2 } },

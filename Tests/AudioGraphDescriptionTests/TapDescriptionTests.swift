@@ -5,6 +5,8 @@ import XCTest
 import AudioGraphNodes
 
 final class TapDescriptionTests: XCTestCase {
+    override class func setUp() { StockNodeTypes.register() }
+
     func testFileExtension() {
         XCTAssertEqual(TapDescription.fileExtension(of: "a/b.tap.WAV"), "wav")
         XCTAssertEqual(TapDescription.fileExtension(of: "x.flac"), "flac")

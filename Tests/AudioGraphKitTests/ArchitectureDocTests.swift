@@ -152,4 +152,130 @@ final class ArchitectureDocTests: XCTestCase {
         XCTAssertEqual(rows.map(\.modules), [["A"], ["B", "C"]])
         XCTAssertEqual(rows.map(\.dependencies), [[], ["A", "CX"]])
     }
+
+    // MARK: Imports and locks (the sources against Package.swift and the doc)
+
+    /// The Swift files of each target with a folder of its own under Sources/, Examples/ or Fuzz/.
+    static func swiftFiles(of target: Target) -> [URL] {
+        let folders = ["Sources/\(target.name)", "Examples/\(target.name)", "Fuzz/\(target.name)", "Tests/\(target.name)"]
+        var files: [URL] = []
+        for folder in folders {
+            let url = root.appendingPathComponent(folder)
+            guard let walker = FileManager.default.enumerator(atPath: url.path) else { continue }
+            for case let path as String in walker where path.hasSuffix(".swift") { files.append(url.appendingPathComponent(path)) }
+        }
+        return files
+    }
+
+    /// Every target a Swift file imports is a dependency Package.swift declares for its target,
+    /// and every dependency declared is imported somewhere in the target (no hidden or dead edges).
+    func testEveryImportIsADeclaredDependencyAndEveryDependencyIsImported() throws {
+        let package = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let targets = try Self.targets(in: package)
+        let names = Set(targets.map(\.name)).union(["ArgumentParser"])
+        let importLine = try NSRegularExpression(pattern: #"^\s*(?:@\w+(?:\([^)]*\))?\s+)*import\s+(?:(?:struct|class|enum|func|var|let|typealias|protocol)\s+)?(\w+)"#,
+                                                 options: .anchorsMatchLines)
+        var checked = 0
+        for target in targets where target.kind != "systemLibrary" {
+            let files = Self.swiftFiles(of: target)
+            guard !files.isEmpty else { continue }
+            var imported = Set<String>()
+            for file in files {
+                let text = try String(contentsOf: file, encoding: .utf8) as NSString
+                for m in importLine.matches(in: text as String, range: NSRange(location: 0, length: text.length)) {
+                    let module = text.substring(with: m.range(at: 1))
+                    guard names.contains(module) else { continue }
+                    imported.insert(module)
+                    XCTAssertTrue(target.dependencies.contains(module),
+                                  "\(file.lastPathComponent) (\(target.name)) imports \(module), which Package.swift does not list for \(target.name)")
+                }
+            }
+            for dependency in target.dependencies.subtracting(imported) where !Self.isCTarget(dependency, targets) || target.kind == "testTarget" {
+                // A C target is linked for its library even when only another C target's header
+                // is imported; Swift dependencies and test dependencies must be imported.
+                guard !Self.isCTarget(dependency, targets) else { continue }
+                XCTFail("Package.swift lists \(dependency) for \(target.name), which no file of \(target.name) imports")
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 15, "targets checked")
+    }
+
+    static func isCTarget(_ name: String, _ targets: [Target]) -> Bool {
+        targets.first { $0.name == name }.map(isC) ?? false
+    }
+
+    /// The lock and wait types a source file may use are the ones Docs/Architecture.md lists
+    /// (its "Real-time rules" table), and each one listed is used.
+    func testOnlyTheDocumentedLockTypesAppearInSources() throws {
+        let doc = try String(contentsOf: Self.root.appendingPathComponent("Docs/Architecture.md"), encoding: .utf8)
+        guard let header = doc.range(of: "| type | where, and why not a `ControlLock` |") else {
+            return XCTFail("Architecture.md has no lock-type table")
+        }
+        var documented = Set<String>()
+        for line in doc[header.upperBound...].split(separator: "\n").dropFirst() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("|") else { break }
+            if let first = Self.backquoted(String(trimmed.split(separator: "|").first ?? "")).first { documented.insert(first) }
+        }
+        XCTAssertTrue(documented.contains("ControlLock"), "\(documented)")
+        let lockTypes = ["ControlLock", "Mutex", "NSRecursiveLock", "NSLock", "NSCondition", "NSConditionLock", "pthread_mutex_t",
+                         "pthread_rwlock_t", "pthread_cond_t", "os_unfair_lock", "sem_t", "DispatchSemaphore", "DispatchGroup"]
+        let use = try NSRegularExpression(pattern: #"\b("# + lockTypes.joined(separator: "|") + #")\b"#)
+        var found: [String: String] = [:]
+        let sources = Self.root.appendingPathComponent("Sources")
+        for case let path as String in FileManager.default.enumerator(atPath: sources.path)! where path.hasSuffix(".swift") {
+            let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
+            // Comments may name lock types; code may not, unless documented.
+            let code = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
+            let ns = code as NSString
+            for m in use.matches(in: code, range: NSRange(location: 0, length: ns.length)) {
+                found[ns.substring(with: m.range(at: 1)), default: path] = found[ns.substring(with: m.range(at: 1))] ?? path
+            }
+        }
+        for (type, file) in found where !documented.contains(type) {
+            XCTFail("Sources/\(file) uses \(type), which Architecture.md's lock-type table does not list")
+        }
+        for type in documented where found[type] == nil {
+            XCTFail("Architecture.md lists \(type), which no source uses")
+        }
+    }
+
+    /// Docs/Architecture.md's "Public surface" list names exactly the public types each library
+    /// module declares (a public type is a decision written there).
+    func testThePublicTypesAreTheListedOnes() throws {
+        let doc = try String(contentsOf: Self.root.appendingPathComponent("Docs/Architecture.md"), encoding: .utf8)
+        guard let section = doc.range(of: "## Public surface") else { return XCTFail("Architecture.md has no Public surface section") }
+        var listed: [String: Set<String>] = [:]
+        for line in doc[section.upperBound...].split(separator: "\n") {
+            if line.hasPrefix("## ") { break }
+            guard line.hasPrefix("- `") else { continue }
+            let names = Self.backquoted(String(line))
+            guard let module = names.first else { continue }
+            listed[module] = Set(names.dropFirst())
+        }
+        let declaration = try NSRegularExpression(
+            pattern: #"^\s*(?:@\w+(?:\([^)]*\))?\s+)*public\s+(?:final\s+)?(?:class|struct|enum|protocol|typealias|actor)\s+(\w+)"#,
+            options: .anchorsMatchLines)
+        let modules = ["AudioGraphRealtime", "AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins",
+                       "AudioGraphDescription", "AudioGraphKit"]
+        XCTAssertEqual(Set(listed.keys), Set(modules))
+        for module in modules {
+            var declared = Set<String>()
+            let folder = Self.root.appendingPathComponent("Sources/\(module)")
+            for case let path as String in FileManager.default.enumerator(atPath: folder.path)! where path.hasSuffix(".swift") {
+                let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8) as NSString
+                for m in declaration.matches(in: text as String, range: NSRange(location: 0, length: text.length)) {
+                    declared.insert(text.substring(with: m.range(at: 1)))
+                }
+            }
+            let documented = listed[module] ?? []
+            for name in declared.subtracting(documented).sorted() {
+                XCTFail("\(module) declares public \(name), which Architecture.md's Public surface list does not name")
+            }
+            for name in documented.subtracting(declared).sorted() {
+                XCTFail("Architecture.md's Public surface list names \(module).\(name), which is not public there")
+            }
+        }
+    }
 }

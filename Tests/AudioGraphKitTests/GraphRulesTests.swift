@@ -49,10 +49,7 @@ final class GraphRulesTests: XCTestCase {
             let built = try GraphBuilder.build(v, maximumFramesPerSlice: 64, outputs: outputs) { node in
                 (node as? InputNode)?.rendersSilenceWithoutContext = true
             }
-            let order = d.updates.indices.sorted {
-                (d.updates[$0].when.frame(sampleRate: d.sampleRate), $0) < (d.updates[$1].when.frame(sampleRate: d.sampleRate), $1)
-            }
-            for index in order {
+            for index in d.updateOrder {
                 built.graph.enqueue(contentsOf: try GraphBuilder.changes(for: d.updates[index], sampleRate: d.sampleRate,
                                                                          outputs: outputs))
                 try built.graph.update(waitUntilApplied: false)

@@ -139,4 +139,28 @@ final class NodeTypeDescriptorTests: XCTestCase {
             XCTAssertEqual(line, #"graph.json: nodes[1] (id "scale").type: "testScales" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, reverb, timePitch, varispeed, lv2, testScale (did you mean "testScale"?)"#)
         }
     }
+
+    /// The third front door: `AudioEngine(contentsOf:)` makes an engine of the same file, the
+    /// registered node inside it, and renders the same formula in manual rendering.
+    func testTheEngineAPILoadsAndRendersTheTypeFromAGraphFile() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("scale-engine-\(getpid()).json")
+        try graph(scale: #", "parameters": { "gain": 2 }, "properties": { "invert": true }"#)
+            .replacingOccurrences(of: #""channels": 1"#, with: #""channels": 2"#)
+            .write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let engine = try AudioEngine(contentsOf: url)
+        XCTAssertNotNil(engine.node(named: "scale"))
+        let format = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+        try engine.enableManualRenderingMode(.offline, format: format, maximumFrameCount: 1024)
+        try engine.start()
+        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: format, frameCapacity: 1024))
+        XCTAssertEqual(try engine.renderOffline(1024, to: buffer), .success)
+        for c in 0..<2 {
+            for n in 0..<1024 {
+                XCTAssertEqual(Double(buffer.floatChannelData![c][n]), -1.0 * sin(2 * Double.pi * 1000 * Double(n) / 48000),
+                               accuracy: 1e-5, "channel \(c) frame \(n)")
+            }
+        }
+        engine.stop()
+    }
 }

@@ -29,7 +29,7 @@ import Foundation
 /// | prepare, start, pause, stop, reset | control thread | allocates; `start` connects to PulseAudio |
 /// | renderOffline | the thread that drives manual rendering | no |
 /// | manualRenderingBlock | the application's real-time thread | never: real-time safe |
-/// | mixing properties (volume, pan, position, …) | any thread | no (lock-free for the render thread) |
+/// | mixing properties (volume, pan, position, …) and unit parameters | any thread | the engine's lock, which an edit on a running engine holds up to 1 s; the render thread never waits (values reach it lock-free) |
 public final class AudioEngine: @unchecked Sendable {
     /// The format used when no device can be asked (no PulseAudio server): 48 kHz stereo.
     static let fallbackFormat = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!

@@ -1,5 +1,5 @@
 // The `properties` of a `reverb` node: its factory room.
-import AudioGraphNodes
+import AudioGraphCore
 
 /// `properties` of a `reverb` node: `preset`, one of AVAudioUnitReverb's factory rooms
 /// (default `mediumHall`).

@@ -1,0 +1,18 @@
+// The node types this module defines as descriptors, registered with graph files in one call.
+import AudioGraphCore
+
+/// The stock node types that are ``NodeTypeDescriptor``s (each written beside its class).
+/// ``register()`` makes graph files accept them; AudioGraphKit's loader calls it.
+///
+/// Thread safety: any control thread.
+public enum StockNodeTypes {
+    /// The descriptors, in the graph format's order.
+    public static let descriptors: [NodeTypeDescriptor] = [
+        DelayNode.descriptor, AnalyserNode.descriptor, ReverbNode.descriptor, TimePitchNode.descriptor, VarispeedNode.descriptor,
+    ]
+
+    /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).
+    public static func register() {
+        for d in descriptors { NodeTypeRegistry.register(d) }
+    }
+}
