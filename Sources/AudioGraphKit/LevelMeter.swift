@@ -10,19 +10,28 @@ public struct LevelMeter: Sendable, Equatable {
     public var rmsDecibels: Double
     /// Peak in dBFS (-infinity for digital silence).
     public var peakDecibels: Double
+    /// Samples of the block that were NaN or infinite, left out of the RMS and peak (which then
+    /// describe the finite samples; a block of only NaN reads as silence plus this count).
+    public var nonFiniteSampleCount: Int
 
     /// Measures `frameCount` frames of each channel.
     public init(channels: [UnsafePointer<Float>], frameCount: Int) {
         var sum = 0.0
         var peak: Float = 0
+        var bad = 0
         for channel in channels {
             for i in 0..<frameCount {
                 let v = channel[i]
+                guard v.isFinite else {
+                    bad += 1
+                    continue
+                }
                 sum += Double(v) * Double(v)
                 peak = max(peak, abs(v))
             }
         }
-        let count = Double(max(1, frameCount * channels.count))
+        nonFiniteSampleCount = bad
+        let count = Double(max(1, frameCount * channels.count - bad))
         rmsDecibels = Self.decibels((sum / count).squareRoot())
         peakDecibels = Self.decibels(Double(peak))
     }
@@ -43,6 +52,7 @@ public struct LevelMeter: Sendable, Equatable {
         for i in 0..<filled { bar[i] = "#" }
         if peakAt > 0 { bar[peakAt - 1] = "|" }
         func text(_ db: Double) -> String { db.isFinite ? String(format: "%6.2f", db) : "  -inf" }
-        return "RMS \(text(rmsDecibels)) dBFS  peak \(text(peakDecibels)) dBFS  [\(String(bar))]"
+        let bad = nonFiniteSampleCount > 0 ? "  \(nonFiniteSampleCount) non-finite" : ""
+        return "RMS \(text(rmsDecibels)) dBFS  peak \(text(peakDecibels)) dBFS  [\(String(bar))]" + bad
     }
 }

@@ -1,4 +1,5 @@
 // EBU R128 loudness (integrated, range, true peak; momentary and short-term live) through libebur128.
+import AudioGraphCore
 import CEBUR128
 import Foundation
 
@@ -90,10 +91,16 @@ public final class LoudnessMeter {
                     for f in 0..<n { scratch[f * channelCount + c] = 0 }
                 }
             }
+            // NaN or infinity would make every later measurement NaN (printed as silence): they
+            // are measured as silence and counted instead.
+            nonFiniteSampleCount += NonFiniteSamples.replaceWithSilence(scratch, count: n * channelCount)
             _ = ebur128_add_frames_float(state, scratch, n)
             done += n
         }
     }
+
+    /// Samples added that were NaN or infinite: measured as silence, and named by ``summary``.
+    public private(set) var nonFiniteSampleCount = 0
 
     /// Gated integrated loudness of everything added (LUFS; -infinity while nothing passed the
     /// -70 LUFS gate). ``Mode/program`` only (nan otherwise).
@@ -126,6 +133,7 @@ public final class LoudnessMeter {
     public var summary: String {
         "integrated \(Self.text(integratedLoudness)) LUFS, range \(Self.text(loudnessRange)) LU, "
             + "true peak \(Self.text(truePeakDecibels)) dBTP"
+            + (nonFiniteSampleCount > 0 ? ", \(nonFiniteSampleCount) non-finite samples (NaN or infinity) measured as silence" : "")
     }
 
     /// `M -23.0 LUFS  S -23.0 LUFS` (``Mode/live``, or any mode).

@@ -63,6 +63,18 @@ public final class OfflineRenderer {
     public private(set) var peak: Float = 0
     private var sumOfSquares: Double = 0
     private var samplesMeasured: Int64 = 0
+    /// Samples written to the output file that were NaN or infinite (all channels); they are
+    /// left out of ``peak``, ``rms`` and the sample count of the RMS. A NaN that reaches the
+    /// output is a fault somewhere in the graph (a node that did not contain it): the command
+    /// line reports the count, and `--strict` makes it an error.
+    public private(set) var nonFiniteSampleCount: Int64 = 0
+    /// One line per node that contained bad audio while rendering (``RenderFaultReporting``):
+    /// `node "id": …`, in graph order. Read after ``render(to:progress:isCancelled:)``.
+    public var nodeFaultSummaries: [String] {
+        built.graph.nodes.compactMap { node in
+            (node as? RenderFaultReporting)?.renderFaultSummary.map { "node \"\(node.id)\": \($0)" }
+        }
+    }
     /// RMS of everything written to the output file (all channels).
     public var rms: Double { samplesMeasured > 0 ? (sumOfSquares / Double(samplesMeasured)).squareRoot() : 0 }
     /// Whether ``render(to:progress:isCancelled:)`` measures ``loudness``.
@@ -383,9 +395,29 @@ public final class OfflineRenderer {
                 s0 += Double(x[i]) * Double(x[i])
                 i += 1
             }
-            peak = max(max(t0, t1), max(t2, t3))
-            sumOfSquares += (s0 + s1) + (s2 + s3)
-            samplesMeasured += Int64(n)
+            let channelPeak = max(max(t0, t1), max(t2, t3)), channelSum = (s0 + s1) + (s2 + s3)
+            if channelPeak.isFinite && channelSum.isFinite {
+                peak = channelPeak
+                sumOfSquares += channelSum
+                samplesMeasured += Int64(n)
+                continue
+            }
+            // NaN or infinity in the slice (rare): counted, and left out of the peak and RMS so
+            // that they still describe the audio around them.
+            var finitePeak = peak, finiteSum = 0.0, bad: Int64 = 0
+            for i in 0..<n {
+                let v = x[i]
+                if v.isFinite {
+                    finitePeak = max(finitePeak, abs(v))
+                    finiteSum += Double(v) * Double(v)
+                } else {
+                    bad += 1
+                }
+            }
+            peak = finitePeak
+            sumOfSquares += finiteSum
+            samplesMeasured += Int64(n) - bad
+            nonFiniteSampleCount += bad
         }
     }
 

@@ -106,6 +106,9 @@ final class DelayKernel: NodeKernel, @unchecked Sendable {
                 line.process(input: pointers.inputs, output: pointers.outputs, frameCount: 1)
             }
         }
+        // A NaN or infinity in this slice leaves no trace in the line's memory.
+        pointers.point(at: out)
+        line.clearNonFinite(output: pointers.outputs, frameCount: n)
         // Silent only when the input was and the echoes have died out (tiny values are flushed
         // to 0 in the line, so this happens); always processing keeps the output independent of
         // the slice size.

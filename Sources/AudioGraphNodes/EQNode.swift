@@ -190,6 +190,8 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
             }
         }
 
+        // A NaN or infinity that reached a filter's memory goes no further than this slice.
+        for b in 0..<bandCount { filters[b].clearNonFiniteState() }
         // Silent only when the input was and the filters have rung out.
         outputIsSilent[0] = inputSilent && ChannelPointers.isAllZero(out, frameCount: n)
     }

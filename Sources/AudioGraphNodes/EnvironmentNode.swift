@@ -495,6 +495,13 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
             reverb.process(input: send, left: left, right: right, frameCount: n, accumulate: true)
             audible = true
         }
+        // A NaN or infinity that reached a filter's memory goes no further than this slice.
+        for i in 0..<inputCount {
+            directFilters[i].clearNonFiniteState()
+            rightFilters[i].clearNonFiniteState()
+            sendFilters[i].clearNonFiniteState()
+        }
+        reverbFilter.clearNonFiniteState()
         outputIsSilent[0] = !audible
     }
 

@@ -128,6 +128,9 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
             for c in 0..<channelCount { InputBuffer.copyChannel(c, of: input, to: block.list.channel(c) + done, count: m) }
             done += m
         }
+        // rubberband never sees NaN or infinity: it would spread them through its phase vocoder
+        // and print a warning per analysis frame (13,640 lines for 0.5 s of NaN, issue 22).
+        for c in 0..<channelCount { NonFiniteSamples.replaceWithSilence(block.list.channel(c), count: b) }
     }
 
     override func render(context: RenderContext, inputs: RenderInputs) {

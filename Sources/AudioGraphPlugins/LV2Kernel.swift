@@ -37,6 +37,14 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
     /// Output control of instance 0 reporting latency, if any.
     private let latencyValue: UnsafeMutablePointer<Float>?
     private let latencyReport: LV2LatencyReport
+    private let faults: LV2RenderFaults
+    private let outputLimit: Float
+
+    // MARK: Render thread only
+    /// Pieces in a row whose output was non-finite or beyond the limit; the plugin is muted at
+    /// ``LV2RenderFaults/muteAfterBadPieces``.
+    private var badPiecesInARow = 0
+    private var muted = false
 
     // MARK: Render thread only (connected to the plugins)
     private let controlValues: UnsafeMutablePointer<Float>
@@ -65,6 +73,8 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
         inputsPerInstance = plugin.audioInputs.count
         outputsPerInstance = plugin.audioOutputs.count
         latencyReport = node.reportedLatency
+        faults = node.renderFaults
+        outputLimit = node.outputLimit
         let frames = maximumFramesPerSlice
 
         controlValues = .allocate(capacity: max(1, controls.count))
@@ -169,15 +179,39 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
                 for c in 0..<out.channelCount {
                     InputBuffer.copyChannel(c, of: input, from: start, to: out.channel(c) + start, count: length)
                 }
+            } else if muted {
+                // The plugin kept producing garbage: it runs no more, the node is silent.
+                for c in 0..<out.channelCount { (out.channel(c) + start).update(repeating: 0, count: length) }
             } else {
                 for k in 0..<controlCount { controlValues[k] = LV2PortInfo.hostValue(parameterSlice[k][start], toggled: controlToggled[k], integer: controlInteger[k]) }
+                var nonFinite = 0
                 for c in 0..<inScratch.channelCount {
                     InputBuffer.copyChannel(c, of: input, from: start, to: inScratch.channel(c), count: length)
+                    // The plugin never sees NaN or infinity (some crash on it, many keep it forever).
+                    nonFinite += NonFiniteSamples.replaceWithSilence(inScratch.channel(c), count: length)
                 }
+                faults.countNonFiniteInput(nonFinite)
                 if hasAtoms { for i in 0..<atoms.count { atoms[i].prepare() } }
                 for i in 0..<instances.count { instances[i].run(frameCount: length) }
-                for c in 0..<out.channelCount {
-                    (out.channel(c) + start).update(from: outScratch.channel(c), count: length)
+                var sane = true
+                for c in 0..<outScratch.channelCount
+                where !NonFiniteSamples.allWithin(outScratch.channel(c), count: length, limit: outputLimit) {
+                    sane = false
+                }
+                if sane {
+                    badPiecesInARow = 0
+                    for c in 0..<out.channelCount {
+                        (out.channel(c) + start).update(from: outScratch.channel(c), count: length)
+                    }
+                } else {
+                    // Non-finite or absurd output never leaves the node; a plugin that keeps at it is muted.
+                    for c in 0..<out.channelCount { (out.channel(c) + start).update(repeating: 0, count: length) }
+                    faults.countBadOutputPiece()
+                    badPiecesInARow += 1
+                    if badPiecesInARow >= LV2RenderFaults.muteAfterBadPieces {
+                        muted = true
+                        faults.mute()
+                    }
                 }
             }
             start = end

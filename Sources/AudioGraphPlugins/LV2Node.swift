@@ -41,6 +41,15 @@ public final class LV2Node: GraphNode, @unchecked Sendable {
 
     // MARK: Shared (atomic): written by the kernel's render thread, read by control threads
     let reportedLatency = LV2LatencyReport()
+    /// Non-finite input kept from the plugin, runaway output silenced (LV2Kernel counts them).
+    let renderFaults = LV2RenderFaults()
+
+    // MARK: Control thread only (read when the kernel is made)
+    /// Output samples beyond this magnitude are taken as a plugin gone wrong (an unstable
+    /// filter), not audio: the block is silenced and counted, and a plugin that keeps at it is
+    /// muted (``LV2RenderFaults``). 1000 (+60 dBFS) by default; a plugin whose output is data
+    /// rather than audio (a test probe) may need more. Set before the graph is initialized.
+    public var outputLimit: Float = LV2RenderFaults.defaultOutputLimit
 
     /// The parameter name of the node's own bypass switch.
     public static let bypassName = "bypass"
@@ -131,4 +140,10 @@ final class LV2LatencyReport: Sendable {
     private let value = Atomic<Int>(0)
     var frames: Int { value.load(ordering: .relaxed) }
     func store(_ frames: Int) { value.store(frames, ordering: .relaxed) }
+}
+
+extension LV2Node: RenderFaultReporting {
+    /// What the node kept from and out of its plugin: non-finite input samples replaced by
+    /// silence, blocks of non-finite or absurd output silenced, a mute; nil when nothing.
+    public var renderFaultSummary: String? { renderFaults.summary(uri: plugin.uri, limit: outputLimit) }
 }

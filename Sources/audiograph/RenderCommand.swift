@@ -32,6 +32,9 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "No progress bar.")
     var quiet = false
 
+    @Flag(help: "Exit with status 3 when the output holds NaN or infinite samples (the file is still written).")
+    var strict = false
+
     func validate() throws {
         if duration != nil && frames != nil { throw ValidationError("give --duration or --frames, not both") }
         if let d = duration, !(d >= 0 && d.isFinite && d < 1e7) { throw ValidationError("--duration must be a number of seconds >= 0") }
@@ -99,6 +102,15 @@ struct RenderCommand: ParsableCommand {
             }
         }
         bar?.finish()
+        // Faults the graph contained (a plugin muted, NaN kept from a plugin) and NaN that got
+        // through to the file are said, whether or not the summary is printed.
+        for line in renderer.nodeFaultSummaries { Diagnostics.error("warning: \(graph): \(line)") }
+        let nonFinite = renderer.nonFiniteSampleCount
+        if nonFinite > 0 {
+            Diagnostics.error((strict ? "" : "warning: ")
+                              + "\(out): \(nonFinite) sample\(nonFinite == 1 ? " was" : "s were") NaN or infinite"
+                              + " (left out of the peak, RMS and loudness)")
+        }
         let elapsed = clock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         let length = Double(renderer.frameCount) / renderer.outputRate
@@ -109,9 +121,11 @@ struct RenderCommand: ParsableCommand {
             let f = { (x: Double) in String(format: "%.2f", x) }
             print("wrote \(out): \(f(length)) s (\(renderer.frameCount) frames, \(renderer.fileFormat.channelCount) ch, "
                   + "\(ParameterInfo.format(renderer.outputRate)) Hz, \(renderer.fileFormat.sampleType)), "
-                  + "peak \(f(peak)) dBFS, RMS \(f(rms)) dBFS, rendered in \(f(seconds)) s (\(f(speed))x real time)")
+                  + "peak \(f(peak)) dBFS, RMS \(f(rms)) dBFS, "
+                  + (nonFinite > 0 ? "\(nonFinite) non-finite samples, " : "") + "rendered in \(f(seconds)) s (\(f(speed))x real time)")
             if let loudness = renderer.loudness { print(loudness.summary) }
         }
+        if strict && nonFinite > 0 { throw ExitCode(ExitStatus.runtime) }
     }
 }
 

@@ -262,4 +262,47 @@ extension CommandLineTests {
             XCTAssertEqual(fileNames(dir), ["long.json"], "signal \(sig): no output, no temporary file")
         }
     }
+
+    // MARK: Non-finite audio (issue 22)
+
+    /// A 0.2 s file with 13 NaN and infinite samples, played straight to the output (nothing
+    /// contains it on that path): the summary used to report the NaN as silence (RMS -inf,
+    /// -inf LUFS) with exit 0. Now render counts them (one warning line, the summary names the
+    /// count, the peak and RMS describe the finite samples), `--strict` exits 3 with the file
+    /// written, and `meter` counts them per line and in its summary.
+    func testNonFiniteSamplesAreCountedAndStrictExits3() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        var x = (0..<9600).map { Float(0.5 * sin(2 * Double.pi * 1000 * Double($0) / 48000)) }
+        for i in 100..<110 { x[i] = .nan }
+        x[2000] = .infinity; x[2001] = -.infinity; x[4000] = .nan
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("nan.wav").path, [x], sampleRate: 48000)
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "duration": 0.2,
+              "nodes": [ { "id": "p", "type": "player", "properties": { "file": "nan.wav" } },
+                         { "id": "out", "type": "genericOutput", "properties": { "format": { "channels": 1 } } } ],
+              "connections": [ { "from": "p", "to": "out" } ] }
+            """, "nan.json", in: dir)
+        let r = try run(["render", "nan.json", "-o", "nan-out.wav"], in: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderrLines, ["warning: nan-out.wav: 13 samples were NaN or infinite (left out of the peak, RMS and loudness)"])
+        XCTAssertTrue(r.stdout.contains("peak -6.02 dBFS, RMS -9.0"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("13 non-finite samples"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("13 non-finite samples (NaN or infinity) measured as silence"), r.stdout)
+        let strict = try run(["render", "nan.json", "-o", "strict.wav", "--strict", "--quiet"], in: dir)
+        XCTAssertEqual(strict.status, 3, strict.stderr)
+        XCTAssertEqual(strict.stderrLines, ["strict.wav: 13 samples were NaN or infinite (left out of the peak, RMS and loudness)"])
+        XCTAssertTrue(fileNames(dir).contains("strict.wav"))
+        // A clean graph passes --strict.
+        _ = try write(sine, "sine.json", in: dir)
+        XCTAssertEqual(try run(["render", "sine.json", "-o", "sine.wav", "--strict", "--quiet"], in: dir).status, 0)
+
+        let m = try run(["meter", "nan.wav"], in: dir)
+        XCTAssertEqual(m.status, 0, m.stderr)
+        let lines = m.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines[0].hasSuffix("  13 non-finite"), lines[0])
+        XCTAssertFalse(lines[1].contains("non-finite"), lines[1])
+        XCTAssertTrue(lines[0].contains("RMS  -9.0"), lines[0])
+        XCTAssertTrue(lines.last!.contains("13 non-finite samples"), lines.last!)
+        XCTAssertFalse(lines.last!.contains("integrated   -inf"), lines.last!)
+    }
 }

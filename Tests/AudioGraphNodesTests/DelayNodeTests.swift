@@ -79,4 +79,35 @@ final class DelayNodeTests: XCTestCase {
         XCTAssertEqual(a, try render(slice: 4096, pattern: [4096]))
         XCTAssertEqual(a, try render(slice: 64, pattern: [1, 64, 9, 30]))
     }
+
+    // MARK: Non-finite input (issue 22)
+
+    /// A 1 kHz tone with NaN at frames 100...112 and +-infinity at 200 and 201, as a source.
+    static func poisoned(_ c: Int, _ n: Int64) -> Float {
+        if (100...112).contains(n) { return .nan }
+        if n == 200 { return .infinity }
+        if n == 201 { return -.infinity }
+        return Float(0.5 * sin(2 * Double.pi * 1000 * Double(n) / 48000))
+    }
+
+    /// One NaN used to stay for the rest of the file, even with feedback 0 (0 * NaN is NaN). Now
+    /// the bad samples written into the line's memory become 0 after their slice: every later
+    /// frame is exactly the delayed input with those samples silenced, for feedback 0 and 60 %.
+    func testNonFiniteInputLeavesNoTraceAfterItsSlice() throws {
+        for feedback in [0.0, 60.0] {
+            let src = formulaSource("src", channels: 2) { c, n in Self.poisoned(c, n) }
+            let g = try startedGraph([src, try delay(0.01, feedback, 24000, 100)], "src -> echo -> out", slice: 256)
+            let y = renderFrames(g, frames: 9600, channels: 2)
+            let x = (0..<9600).map { n -> Double in
+                let v = Self.poisoned(0, Int64(n))
+                return v.isFinite ? Double(v) : 0
+            }
+            let ref = reference(x, 480, feedback / 100, 1)
+            for c in 0..<2 {
+                XCTAssertTrue(y[c][256...].allSatisfy(\.isFinite), "feedback \(feedback) channel \(c)")
+                let e = SignalMeasurement.worstError(y[c], 256..<9600) { ref[$0] }
+                XCTAssertLessThan(e.error, 1e-6, "feedback \(feedback) channel \(c) at frame \(e.at)")
+            }
+        }
+    }
 }

@@ -152,4 +152,29 @@ final class EQNodeTests: XCTestCase {
         let z = renderFrames(try startedGraph([src2, hp], "src -> eq -> out", slice: 300), frames: 4800, channels: 2)
         XCTAssertEqual(z.flatMap { $0 }.map { abs($0) }.max(), 0)
     }
+
+    // MARK: Non-finite input (issue 22)
+
+    /// NaN at frames 100...112 and infinity at 200 used to fill every band's memory for good (the
+    /// rest of the file NaN). Now the memory is cleared after the slice that carried them: from
+    /// the next slice on the output is finite, and once the filters ring out it is the clean
+    /// render again (the same input with the bad samples silenced and then the state reset).
+    func testNonFiniteInputIsContainedToItsSlice() throws {
+        let eq = EQNode(id: "eq", sampleRate: sr, properties: EQProperties(bands: bands))
+        let src = formulaSource("src", channels: 2) { c, n in
+            if (100...112).contains(n) { return .nan }
+            if n == 200 { return .infinity }
+            return Float(EQNodeTests.input(c, n))
+        }
+        let y = renderFrames(try startedGraph([src, eq], "src -> eq -> out", slice: 256), frames: 24000, channels: 2)
+        let (clean, _) = try makeGraph(slice: 256, globalGain: 0)
+        let z = renderFrames(clean, frames: 24000, channels: 2)
+        for c in 0..<2 {
+            XCTAssertTrue(y[c][256...].allSatisfy(\.isFinite), "channel \(c)")
+            // The filters' memory is short (poles well inside the unit circle): after 0.25 s the
+            // reset's transient is gone.
+            let e = SignalMeasurement.worstError(y[c], 12000..<24000) { Double(z[c][$0]) }
+            XCTAssertLessThan(e.error, 1e-5, "channel \(c) at frame \(e.at)")
+        }
+    }
 }

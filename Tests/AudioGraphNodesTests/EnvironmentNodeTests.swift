@@ -532,4 +532,26 @@ final class EnvironmentNodeTests: XCTestCase {
         print("EnvironmentNode: 16 \(moving ? "moving" : "static") HRTF sources + reverb, \(seconds) s rendered in \(String(format: "%.3f", elapsed)) s wall = \(String(format: "%.1f", seconds / elapsed))x real time; \(String(format: "%.3f", cpu)) s CPU = \(String(format: "%.1f", seconds / cpu))x")
         XCTAssertGreaterThan(out.l.map(abs).max()!, 0.01)
     }
+
+    // MARK: Non-finite input (issue 22)
+
+    /// A NaN burst through an occluded source (one-pole low-pass on the direct path and the
+    /// send) and a filtered reverb: the filters' memory used to keep the NaN for the rest of the
+    /// file. Now everything after the slice that carried it is finite, and the tone is back.
+    func testNonFiniteInputThroughOcclusionIsContainedToItsSlice() throws {
+        var properties = EnvironmentProperties()
+        properties.reverb.enabled = true
+        properties.reverb.filter = EQBand(type: .lowPass, frequency: 4000)
+        let sine = Self.sine(1000, 1)
+        let out = try render(inputs: 1, properties: properties, frames: 24000, slices: [256]) { graph, env in
+            try graph.addNode(self.source("s") { t in (100...112).contains(t) ? .nan : (t == 200 ? -.infinity : sine(t)) })
+            try graph.connect("s", to: "env")
+            try env.setParameter("input.0.z", -1)
+            try env.setParameter("input.0.occlusion", -20)
+            try env.setParameter("input.0.obstruction", -6)
+        }
+        XCTAssertTrue(out.l[256...].allSatisfy(\.isFinite))
+        XCTAssertTrue(out.r[256...].allSatisfy(\.isFinite))
+        XCTAssertGreaterThan(SignalMeasurement.rms(out.l[12000...]), 0.001)
+    }
 }

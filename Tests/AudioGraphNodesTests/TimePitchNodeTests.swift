@@ -159,4 +159,22 @@ final class TimePitchNodeTests: XCTestCase {
         XCTAssertEqual(TimePitchStretcher.windowOption(overlap: 6).rawValue, 0)
         XCTAssertEqual(TimePitchStretcher.windowOption(overlap: 32).rawValue, 0)
     }
+
+    // MARK: Non-finite input (issue 22)
+
+    /// rubberband never receives NaN or infinity: they are silenced on the way in. Before, the
+    /// output was NaN from the first bad block on and librubberband printed thousands of
+    /// warnings. Now the output is finite throughout and the tone plays on at its level.
+    func testNonFiniteInputIsSilencedBeforeRubberband() throws {
+        let t = try timePitch(rate: 1.5, pitch: 300)
+        let src = formulaSource("tone", channels: 1) { _, n in
+            if n % 997 == 5 { return .nan }
+            if n % 1499 == 7 { return .infinity }
+            return Float(0.5 * sin(2 * Double.pi * 440 * Double(n) / 48000))
+        }
+        let g = try startedGraph([src, t], "tone -> tp -> out", slice: 512)
+        let y = renderFrames(g, frames: 24000, channels: 1)[0]
+        XCTAssertTrue(y.allSatisfy(\.isFinite))
+        XCTAssertGreaterThan(SignalMeasurement.rms(y[12000...]), 0.2)
+    }
 }

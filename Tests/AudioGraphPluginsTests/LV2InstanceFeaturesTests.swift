@@ -26,6 +26,8 @@ final class LV2InstanceFeaturesTests: XCTestCase {
         XCTAssertEqual(Set(info.requiredFeatures), [LV2URI.uridMap, LV2URI.uridUnmap, LV2URI.options, LV2URI.boundedBlockLength])
         XCTAssertFalse(info.isHardRTCapable)
         let node = try LV2Node(id: "probe", plugin: info, world: world)
+        // The probe writes numbers (44100, 8184), not audio: above the default runaway limit.
+        node.outputLimit = .greatestFiniteMagnitude
         let src = formulaSource("src", channels: 1) { _, _ in 0 }
         let g = try startedChain([src, node], ["src", "probe"], sampleRate: 44100, slice: 128)
         let y = renderFrames(g, frames: 256, channels: 1)[0]

@@ -166,4 +166,58 @@ final class LV2NodeTests: XCTestCase {
         XCTAssertEqual(amp.parameters.map(\.info.address.name), ["gain", "bypass"])
         XCTAssertThrowsError(try amp.setParameter("gain", 71))
     }
+
+    // MARK: Non-finite and runaway audio (issue 22)
+
+    /// A tone with 13 NaN and infinite samples, as a source.
+    static func poisoned(_ n: Int64) -> Float {
+        if (100..<110).contains(n) { return .nan }
+        if n == 300 || n == 301 { return .infinity }
+        if n == 302 { return -.infinity }
+        return Float(0.5 * sin(2 * Double.pi * 440 * Double(n) / 48000))
+    }
+
+    /// Plugins never receive NaN or infinity: swh bodeShifterCV crashed the process (SIGSEGV)
+    /// on them, amp passed them on. They get silence instead, and the node counts 13 samples per
+    /// input channel; everything that leaves the node is finite and within ±1000.
+    func testNonFiniteInputNeverReachesThePlugin() throws {
+        for uri in [SWH.amp, "http://plugin.org.uk/swh-plugins/bodeShifterCV"] {
+            let node = try LV2Node(id: "fx", uri: uri)
+            // amp: one input; bodeShifterCV: two (its audio and its shift CV as audio).
+            let channels = node.plugin.audioInputs.count
+            // The CV channel carries the bad samples around 0 (no shift).
+            let src = formulaSource("src", channels: channels) { c, n in c == 0 ? Self.poisoned(n) : Self.poisoned(n) * 0 }
+            let g = try startedChain([src, node], ["src", "fx"])
+            let y = renderFrames(g, frames: 4800, channels: node.outputFormats[0].channelCount)
+            for channel in y { XCTAssertTrue(channel.allSatisfy { abs($0) <= 1000 }, uri) }
+            XCTAssertEqual(node.renderFaults.nonFiniteInputSamples, 13 * channels, uri)
+            // bodeShifterCV also runs away on its own (2.96e26 from a clean tone at its default
+            // controls, measured): muted as well, which the summary says after the input count.
+            XCTAssertTrue(node.renderFaultSummary?.hasPrefix("plugin \(uri): \(13 * channels) non-finite input samples replaced by silence") == true,
+                          node.renderFaultSummary ?? "nil")
+        }
+        // amp: the samples around the silenced ones are the plugin's formula (gain 0 dB: the input).
+        let amp = try LV2Node(id: "amp", uri: SWH.amp)
+        let g = try startedChain([formulaSource("src", channels: 1) { _, n in Self.poisoned(n) }, amp], ["src", "amp"])
+        let y = renderFrames(g, frames: 1024, channels: 1)[0]
+        for n in 0..<1024 {
+            let x = Self.poisoned(Int64(n))
+            XCTAssertEqual(y[n], x.isFinite ? x : 0, accuracy: 1e-6, "frame \(n)")
+        }
+    }
+
+    /// A plugin whose output runs away (amp at +12 dB on a 300-amplitude input: about 1194, past
+    /// the ±1000 limit) is silenced block by block, muted after 8 bad blocks in a row, and
+    /// reported; nothing beyond the limit leaves the node. Before, the values went through.
+    func testRunawayOutputIsSilencedThenMuted() throws {
+        let amp = try LV2Node(id: "amp", uri: SWH.amp)
+        try amp.setParameter("gain", 12)
+        let src = formulaSource("src", channels: 1) { _, n in Float(300 * sin(2 * Double.pi * 440 * Double(n) / 48000)) }
+        let g = try startedChain([src, amp], ["src", "amp"], slice: 256)
+        let y = renderFrames(g, frames: 4096, channels: 1)[0]
+        XCTAssertEqual(y.map { abs($0) }.max(), 0)
+        XCTAssertTrue(amp.renderFaults.isMuted)
+        XCTAssertEqual(amp.renderFaults.badOutputPieceCount, LV2RenderFaults.muteAfterBadPieces)
+        XCTAssertEqual(amp.renderFaultSummary, "plugin \(SWH.amp): 8 blocks of non-finite or out-of-range output (beyond ±1000) silenced; muted after 8 bad blocks in a row")
+    }
 }

@@ -207,7 +207,10 @@ public final class AutomationTimeline: @unchecked Sendable {
         case .valueCurve:
             let t0 = e.startTime, duration = e.timeConstantOrDuration, n = e.curveCount
             if t >= t0 + duration { return e.value }
-            let position = Double(n - 1) / duration * (t - t0)
+            // A subnormal duration makes the scale infinite, and infinity times the 0 at the
+            // curve's start is NaN: divide first then (the usual order keeps old renders exact).
+            let scale = Double(n - 1) / duration
+            let position = scale.isFinite ? scale * (t - t0) : (t - t0) / duration * Double(n - 1)
             // A tiny duration makes `position` huge or infinite: clamp before converting.
             var k = position < Double(n - 2) ? Int(max(0, position).rounded(.down)) : n - 2
             if k < 0 { k = 0 }

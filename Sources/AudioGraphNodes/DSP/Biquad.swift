@@ -134,6 +134,19 @@ public final class Biquad {
         bypassRemaining = 0
     }
 
+    /// Clears the memory of every channel whose state is NaN or infinite (a non-finite input
+    /// sample, or an overflow), as browsers' Web Audio biquads do after each render quantum: the
+    /// bad value reaches at most the rest of the slice that carried it, never the slices after.
+    /// Finite state is left untouched (the output of finite input is unchanged). Call once per
+    /// slice; real-time safe.
+    @inline(__always)
+    public func clearNonFiniteState() {
+        for c in 0..<maximumChannelCount where !(state[2 * c] + state[2 * c + 1]).isFinite {
+            state[2 * c] = 0
+            state[2 * c + 1] = 0
+        }
+    }
+
     /// Filters `frameCount` frames of each channel; `output` may be the same buffers as `input`.
     ///
     /// - Parameters:

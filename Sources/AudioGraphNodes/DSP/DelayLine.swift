@@ -1,5 +1,6 @@
 // Feedback delay with a low-passed feedback path, fractional delay and click-free parameter changes.
 
+import AudioGraphCore
 import Foundation
 
 /// A multichannel feedback delay: per channel
@@ -204,6 +205,31 @@ public final class DelayLine {
                 }
             }
             done += run
+        }
+    }
+
+    /// After ``process(input:output:frameCount:)`` of `frameCount` frames whose output is in
+    /// `output`: when any output sample is NaN or infinite (a non-finite input, or an overflow),
+    /// the non-finite values the slice wrote into the line's memory (input and output history,
+    /// low-pass state) become 0, so the bad samples go no further than this slice — browsers'
+    /// Web Audio delays reset their state the same way. The check is one branch-free vector pass
+    /// over the output (``NonFiniteSamples/allFinite(_:count:)``); finite slices are left untouched. Real-time safe.
+    public func clearNonFinite(output: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        let channels = min(output.count, maximumChannelCount)
+        for c in 0..<channels where !lowPassState[c].isFinite { lowPassState[c] = 0 }
+        var finite = true
+        for c in 0..<channels where !NonFiniteSamples.allFinite(output[c], count: frameCount) { finite = false }
+        guard !finite else { return }
+        let written = min(frameCount, capacity)
+        for c in 0..<channels {
+            let xs = history + 2 * c * capacity
+            let ds = xs + capacity
+            var w = (writeIndex - written) & mask
+            for _ in 0..<written {
+                if !xs[w].isFinite { xs[w] = 0 }
+                if !ds[w].isFinite { ds[w] = 0 }
+                w = (w + 1) & mask
+            }
         }
     }
 

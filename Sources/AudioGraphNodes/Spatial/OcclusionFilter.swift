@@ -92,6 +92,13 @@ public struct OcclusionFilter: Sendable {
         return state
     }
 
+    /// Clears the low-pass memory when it is NaN or infinite (a non-finite input sample), so the
+    /// bad value goes no further than the slice that carried it (call once per slice). Real-time safe.
+    @inline(__always)
+    public mutating func clearNonFiniteState() {
+        if !state.isFinite { state = 0 }
+    }
+
     /// Whether the filter passes its input unchanged (0 dB: gain 1, no low-pass).
     @inlinable public var isIdentity: Bool { coefficient == 1 && gain == 1 }
 

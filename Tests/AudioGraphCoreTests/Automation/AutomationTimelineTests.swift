@@ -332,4 +332,61 @@ final class AutomationTimelineTests: XCTestCase {
         out.withUnsafeMutableBufferPointer { tl.fill($0.baseAddress!, startFrame: Int64.max - 10, count: 4, sampleRate: 48000) }
         XCTAssertEqual(out, [1, 1, 1, 1])
     }
+
+    // MARK: Total arithmetic (issue 22)
+
+    /// A curve starting at 0 lasting 1e-320 s (subnormal): `(n - 1) / duration` is infinite, and
+    /// infinity times the 0 of the first sample was NaN (an oscillator then stayed NaN). The first
+    /// sample is the curve's first value, every later one its last.
+    func testValueCurveWithSubnormalDurationAtTimeZeroIsFinite() throws {
+        let tl = try timeline([.setValueCurve(values: [100, 1000, 300], startTime: 0, duration: 1e-320)], 50)
+        XCTAssertEqual(tl.value(atTime: 0), 100)
+        XCTAssertEqual(tl.value(atTime: 1e-321), 100 + 900 * (1e-321 / 1e-320 * 2))
+        XCTAssertEqual(tl.value(atTime: 1e-6), 300)
+        var out = [Float](repeating: -1, count: 48)
+        out.withUnsafeMutableBufferPointer { tl.fill($0.baseAddress!, startFrame: 0, count: 48, sampleRate: 48000) }
+        XCTAssertEqual(out[0], 100)
+        XCTAssertEqual(Set(out[1...]), [300])
+    }
+
+    /// Every combination of extreme durations, time constants, start times and values (the WPT
+    /// audioparam edge cases and the fuzzer's values: subnormals, the smallest and largest
+    /// doubles, times near and at the Float limit) fills only finite values.
+    func testExtremeArgumentsNeverProduceNonFiniteValues() throws {
+        let lengths: [Double] = [5e-324, 1e-320, 2.2250738585072014e-308, 1e-300, 1e-12, 1 / 48000.0, 1,
+                                 1e12, 1e300, .greatestFiniteMagnitude]
+        let times: [Double] = [0, 5e-324, 1e-320, 1e-300, 1 / 96000.0, 0.0005, 1, 1e300, .greatestFiniteMagnitude]
+        let values: [Double] = [-3.4028234663852886e38, -1, -1e-45, 1e-45, 1e-38, 1, 3.4028234663852886e38]
+        var checked = 0
+        func check(_ events: [AutomationEvent], _ defaultValue: Double) {
+            guard let tl = try? AutomationTimeline(events: events, defaultValue: defaultValue) else { return }
+            var out = [Float](repeating: 0, count: 64)
+            for start: Int64 in [0, 1, 47_990, Int64.max - 64] {
+                out.withUnsafeMutableBufferPointer { tl.fill($0.baseAddress!, startFrame: start, count: 64, sampleRate: 48000) }
+                if let bad = out.firstIndex(where: { !$0.isFinite }) {
+                    XCTFail("\(events) default \(defaultValue) from frame \(start): \(out[bad]) at \(bad)")
+                    return
+                }
+            }
+            for t in times where !tl.value(atTime: t).isFinite {
+                XCTFail("\(events) at \(t): \(tl.value(atTime: t))"); return
+            }
+            _ = tl.steadyFrame(sampleRate: 48000)
+            checked += 1
+        }
+        for d in lengths {
+            for t in times {
+                for (a, b) in [(values[0], values[6]), (values[3], values[5]), (values[2], values[4])] {
+                    check([.setValueCurve(values: [a, b, a], startTime: t, duration: d)], b)
+                    check([.setValue(value: a, time: 0), .setTarget(target: b, startTime: t, timeConstant: d)], a)
+                    check([.setTarget(target: b, startTime: t, timeConstant: d), .linearRamp(value: a, time: t + d)], a)
+                    check([.setValue(value: a, time: t), .exponentialRamp(value: b, time: t + d)], b)
+                    check([.setValue(value: b, time: t), .linearRamp(value: a, time: t + d)], a)
+                    check([.setValueCurve(values: [a, b], startTime: t, duration: d), .linearRamp(value: a, time: min(t + 2 * d, .greatestFiniteMagnitude)),
+                           .exponentialRamp(value: b, time: .greatestFiniteMagnitude)], a)
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 1000)
+    }
 }
