@@ -40,6 +40,10 @@ let package = Package(
         .systemLibrary(name: "CLilv", pkgConfig: "lilv-0", providers: [.apt(["liblilv-dev", "lv2-dev"])]),
         // librubberband: time stretching and pitch shifting in real-time mode (the timePitch node).
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+        // FFmpeg's libavformat/libavcodec/libavutil: AAC in M4A (`AudioFile` with kAudioFormatMPEG4AAC), which
+        // libsndfile does not do.
+        .systemLibrary(name: "CAVCodec", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         // C macros of libpulse that do not import into Swift (PA_VOLUME_NORM, ...).
         .target(name: "CPulseShim", dependencies: ["CPulse"]),
         // A malloc/pthread_mutex_lock interposer counting calls made on marked threads (tests only).
@@ -69,7 +73,7 @@ let package = Package(
         // The embedding API: load graph files, render offline, play live.
         .target(name: "AudioGraphKit",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins",
-                               "AudioGraphDescription", "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate"]),
+                               "AudioGraphDescription", "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate", "CAVCodec"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime"]),

@@ -27,7 +27,7 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case let .cannotOpen(path, reason): return "\(path): cannot open: \(reason)"
         case .unsupportedFileType(let path):
-            return "\(path): unknown file type (use .wav, .aiff, .aif, .flac, .ogg, .caf, .au, .w64 or .rf64)"
+            return "\(path): unknown file type (use .wav, .aiff, .aif, .flac, .ogg, .opus, .mp3, .caf, .au, .w64 or .rf64)"
         case let .unsupportedSampleType(path, type):
             return "\(path): this file type cannot store \(type) samples"
         case let .ioFailed(path, reason): return "\(path): \(reason)"
@@ -129,7 +129,8 @@ public final class AudioFileWriter {
         case "wav", "wave": return Int32(SF_FORMAT_WAV)
         case "aiff", "aif", "aifc": return Int32(SF_FORMAT_AIFF)
         case "flac": return Int32(SF_FORMAT_FLAC)
-        case "ogg", "oga": return Int32(SF_FORMAT_OGG)
+        case "ogg", "oga", "opus": return Int32(SF_FORMAT_OGG)
+        case "mp3": return Int32(SF_FORMAT_MPEG)
         case "caf": return Int32(SF_FORMAT_CAF)
         case "au", "snd": return Int32(SF_FORMAT_AU)
         case "w64": return Int32(SF_FORMAT_W64)
@@ -174,7 +175,31 @@ public final class AudioFileWriter {
     /// Whether `path`'s type compresses (FLAC, Ogg Vorbis): its size is not known in advance.
     public static func isCompressed(path: String) -> Bool {
         let major = majorFormat(forPath: path)
-        return major == Int32(SF_FORMAT_FLAC) || major == Int32(SF_FORMAT_OGG)
+        return major == Int32(SF_FORMAT_FLAC) || major == Int32(SF_FORMAT_OGG) || major == Int32(SF_FORMAT_MPEG)
+    }
+
+    /// Whether `path`'s type is a lossy codec (Ogg Vorbis, Opus, MP3): written from floats,
+    /// with ``setEncoderCompression(level:constantBitRate:)`` choosing its bit rate.
+    public static func isLossy(path: String) -> Bool {
+        let major = majorFormat(forPath: path)
+        return major == Int32(SF_FORMAT_OGG) || major == Int32(SF_FORMAT_MPEG)
+    }
+
+    /// Sets a lossy or FLAC encoder's compression before the first write: `level` 0 (best
+    /// quality, highest bit rate) to 1 (smallest), libsndfile's `SFC_SET_COMPRESSION_LEVEL`
+    /// (measured: MP3 320 down to 32 kbit/s, Opus about 512 down to 12 kbit/s for stereo,
+    /// linearly); `constantBitRate` asks MP3 and Opus for a constant bit rate
+    /// (`SFC_SET_BITRATE_MODE`). Returns false when libsndfile refuses it.
+    @discardableResult
+    public func setEncoderCompression(level: Double, constantBitRate: Bool) -> Bool {
+        guard let file else { return false }
+        var ok = true
+        if constantBitRate && major != Int32(SF_FORMAT_FLAC) {
+            var mode = Int32(SF_BITRATE_MODE_CONSTANT)
+            ok = sf_command(file, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size)) == SF_TRUE
+        }
+        var value = min(1, max(0, level))
+        return sf_command(file, Int32(SFC_SET_COMPRESSION_LEVEL), &value, Int32(MemoryLayout<Double>.size)) == SF_TRUE && ok
     }
 
     /// Whether a file written by this writer is an RF64 file (its container, not its extension).
@@ -203,12 +228,15 @@ public final class AudioFileWriter {
         var info = SF_INFO()
         info.samplerate = Int32(clamping: FrameCount.int64(sampleRate))
         info.channels = Int32(clamping: channels)
-        info.format = major | subtype(sampleType, major: major)
+        info.format = major | subtype(sampleType, major: major, path: path)
         guard sf_format_check(&info) != 0 else { throw .unsupportedSampleType(path: path, sampleType: sampleType) }
     }
 
-    private static func subtype(_ type: SampleType, major: Int32) -> Int32 {
-        if major == Int32(SF_FORMAT_OGG) { return Int32(SF_FORMAT_VORBIS) }
+    private static func subtype(_ type: SampleType, major: Int32, path: String) -> Int32 {
+        if major == Int32(SF_FORMAT_OGG) {
+            return path.lowercased().hasSuffix(".opus") ? Int32(SF_FORMAT_OPUS) : Int32(SF_FORMAT_VORBIS)
+        }
+        if major == Int32(SF_FORMAT_MPEG) { return Int32(SF_FORMAT_MPEG_LAYER_III) }
         switch type {
         case .float32: return Int32(SF_FORMAT_FLOAT)
         case .float64: return Int32(SF_FORMAT_DOUBLE)
@@ -233,7 +261,7 @@ public final class AudioFileWriter {
         var info = SF_INFO()
         info.samplerate = Int32(format.sampleRate.rounded())
         info.channels = Int32(format.channelCount)
-        info.format = major | Self.subtype(format.sampleType, major: major)
+        info.format = major | Self.subtype(format.sampleType, major: major, path: path)
         guard sf_format_check(&info) != 0 else { throw .unsupportedSampleType(path: path, sampleType: format.sampleType) }
         guard let f = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))

@@ -43,7 +43,7 @@ struct RenderCommand: ParsableCommand {
         if let t = threads, !(1...256).contains(t) { throw ValidationError("--threads must be between 1 and 256") }
         let out = outputPath
         guard AudioFileWriter.majorFormat(forPath: out) != nil else {
-            throw ValidationError("\(out): unknown file type (use .wav, .aiff, .aif, .flac, .ogg, .caf, .au, .w64 or .rf64)")
+            throw ValidationError("\(out): unknown file type (use .wav, .aiff, .aif, .flac, .ogg, .opus, .mp3, .caf, .au, .w64 or .rf64)")
         }
         if let t = sampleType?.value {
             do { try AudioFileWriter.validate(path: out, sampleType: t, channels: 2, sampleRate: 48000) } catch {

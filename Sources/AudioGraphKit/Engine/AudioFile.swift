@@ -37,6 +37,9 @@ public final class AudioFile: @unchecked Sendable {
     private let lock = Mutex(())
     private nonisolated(unsafe) var reader: SeekableAudioFileReader?
     private nonisolated(unsafe) var writer: AudioFileWriter?
+    /// The AAC writer of an `.m4a`/`.mp4`/`.aac` file (FFmpeg), and the frames it was given.
+    private nonisolated(unsafe) var aacWriter: AACFileWriter?
+    private nonisolated(unsafe) var aacFrames: AudioFramePosition = 0
     private nonisolated(unsafe) var position: AudioFramePosition = 0
     /// Interleaved floats from the reader, then per-channel floats (allocated on first use).
     private nonisolated(unsafe) var interleaved: [Float] = []
@@ -54,7 +57,7 @@ public final class AudioFile: @unchecked Sendable {
     public init(forReading fileURL: URL, commonFormat format: AudioCommonFormat, interleaved: Bool) throws {
         url = fileURL
         path = fileURL.path
-        let file = try SeekableAudioFileReader(path: path)
+        let file = try Self.openReader(path)
         let info = file.info
         guard let stored = AudioFormat(validating: StreamFormat(sampleRate: info.sampleRate, channelCount: info.channels,
                                                                sampleType: file.storedSampleType, isInterleaved: true)) else {
@@ -67,6 +70,26 @@ public final class AudioFile: @unchecked Sendable {
         fileFormat = stored
         processingFormat = processing
         reader = file
+    }
+
+    /// A reader of `path`: libsndfile's, or for `.m4a`/`.mp4`/`.aac` FFmpeg's decoding of the
+    /// whole file into a temporary float CAF that is unlinked once open (so reads and seeks work
+    /// alike; the memory is the disk's).
+    private static func openReader(_ path: String) throws -> SeekableAudioFileReader {
+        guard AACFileWriter.handles(path: path) else { return try SeekableAudioFileReader(path: path) }
+        let decoded = try AACFileWriter.decode(path: path)
+        let temporary = NSTemporaryDirectory() + "audiofile-\(UUID().uuidString).caf"
+        defer { unlink(temporary) }
+        let frames = decoded.channels.first?.count ?? 0
+        let storage = ChannelBufferStorage(channelCount: decoded.channels.count, capacity: max(1, frames))
+        for (c, samples) in decoded.channels.enumerated() {
+            samples.withUnsafeBufferPointer { storage.list.channel(c).update(from: $0.baseAddress!, count: frames) }
+        }
+        let w = try AudioFileWriter(path: temporary, format: StreamFormat(sampleRate: decoded.sampleRate,
+                                                                          channelCount: decoded.channels.count, sampleType: .float32))
+        try w.write(storage.list, frameCount: frames)
+        try w.close()
+        return try SeekableAudioFileReader(path: temporary)
     }
 
     /// Creates a file (replacing any) for buffers of deinterleaved float32 samples.
@@ -87,6 +110,8 @@ public final class AudioFile: @unchecked Sendable {
                 interleaved: Bool) throws {
         url = fileURL
         path = fileURL.path
+        let codec = try AudioFileCodec.forWriting(path: path, settings: settings)
+        let settings = AudioFileCodec.pcmSettings(settings, codec: codec)
         let stored: StreamFormat
         do {
             stored = try AudioFormat.parse(settings: settings, requireFormatID: kAudioFormatLinearPCM,
@@ -105,10 +130,18 @@ public final class AudioFile: @unchecked Sendable {
                                            channels: AudioChannelCount(stored.channelCount), interleaved: interleaved) else {
             throw AudioFileError.formatMismatch(path: path, reason: "\(format) is not a processing format (use a PCM common format)")
         }
-        writer = try AudioFileWriter(path: path, format: fileSamples)
-        // As on Apple's platforms, what was written is a valid file even if the program ends
-        // without closing it (top-level code never releases its globals).
-        writer?.updateHeaderAfterEveryWrite()
+        if codec == .aac {
+            aacWriter = try AACFileWriter(path: path, sampleRate: Int(stored.sampleRate.rounded()), channelCount: stored.channelCount,
+                                          bitRate: AudioFileCodec.aacBitRate(settings, channels: stored.channelCount))
+        } else {
+            writer = try AudioFileWriter(path: path, format: fileSamples)
+            if let compression = AudioFileCodec.compression(settings, codec: codec, channels: stored.channelCount) {
+                writer?.setEncoderCompression(level: compression.level, constantBitRate: compression.constant)
+            }
+            // As on Apple's platforms, what was written is a valid file even if the program ends
+            // without closing it (top-level code never releases its globals).
+            writer?.updateHeaderAfterEveryWrite()
+        }
         fileFormat = AudioFormat(streamFormat: fileSamples)
         processingFormat = processing
     }
@@ -118,6 +151,7 @@ public final class AudioFile: @unchecked Sendable {
     public var length: AudioFramePosition {
         lock.withLock { _ in
             if let reader { return reader.info.frames }
+            if aacWriter != nil { return aacFrames }
             return writer?.framesWritten ?? 0
         }
     }
@@ -125,7 +159,7 @@ public final class AudioFile: @unchecked Sendable {
     /// The frame the next read starts at (reading; set it to seek, clamped at 0), or the frames
     /// written so far (writing; setting it is ignored: writes append).
     public var framePosition: AudioFramePosition {
-        get { lock.withLock { _ in writer?.framesWritten ?? position } }
+        get { lock.withLock { _ in aacWriter != nil ? aacFrames : writer?.framesWritten ?? position } }
         set { lock.withLock { _ in position = max(0, newValue) } }
     }
 
@@ -178,7 +212,7 @@ public final class AudioFile: @unchecked Sendable {
     /// writing, or writing fails (disk full).
     public func write(from buffer: AudioPCMBuffer) throws {
         try lock.withLock { _ throws(AudioFileError) in
-            guard let writer else {
+            guard writer != nil || aacWriter != nil else {
                 throw .notOpen(path: path, operation: reader == nil ? "writing (closed)" : "writing (opened for reading)")
             }
             guard buffer.format == processingFormat else {
@@ -190,7 +224,12 @@ public final class AudioFile: @unchecked Sendable {
             while done < total {
                 let step = min(Self.chunkFrames, total - done)
                 buffer.copyFrames(to: staging.list, destinationFrame: 0, fromFrame: done, frameCount: step)
-                try writer.write(staging.list, frameCount: step)
+                if let aacWriter {
+                    try aacWriter.write(staging.list, frameCount: step)
+                    aacFrames += AudioFramePosition(step)
+                } else {
+                    try writer?.write(staging.list, frameCount: step)
+                }
                 done += step
             }
         }
@@ -204,11 +243,13 @@ public final class AudioFile: @unchecked Sendable {
             reader = nil
             try? writer?.close()
             writer = nil
+            try? aacWriter?.close()
+            aacWriter = nil
         }
     }
 
     /// Whether the file is open (not yet closed).
-    public var isOpen: Bool { lock.withLock { _ in reader != nil || writer != nil } }
+    public var isOpen: Bool { lock.withLock { _ in reader != nil || writer != nil || aacWriter != nil } }
 
     /// The per-channel float staging buffer and the interleaved scratch, made on first use.
     /// Call with the lock held.

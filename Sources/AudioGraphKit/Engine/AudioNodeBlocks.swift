@@ -17,6 +17,10 @@ import Foundation
 // State a block shares with other threads (the UI's, say) needs the program's own
 // synchronization — an atomic, a lock, a queue — as on Apple's platforms, where these blocks
 // also run on threads other than the main thread.
+//
+// In the Swift 6 language mode a block written in main-actor code inherits the main actor, and
+// the runtime's isolation check stops the program when the engine calls it on its thread — as
+// it does with AVFAudio. Such code writes `{ @Sendable buffer, when in ... }`.
 
 /// Receives copies of a node's output, as `AVAudioNodeTapBlock`: the buffer and the time of its
 /// first frame. Runs on the engine's tap thread, one call at a time per tap.

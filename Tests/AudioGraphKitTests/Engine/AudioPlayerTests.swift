@@ -1,0 +1,150 @@
+// AudioPlayer (AVAudioPlayer's shape) playing to a private PulseAudio server: samples heard, loops, seek, pause, meters, rate.
+import AudioGraphKit
+import AudioGraphTesting
+import Foundation
+import XCTest
+
+final class AudioPlayerTests: DefaultPulseServerTestCase {
+    /// A stereo 48 kHz float WAV of `seconds` of a sine at `frequency` and amplitude 0.5.
+    private func toneFile(seconds: Double, frequency: Double = 440) throws -> (URL, [Float]) {
+        let url = server.directory.appendingPathComponent("tone-\(seconds)-\(frequency).wav")
+        let samples = (0..<Int(seconds * 48000)).map { sineSample(Int64($0), frequency: frequency, rate: 48000) }
+        try TestFiles.writeSoundFile(url.path, [samples, samples], sampleRate: 48000)
+        return (url, samples)
+    }
+
+    private final class Delegate: AudioPlayerDelegate {
+        let finished: XCTestExpectation
+        var flags: [Bool] = []
+        var when: TimeInterval = 0
+        init(_ e: XCTestExpectation) { finished = e }
+        func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully flag: Bool) {
+            flags.append(flag)
+            when = player.deviceCurrentTime
+            finished.fulfill()
+        }
+    }
+
+    /// The file plays twice (numberOfLoops 1), bit for bit, into the sink; the delegate hears of
+    /// the end once, after it; then the player is stopped at position 0.
+    func testPlaysTheFileBitIdenticallyWithALoopAndTellsTheDelegate() throws {
+        let (url, samples) = try toneFile(seconds: 0.5)
+        let player = try AudioPlayer(contentsOf: url)
+        XCTAssertEqual(player.duration, 0.5, accuracy: 1e-9)
+        XCTAssertEqual(player.numberOfChannels, 2)
+        let delegate = Delegate(expectation(description: "finished"))
+        player.delegate = delegate
+        player.numberOfLoops = 1
+        let raw = server.directory.appendingPathComponent("out.raw")
+        let recorder = try server.startRecording(source: server.monitorSourceName, to: raw)
+        usleep(300_000)
+        XCTAssertTrue(player.prepareToPlay())
+        let started = player.deviceCurrentTime
+        XCTAssertTrue(player.play())
+        XCTAssertTrue(player.isPlaying)
+        wait(for: [delegate.finished], timeout: 5)
+        let elapsed = delegate.when - started
+        usleep(300_000)
+        server.stopChild(recorder)
+        XCTAssertEqual(delegate.flags, [true])
+        XCTAssertFalse(player.isPlaying)
+        XCTAssertEqual(player.currentTime, 0)
+        player.stop()
+        let recorded = try PulseTestServer.readRawFloat32(raw)
+        let first = try XCTUnwrap((0..<(recorded.count / 2)).first { recorded[2 * $0] != 0 }, "silent recording")
+        // Frame 0 of the sine is 0: the first sound is frame 1.
+        var matching = 0
+        while first + matching < recorded.count / 2, matching + 1 < 48000,
+              recorded[2 * (first + matching)] == samples[(matching + 1) % 24000],
+              recorded[2 * (first + matching) + 1] == samples[(matching + 1) % 24000] {
+            matching += 1
+        }
+        let after = (first + matching + 1..<min(recorded.count / 2, first + matching + 4800)).map { abs(recorded[2 * $0]) }.max() ?? 0
+        print("AudioPlayer: \(matching + 1) frames bit-identical (two passes of 24000), then peak \(after); finished after \(elapsed) s")
+        XCTAssertEqual(matching, 47999, "the heard sound departs from the file at frame \(matching + 1)")
+        XCTAssertEqual(after, 0, "silence after the second pass")
+        // One second of sound, then the output's latency; a loaded machine may add some.
+        XCTAssertGreaterThan(elapsed, 0.95)
+        XCTAssertLessThan(elapsed, 2.5)
+    }
+
+    /// currentTime advances with playback, freezes on pause, and setting it seeks.
+    func testCurrentTimePauseAndSeek() throws {
+        let (url, _) = try toneFile(seconds: 3)
+        let player = try AudioPlayer(contentsOf: url)
+        XCTAssertTrue(player.play())
+        usleep(400_000)
+        let t1 = player.currentTime
+        player.pause()
+        XCTAssertFalse(player.isPlaying)
+        usleep(100_000)
+        let t2 = player.currentTime
+        usleep(300_000)
+        XCTAssertEqual(player.currentTime, t2, "paused")
+        player.currentTime = 2.0
+        XCTAssertEqual(player.currentTime, 2.0, accuracy: 1e-9)
+        XCTAssertTrue(player.play())
+        usleep(300_000)
+        let t3 = player.currentTime
+        player.stop()
+        print("AudioPlayer: currentTime \(t1) after 0.4 s, \(t2) paused, \(t3) 0.3 s after seeking to 2")
+        XCTAssertEqual(t1, 0.4, accuracy: 0.15)
+        XCTAssertEqual(t3, 2.3, accuracy: 0.15)
+        XCTAssertEqual(player.currentTime, t3, accuracy: 0.05, "stop keeps the position")
+    }
+
+    /// Meters follow the volume: a 0.5 sine at volume 0.5 has RMS 20·log10(0.25/√2) = -15.05 dBFS
+    /// and peak -12.04 dBFS; the heard level follows too.
+    func testMetersAndVolume() throws {
+        let (url, _) = try toneFile(seconds: 2)
+        let player = try AudioPlayer(contentsOf: url)
+        player.isMeteringEnabled = true
+        player.volume = 0.5
+        player.updateMeters()
+        XCTAssertEqual(player.averagePower(forChannel: 0), -160)
+        let raw = server.directory.appendingPathComponent("out.raw")
+        let recorder = try server.startRecording(source: server.monitorSourceName, to: raw)
+        usleep(300_000)
+        XCTAssertTrue(player.play())
+        usleep(500_000)
+        player.updateMeters()
+        let average = player.averagePower(forChannel: 0), peak = player.peakPower(forChannel: 1)
+        usleep(300_000)
+        player.stop()
+        server.stopChild(recorder)
+        print("AudioPlayer meters at volume 0.5: average \(average) dBFS, peak \(peak) dBFS")
+        XCTAssertEqual(average, -15.05, accuracy: 0.1)
+        XCTAssertEqual(peak, -12.04, accuracy: 0.1)
+        XCTAssertEqual(player.averagePower(forChannel: 5), -160)
+        let recorded = try PulseTestServer.readRawFloat32(raw)
+        let left = stride(from: 0, to: recorded.count, by: 2).map { recorded[$0] }
+        let loud = try XCTUnwrap(left.indices.first { abs(left[$0]) > 0.1 })
+        let fit = try XCTUnwrap(ToneFit(dominantToneOf: left[(loud + 4800)..<(loud + 19200)], sampleRate: 48000))
+        XCTAssertEqual(fit.tones[0].amplitude, 0.25, accuracy: 0.001, "heard at half the amplitude")
+    }
+
+    /// With enableRate, rate 2 plays the sound twice as fast at the same pitch.
+    func testRateChangesSpeedNotPitch() throws {
+        let (url, _) = try toneFile(seconds: 3, frequency: 1000)
+        let player = try AudioPlayer(contentsOf: url)
+        player.enableRate = true
+        player.rate = 2
+        XCTAssertEqual(player.rate, 2)
+        let raw = server.directory.appendingPathComponent("out.raw")
+        let recorder = try server.startRecording(source: server.monitorSourceName, to: raw)
+        usleep(300_000)
+        XCTAssertTrue(player.play())
+        usleep(500_000)
+        let position = player.currentTime
+        usleep(300_000)
+        player.stop()
+        server.stopChild(recorder)
+        print("AudioPlayer at rate 2: position \(position) s after 0.5 s")
+        XCTAssertEqual(position, 1.0, accuracy: 0.25)
+        let recorded = try PulseTestServer.readRawFloat32(raw)
+        let left = stride(from: 0, to: recorded.count, by: 2).map { recorded[$0] }
+        let loud = try XCTUnwrap(left.indices.first { abs(left[$0]) > 0.1 })
+        let fit = try XCTUnwrap(ToneFit(dominantToneOf: left[(loud + 9600)..<(loud + 19200)], sampleRate: 48000))
+        XCTAssertEqual(fit.tones[0].frequency, 1000, accuracy: 2, "the pitch is kept")
+    }
+}

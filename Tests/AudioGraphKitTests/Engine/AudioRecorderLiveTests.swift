@@ -1,0 +1,102 @@
+// AudioRecorder (AVAudioRecorder's shape) recording a private PulseAudio server's input: exact durations, formats, meters.
+import AudioGraphKit
+import AudioGraphTesting
+import Foundation
+import XCTest
+
+final class AudioRecorderLiveTests: DefaultPulseServerTestCase {
+    private final class Delegate: AudioRecorderDelegate {
+        let finished: XCTestExpectation
+        var flags: [Bool] = []
+        init(_ e: XCTestExpectation) { finished = e }
+        func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully flag: Bool) {
+            flags.append(flag)
+            finished.fulfill()
+        }
+    }
+
+    /// Plays `seconds` of a 1 kHz tone at 0.4 into the sink (whose monitor the recorders record).
+    private func playTone(seconds: Double) throws -> ChildProcess {
+        let tone = server.directory.appendingPathComponent("tone.raw")
+        let wave = (0..<Int(seconds * 48000)).flatMap { n in Array(repeating: sineSample(Int64(n), frequency: 1000, rate: 48000, amplitude: 0.4), count: 2) }
+        try wave.withUnsafeBytes { try Data($0).write(to: tone) }
+        return try server.startPlaying(file: tone)
+    }
+
+    /// record(forDuration:) to a 16 kHz Int16 mono WAV writes exactly 16 000 frames of the input,
+    /// converted (the tone at 1 kHz and its level), and tells the delegate.
+    func testRecordForDurationWritesExactlyThatManyFrames() throws {
+        let url = server.directory.appendingPathComponent("speech.wav")
+        let recorder = try AudioRecorder(url: url, settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 16000,
+                                                              AVNumberOfChannelsKey: 1, AVLinearPCMBitDepthKey: 16])
+        recorder.inputNode.setDevice(server.monitorSourceName)
+        let delegate = Delegate(expectation(description: "finished"))
+        recorder.delegate = delegate
+        let player = try playTone(seconds: 3)
+        usleep(300_000)
+        XCTAssertTrue(recorder.record(forDuration: 1.0))
+        XCTAssertTrue(recorder.isRecording)
+        wait(for: [delegate.finished], timeout: 5)
+        _ = player.wait(timeout: 5)
+        XCTAssertEqual(delegate.flags, [true])
+        XCTAssertFalse(recorder.isRecording)
+        XCTAssertEqual(recorder.currentTime, 1.0, accuracy: 1e-9)
+        let wav = try WAVFile(contentsOf: url)
+        XCTAssertEqual(wav.sampleRate, 16000)
+        XCTAssertEqual(wav.sampleType, .int16)
+        XCTAssertEqual(wav.channelCount, 1)
+        XCTAssertEqual(wav.frameCount, 16000)
+        // The converter's start-up (its first frames) aside, the tone at its level.
+        let fit = ToneFit(wav.samples[0][4000..<15000], sampleRate: 16000, frequencies: [1000])
+        print("AudioRecorder: \(wav.frameCount) frames at 16 kHz; 1 kHz at \(fit.tones[0].amplitude), THD+N \(fit.thdPlusNoiseDB) dB")
+        XCTAssertEqual(fit.tones[0].amplitude, 0.4, accuracy: 0.005)
+        XCTAssertLessThan(fit.thdPlusNoiseDB, -60)
+    }
+
+    /// AAC in .m4a (iOS's default recording settings): record, meters of the input, stop; the
+    /// file decodes to the tone.
+    func testAACRecordingWithMeters() throws {
+        let url = server.directory.appendingPathComponent("memo.m4a")
+        let recorder = try AudioRecorder(url: url, settings: [AVFormatIDKey: kAudioFormatMPEG4AAC, AVSampleRateKey: 44100,
+                                                              AVNumberOfChannelsKey: 2,
+                                                              AVEncoderAudioQualityKey: AudioQuality.high.rawValue])
+        recorder.inputNode.setDevice(server.monitorSourceName)
+        recorder.isMeteringEnabled = true
+        let delegate = Delegate(expectation(description: "finished"))
+        recorder.delegate = delegate
+        let player = try playTone(seconds: 2)
+        usleep(300_000)
+        XCTAssertTrue(recorder.record())
+        usleep(1_000_000)
+        recorder.updateMeters()
+        let average = recorder.averagePower(forChannel: 0), peak = recorder.peakPower(forChannel: 1)
+        recorder.stop()
+        wait(for: [delegate.finished], timeout: 5)
+        _ = player.wait(timeout: 5)
+        print("AudioRecorder AAC: \(recorder.currentTime) s; meters average \(average) dBFS, peak \(peak) dBFS")
+        // RMS 20·log10(0.4/√2) = -10.97 dBFS, peak -7.96 dBFS.
+        XCTAssertEqual(average, -10.97, accuracy: 0.1)
+        XCTAssertEqual(peak, -7.96, accuracy: 0.1)
+        XCTAssertEqual(recorder.currentTime, 1.0, accuracy: 0.3)
+        let file = try AudioFile(forReading: url)
+        XCTAssertEqual(file.processingFormat.sampleRate, 44100)
+        XCTAssertEqual(file.processingFormat.channelCount, 2)
+        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AudioFrameCount(file.length)))
+        try file.read(into: buffer)
+        let left = Array(UnsafeBufferPointer(start: buffer.floatChannelData![0], count: Int(buffer.frameLength)))
+        let fit = try XCTUnwrap(ToneFit(dominantToneOf: left[8820..<30870], sampleRate: 44100))
+        XCTAssertEqual(fit.tones[0].frequency, 1000, accuracy: 1)
+        XCTAssertEqual(fit.tones[0].amplitude, 0.4, accuracy: 0.02)
+        XCTAssertTrue(recorder.deleteRecording())
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))
+    }
+
+    /// Settings that cannot be recorded throw at init, naming the file.
+    func testUnrecordableSettingsThrow() {
+        XCTAssertThrowsError(try AudioRecorder(url: URL(fileURLWithPath: "/tmp/x.wav"),
+                                               settings: [AVFormatIDKey: kAudioFormatMPEG4AAC, AVSampleRateKey: 44100, AVNumberOfChannelsKey: 1])) {
+            XCTAssertTrue("\($0)".contains("/tmp/x.wav"), "\($0)")
+        }
+        XCTAssertThrowsError(try AudioRecorder(url: URL(fileURLWithPath: "/tmp/y.m4a"), settings: [AVFormatIDKey: kAudioFormatMPEG4AAC]))
+    }
+}
