@@ -160,6 +160,29 @@ final class AudioFileCodecTests: XCTestCase {
         XCTAssertTrue(a == b, "AudioFile's AAC decodes differently from the ffmpeg command line's")
     }
 
+    /// The recording settings of the widely copied iOS tutorial (AAC, 12 kHz mono, quality high,
+    /// the format ID as `Int`): a second of 440 Hz reads back at its pitch and level.
+    func testTheCommonIOSRecordingSettingsWriteAAC() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let url = dir.appendingPathComponent("recording.m4a")
+        let settings: [String: Any] = [AVFormatIDKey: Int(kAudioFormatMPEG4AAC), AVSampleRateKey: 12000, AVNumberOfChannelsKey: 1,
+                                       AVEncoderAudioQualityKey: AudioQuality.high.rawValue]
+        let file = try AudioFile(forWriting: url, settings: settings)
+        XCTAssertEqual(file.processingFormat.sampleRate, 12000)
+        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 12000))
+        buffer.frameLength = 12000
+        for n in 0..<12000 { buffer.floatChannelData![0][n] = Float(0.5 * sin(2 * Double.pi * 440 * Double(n) / 12000)) }
+        try file.write(from: buffer)
+        file.close()
+        let decoded = try ffmpegDecode(url)
+        XCTAssertEqual(decoded.codec, "aac")
+        XCTAssertEqual(decoded.rate, 12000)
+        let fit = ToneFit(decoded.channels[0][3000..<9000], sampleRate: 12000, frequencies: [440])
+        print("AAC 12 kHz mono: \(decoded.channels[0].count) frames, 440 Hz at \(fit.tones[0].amplitude), THD+N \(fit.thdPlusNoiseDB) dB")
+        XCTAssertEqual(fit.tones[0].amplitude, 0.5, accuracy: 0.03)
+        XCTAssertLessThan(fit.thdPlusNoiseDB, -20)
+    }
+
     /// The format ID must fit the extension, as the file type holds the codec.
     func testFormatIDThatDoesNotFitTheExtensionIsRefused() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
