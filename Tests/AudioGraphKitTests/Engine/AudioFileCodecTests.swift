@@ -50,12 +50,17 @@ final class AudioFileCodecTests: XCTestCase {
         let probe = String(decoding: try run(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries",
                                                 "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", url.path]), as: UTF8.self)
         let fields = probe.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init)
+        guard fields.count >= 3 else {
+            XCTFail("ffprobe could not read \(url.lastPathComponent): \(probe)")
+            return (0, "", [[], []])
+        }
         let raw = try run(["ffmpeg", "-v", "error", "-i", url.path, "-f", integers ? "s32le" : "f32le",
                            "-acodec", integers ? "pcm_s32le" : "pcm_f32le", "-"])
         let floats: [Double] = integers ? raw.withUnsafeBytes { $0.bindMemory(to: Int32.self).map { Double($0) / 2_147_483_648 } }
             : raw.withUnsafeBytes { $0.bindMemory(to: Float.self).map(Double.init) }
         let channels = Int(fields[2]) ?? 2
-        let perChannel = (0..<channels).map { c in stride(from: c, to: floats.count, by: channels).map { floats[$0] } }
+        var perChannel = (0..<channels).map { c in stride(from: c, to: floats.count, by: channels).map { floats[$0] } }
+        while perChannel.count < 2 { perChannel.append([]) }
         return (Double(fields[1]) ?? 0, fields[0], perChannel)
     }
 
@@ -121,6 +126,7 @@ final class AudioFileCodecTests: XCTestCase {
             print("\(ext): ffmpeg decodes \(decoded.channels[0].count) frames, AudioFile reads \(ours[0].count) (written \(Self.frames))")
             XCTAssertEqual(Double(decoded.channels[0].count), Double(Self.frames), accuracy: 1_200, "\(ext) length (ffmpeg)")
             XCTAssertEqual(Double(ours[0].count), Double(Self.frames), accuracy: 1_200, "\(ext) length (AudioFile)")
+            guard decoded.channels[0].count >= 72_000, ours[0].count >= 72_000 else { continue }
             for (name, channels) in [("ffmpeg", decoded.channels), ("AudioFile", ours.map { $0.map(Double.init) })] {
                 for (c, f) in [(0, 440.0), (1, 1000.0)] {
                     // A middle second, away from the codec's start and end.
@@ -158,6 +164,30 @@ final class AudioFileCodecTests: XCTestCase {
         let a = try ffmpegDecode(ours).channels, b = try ffmpegDecode(cli).channels
         XCTAssertEqual(a[0].count, b[0].count)
         XCTAssertTrue(a == b, "AudioFile's AAC decodes differently from the ffmpeg command line's")
+    }
+
+    /// The recording settings of the widely copied iOS tutorial (AAC, 12 kHz mono, quality high,
+    /// the format ID as `Int`): a second of 440 Hz reads back at its pitch and level.
+    func testTheCommonIOSRecordingSettingsWriteAAC() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let url = dir.appendingPathComponent("recording.m4a")
+        let settings: [String: Any] = [AVFormatIDKey: Int(kAudioFormatMPEG4AAC), AVSampleRateKey: 12000, AVNumberOfChannelsKey: 1,
+                                       AVEncoderAudioQualityKey: AudioQuality.high.rawValue]
+        let file = try AudioFile(forWriting: url, settings: settings)
+        XCTAssertEqual(file.processingFormat.sampleRate, 12000)
+        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 12000))
+        buffer.frameLength = 12000
+        for n in 0..<12000 { buffer.floatChannelData![0][n] = Float(0.5 * sin(2 * Double.pi * 440 * Double(n) / 12000)) }
+        try file.write(from: buffer)
+        file.close()
+        let decoded = try ffmpegDecode(url)
+        XCTAssertEqual(decoded.codec, "aac")
+        XCTAssertEqual(decoded.rate, 12000)
+        guard decoded.channels[0].count >= 9000 else { return XCTFail("decoded \(decoded.channels[0].count) frames") }
+        let fit = ToneFit(decoded.channels[0][3000..<9000], sampleRate: 12000, frequencies: [440])
+        print("AAC 12 kHz mono: \(decoded.channels[0].count) frames, 440 Hz at \(fit.tones[0].amplitude), THD+N \(fit.thdPlusNoiseDB) dB")
+        XCTAssertEqual(fit.tones[0].amplitude, 0.5, accuracy: 0.03)
+        XCTAssertLessThan(fit.thdPlusNoiseDB, -20)
     }
 
     /// The format ID must fit the extension, as the file type holds the codec.

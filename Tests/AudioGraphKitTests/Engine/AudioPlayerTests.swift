@@ -119,6 +119,8 @@ final class AudioPlayerTests: DefaultPulseServerTestCase {
         let recorded = try PulseTestServer.readRawFloat32(raw)
         let left = stride(from: 0, to: recorded.count, by: 2).map { recorded[$0] }
         let loud = try XCTUnwrap(left.indices.first { abs(left[$0]) > 0.1 })
+        XCTAssertGreaterThan(left.count, loud + 19200, "recorded too little")
+        guard left.count > loud + 19200 else { return }
         let fit = try XCTUnwrap(ToneFit(dominantToneOf: left[(loud + 4800)..<(loud + 19200)], sampleRate: 48000))
         XCTAssertEqual(fit.tones[0].amplitude, 0.25, accuracy: 0.001, "heard at half the amplitude")
     }
@@ -144,6 +146,8 @@ final class AudioPlayerTests: DefaultPulseServerTestCase {
         let recorded = try PulseTestServer.readRawFloat32(raw)
         let left = stride(from: 0, to: recorded.count, by: 2).map { recorded[$0] }
         let loud = try XCTUnwrap(left.indices.first { abs(left[$0]) > 0.1 })
+        XCTAssertGreaterThan(left.count, loud + 19200, "recorded too little")
+        guard left.count > loud + 19200 else { return }
         let fit = try XCTUnwrap(ToneFit(dominantToneOf: left[(loud + 9600)..<(loud + 19200)], sampleRate: 48000))
         XCTAssertEqual(fit.tones[0].frequency, 1000, accuracy: 2, "the pitch is kept")
     }
