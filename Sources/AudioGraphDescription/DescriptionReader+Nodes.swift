@@ -216,13 +216,6 @@ extension DescriptionReader {
                 result.channelMap = map
             }
             return .input(result)
-        case .mixer:
-            var result = MixerProperties()
-            if let value = properties["channels"],
-               let channels = integer(value, at: at("channels"), in: 1...FormatDescription.maximumChannelCount) {
-                result.channels = channels
-            }
-            return .mixer(result)
         case .environment:
             return .environment(decodeEnvironment(properties, at: location))
         case .eq:

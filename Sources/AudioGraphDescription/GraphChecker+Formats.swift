@@ -1,6 +1,7 @@
 // The format declarations of one node checked against each other and against its file (no
 // propagation: the engine's own resolve step does that, see AudioGraphKit's GraphRules).
 import AudioGraphCore
+import AudioGraphNodes
 
 extension GraphChecker {
     /// Reports a node's `format` that contradicts the node's own properties or file, or asks for
@@ -37,8 +38,10 @@ extension GraphChecker {
             let mapped = properties.channelMap != nil
             channels(property: properties.outputChannelCount, propertyGiven: mapped || node.properties["channels"] != nil,
                          what: mapped ? "the channelMap's length" : "the property channels")
-        case .mixer(let properties):
-            channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil, what: "the property channels")
+        case .registered(let r):
+            if let properties = r.options as? MixerProperties {
+                channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil, what: "the property channels")
+            }
         case .environment:
             channels(property: 2, propertyGiven: true, what: "an environment's output (stereo)")
         case .player(let player):

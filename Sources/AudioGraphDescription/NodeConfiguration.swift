@@ -11,7 +11,6 @@ public enum NodeConfiguration: Sendable, Hashable {
     case oscillator(OscillatorProperties)
     case player(PlayerProperties)
     case input(InputProperties)
-    case mixer(MixerProperties)
     case environment(EnvironmentProperties)
     case eq(EQProperties)
     case recorder(RecorderProperties)
@@ -31,7 +30,6 @@ public enum NodeConfiguration: Sendable, Hashable {
         case .oscillator: return .oscillator
         case .player: return .player
         case .input: return .input
-        case .mixer: return .mixer
         case .environment: return .environment
         case .eq: return .eq
         case .recorder: return .recorder

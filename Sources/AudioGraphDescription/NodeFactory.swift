@@ -29,8 +29,6 @@ public enum NodeFactory {
             node = OscillatorNode(id: description.id, sampleRate: sampleRate, properties: p)
         case .player(let p):
             node = try PlayerNode(id: description.id, sampleRate: sampleRate, properties: p)
-        case .mixer(let p):
-            node = MixerNode(id: description.id, sampleRate: sampleRate, inputBusCount: description.inputBusCount, properties: p)
         case .genericOutput(let p):
             if case .live(let device) = outputs {
                 node = OutputNode(id: description.id, properties: OutputProperties(device: device))

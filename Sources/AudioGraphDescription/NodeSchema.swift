@@ -26,8 +26,6 @@ public struct NodeSchema: Sendable {
     /// Its parameters (the node class's own table, so the loader and the engine agree).
     public let parameters: ParameterTable
 
-    /// The largest `inputBusCount` of a mixer.
-    public static let maximumMixerInputs = 1024
     /// The largest `inputBusCount` of an environment.
     public static let maximumEnvironmentInputs = 1024
 
@@ -37,7 +35,6 @@ public struct NodeSchema: Sendable {
         case .oscillator: return oscillator
         case .player: return player
         case .input: return input
-        case .mixer: return mixer
         case .environment: return environment
         case .eq: return eq
         case .recorder: return recorder
@@ -106,12 +103,6 @@ extension NodeSchema {
     static let input = NodeSchema(
         type: .input, kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
         propertyKeys: ["device", "channels", "latency", "channelMap"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
-
-    static let mixer = NodeSchema(
-        type: .mixer, kind: .mixer,
-        inputBuses: BusCountRule(defaultCount: 1, minimum: 1, maximum: maximumMixerInputs), outputBusCount: 1,
-        propertyKeys: ["channels"], runtimePropertyKeys: [], convertsInputs: true,
-        parameters: .mixer)
 
     static let environment = NodeSchema(
         type: .environment, kind: .mixer,

@@ -138,7 +138,7 @@ final class GraphDescriptionTests: XCTestCase {
                        .player(PlayerProperties(file: "sounds/a.wav", path: "sounds/a.wav", loop: true, startTime: 0.5,
                                                 segment: PlayerSegment(start: 0.1, duration: 0.2))))
         XCTAssertEqual(d.node("mic")?.configuration, .input(InputProperties(device: "mic0", channels: 1, latency: 10)))
-        XCTAssertEqual(d.node("mix")?.configuration, .mixer(MixerProperties(channels: 2)))
+        XCTAssertEqual(d.node("mix")?.configuration.options(as: MixerProperties.self), MixerProperties(channels: 2))
         XCTAssertEqual(d.node("mix")?.inputBusCount, 3)
         XCTAssertEqual(d.node("env")?.configuration, .environment(EnvironmentProperties(
             distanceModel: DistanceModel(model: .linear, referenceDistance: 2, maxDistance: 50, rolloffFactor: 0.5),
