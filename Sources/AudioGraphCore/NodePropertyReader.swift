@@ -11,6 +11,8 @@ public protocol NodePropertyReader {
     func has(_ key: String) -> Bool
     /// A number, optionally within `range`.
     func number(_ key: String, in range: ClosedRange<Double>?) -> Double?
+    /// A time on the graph's timeline in seconds (0 up to the format's longest time).
+    func time(_ key: String) -> Double?
     /// An integer within `range`.
     func integer(_ key: String, in range: ClosedRange<Int>) -> Int?
     /// true or false.

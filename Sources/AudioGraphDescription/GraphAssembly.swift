@@ -64,9 +64,6 @@ public enum GraphAssembly {
 /// `validateProperty` expect), or nil when the property has no typed form.
 func typedPropertyValue(_ name: String, configuration: NodeConfiguration) -> (any Sendable)? {
     switch (configuration, name) {
-    case (.oscillator(let p), "waveform"): return p.waveform
-    case (.oscillator(let p), "startTime"): return p.startTime
-    case (.oscillator(let p), "stopTime"): return p.stopTime
     case (.player(let p), "loop"): return p.loop
     case (.player(let p), "startTime"): return p.startTime
     case (.player(let p), "segment"): return p.segment

@@ -32,14 +32,14 @@ extension GraphChecker {
         }
 
         switch node.configuration {
-        case .oscillator(let properties):
-            channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil, what: "the property channels")
         case .input(let properties):
             let mapped = properties.channelMap != nil
             channels(property: properties.outputChannelCount, propertyGiven: mapped || node.properties["channels"] != nil,
                          what: mapped ? "the channelMap's length" : "the property channels")
         case .registered(let r):
             if let properties = r.options as? MixerProperties {
+                channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil, what: "the property channels")
+            } else if let properties = r.options as? OscillatorProperties {
                 channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil, what: "the property channels")
             }
         case .environment:

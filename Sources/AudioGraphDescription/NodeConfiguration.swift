@@ -8,7 +8,6 @@ import AudioGraphPulse
 ///
 /// Thread safety: a value type; safe to share between threads.
 public enum NodeConfiguration: Sendable, Hashable {
-    case oscillator(OscillatorProperties)
     case player(PlayerProperties)
     case input(InputProperties)
     case environment(EnvironmentProperties)
@@ -27,7 +26,6 @@ public enum NodeConfiguration: Sendable, Hashable {
     /// The node type this configuration belongs to.
     public var type: NodeType {
         switch self {
-        case .oscillator: return .oscillator
         case .player: return .player
         case .input: return .input
         case .environment: return .environment

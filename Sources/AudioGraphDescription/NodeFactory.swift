@@ -25,8 +25,6 @@ public enum NodeFactory {
                                 outputs: OutputPlacement = .asDescribed) throws(AudioGraphError) -> GraphNode {
         let node: GraphNode
         switch description.configuration {
-        case .oscillator(let p):
-            node = OscillatorNode(id: description.id, sampleRate: sampleRate, properties: p)
         case .player(let p):
             node = try PlayerNode(id: description.id, sampleRate: sampleRate, properties: p)
         case .genericOutput(let p):

@@ -32,7 +32,6 @@ public struct NodeSchema: Sendable {
     /// The schema of `type`.
     public static func `for`(_ type: NodeType) -> NodeSchema {
         switch type {
-        case .oscillator: return oscillator
         case .player: return player
         case .input: return input
         case .environment: return environment
@@ -88,12 +87,6 @@ public struct NodeSchema: Sendable {
 
 
 extension NodeSchema {
-    static let oscillator = NodeSchema(
-        type: .oscillator, kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
-        propertyKeys: ["waveform", "channels", "seed", "startTime", "stopTime"],
-        runtimePropertyKeys: ["waveform", "startTime", "stopTime"], convertsInputs: false,
-        parameters: .oscillator)
-
     static let player = NodeSchema(
         type: .player, kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
         propertyKeys: ["file", "loop", "startTime", "segment"],

@@ -21,6 +21,10 @@ struct PropertyObjectReader: NodePropertyReader {
         return reader.number(value, at: at(key), range.map { .range($0) } ?? .any)
     }
 
+    func time(_ key: String) -> Double? {
+        properties[key].flatMap { reader.number($0, at: at(key), .time) }
+    }
+
     func integer(_ key: String, in range: ClosedRange<Int>) -> Int? {
         properties[key].flatMap { reader.integer($0, at: at(key), in: range) }
     }
