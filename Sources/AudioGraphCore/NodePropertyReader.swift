@@ -21,6 +21,10 @@ public protocol NodePropertyReader {
     func string(_ key: String) -> String?
     /// One of the type's string values (the message lists them).
     func choice<T: RawRepresentable & CaseIterable>(_ key: String, as type: T.Type) -> T? where T.RawValue == String
+    /// A partial stream format object (`sampleRate`, `channels`, `sampleType`, `interleaved`).
+    func format(_ key: String) -> FormatDescription?
+    /// A channel map: 1...32 entries, each within `channels` (-1: silence).
+    func channelMap(_ key: String, channels: ClosedRange<Int>) -> [Int]?
     /// A file name and its path resolved against the graph file's folder (an empty name is reported).
     func file(_ key: String) -> (name: String, path: String)?
     /// Reports that the value of `key` is invalid, with `reason` (one line).

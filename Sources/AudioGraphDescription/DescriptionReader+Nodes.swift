@@ -213,17 +213,6 @@ extension DescriptionReader {
                 result.sampleType = choice(value, at: at("sampleType"), as: SampleType.self)
             }
             return .recorder(result)
-        case .converter:
-            var result = ConverterProperties()
-            if let value = properties["format"], let format = decodeFormat(value, at: at("format")) { result.format = format }
-            if let value = properties["quality"], let quality = choice(value, at: at("quality"), as: ConverterQuality.self) {
-                result.quality = quality
-            }
-            if let value = properties["channelMap"],
-               let map = channelMap(value, at: at("channelMap"), channels: -1...(FormatDescription.maximumChannelCount - 1)) {
-                result.channelMap = map
-            }
-            return .converter(result)
         case .output:
             var result = OutputProperties()
             if let value = properties["device"], let device = string(value, at: at("device")) { result.device = device }

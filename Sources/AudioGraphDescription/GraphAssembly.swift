@@ -69,7 +69,6 @@ func typedPropertyValue(_ name: String, configuration: NodeConfiguration) -> (an
     case (.player(let p), "segment"): return p.segment
     case (.environment(let p), "distanceModel"): return p.distanceModel
     case (.environment(let p), "reverb"): return p.reverb
-    case (.converter(let p), "quality"): return p.quality
     case (.registered(let r), _): return r.type.descriptor?.typedProperty(name, r.options)
     default: return nil
     }

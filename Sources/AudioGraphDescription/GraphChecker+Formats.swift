@@ -41,6 +41,22 @@ extension GraphChecker {
                 channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil, what: "the property channels")
             } else if let properties = r.options as? OscillatorProperties {
                 channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil, what: "the property channels")
+            } else if let properties = r.options as? ConverterProperties {
+                for (field, propertyValue, nodeValue) in [
+                    ("sampleRate", properties.format.sampleRate.map { ParameterInfo.format($0) }, declared.sampleRate.map { ParameterInfo.format($0) }),
+                    ("channels", properties.format.channels.map(String.init), declared.channels.map(String.init)),
+                    ("sampleType", properties.format.sampleType?.rawValue, declared.sampleType?.rawValue),
+                    ("interleaved", properties.format.interleaved.map { String($0) }, declared.interleaved.map { String($0) }),
+                ] {
+                    if let propertyValue, let nodeValue, propertyValue != nodeValue {
+                        report(DescriptionReader.join(formatLocation, field),
+                               .formatConflict("\(nodeValue) contradicts properties.format.\(field) \(propertyValue)"))
+                    }
+                }
+                if let map = properties.channelMap, let wanted = properties.format.channels ?? declared.channels, wanted != map.count {
+                    report(DescriptionReader.join(propertiesLocation, "channelMap"),
+                           .formatConflict("the channel map has \(map.count) entries but the output format has \(wanted) channels"))
+                }
             }
         case .environment:
             channels(property: 2, propertyGiven: true, what: "an environment's output (stereo)")
@@ -53,22 +69,6 @@ extension GraphChecker {
             if let declaredChannels = declared.channels, declaredChannels != info.channels {
                 report(DescriptionReader.join(formatLocation, "channels"),
                        .formatConflict("the file \"\(player.file)\" has \(info.channels) channels but the format declares \(declaredChannels)"))
-            }
-        case .converter(let properties):
-            for (field, propertyValue, nodeValue) in [
-                ("sampleRate", properties.format.sampleRate.map { ParameterInfo.format($0) }, declared.sampleRate.map { ParameterInfo.format($0) }),
-                ("channels", properties.format.channels.map(String.init), declared.channels.map(String.init)),
-                ("sampleType", properties.format.sampleType?.rawValue, declared.sampleType?.rawValue),
-                ("interleaved", properties.format.interleaved.map { String($0) }, declared.interleaved.map { String($0) }),
-            ] {
-                if let propertyValue, let nodeValue, propertyValue != nodeValue {
-                    report(DescriptionReader.join(formatLocation, field),
-                           .formatConflict("\(nodeValue) contradicts properties.format.\(field) \(propertyValue)"))
-                }
-            }
-            if let map = properties.channelMap, let wanted = properties.format.channels ?? declared.channels, wanted != map.count {
-                report(DescriptionReader.join(propertiesLocation, "channelMap"),
-                       .formatConflict("the channel map has \(map.count) entries but the output format has \(wanted) channels"))
             }
         default:
             break

@@ -13,7 +13,6 @@ public enum NodeConfiguration: Sendable, Hashable {
     case environment(EnvironmentProperties)
     case eq(EQProperties)
     case recorder(RecorderProperties)
-    case converter(ConverterProperties)
     case output(OutputProperties)
     case genericOutput(GenericOutputProperties)
     /// An LV2 plugin (its URI and what the catalogue said about it).
@@ -31,7 +30,6 @@ public enum NodeConfiguration: Sendable, Hashable {
         case .environment: return .environment
         case .eq: return .eq
         case .recorder: return .recorder
-        case .converter: return .converter
         case .output: return .output
         case .genericOutput: return .genericOutput
         case .lv2: return .lv2

@@ -57,8 +57,6 @@ public enum NodeFactory {
             // the node's writer thread does.
             let delivery: LiveTap.Delivery = outputs == .offline ? .manual : .thread
             node = RecorderNode(id: description.id, path: p.path, sampleType: p.sampleType, delivery: delivery)
-        case .converter(let p):
-            node = ConverterNode(id: description.id, properties: p)
         case .unresolved:
             throw .invalidProperty(node: description.id, name: "type", reason: "the node's type is not known")
         case .registered(let r):

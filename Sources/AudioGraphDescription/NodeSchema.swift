@@ -37,7 +37,6 @@ public struct NodeSchema: Sendable {
         case .environment: return environment
         case .eq: return eq
         case .recorder: return recorder
-        case .converter: return converter
         case .output: return output
         case .genericOutput: return genericOutput
         case .lv2: return lv2
@@ -117,10 +116,6 @@ extension NodeSchema {
     static let recorder = NodeSchema(
         type: .recorder, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["file", "sampleType"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
-
-    static let converter = NodeSchema(
-        type: .converter, kind: .converter, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: ["format", "quality", "channelMap"], runtimePropertyKeys: ["quality"], convertsInputs: true, parameters: .none)
 
     static let output = NodeSchema(
         type: .output, kind: .output, inputBuses: .fixed(1), outputBusCount: 0,

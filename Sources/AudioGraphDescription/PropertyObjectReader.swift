@@ -37,6 +37,14 @@ struct PropertyObjectReader: NodePropertyReader {
         properties[key].flatMap { reader.choice($0, at: at(key), as: type) }
     }
 
+    func format(_ key: String) -> FormatDescription? {
+        properties[key].flatMap { reader.decodeFormat($0, at: at(key)) }
+    }
+
+    func channelMap(_ key: String, channels: ClosedRange<Int>) -> [Int]? {
+        properties[key].flatMap { reader.channelMap($0, at: at(key), channels: channels) }
+    }
+
     func file(_ key: String) -> (name: String, path: String)? {
         guard let name = string(key) else { return nil }
         guard !name.isEmpty else {

@@ -145,8 +145,8 @@ final class GraphDescriptionTests: XCTestCase {
             distanceModel: DistanceModel(model: .linear, referenceDistance: 2, maxDistance: 50, rolloffFactor: 0.5),
             renderingAlgorithm: .equalPower, reverb: ReverbSettings(enabled: true, preset: .largeHall, level: -6))))
         XCTAssertEqual(d.node("eq")?.configuration, .eq(EQProperties(preset: .loudness)))
-        XCTAssertEqual(d.node("c")?.configuration, .converter(ConverterProperties(
-            format: FormatDescription(sampleRate: 44100, sampleType: .int16, interleaved: true), quality: .medium, channelMap: [1, 0, -1])))
+        XCTAssertEqual(d.node("c")?.configuration.options(as: ConverterProperties.self), ConverterProperties(
+            format: FormatDescription(sampleRate: 44100, sampleType: .int16, interleaved: true), quality: .medium, channelMap: [1, 0, -1]))
         XCTAssertEqual(d.node("out")?.configuration, .genericOutput(GenericOutputProperties(format: FormatDescription(sampleType: .int24))))
         XCTAssertEqual(d.node("d")?.automation[ParameterAddress(name: "wetDryMix")], [
             .linearRamp(value: 0, time: 1),
