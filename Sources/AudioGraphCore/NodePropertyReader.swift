@@ -11,6 +11,8 @@ public protocol NodePropertyReader {
     func has(_ key: String) -> Bool
     /// A number, optionally within `range`.
     func number(_ key: String, in range: ClosedRange<Double>?) -> Double?
+    /// A time on the graph's timeline in seconds (0 up to the format's longest time).
+    func time(_ key: String) -> Double?
     /// An integer within `range`.
     func integer(_ key: String, in range: ClosedRange<Int>) -> Int?
     /// true or false.
@@ -19,6 +21,10 @@ public protocol NodePropertyReader {
     func string(_ key: String) -> String?
     /// One of the type's string values (the message lists them).
     func choice<T: RawRepresentable & CaseIterable>(_ key: String, as type: T.Type) -> T? where T.RawValue == String
+    /// A partial stream format object (`sampleRate`, `channels`, `sampleType`, `interleaved`).
+    func format(_ key: String) -> FormatDescription?
+    /// A channel map: 1...32 entries, each within `channels` (-1: silence).
+    func channelMap(_ key: String, channels: ClosedRange<Int>) -> [Int]?
     /// A file name and its path resolved against the graph file's folder (an empty name is reported).
     func file(_ key: String) -> (name: String, path: String)?
     /// Reports that the value of `key` is invalid, with `reason` (one line).

@@ -152,29 +152,6 @@ extension DescriptionReader {
         }
         func at(_ key: String) -> String { Self.join(location, key) }
         switch type {
-        case .oscillator:
-            var result = OscillatorProperties()
-            if let value = properties["waveform"], let waveform = choice(value, at: at("waveform"), as: Waveform.self) {
-                result.waveform = waveform
-            }
-            if let value = properties["channels"],
-               let channels = integer(value, at: at("channels"), in: 1...FormatDescription.maximumChannelCount) {
-                result.channels = channels
-            }
-            if let value = properties["seed"], let seed = integer(value, at: at("seed"), in: 0...9_007_199_254_740_991) {
-                result.seed = UInt64(seed)
-            }
-            if let value = properties["startTime"], let time = number(value, at: at("startTime"), .time) {
-                result.startTime = time
-            }
-            if let value = properties["stopTime"], let time = number(value, at: at("stopTime"), .time) {
-                if time <= result.startTime {
-                    report(at("stopTime"), .invalidValue("stopTime \(ParameterInfo.format(time)) must be after startTime \(ParameterInfo.format(result.startTime))"))
-                } else {
-                    result.stopTime = time
-                }
-            }
-            return .oscillator(result)
         case .player:
             var result = PlayerProperties(file: "", path: "")
             if let value = properties["file"] {
@@ -216,13 +193,6 @@ extension DescriptionReader {
                 result.channelMap = map
             }
             return .input(result)
-        case .mixer:
-            var result = MixerProperties()
-            if let value = properties["channels"],
-               let channels = integer(value, at: at("channels"), in: 1...FormatDescription.maximumChannelCount) {
-                result.channels = channels
-            }
-            return .mixer(result)
         case .environment:
             return .environment(decodeEnvironment(properties, at: location))
         case .eq:
@@ -243,17 +213,6 @@ extension DescriptionReader {
                 result.sampleType = choice(value, at: at("sampleType"), as: SampleType.self)
             }
             return .recorder(result)
-        case .converter:
-            var result = ConverterProperties()
-            if let value = properties["format"], let format = decodeFormat(value, at: at("format")) { result.format = format }
-            if let value = properties["quality"], let quality = choice(value, at: at("quality"), as: ConverterQuality.self) {
-                result.quality = quality
-            }
-            if let value = properties["channelMap"],
-               let map = channelMap(value, at: at("channelMap"), channels: -1...(FormatDescription.maximumChannelCount - 1)) {
-                result.channelMap = map
-            }
-            return .converter(result)
         case .output:
             var result = OutputProperties()
             if let value = properties["device"], let device = string(value, at: at("device")) { result.device = device }

@@ -64,15 +64,11 @@ public enum GraphAssembly {
 /// `validateProperty` expect), or nil when the property has no typed form.
 func typedPropertyValue(_ name: String, configuration: NodeConfiguration) -> (any Sendable)? {
     switch (configuration, name) {
-    case (.oscillator(let p), "waveform"): return p.waveform
-    case (.oscillator(let p), "startTime"): return p.startTime
-    case (.oscillator(let p), "stopTime"): return p.stopTime
     case (.player(let p), "loop"): return p.loop
     case (.player(let p), "startTime"): return p.startTime
     case (.player(let p), "segment"): return p.segment
     case (.environment(let p), "distanceModel"): return p.distanceModel
     case (.environment(let p), "reverb"): return p.reverb
-    case (.converter(let p), "quality"): return p.quality
     case (.registered(let r), _): return r.type.descriptor?.typedProperty(name, r.options)
     default: return nil
     }

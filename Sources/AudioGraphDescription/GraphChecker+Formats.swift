@@ -1,6 +1,7 @@
 // The format declarations of one node checked against each other and against its file (no
 // propagation: the engine's own resolve step does that, see AudioGraphKit's GraphRules).
 import AudioGraphCore
+import AudioGraphNodes
 
 extension GraphChecker {
     /// Reports a node's `format` that contradicts the node's own properties or file, or asks for
@@ -31,14 +32,32 @@ extension GraphChecker {
         }
 
         switch node.configuration {
-        case .oscillator(let properties):
-            channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil, what: "the property channels")
         case .input(let properties):
             let mapped = properties.channelMap != nil
             channels(property: properties.outputChannelCount, propertyGiven: mapped || node.properties["channels"] != nil,
                          what: mapped ? "the channelMap's length" : "the property channels")
-        case .mixer(let properties):
-            channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil, what: "the property channels")
+        case .registered(let r):
+            if let properties = r.options as? MixerProperties {
+                channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil, what: "the property channels")
+            } else if let properties = r.options as? OscillatorProperties {
+                channels(property: properties.channels, propertyGiven: node.properties["channels"] != nil, what: "the property channels")
+            } else if let properties = r.options as? ConverterProperties {
+                for (field, propertyValue, nodeValue) in [
+                    ("sampleRate", properties.format.sampleRate.map { ParameterInfo.format($0) }, declared.sampleRate.map { ParameterInfo.format($0) }),
+                    ("channels", properties.format.channels.map(String.init), declared.channels.map(String.init)),
+                    ("sampleType", properties.format.sampleType?.rawValue, declared.sampleType?.rawValue),
+                    ("interleaved", properties.format.interleaved.map { String($0) }, declared.interleaved.map { String($0) }),
+                ] {
+                    if let propertyValue, let nodeValue, propertyValue != nodeValue {
+                        report(DescriptionReader.join(formatLocation, field),
+                               .formatConflict("\(nodeValue) contradicts properties.format.\(field) \(propertyValue)"))
+                    }
+                }
+                if let map = properties.channelMap, let wanted = properties.format.channels ?? declared.channels, wanted != map.count {
+                    report(DescriptionReader.join(propertiesLocation, "channelMap"),
+                           .formatConflict("the channel map has \(map.count) entries but the output format has \(wanted) channels"))
+                }
+            }
         case .environment:
             channels(property: 2, propertyGiven: true, what: "an environment's output (stereo)")
         case .player(let player):
@@ -50,22 +69,6 @@ extension GraphChecker {
             if let declaredChannels = declared.channels, declaredChannels != info.channels {
                 report(DescriptionReader.join(formatLocation, "channels"),
                        .formatConflict("the file \"\(player.file)\" has \(info.channels) channels but the format declares \(declaredChannels)"))
-            }
-        case .converter(let properties):
-            for (field, propertyValue, nodeValue) in [
-                ("sampleRate", properties.format.sampleRate.map { ParameterInfo.format($0) }, declared.sampleRate.map { ParameterInfo.format($0) }),
-                ("channels", properties.format.channels.map(String.init), declared.channels.map(String.init)),
-                ("sampleType", properties.format.sampleType?.rawValue, declared.sampleType?.rawValue),
-                ("interleaved", properties.format.interleaved.map { String($0) }, declared.interleaved.map { String($0) }),
-            ] {
-                if let propertyValue, let nodeValue, propertyValue != nodeValue {
-                    report(DescriptionReader.join(formatLocation, field),
-                           .formatConflict("\(nodeValue) contradicts properties.format.\(field) \(propertyValue)"))
-                }
-            }
-            if let map = properties.channelMap, let wanted = properties.format.channels ?? declared.channels, wanted != map.count {
-                report(DescriptionReader.join(propertiesLocation, "channelMap"),
-                       .formatConflict("the channel map has \(map.count) entries but the output format has \(wanted) channels"))
             }
         default:
             break

@@ -8,14 +8,11 @@ import AudioGraphPulse
 ///
 /// Thread safety: a value type; safe to share between threads.
 public enum NodeConfiguration: Sendable, Hashable {
-    case oscillator(OscillatorProperties)
     case player(PlayerProperties)
     case input(InputProperties)
-    case mixer(MixerProperties)
     case environment(EnvironmentProperties)
     case eq(EQProperties)
     case recorder(RecorderProperties)
-    case converter(ConverterProperties)
     case output(OutputProperties)
     case genericOutput(GenericOutputProperties)
     /// An LV2 plugin (its URI and what the catalogue said about it).
@@ -28,14 +25,11 @@ public enum NodeConfiguration: Sendable, Hashable {
     /// The node type this configuration belongs to.
     public var type: NodeType {
         switch self {
-        case .oscillator: return .oscillator
         case .player: return .player
         case .input: return .input
-        case .mixer: return .mixer
         case .environment: return .environment
         case .eq: return .eq
         case .recorder: return .recorder
-        case .converter: return .converter
         case .output: return .output
         case .genericOutput: return .genericOutput
         case .lv2: return .lv2

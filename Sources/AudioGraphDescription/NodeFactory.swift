@@ -25,12 +25,8 @@ public enum NodeFactory {
                                 outputs: OutputPlacement = .asDescribed) throws(AudioGraphError) -> GraphNode {
         let node: GraphNode
         switch description.configuration {
-        case .oscillator(let p):
-            node = OscillatorNode(id: description.id, sampleRate: sampleRate, properties: p)
         case .player(let p):
             node = try PlayerNode(id: description.id, sampleRate: sampleRate, properties: p)
-        case .mixer(let p):
-            node = MixerNode(id: description.id, sampleRate: sampleRate, inputBusCount: description.inputBusCount, properties: p)
         case .genericOutput(let p):
             if case .live(let device) = outputs {
                 node = OutputNode(id: description.id, properties: OutputProperties(device: device))
@@ -61,8 +57,6 @@ public enum NodeFactory {
             // the node's writer thread does.
             let delivery: LiveTap.Delivery = outputs == .offline ? .manual : .thread
             node = RecorderNode(id: description.id, path: p.path, sampleType: p.sampleType, delivery: delivery)
-        case .converter(let p):
-            node = ConverterNode(id: description.id, properties: p)
         case .unresolved:
             throw .invalidProperty(node: description.id, name: "type", reason: "the node's type is not known")
         case .registered(let r):

@@ -26,22 +26,17 @@ public struct NodeSchema: Sendable {
     /// Its parameters (the node class's own table, so the loader and the engine agree).
     public let parameters: ParameterTable
 
-    /// The largest `inputBusCount` of a mixer.
-    public static let maximumMixerInputs = 1024
     /// The largest `inputBusCount` of an environment.
     public static let maximumEnvironmentInputs = 1024
 
     /// The schema of `type`.
     public static func `for`(_ type: NodeType) -> NodeSchema {
         switch type {
-        case .oscillator: return oscillator
         case .player: return player
         case .input: return input
-        case .mixer: return mixer
         case .environment: return environment
         case .eq: return eq
         case .recorder: return recorder
-        case .converter: return converter
         case .output: return output
         case .genericOutput: return genericOutput
         case .lv2: return lv2
@@ -91,12 +86,6 @@ public struct NodeSchema: Sendable {
 
 
 extension NodeSchema {
-    static let oscillator = NodeSchema(
-        type: .oscillator, kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
-        propertyKeys: ["waveform", "channels", "seed", "startTime", "stopTime"],
-        runtimePropertyKeys: ["waveform", "startTime", "stopTime"], convertsInputs: false,
-        parameters: .oscillator)
-
     static let player = NodeSchema(
         type: .player, kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
         propertyKeys: ["file", "loop", "startTime", "segment"],
@@ -106,12 +95,6 @@ extension NodeSchema {
     static let input = NodeSchema(
         type: .input, kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
         propertyKeys: ["device", "channels", "latency", "channelMap"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
-
-    static let mixer = NodeSchema(
-        type: .mixer, kind: .mixer,
-        inputBuses: BusCountRule(defaultCount: 1, minimum: 1, maximum: maximumMixerInputs), outputBusCount: 1,
-        propertyKeys: ["channels"], runtimePropertyKeys: [], convertsInputs: true,
-        parameters: .mixer)
 
     static let environment = NodeSchema(
         type: .environment, kind: .mixer,
@@ -133,10 +116,6 @@ extension NodeSchema {
     static let recorder = NodeSchema(
         type: .recorder, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["file", "sampleType"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
-
-    static let converter = NodeSchema(
-        type: .converter, kind: .converter, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: ["format", "quality", "channelMap"], runtimePropertyKeys: ["quality"], convertsInputs: true, parameters: .none)
 
     static let output = NodeSchema(
         type: .output, kind: .output, inputBuses: .fixed(1), outputBusCount: 0,

@@ -17,7 +17,7 @@ public struct NodeType: RawRepresentable, Sendable, Hashable, CaseIterable, Cust
 
     /// The stock types whose behaviour this module still holds (the others are descriptors
     /// beside their classes, AudioGraphNodes' `StockNodeTypes`, found only once registered).
-    static let builtIn: Set<String> = ["oscillator", "player", "input", "mixer", "environment", "eq", "recorder", "converter",
+    static let builtIn: Set<String> = ["player", "input", "environment", "eq", "recorder",
                                        "output", "genericOutput", "lv2"]
 
     /// A `setProperty` value whose node's type is not known yet (never a node's type).

@@ -21,6 +21,10 @@ struct PropertyObjectReader: NodePropertyReader {
         return reader.number(value, at: at(key), range.map { .range($0) } ?? .any)
     }
 
+    func time(_ key: String) -> Double? {
+        properties[key].flatMap { reader.number($0, at: at(key), .time) }
+    }
+
     func integer(_ key: String, in range: ClosedRange<Int>) -> Int? {
         properties[key].flatMap { reader.integer($0, at: at(key), in: range) }
     }
@@ -31,6 +35,14 @@ struct PropertyObjectReader: NodePropertyReader {
 
     func choice<T: RawRepresentable & CaseIterable>(_ key: String, as type: T.Type) -> T? where T.RawValue == String {
         properties[key].flatMap { reader.choice($0, at: at(key), as: type) }
+    }
+
+    func format(_ key: String) -> FormatDescription? {
+        properties[key].flatMap { reader.decodeFormat($0, at: at(key)) }
+    }
+
+    func channelMap(_ key: String, channels: ClosedRange<Int>) -> [Int]? {
+        properties[key].flatMap { reader.channelMap($0, at: at(key), channels: channels) }
     }
 
     func file(_ key: String) -> (name: String, path: String)? {

@@ -36,6 +36,23 @@ public final class ConverterNode: GraphNode, @unchecked Sendable {
                                                        sampleType: f.sampleType, isInterleaved: f.interleaved))
     }
 
+    /// The `converter` node type: one input at any rate and channel count, `properties`
+    /// ``ConverterProperties`` (`quality` may change while the graph runs).
+    public static let descriptor = NodeTypeDescriptor(
+        name: "converter", kind: .converter, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["format", "quality", "channelMap"], runtimePropertyKeys: ["quality"], convertsInputs: true,
+        decode: { reader in
+            var result = ConverterProperties()
+            if let format = reader.format("format") { result.format = format }
+            if let quality = reader.choice("quality", as: ConverterQuality.self) { result.quality = quality }
+            if let map = reader.channelMap("channelMap", channels: -1...(FormatDescription.maximumChannelCount - 1)) { result.channelMap = map }
+            return result
+        },
+        typedProperty: { name, options in name == "quality" ? (options as? ConverterProperties)?.quality : nil },
+        makeNode: { context in
+            ConverterNode(id: context.id, properties: context.options(as: ConverterProperties.self) ?? ConverterProperties())
+        })
+
     public override var convertsInputSampleRates: Bool { true }
 
     public override func processingSampleRate(inputFormats: [StreamFormat?], graphSampleRate: Double) -> Double {

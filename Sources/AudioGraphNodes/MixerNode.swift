@@ -25,6 +25,24 @@ public final class MixerNode: GraphNode, @unchecked Sendable {
                    declaredFormat: PartialStreamFormat(channelCount: properties.channels))
     }
 
+    /// The largest `inputBusCount` a graph file may give a mixer.
+    public static let maximumInputBusCount = 1024
+
+    /// The `mixer` node type: 1...1024 input buses (the file's `inputBusCount`), each converted
+    /// to the output's rate and channel count; `properties.channels`; ``ParameterTable/mixer``.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "mixer", kind: .mixer, inputBuses: BusCountRule(defaultCount: 1, minimum: 1, maximum: maximumInputBusCount),
+        outputBusCount: 1, propertyKeys: ["channels"], convertsInputs: true, parameters: .mixer,
+        decode: { reader in
+            var result = MixerProperties()
+            if let channels = reader.integer("channels", in: 1...FormatDescription.maximumChannelCount) { result.channels = channels }
+            return result
+        },
+        makeNode: { context in
+            MixerNode(id: context.id, sampleRate: context.sampleRate, inputBusCount: context.inputBusCount,
+                      properties: context.options(as: MixerProperties.self) ?? MixerProperties())
+        })
+
     public override var convertsInputSampleRates: Bool { true }
 
     public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {

@@ -27,6 +27,41 @@ public final class OscillatorNode: GraphNode, @unchecked Sendable {
                    declaredFormat: PartialStreamFormat(sampleRate: sampleRate, channelCount: properties.channels))
     }
 
+    /// The `oscillator` node type: a source, `properties` ``OscillatorProperties`` (waveform,
+    /// startTime and stopTime may change while the graph runs), ``ParameterTable/oscillator``.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "oscillator", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
+        propertyKeys: ["waveform", "channels", "seed", "startTime", "stopTime"],
+        runtimePropertyKeys: ["waveform", "startTime", "stopTime"], parameters: .oscillator,
+        decode: { reader in
+            var result = OscillatorProperties()
+            if let waveform = reader.choice("waveform", as: Waveform.self) { result.waveform = waveform }
+            if let channels = reader.integer("channels", in: 1...FormatDescription.maximumChannelCount) { result.channels = channels }
+            if let seed = reader.integer("seed", in: 0...9_007_199_254_740_991) { result.seed = UInt64(seed) }
+            if let time = reader.time("startTime") { result.startTime = time }
+            if let time = reader.time("stopTime") {
+                if time <= result.startTime {
+                    reader.reportInvalid("stopTime", "stopTime \(ParameterInfo.format(time)) must be after startTime \(ParameterInfo.format(result.startTime))")
+                } else {
+                    result.stopTime = time
+                }
+            }
+            return result
+        },
+        typedProperty: { name, options in
+            guard let p = options as? OscillatorProperties else { return nil }
+            switch name {
+            case "waveform": return p.waveform
+            case "startTime": return p.startTime
+            case "stopTime": return p.stopTime
+            default: return nil
+            }
+        },
+        makeNode: { context in
+            OscillatorNode(id: context.id, sampleRate: context.sampleRate,
+                           properties: context.options(as: OscillatorProperties.self) ?? OscillatorProperties())
+        })
+
     public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
         // A graph file's `format.channels` is declared over the property's count (see NodeFactory).
         [.canonical(sampleRate: declaredFormat.sampleRate ?? graphSampleRate, channelCount: declaredFormat.channelCount ?? properties.channels)]

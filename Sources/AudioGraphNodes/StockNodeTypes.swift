@@ -8,7 +8,7 @@ import AudioGraphCore
 public enum StockNodeTypes {
     /// The descriptors, in the graph format's order.
     public static let descriptors: [NodeTypeDescriptor] = [
-        DelayNode.descriptor, AnalyserNode.descriptor, ReverbNode.descriptor, TimePitchNode.descriptor, VarispeedNode.descriptor,
+        OscillatorNode.descriptor, MixerNode.descriptor, ConverterNode.descriptor, DelayNode.descriptor, AnalyserNode.descriptor, ReverbNode.descriptor, TimePitchNode.descriptor, VarispeedNode.descriptor,
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).

@@ -116,7 +116,8 @@ final class GraphDescriptionTests: XCTestCase {
         XCTAssertEqual(description.maximumFramesPerSlice, 512)
         XCTAssertNil(description.duration)
         XCTAssertEqual(graph.defaultRenderDuration, 10)
-        XCTAssertEqual(description.nodes[0].configuration, .oscillator(OscillatorProperties(waveform: .sine, channels: 1, seed: 0, startTime: 0, stopTime: nil)))
+        XCTAssertEqual(description.nodes[0].configuration.options(as: OscillatorProperties.self),
+                       OscillatorProperties(waveform: .sine, channels: 1, seed: 0, startTime: 0, stopTime: nil))
         XCTAssertEqual(description.nodes[0].initialParameterValues(sampleRate: 48000),
                        [ParameterAddress(name: "frequency"): 440, ParameterAddress(name: "amplitude"): 1])
         XCTAssertEqual(description.outputNode?.id, "out")
@@ -132,20 +133,20 @@ final class GraphDescriptionTests: XCTestCase {
         let d = graph.description
         XCTAssertEqual(d.maximumFramesPerSlice, 256)
         XCTAssertEqual(d.duration, 2)
-        XCTAssertEqual(d.node("osc")?.configuration,
-                       .oscillator(OscillatorProperties(waveform: .noise, channels: 2, seed: 7, startTime: 0.1, stopTime: 1.5)))
+        XCTAssertEqual(d.node("osc")?.configuration.options(as: OscillatorProperties.self),
+                       OscillatorProperties(waveform: .noise, channels: 2, seed: 7, startTime: 0.1, stopTime: 1.5))
         XCTAssertEqual(d.node("p")?.configuration,
                        .player(PlayerProperties(file: "sounds/a.wav", path: "sounds/a.wav", loop: true, startTime: 0.5,
                                                 segment: PlayerSegment(start: 0.1, duration: 0.2))))
         XCTAssertEqual(d.node("mic")?.configuration, .input(InputProperties(device: "mic0", channels: 1, latency: 10)))
-        XCTAssertEqual(d.node("mix")?.configuration, .mixer(MixerProperties(channels: 2)))
+        XCTAssertEqual(d.node("mix")?.configuration.options(as: MixerProperties.self), MixerProperties(channels: 2))
         XCTAssertEqual(d.node("mix")?.inputBusCount, 3)
         XCTAssertEqual(d.node("env")?.configuration, .environment(EnvironmentProperties(
             distanceModel: DistanceModel(model: .linear, referenceDistance: 2, maxDistance: 50, rolloffFactor: 0.5),
             renderingAlgorithm: .equalPower, reverb: ReverbSettings(enabled: true, preset: .largeHall, level: -6))))
         XCTAssertEqual(d.node("eq")?.configuration, .eq(EQProperties(preset: .loudness)))
-        XCTAssertEqual(d.node("c")?.configuration, .converter(ConverterProperties(
-            format: FormatDescription(sampleRate: 44100, sampleType: .int16, interleaved: true), quality: .medium, channelMap: [1, 0, -1])))
+        XCTAssertEqual(d.node("c")?.configuration.options(as: ConverterProperties.self), ConverterProperties(
+            format: FormatDescription(sampleRate: 44100, sampleType: .int16, interleaved: true), quality: .medium, channelMap: [1, 0, -1]))
         XCTAssertEqual(d.node("out")?.configuration, .genericOutput(GenericOutputProperties(format: FormatDescription(sampleType: .int24))))
         XCTAssertEqual(d.node("d")?.automation[ParameterAddress(name: "wetDryMix")], [
             .linearRamp(value: 0, time: 1),
@@ -158,7 +159,8 @@ final class GraphDescriptionTests: XCTestCase {
         XCTAssertEqual(d.taps, [TapDescription(node: "eq", bus: 0, file: "eq.flac", path: "eq.flac")])
         // setProperty carries the node's whole configuration after the change.
         guard case .setProperty(_, _, _, let configuration) = d.updates[0].actions[1] else { return XCTFail("not setProperty") }
-        XCTAssertEqual(configuration, .oscillator(OscillatorProperties(waveform: .square, channels: 2, seed: 7, startTime: 0.1, stopTime: 1.5)))
+        XCTAssertEqual(configuration.options(as: OscillatorProperties.self),
+                       OscillatorProperties(waveform: .square, channels: 2, seed: 7, startTime: 0.1, stopTime: 1.5))
     }
 
     func testRichGraphFormatsAfterPropagation() throws {

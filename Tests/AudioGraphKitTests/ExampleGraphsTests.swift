@@ -70,8 +70,7 @@ final class ExampleGraphsTests: XCTestCase {
         XCTAssertEqual(d.duration, 10)
         XCTAssertEqual(v.formats["out"]?.inputs.first??.channels, 2, "stereo")
         XCTAssertGreaterThanOrEqual(Set(d.nodes.compactMap { n -> Waveform? in
-            if case .oscillator(let p) = n.configuration { return p.waveform }
-            return nil
+            n.configuration.options(as: OscillatorProperties.self)?.waveform
         }).count, 3, "several waveforms")
         XCTAssertFalse(d.updates.isEmpty)
         XCTAssertTrue(d.nodes.contains { !$0.automation.isEmpty })
