@@ -44,7 +44,11 @@ public enum PartialFiles {
         defer { closedir(dir) }
         var removed = 0
         while let entry = readdir(dir) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // Up to the NUL only: the record may be shorter than d_name's 256 bytes (copying the
+            // whole field read past it, which FuzzGraphLoader's AddressSanitizer found).
+            let entryName = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
             // `.NAME.partial-PID.ext`, or a render's temporary of that temporary
             // (`..NAME.partial-PID.partial-PID.ext`, what `plot GRAPH` writes first).
             let start = entryName.hasPrefix(prefix) ? prefix.count : (entryName.hasPrefix("." + prefix) ? prefix.count + 1 : nil)
