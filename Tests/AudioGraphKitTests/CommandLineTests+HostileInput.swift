@@ -515,4 +515,22 @@ extension CommandLineTests {
         next.waitUntilExit()
         XCTAssertEqual(fileNames(tmp), [])
     }
+
+    /// librubberband printed its own warnings on stderr ("R3Stretcher: WARNING: Ratio yields
+    /// ideal inhop < minimum", one at 8 kHz for any rate; 13,640 for 0.5 s of NaN input). Now
+    /// nothing but our own lines reaches stderr: a quiet render of timePitch at 8 kHz prints none.
+    func testRubberbandPrintsNothing() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        for rate in [0.5, 2, 32] {
+            _ = try write("""
+                { "version": 1, "sampleRate": 8000, "duration": 0.2,
+                  "nodes": [ { "id": "osc", "type": "oscillator" }, { "id": "tp", "type": "timePitch", "parameters": { "rate": \(rate) } },
+                             { "id": "out", "type": "genericOutput" } ],
+                  "connections": [ { "from": "osc", "to": "tp" }, { "from": "tp", "to": "out" } ] }
+                """, "tp.json", in: dir)
+            let r = try run(["render", "tp.json", "-o", "tp.wav", "--quiet"], in: dir)
+            XCTAssertEqual(r.status, 0)
+            XCTAssertEqual(r.stderr, "", "rate \(rate)")
+        }
+    }
 }
