@@ -47,15 +47,15 @@ struct GraphGrammar {
 
     /// Node types with their parameters (name, range) and property choices.
     private static let types: [(type: String, parameters: [(String, ClosedRange<Double>)], properties: [String])] = [
-        ("oscillator", [("frequency", 0...24000), ("amplitude", 0...1), ("detune", -1200...1200)],
+        ("oscillator", [("frequency", 0...4000), ("amplitude", 0...1)],
          [#""waveform": "sine""#, #""waveform": "square""#, #""waveform": "sawtooth""#, #""waveform": "triangle""#,
           #""channels": 1"#, #""channels": 2"#, #""startTime": 0.001"#, #""stopTime": 0.005"#]),
-        ("mixer", [("outputVolume", 0...1)], []),
+        ("mixer", [("volume", 0...1)], []),
         ("eq", [("globalGain", -96...24)],
          [#""bands": [ { "type": "peak", "frequency": 1000, "gain": 6, "q": 1 } ]"#,
           #""bands": [ { "type": "lowPass", "frequency": 100 }, { "type": "highShelf", "frequency": 8000, "gain": -12 } ]"#,
-          #""bands": [ { "type": "bandPass", "frequency": 23999, "q": 0.01 } ]"#]),
-        ("delay", [("delayTime", 0...2), ("feedback", -100...100), ("lowPassCutoff", 10...24000), ("wetDryMix", 0...100)], []),
+          #""bands": [ { "type": "bandPass", "frequency": 3999, "q": 0.1 } ]"#]),
+        ("delay", [("delayTime", 0...2), ("feedback", -100...100), ("lowPassCutoff", 10...4000), ("wetDryMix", 0...100)], []),
         ("varispeed", [("rate", 0.25...4)], []),
         ("timePitch", [("rate", (1.0 / 32)...32), ("pitch", -2400...2400), ("overlap", 3...32)], []),
         ("reverb", [("wetDryMix", 0...100)], [#""preset": "plate""#, #""preset": "cathedral""#]),
@@ -63,7 +63,7 @@ struct GraphGrammar {
         ("environment", [("listener.x", -100...100), ("input.0.x", -100...100), ("input.0.occlusion", -100...0),
                          ("input.0.obstruction", -100...0), ("input.0.reverbBlend", 0...1)],
          [#""reverb": { "enabled": true, "preset": "largeHall" }"#, #""distanceModel": { "model": "linear" }"#]),
-        ("lv2", [("gain", -70...30)], [#""uri": "http://plugin.org.uk/swh-plugins/amp""#]),
+        ("lv2", [("gain", -70...70)], [#""plugin": "http://plugin.org.uk/swh-plugins/amp""#]),
     ]
 
     private static let events = ["setValueAtTime", "linearRampToValueAtTime", "exponentialRampToValueAtTime",
@@ -100,7 +100,7 @@ struct GraphGrammar {
             var keys = [#""id": "\#(id)""#, #""type": "\#(t.type)""#]
             let parameters = t.parameters.filter { _ in pick(3) == 0 }.map { #""\#($0.0)": \#(Self.json(number($0.1)))"# }
             if !parameters.isEmpty { keys.append(#""parameters": { \#(parameters.joined(separator: ", ")) }"#) }
-            var properties = t.properties.filter { $0.hasPrefix(#""uri""#) }
+            var properties = t.properties.filter { $0.hasPrefix(#""plugin""#) }
             if !t.properties.isEmpty && pick(2) == 0 { properties.append(t.properties[pick(t.properties.count)]) }
             if !properties.isEmpty { keys.append(#""properties": { \#(Array(Set(properties)).sorted().joined(separator: ", ")) }"#) }
             if let p = t.parameters.first, pick(3) == 0 {

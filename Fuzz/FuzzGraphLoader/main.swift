@@ -6,6 +6,7 @@ import Glibc
 #endif
 
 /// How far the inputs got, printed at exit: the share of inputs that load and that render.
+let printRefusals = ProcessInfo.processInfo.environment["FUZZ_PRINT_REFUSALS"] != nil
 nonisolated(unsafe) var counts = (raw: 0, rawLoaded: 0, structured: 0, structuredLoaded: 0, rendered: 0)
 
 /// One input. The first byte picks the mode:
@@ -30,7 +31,12 @@ func fuzzGraphLoader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     counts.structured += 1
     var grammar = GraphGrammar(UnsafeBufferPointer(start: data + 1, count: size - 1))
     let text = grammar.graphText()
-    guard let validated = try? GraphLoader.parse(text: text, fileName: "fuzz.json", baseDirectory: "/nonexistent-fuzz-base") else {
+    let validated: ValidatedGraph
+    do {
+        validated = try GraphLoader.parse(text: text, fileName: "fuzz.json", baseDirectory: "/nonexistent-fuzz-base")
+    } catch {
+        // FUZZ_PRINT_REFUSALS=1: why grammar graphs fail to load (to tune the grammar).
+        if printRefusals { FileHandle.standardError.write(Data(("refused: " + (error.lines.first ?? "") + "\n").utf8)) }
         return 0
     }
     counts.structuredLoaded += 1
