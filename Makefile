@@ -153,7 +153,9 @@ bench: deps deps-bench build
 # ---------------------------------------------------------------------------------------- fuzz
 
 # libFuzzer (the Swift toolchain's) with AddressSanitizer: the graph loader (bytes as a graph
-# file), the WAV readers (WAVFile and libsndfile through AudioFileReader) and the SOFA reader
+# file, or — inputs that do not start like JSON — a graph built by Fuzz/FuzzGraphLoader/
+# GraphGrammar.swift, loaded and rendered; the share of each that loads and renders is printed
+# at the end; `make fuzz FUZZ_SECONDS=600` is the 30-minute run), the WAV readers (WAVFile and libsndfile through AudioFileReader) and the SOFA reader
 # (HRTFSet through libmysofa), FUZZ_SECONDS each, one after the other, seeded from Graphs/, the
 # test fixtures, Fuzz/seed-wavs.py and Fuzz/seed-sofa.py (Debian's SOFA set is 1.1 MiB, over
 # libFuzzer's default 1 MiB cap, hence -max_len for that target; libmysofa's own leaks on
@@ -177,6 +179,8 @@ fuzz: deps
 	rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds/graph $(FUZZ_DIR)/seeds/wav $(FUZZ_DIR)/seeds/sofa \
 	  $(FUZZ_DIR)/corpus-graph $(FUZZ_DIR)/corpus-wav $(FUZZ_DIR)/corpus-sofa
 	cp Graphs/*.json Tests/AudioGraphKitTests/Fixtures/*.json $(FUZZ_DIR)/seeds/graph/
+	# Grammar seeds (a first byte that is not JSON): FuzzGraphLoader builds and renders a graph from them.
+	$(PYTHON) -c 'import random, sys; [open(f"{sys.argv[1]}/grammar-{i}", "wb").write(bytes([1]) + random.Random(i).randbytes(256)) for i in range(64)]' $(FUZZ_DIR)/seeds/graph
 	$(PYTHON) Fuzz/seed-wavs.py $(FUZZ_DIR)/seeds/wav
 	$(PYTHON) Fuzz/seed-sofa.py $(FUZZ_DIR)/seeds/sofa
 	$(FUZZ_DIR)/debug/FuzzGraphLoader $(FUZZ_RUN) -artifact_prefix=$(FUZZ_DIR)/crash-graph- $(FUZZ_DIR)/corpus-graph $(FUZZ_DIR)/seeds/graph

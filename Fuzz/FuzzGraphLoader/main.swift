@@ -1,17 +1,52 @@
-// libFuzzer entry point: arbitrary bytes as a graph file, through the loader and validator.
+// libFuzzer entry point: bytes as a graph file (raw text, or a structure-aware graph that is then rendered).
 import AudioGraphKit
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// One input: the bytes as UTF-8 graph text, parsed and validated as `GraphLoader.parse` does
-/// for a file (relative sound-file paths resolve against a directory that does not exist, so
-/// probing a named file fails cleanly instead of reading the machine's files). Errors are the
-/// expected outcome; a crash, a trap or a sanitizer report is a finding.
+/// How far the inputs got, printed at exit: the share of inputs that load and that render.
+let printRefusals = ProcessInfo.processInfo.environment["FUZZ_PRINT_REFUSALS"] != nil
+nonisolated(unsafe) var counts = (raw: 0, rawLoaded: 0, structured: 0, structuredLoaded: 0, rendered: 0)
+
+/// One input. The first byte picks the mode:
+/// - `{`, `[`, space or newline: the input is graph-file text, parsed and validated as
+///   `GraphLoader.parse` does for a file (relative sound-file paths resolve against a directory
+///   that does not exist, so probing a named file fails cleanly instead of reading the
+///   machine's files);
+/// - anything else: the rest drives ``GraphGrammar``, whose graph is parsed, validated and
+///   rendered offline (0.01 s) to a temporary file, then removed.
+/// Errors are the expected outcome; a crash, a trap or a sanitizer report is a finding.
 func fuzzGraphLoader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    guard let data else { return 0 }
-    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    _ = try? GraphLoader.parse(text: text, fileName: "fuzz.json", baseDirectory: "/nonexistent-fuzz-base")
+    guard let data, size > 0 else { return 0 }
+    // JSON-looking inputs (the seeds, Graphs/*.json, and their mutations) are texts.
+    if [UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: " "), UInt8(ascii: "\n")].contains(data[0]) {
+        counts.raw += 1
+        let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+        if (try? GraphLoader.parse(text: text, fileName: "fuzz.json", baseDirectory: "/nonexistent-fuzz-base")) != nil {
+            counts.rawLoaded += 1
+        }
+        return 0
+    }
+    counts.structured += 1
+    var grammar = GraphGrammar(UnsafeBufferPointer(start: data + 1, count: size - 1))
+    let text = grammar.graphText()
+    let validated: ValidatedGraph
+    do {
+        validated = try GraphLoader.parse(text: text, fileName: "fuzz.json", baseDirectory: "/nonexistent-fuzz-base")
+    } catch {
+        // FUZZ_PRINT_REFUSALS=1: why grammar graphs fail to load (to tune the grammar).
+        if printRefusals { FileHandle.standardError.write(Data(("refused: " + (error.lines.first ?? "") + "\n").utf8)) }
+        return 0
+    }
+    counts.structuredLoaded += 1
+    let path = "/tmp/audiograph-fuzz-\(getpid()).wav"
+    defer { unlink(path) }
+    do {
+        let renderer = try OfflineRenderer(validated, outputPath: path, renderThreads: 1)
+        try renderer.render(to: path)
+        counts.rendered += 1
+    } catch {}
     return 0
 }
 
@@ -23,6 +58,14 @@ func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
                          _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
                          _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
 
+atexit {
+    let c = counts
+    func share(_ a: Int, _ b: Int) -> String { b == 0 ? "-" : String(format: "%.1f %%", 100 * Double(a) / Double(b)) }
+    let line = "FuzzGraphLoader reach: raw texts \(c.raw), loaded \(c.rawLoaded) (\(share(c.rawLoaded, c.raw))); "
+        + "structured \(c.structured), loaded \(c.structuredLoaded) (\(share(c.structuredLoaded, c.structured))), "
+        + "rendered \(c.rendered) (\(share(c.rendered, c.structured)))\n"
+    FileHandle.standardError.write(line.data(using: .utf8)!)
+}
 var argc = CommandLine.argc
 var argv = CommandLine.unsafeArgv
 exit(LLVMFuzzerRunDriver(&argc, &argv, { fuzzGraphLoader($0, $1) }))

@@ -272,7 +272,9 @@ public final class AudioGraph: @unchecked Sendable {
     private func resolve(_ t: Topology) throws(AudioGraphError) -> ResolvedBusFormats {
         try t.checkOutputCount()
         var none: [Connection: InputAdapter]? = nil
-        return try resolveFormats(t, newAdapters: &none)
+        let formats = try resolveFormats(t, newAdapters: &none)
+        try t.checkPullRatios(order: try t.topologicalOrder())
+        return formats
     }
 
     /// The engine's rule for a change list while initialized: a node that keeps running keeps its
@@ -583,14 +585,19 @@ public final class AudioGraph: @unchecked Sendable {
     /// resolve step). Throws on a rate mismatch.
     private func resolveFormats(_ t: Topology, newAdapters: inout [Connection: InputAdapter]?) throws(AudioGraphError) -> ResolvedBusFormats {
         var r = ResolvedBusFormats()
+        // The live source (if any) each node's output depends on, through any path: a node
+        // that reads ahead cannot read it, whether it is connected directly or through a mixer.
+        var liveUpstream: [String: String] = [:]
         for id in try t.topologicalOrder() {
             let n = t.nodes[id]!
+            if n.isLiveSource { liveUpstream[id] = id }
             var raw: [StreamFormat?] = []
             var sources: [BusKey?] = []
             for bus in 0..<n.inputBusCount {
                 if let src = t.connections[BusKey(node: id, bus: bus)] {
                     raw.append(r.outputs[src.node]![src.bus])
                     sources.append(src)
+                    if liveUpstream[id] == nil, let live = liveUpstream[src.node] { liveUpstream[id] = live }
                 } else {
                     raw.append(nil)
                     sources.append(nil)
@@ -601,8 +608,9 @@ public final class AudioGraph: @unchecked Sendable {
             for bus in 0..<n.inputBusCount {
                 guard let f = raw[bus], let src = sources[bus],
                       f.sampleRate != rate || n.pullsInputsOnTheirOwnTimeline else { continue }
-                if n.pullsInputsOnTheirOwnTimeline, t.nodes[src.node]?.isLiveSource == true {
-                    throw .formatNotSupported(node: id, reason: "it reads its input ahead of the clock; a live input (\"\(src.node)\") cannot be read ahead")
+                if n.pullsInputsOnTheirOwnTimeline, let live = liveUpstream[src.node] {
+                    let path = live == src.node ? "" : " through \"\(src.node)\""
+                    throw .formatNotSupported(node: id, reason: "it reads its input ahead of the clock; a live input (\"\(live)\"\(path)) cannot be read ahead")
                 }
                 guard n.convertsInputSampleRates || f.sampleRate == rate else {
                     throw .sampleRateMismatch(source: src.node, sourceRate: f.sampleRate, destination: id, destinationRate: rate)

@@ -94,4 +94,23 @@ public protocol ParameterAutomation: AnyObject, Sendable {
     /// Writes the value at frames `startFrame ..< startFrame + count` (time = frame / sampleRate)
     /// into `out`. Must not allocate, lock or wait, and must depend only on the frame index.
     func fill(_ out: UnsafeMutablePointer<Float>, startFrame: Int64, count: Int, sampleRate: Double)
+    /// The largest value the automation ever takes, or nil when it cannot say (then the
+    /// parameter's range maximum is assumed). Lets the graph bound what a value costs before
+    /// rendering (the input a `rate` makes a node pull).
+    var largestValue: Double? { get }
+}
+
+extension ParameterAutomation {
+    /// Unknown by default.
+    public var largestValue: Double? { nil }
+}
+
+extension AudioParameter {
+    /// The largest value the parameter can take while the graph renders from what is set now:
+    /// its value and its automation's largest (the range maximum for automation that cannot
+    /// say). Control threads.
+    public var largestScheduledValue: Double {
+        guard let automation else { return value }
+        return max(value, automation.largestValue ?? info.maxValue)
+    }
 }

@@ -163,6 +163,14 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     /// node's own rate, and the kernel pulls it with ``RenderInputs/pull(_:frameCount:)``.
     open var pullsInputsOnTheirOwnTimeline: Bool { false }
 
+    /// The most input frames the node pulls per output frame while rendering with its current
+    /// parameter values and automation (a varispeed at rate 4: 4). Chains multiply it: the graph
+    /// refuses one whose product from the output exceeds ``AudioGraph/maximumPullRatio``
+    /// (``Topology`` checks it in the resolve step that validation and initialize share), since
+    /// the render's cost grows with it (8 varispeeds at rate 4 took 448 s for 0.1 s).
+    /// Default 1. Control thread.
+    open var maximumInputFramesPerOutputFrame: Double { 1 }
+
     /// Whether the node's output exists only as time passes (live capture): a node that pulls
     /// its inputs on their own timeline cannot read it ahead, and the graph refuses the connection
     /// when it resolves formats.

@@ -74,6 +74,10 @@ public enum NodeFactory {
             let declared = f.partialStreamFormat
             if declared.sampleRate != nil { node.declaredFormat.sampleRate = declared.sampleRate }
             if declared.channelCount != nil { node.declaredFormat.channelCount = declared.channelCount }
+            // Processing is canonical float whatever these say; a node without an output bus
+            // (genericOutput) refuses them rather than ignore them.
+            if declared.sampleType != nil { node.declaredFormat.sampleType = declared.sampleType }
+            if declared.isInterleaved != nil { node.declaredFormat.isInterleaved = declared.isInterleaved }
         }
         let initial = description.initialParameterValues(sampleRate: sampleRate)
         for (address, value) in initial {

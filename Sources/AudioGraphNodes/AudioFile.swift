@@ -207,7 +207,17 @@ public final class AudioFileWriter {
 
     /// Where a file at `path` is written before it is complete: `dir/.name.partial-PID.ext`,
     /// same folder (so the final rename is atomic), same extension (so the file type is the same).
+    /// The path is registered with ``PartialFiles`` (a signal's last resort removes it), and the
+    /// temporaries of `path` that dead processes left are removed first.
     public static func temporaryPath(for path: String) -> String {
+        PartialFiles.removeStale(besides: path)
+        let temporary = unregisteredTemporaryPath(for: path)
+        PartialFiles.register(temporary)
+        return temporary
+    }
+
+    /// ``temporaryPath(for:)`` without its side effects.
+    static func unregisteredTemporaryPath(for path: String) -> String {
         let slash = path.lastIndex(of: "/")
         let dir = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

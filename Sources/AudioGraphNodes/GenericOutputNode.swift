@@ -29,7 +29,14 @@ public final class GenericOutputNode: GraphNode, @unchecked Sendable {
 
     /// No output bus; refuses a client rate the client-side conversion (a ``GenericOutputRenderer``)
     /// could not reach from the input's rate.
+    /// A declared output-bus format (a graph file's node-level `format`) is refused: the node
+    /// has no output bus, and the format it delivers is its client format (`properties.format`)
+    /// — accepting it wrote 48 kHz float where 44.1 kHz int16 was asked.
     public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        if declaredFormat != PartialStreamFormat() {
+            throw .formatNotSupported(node: id, reason: "it has no output bus, so a node-level \"format\" would be ignored; "
+                                      + "the format it delivers goes in properties.format")
+        }
         if let input = inputFormats.first ?? nil, let rate = clientFormatRequest.sampleRate, rate != input.sampleRate {
             try ResamplingInputAdapter.check(nodeID: id, sourceFormat: input, targetSampleRate: rate)
         }

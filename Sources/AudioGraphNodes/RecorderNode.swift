@@ -54,6 +54,32 @@ public final class RecorderNode: GraphNode, @unchecked Sendable {
     /// Rendered every slice: it records even when nothing downstream pulls it.
     public override var isPulledEverySlice: Bool { true }
 
+    /// Passes its input's format through, after checking what writing the file needs: the
+    /// folder exists and is writable, and the file type stores the sample type at the rate and
+    /// channel count (FLAC holds no float samples). Part of the resolve step that `validate`
+    /// and `initialize` share, so a file that renders would not have failed at its first write,
+    /// naming its temporary file.
+    public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        let formats = try super.resolveOutputFormats(inputFormats: inputFormats, graphSampleRate: graphSampleRate)
+        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        var status = stat()
+        guard stat(folder, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw .nodeSetupFailed(node: id, reason: "\(path): the folder \(folder) does not exist")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw .nodeSetupFailed(node: id, reason: "\(path): the folder \(folder) is not writable")
+        }
+        if let format = formats.first {
+            do {
+                try AudioFileWriter.validate(path: path, sampleType: sampleType ?? AudioFileWriter.defaultSampleType(forPath: path),
+                                             channels: format.channelCount, sampleRate: format.sampleRate)
+            } catch {
+                throw .nodeSetupFailed(node: id, reason: error.description)
+            }
+        }
+        return formats
+    }
+
     /// The format the file is written in (the output format and the sample type), after initialize.
     public var fileFormat: StreamFormat? {
         guard let format = outputFormats.first else { return nil }

@@ -29,6 +29,11 @@ public final class VarispeedNode: GraphNode, @unchecked Sendable {
     /// True: the resampler consumes `rate` times the output.
     public override var pullsInputsOnTheirOwnTimeline: Bool { true }
 
+    /// Its largest `rate` (value and automation): the input frames it consumes per output frame.
+    public override var maximumInputFramesPerOutputFrame: Double {
+        parameter("rate")?.largestScheduledValue ?? 1
+    }
+
     /// A ``TimelineInputAdapter``: the input, unconverted, on its own timeline (its rate must be
     /// the graph's).
     public override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,

@@ -18,11 +18,14 @@ public enum LV2Error: Error, Sendable, Hashable, CustomStringConvertible {
     /// The thread that does a worker plugin's work could not be started (`reason`: the
     /// system's error).
     case workerThreadFailed(uri: String, reason: String)
+    /// The plugin's binary cannot be loaded (missing, corrupt, missing symbols, another
+    /// architecture); `reason` is the loader's (or lilv's) own message.
+    case binaryNotLoadable(uri: String, reason: String)
 
     public var description: String {
         switch self {
         case .pluginNotFound(let uri):
-            return "no installed LV2 plugin has the URI <\(uri)> (see `audiograph plugins`; LV2_PATH sets where plugins are searched)"
+            return "no installed LV2 plugin has the URI <\(Self.printable(uri))> (see `audiograph plugins`; LV2_PATH sets where plugins are searched)"
         case let .missingFeature(uri, feature):
             return "LV2 plugin <\(uri)> requires the feature <\(feature)>, which this host does not provide"
         case let .unsupportedPort(uri, symbol, kind):
@@ -33,6 +36,14 @@ public enum LV2Error: Error, Sendable, Hashable, CustomStringConvertible {
             return "LV2 plugin <\(uri)> could not be instantiated at \(rate) Hz"
         case let .workerThreadFailed(uri, reason):
             return "LV2 plugin <\(uri)>: its worker thread could not be started: \(reason)"
+        case let .binaryNotLoadable(uri, reason):
+            return "LV2 plugin <\(uri)>: its binary cannot be loaded: \(Self.printable(reason))"
         }
+    }
+
+    /// `text` with control characters (a NUL, an escape sequence) written as `\u{..}`, so a
+    /// message is one line of what was given and never drives the terminal.
+    static func printable(_ text: String) -> String {
+        String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())
     }
 }

@@ -59,6 +59,8 @@ public final class LV2Node: GraphNode, @unchecked Sendable {
     public init(id: String, plugin: LV2PluginInfo, world: LV2World = .shared) throws(LV2Error) {
         try plugin.checkHostable()
         guard !plugin.audioOutputs.isEmpty else { throw .noAudioOutput(uri: plugin.uri) }
+        // Validation makes the node too: a binary that cannot load is refused there, not at initialize.
+        try world.checkLoadable(uri: plugin.uri)
         self.plugin = plugin
         self.world = world
         super.init(id: id, typeName: "lv2", inputBusCount: 1, outputBusCount: 1,

@@ -22,6 +22,14 @@ public final class LV2World: @unchecked Sendable {
     /// The URI↔URID table behind the `urid:map`/`urid:unmap` features of every instance made here.
     public let uridMap = LV2URIDMap()
 
+    /// What lilv printed while loading the LV2 path (unreadable folders, malformed bundles), as
+    /// one line, or nil when it printed nothing. Captured, not printed: `audiograph plugins`
+    /// shows it as one warning line.
+    public let loadReport: String?
+
+    /// Plugins whose binary was seen to load (``checkLoadable(uri:)``).
+    private let loadable = ControlLock<Set<String>>([])
+
     /// The world of the process: the LV2 path of the environment, loaded on first use.
     public static let shared = LV2World(searchPath: nil)
 
@@ -34,7 +42,33 @@ public final class LV2World: @unchecked Sendable {
             lilv_world_set_option(world, LV2URI.lilvLV2Path, node)
             lilv_node_free(node)
         }
-        lilv_world_load_all(world)
+        let world = self.world
+        let (_, lines) = LibraryLog.capturing { lilv_world_load_all(world) }
+        loadReport = LibraryLog.summary(lines, library: "lilv", doing: "loading the LV2 path")
+    }
+
+    /// Checks that the binary of the plugin with `uri` loads (`dlopen`, then its
+    /// `lv2_descriptor` entry point), so that a graph naming a plugin whose binary is missing,
+    /// corrupt or built for another machine is refused when the node is made — by `validate`
+    /// as by `render` — instead of at instantiation, after lilv's own line. Remembered once it
+    /// succeeded. Control threads.
+    public func checkLoadable(uri: String) throws(LV2Error) {
+        if loadable.withLock({ $0.contains(uri) }) { return }
+        let path: String? = lock.withLock { _ in
+            guard let plugin = find(uri), let library = lilv_plugin_get_library_uri(plugin),
+                  let text = lilv_node_as_uri(library), let parsed = lilv_file_uri_parse(text, nil) else { return nil }
+            defer { lilv_free(parsed) }
+            return String(cString: parsed)
+        }
+        guard let path else { throw .binaryNotLoadable(uri: uri, reason: "its lv2:binary is not a local file") }
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            throw .binaryNotLoadable(uri: uri, reason: dlerror().map { String(cString: $0) } ?? path)
+        }
+        defer { dlclose(handle) }
+        guard dlsym(handle, "lv2_descriptor") != nil else {
+            throw .binaryNotLoadable(uri: uri, reason: "\(path) has no lv2_descriptor entry point")
+        }
+        _ = loadable.withLock { $0.insert(uri) }
     }
 
     deinit { lilv_world_free(world) }
@@ -75,11 +109,15 @@ public final class LV2World: @unchecked Sendable {
         try info.checkHostable()
         let worker = info.requiredFeatures.contains(LV2URI.workerSchedule) ? LV2Worker() : nil
         let features = LV2InstanceFeatures(map: uridMap, sampleRate: sampleRate, maximumFrames: maximumFrames, worker: worker)
-        let instance: UnsafeMutablePointer<LilvInstance>? = lock.withLock { _ in
-            guard let plugin = find(uri) else { return nil }
-            return lilv_plugin_instantiate(plugin, sampleRate, features.list)
+        // lilv prints its reason ("Failed to open library …") itself: captured, and made part of ours.
+        let (instance, lines): (UnsafeMutablePointer<LilvInstance>?, [String]) = lock.withLock { _ in
+            guard let plugin = find(uri) else { return (nil, []) }
+            return LibraryLog.capturing { lilv_plugin_instantiate(plugin, sampleRate, features.list) }
         }
-        guard let instance else { throw .instantiationFailed(uri: uri, sampleRate: sampleRate) }
+        guard let instance else {
+            if let first = lines.first { throw .binaryNotLoadable(uri: uri, reason: "lilv: " + first) }
+            throw .instantiationFailed(uri: uri, sampleRate: sampleRate)
+        }
         if let worker {
             switch worker.attach(interface: lilv_instance_get_extension_data(instance, LV2URI.workerInterface),
                                  handle: lilv_instance_get_handle(instance)) {
@@ -101,6 +139,8 @@ public final class LV2World: @unchecked Sendable {
         // lilv prints its own "attempt to map invalid URI" line for a string without a scheme;
         // such a string names no plugin, and the caller's one-line error says so.
         guard Self.hasURIScheme(uri) else { return nil }
+        // A C string ends at its first NUL: "…/amp\0junk" would find amp.
+        guard !uri.utf8.contains(0) else { return nil }
         let node = lilv_new_uri(world, uri)
         defer { lilv_node_free(node) }
         return lilv_plugins_get_by_uri(lilv_world_get_all_plugins(world), node)

@@ -1,4 +1,5 @@
 // Ctrl-C, SIGTERM and SIGHUP handling: the signal sets a flag that the long-running commands poll.
+import AudioGraphKit
 import Foundation
 import Synchronization
 
@@ -6,10 +7,53 @@ import Synchronization
 /// (render removes its temporary files and exits with 3).
 let interruptRequested = Atomic<Bool>(false)
 
-/// Installs the handlers (an atomic store is async-signal-safe). A second signal of the same
-/// kind while the first is being handled is absorbed: cleanup is never cut short.
-func installInterruptHandlers() {
-    signal(SIGINT) { _ in interruptRequested.store(true, ordering: .relaxed) }
-    signal(SIGTERM) { _ in interruptRequested.store(true, ordering: .relaxed) }
-    signal(SIGHUP) { _ in interruptRequested.store(true, ordering: .relaxed) }
+/// Set by whoever says "interrupted" first: the command, when it stops by itself, or the
+/// deadline thread of ``installInterruptHandlers(deadlineMessage:)``; the other stays quiet.
+let interruptReported = Atomic<Bool>(false)
+
+/// Posted by the handlers (`sem_post` is async-signal-safe) to wake the deadline thread.
+nonisolated(unsafe) private let interruptSemaphore: UnsafeMutablePointer<sem_t> = {
+    let s = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    sem_init(s, 0, 0)
+    return s
+}()
+
+/// How long a command that writes aside may take to stop by itself after a signal: a render
+/// checks between slices, and a slice of a heavy graph can take seconds.
+let interruptDeadline: useconds_t = 150_000
+
+/// Installs the handlers (an atomic store and `sem_post` are async-signal-safe). A second signal
+/// of the same kind while the first is being handled is absorbed: cleanup is never cut short.
+///
+/// With `deadlineMessage` (commands that write files aside: render, plot), a thread waits for
+/// the signal; if the command has not reported the interruption ``interruptDeadline`` later —
+/// it is in the middle of a long slice, or drawing — the thread removes every temporary file
+/// (``PartialFiles/removeRegistered()``), prints the message and exits with status 3. So a
+/// signal stops any render within 0.2 s and leaves nothing behind.
+func installInterruptHandlers(deadlineMessage: String? = nil) {
+    _ = interruptSemaphore
+    signal(SIGINT) { _ in interrupt() }
+    signal(SIGTERM) { _ in interrupt() }
+    signal(SIGHUP) { _ in interrupt() }
+    guard let deadlineMessage else { return }
+    Thread.detachNewThread {
+        while sem_wait(interruptSemaphore) != 0 {}
+        usleep(interruptDeadline)
+        guard !interruptReported.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        PartialFiles.removeRegistered()
+        FileHandle.standardError.write(Data((deadlineMessage + "\n").utf8))
+        _exit(ExitStatus.runtime)
+    }
+}
+
+/// The command's own report of an interruption: true when it is the one to print it; false when
+/// the deadline thread is already exiting (the caller then waits for that exit).
+func claimInterruptReport() -> Bool {
+    if !interruptReported.exchange(true, ordering: .acquiringAndReleasing) { return true }
+    while true { pause() }
+}
+
+private func interrupt() {
+    interruptRequested.store(true, ordering: .relaxed)
+    sem_post(interruptSemaphore)
 }

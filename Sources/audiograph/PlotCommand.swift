@@ -42,14 +42,23 @@ struct PlotCommand: ParsableCommand {
         var soundFile = input
         var temporary: String?
         defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
+        // A signal stops the render between slices or, at the latest, 0.15 s later (mid-slice or
+        // while drawing); the rendered file goes either way.
+        installInterruptHandlers(deadlineMessage: "\(output): \(RenderError.interrupted)")
         if input.lowercased().hasSuffix(".json") {
             let validated = try Diagnostics.loadGraph(input)
-            let path = NSTemporaryDirectory() + "/audiograph-plot-\(getpid()).wav"
+            // A registered temporary (`.audiograph-plot.partial-PID.wav`): removed on a signal's
+            // deadline, and by the next plot when this process dies without removing it.
+            let path = AudioFileWriter.temporaryPath(for: NSTemporaryDirectory() + "/audiograph-plot.wav")
             temporary = path
             do {
                 let renderer = try OfflineRenderer(validated, outputPath: path)
-                try renderer.render(to: path)
+                try renderer.render(to: path, isCancelled: { interruptRequested.load(ordering: .relaxed) })
             } catch {
+                if case .interrupted = error {
+                    if claimInterruptReport() { Diagnostics.error("\(output): \(error)") }
+                    throw ExitCode(ExitStatus.runtime)
+                }
                 Diagnostics.error("\(input): \(error)")
                 throw ExitCode(ExitStatus.invalidInput)
             }

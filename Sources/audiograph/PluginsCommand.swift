@@ -13,6 +13,8 @@ struct PluginsCommand: ParsableCommand {
 
     func run() throws {
         let all = LV2World.shared.plugins
+        // lilv's own lines (an unreadable folder on the path: hundreds of them) as one of ours.
+        if let report = LV2World.shared.loadReport { Diagnostics.error("warning: \(report)") }
         var shown = all
         if let uri {
             shown = all.filter { $0.uri == uri }

@@ -79,8 +79,9 @@ struct RenderCommand: ParsableCommand {
             }
             throw ExitCode(ExitStatus.invalidInput)
         }
-        // SIGINT, SIGTERM and SIGHUP stop the render between slices; its temporary files go.
-        installInterruptHandlers()
+        // SIGINT, SIGTERM and SIGHUP stop the render between slices, or 0.15 s later mid-slice;
+        // its temporary files go either way.
+        installInterruptHandlers(deadlineMessage: "\(out): \(RenderError.interrupted)")
         let bar = (!quiet && Diagnostics.stderrIsTerminal) ? ProgressBar() : nil
         let clock = ContinuousClock()
         let started = clock.now
@@ -94,7 +95,7 @@ struct RenderCommand: ParsableCommand {
                 Diagnostics.error("\(graph): \(e)")
                 throw ExitCode(ExitStatus.invalidInput)
             case .interrupted:
-                Diagnostics.error("\(out): \(error)")
+                if claimInterruptReport() { Diagnostics.error("\(out): \(error)") }
                 throw ExitCode(ExitStatus.runtime)
             default:
                 Diagnostics.error("\(out): \(error)")

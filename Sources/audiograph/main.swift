@@ -10,6 +10,10 @@ enum ExitStatus {
     static let runtime: Int32 = 3
 }
 
+// A file past the size limit (RLIMIT_FSIZE) makes the write fail (EFBIG) instead of killing the
+// process: the command reports it and removes its temporary files.
+signal(SIGXFSZ, SIG_IGN)
+
 do {
     var command = try AudioGraphCommand.parseAsRoot()
     try command.run()
@@ -21,9 +25,9 @@ do {
         // --help, --version
         AudioGraphCommand.exit(withError: error)
     }
-    // swift-argument-parser uses 64 for usage errors; the spec says 2. One line, then the usage hint.
+    // swift-argument-parser uses 64 for usage errors; the spec says 2. One line, with the usage hint.
     let message = AudioGraphCommand.message(for: error)
-    FileHandle.standardError.write(Data(("audiograph: " + (message.split(separator: "\n").first.map(String.init) ?? "invalid command line") + "\n").utf8))
-    FileHandle.standardError.write(Data("run 'audiograph help' for usage\n".utf8))
+    let first = message.split(separator: "\n").first.map(String.init) ?? "invalid command line"
+    FileHandle.standardError.write(Data(("audiograph: " + first + " (run 'audiograph help' for usage)\n").utf8))
     Foundation.exit(code == .validationFailure || code.rawValue == 64 ? ExitStatus.usage : code.rawValue)
 }

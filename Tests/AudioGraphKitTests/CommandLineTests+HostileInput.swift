@@ -305,4 +305,232 @@ extension CommandLineTests {
         XCTAssertTrue(lines.last!.contains("13 non-finite samples"), lines.last!)
         XCTAssertFalse(lines.last!.contains("integrated   -inf"), lines.last!)
     }
+
+    // MARK: Runaway cost (issue 22)
+
+    /// A chain of `count` varispeeds at `rate` (or automated up to it), osc -> v0 -> ... -> out.
+    private func varispeedChain(_ count: Int, rate: Double, automated: Bool = false) -> String {
+        let parameters = automated
+            ? #""automation": { "rate": [ { "setValueAtTime": { "value": 1, "time": 0 } }, { "linearRampToValueAtTime": { "value": \#(rate), "time": 0.05 } } ] }"#
+            : #""parameters": { "rate": \#(rate) }"#
+        let nodes = (0..<count).map { #"{ "id": "v\#($0)", "type": "varispeed", \#(parameters) }"# }.joined(separator: ", ")
+        let chain = ["osc"] + (0..<count).map { "v\($0)" } + ["out"]
+        let connections = zip(chain, chain.dropFirst()).map { #"{ "from": "\#($0)", "to": "\#($1)" }"# }.joined(separator: ", ")
+        return """
+            { "version": 1, "duration": 0.1,
+              "nodes": [ { "id": "osc", "type": "oscillator" }, \(nodes), { "id": "out", "type": "genericOutput" } ],
+              "connections": [ \(connections) ] }
+            """
+    }
+
+    /// 8 chained varispeeds at rate 4 pull 65,536 oscillator frames per output frame (448 s for
+    /// 0.1 s of audio, and SIGTERM only acted at the end of the slice). Now validate and render
+    /// refuse the chain at load with the same line naming the node pulled past 1024 frames per
+    /// frame and the product; a ramp up to rate 4 counts as rate 4; four at rate 4 (256) render.
+    func testChainedRateChangesAreBoundedAtLoad() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        for (name, json) in [("eight", varispeedChain(8, rate: 4)), ("ramped", varispeedChain(6, rate: 4, automated: true))] {
+            _ = try write(json, "\(name).json", in: dir)
+            let v = try run(["validate", "\(name).json"], in: dir, timeout: 30)
+            XCTAssertEqual(v.status, 1, "\(name): \(v.stderr)")
+            XCTAssertEqual(v.stderrLines.count, 1, v.stderr)
+            // The node nearest the output that is pulled more than 1024 frames per frame: 4^6 = 4096.
+            let node = name == "eight" ? "v1" : "osc"
+            XCTAssertTrue(v.stderr.contains(#"node "\#(node)": the rate-changing nodes after it pull 4096 of its frames per output frame (their rates multiply); at most 1024"#), v.stderr)
+            let r = try run(["render", "\(name).json", "-o", "\(name).wav", "--quiet"], in: dir, timeout: 30)
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertEqual(r.stderr, v.stderr)
+        }
+        _ = try write(varispeedChain(4, rate: 4), "four.json", in: dir)
+        let four = try run(["render", "four.json", "-o", "four.wav", "--quiet"], in: dir, timeout: 120)
+        XCTAssertEqual(four.status, 0, four.stderr)
+    }
+
+    /// A live input reaching a timePitch through a mixer validated (only a direct connection was
+    /// refused) and then played with 2,250 capture underruns in 2 s; now the engine's resolve
+    /// step follows every path, so validate names the input and the mixer.
+    func testLiveInputThroughAMixerIntoTimePitchIsRefused() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        _ = try write("""
+            { "version": 1, "duration": 0.1,
+              "nodes": [ { "id": "mic", "type": "input" }, { "id": "mix", "type": "mixer" }, { "id": "tp", "type": "timePitch" },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "mic", "to": "mix" }, { "from": "mix", "to": "tp" }, { "from": "tp", "to": "out" } ] }
+            """, "live.json", in: dir)
+        let v = try run(["validate", "live.json"], in: dir, timeout: 30)
+        XCTAssertEqual(v.status, 1, v.stderr)
+        XCTAssertEqual(v.stderrLines, [#"live.json: nodes[2] (id "tp"): node "tp": it reads its input ahead of the clock; a live input ("mic" through "mix") cannot be read ahead"#])
+    }
+
+    // MARK: validate = render, third round (issue 22)
+
+    /// What only failed at the first write (render exit 1 naming the temporary file) or was
+    /// ignored: a recorder in a missing folder, a FLAC recorder with float samples, a node-level
+    /// `format` on the genericOutput (48 kHz float32 was written where 44.1 kHz int16 was asked).
+    /// Now the engine's resolve step refuses each, so validate and render print the same one
+    /// line naming the node, and nothing is written.
+    func testValidateRefusesWhatWritingWouldRefuse() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let recorder = { (properties: String) in
+            self.graph(nodes: #", { "id": "rec", "type": "recorder", "properties": \#(properties) }"#)
+                .replacingOccurrences(of: #"{ "from": "osc", "to": "out" }"#, with: #"{ "from": "osc", "to": "rec" }, { "from": "rec", "to": "out" }"#)
+        }
+        let cases: [(name: String, json: String, place: String)] = [
+            ("folder", recorder(#"{ "file": "no/such/folder/take.wav" }"#), #"node "rec": "#),
+            ("flacFloat", recorder(#"{ "file": "take.flac", "sampleType": "float32" }"#), #"node "rec": "#),
+            ("outputFormat", graph().replacingOccurrences(of: #""type": "genericOutput""#,
+                                                          with: #""type": "genericOutput", "format": { "sampleRate": 44100, "sampleType": "int16" }"#),
+             #"node "out": it has no output bus, so a node-level "format" would be ignored"#),
+        ]
+        for c in cases {
+            _ = try write(c.json, "\(c.name).json", in: dir)
+            let v = try run(["validate", "\(c.name).json"], in: dir, timeout: 60)
+            XCTAssertEqual(v.status, 1, "\(c.name): \(v.stdout) \(v.stderr)")
+            XCTAssertEqual(v.stderrLines.count, 1, "\(c.name): \(v.stderr)")
+            XCTAssertTrue(v.stderr.hasPrefix("\(c.name).json: ") && v.stderr.contains(c.place), "\(c.name): \(v.stderr)")
+            XCTAssertFalse(v.stderr.contains(".partial-"), v.stderr)
+            let r = try run(["render", "\(c.name).json", "-o", "\(c.name).wav", "--quiet"], in: dir, timeout: 60)
+            XCTAssertEqual(r.status, 1, "\(c.name): render agrees: \(r.stderr)")
+            XCTAssertEqual(r.stderr, v.stderr, "\(c.name): the same line")
+        }
+        XCTAssertEqual(fileNames(dir).filter { !$0.hasSuffix(".json") }, [], "nothing written")
+        // properties.format is where the delivered format goes, and it is honoured.
+        _ = try write(graph().replacingOccurrences(of: #""type": "genericOutput""#,
+                                                   with: #""type": "genericOutput", "properties": { "format": { "sampleRate": 44100, "sampleType": "int16" } }"#),
+                      "client.json", in: dir)
+        XCTAssertEqual(try run(["render", "client.json", "-o", "client.wav", "--quiet"], in: dir).status, 0)
+        XCTAssertEqual(try AudioFileReader.read(path: dir.appendingPathComponent("client.wav").path).info.sampleRate, 44100)
+    }
+
+    /// A usage error is one line, with the hint on it (it took two).
+    func testUsageErrorsAreOneLine() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let r = try run(["render"], in: dir)
+        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.stderrLines.count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.hasSuffix("(run 'audiograph help' for usage)\n"), r.stderr)
+    }
+
+    // MARK: Temporary files and signals, third round (issue 22)
+
+    /// A render past the file-size limit (`prlimit --fsize`) was killed by SIGXFSZ and left its
+    /// temporary files; now the write fails, render exits 3 with one line and removes them.
+    func testFileSizeLimitLeavesNoTemporaryFiles() throws {
+        guard let exe = Self.executable else { throw XCTSkip("the audiograph executable is not built") }
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        _ = try write(sine.replacingOccurrences(of: "\"duration\": 0.1", with: "\"duration\": 10"), "big.json", in: dir)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        p.arguments = ["--fsize=200000", "--", exe.path, "render", "big.json", "-o", "big.wav", "--quiet"]
+        p.currentDirectoryURL = dir
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationReason, .exit, "not killed by SIGXFSZ: \(e)")
+        XCTAssertEqual(p.terminationStatus, 3, e)
+        XCTAssertEqual(e.split(separator: "\n").count, 1, e)
+        XCTAssertEqual(fileNames(dir), ["big.json"], "no output, no temporary file")
+    }
+
+    /// A signal stops a render within 0.2 s even in the middle of one long slice (two timePitch
+    /// nodes at rate 32 pull 1024 frames per output frame: one 65,536-frame slice takes tens of
+    /// seconds; before, SIGTERM acted only at its end), and removes every temporary file.
+    func testSignalMidSliceStopsWithinTheDeadline() throws {
+        guard let exe = Self.executable else { throw XCTSkip("the audiograph executable is not built") }
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        _ = try write("""
+            { "version": 1, "duration": 100,
+              "nodes": [ { "id": "osc", "type": "oscillator" }, { "id": "a", "type": "timePitch", "parameters": { "rate": 32 } },
+                         { "id": "b", "type": "timePitch", "parameters": { "rate": 32 } }, { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "a" }, { "from": "a", "to": "b" }, { "from": "b", "to": "out" } ] }
+            """, "slow.json", in: dir)
+        for sig in [SIGTERM, SIGINT] {
+            let p = Process()
+            p.executableURL = exe
+            p.arguments = ["render", "slow.json", "-o", "slow.wav", "--quiet", "--slice", "65536", "--threads", "1"]
+            p.currentDirectoryURL = dir
+            let err = Pipe()
+            p.standardError = err
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            let deadline = Date().addingTimeInterval(60)
+            while !fileNames(dir).contains(where: { $0.contains(".partial-") }) && Date() < deadline && p.isRunning { usleep(10_000) }
+            usleep(300_000)  // well into the first slice
+            let sent = Date()
+            kill(p.processIdentifier, sig)
+            let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            let took = Date().timeIntervalSince(sent)
+            XCTAssertEqual(p.terminationReason, .exit, e)
+            XCTAssertEqual(p.terminationStatus, 3, e)
+            XCTAssertEqual(e, "slow.wav: interrupted; nothing was written\n")
+            // 0.15 s deadline; the bound leaves room for a loaded 2-core machine.
+            XCTAssertLessThan(took, 1.0, "signal \(sig)")
+            XCTAssertEqual(fileNames(dir), ["slow.json"], "signal \(sig): no temporary file")
+        }
+    }
+
+    /// `plot GRAPH` killed by SIGTERM or SIGHUP left its rendered temporary file (430-830 MB);
+    /// now it stops within the deadline and removes it; and the temporary a killed (SIGKILL)
+    /// plot left is removed by the next one.
+    func testPlotOfAGraphLeavesNoTemporaryFile() throws {
+        guard let exe = Self.executable else { throw XCTSkip("the audiograph executable is not built") }
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let tmp = dir.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+        _ = try write(sine.replacingOccurrences(of: "\"duration\": 0.1", with: "\"duration\": 100000"), "long.json", in: dir)
+        func start() throws -> Process {
+            let p = Process()
+            p.executableURL = exe
+            p.arguments = ["plot", "long.json", "-o", "long.png"]
+            p.currentDirectoryURL = dir
+            p.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": tmp.path]) { $1 }
+            p.standardError = FileHandle.nullDevice
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            let deadline = Date().addingTimeInterval(60)
+            let mine = "partial-\(p.processIdentifier)"
+            while !fileNames(tmp).contains(where: { $0.contains(mine) }) && Date() < deadline && p.isRunning { usleep(10_000) }
+            XCTAssertTrue(fileNames(tmp).contains { $0.contains(mine) }, "the render started")
+            return p
+        }
+        for sig in [SIGTERM, SIGHUP] {
+            let p = try start()
+            kill(p.processIdentifier, sig)
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationReason, .exit, "signal \(sig)")
+            XCTAssertEqual(p.terminationStatus, 3, "signal \(sig)")
+            XCTAssertEqual(fileNames(tmp), [], "signal \(sig)")
+        }
+        let killed = try start()
+        kill(killed.processIdentifier, SIGKILL)
+        killed.waitUntilExit()
+        XCTAssertFalse(fileNames(tmp).isEmpty, "SIGKILL leaves the temporary")
+        let next = try start()
+        XCTAssertEqual(fileNames(tmp).filter { !$0.contains("partial-\(next.processIdentifier)") }, [], "the dead run's temporary is gone")
+        kill(next.processIdentifier, SIGTERM)
+        next.waitUntilExit()
+        XCTAssertEqual(fileNames(tmp), [])
+    }
+
+    /// librubberband printed its own warnings on stderr ("R3Stretcher: WARNING: Ratio yields
+    /// ideal inhop < minimum", one at 8 kHz for any rate; 13,640 for 0.5 s of NaN input). Now
+    /// nothing but our own lines reaches stderr: a quiet render of timePitch at 8 kHz prints none.
+    func testRubberbandPrintsNothing() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        for rate in [0.5, 2, 32] {
+            _ = try write("""
+                { "version": 1, "sampleRate": 8000, "duration": 0.2,
+                  "nodes": [ { "id": "osc", "type": "oscillator" }, { "id": "tp", "type": "timePitch", "parameters": { "rate": \(rate) } },
+                             { "id": "out", "type": "genericOutput" } ],
+                  "connections": [ { "from": "osc", "to": "tp" }, { "from": "tp", "to": "out" } ] }
+                """, "tp.json", in: dir)
+            let r = try run(["render", "tp.json", "-o", "tp.wav", "--quiet"], in: dir)
+            XCTAssertEqual(r.status, 0)
+            XCTAssertEqual(r.stderr, "", "rate \(rate)")
+        }
+    }
 }

@@ -166,4 +166,49 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         analyser.getFloatFrequencyData(into: &db)
         XCTAssertEqual(db.indices.max(by: { db[$0] < db[$1] }), 85)
     }
+
+    /// The non-finite paths (issue 22): a source with NaN and infinity in every slice -> eq ->
+    /// delay -> timePitch -> environment (occluded, filtered reverb) -> out. The checks and
+    /// resets that contain them (filter states cleared, delay memory cleaned, rubberband's input
+    /// silenced) allocate nothing and take no lock.
+    func testNonFiniteContainmentAllocatesNothingAndTakesNoLock() throws {
+        let src = formulaSource("src", channels: 2) { c, n in
+            n % 97 == 3 ? .nan : (n % 131 == 7 ? (c == 0 ? .infinity : -.infinity) : Float(0.4 * sin(Double(n) * 0.05)))
+        }
+        let eq = EQNode(id: "eq", sampleRate: 48000, properties: EQProperties(bands: [
+            EQBand(type: .peak, frequency: 1000, gain: 6), EQBand(type: .lowPass, frequency: 8000)]))
+        let delay = DelayNode(id: "echo", sampleRate: 48000)
+        try delay.setParameter("delayTime", 0.01)
+        let tp = TimePitchNode(id: "tp", sampleRate: 48000)
+        try tp.setParameter("pitch", 300)
+        var properties = EnvironmentProperties()
+        properties.reverb.enabled = true
+        properties.reverb.filter = EQBand(type: .lowPass, frequency: 4000)
+        let env = EnvironmentNode(id: "env", sampleRate: 48000, inputBusCount: 1, properties: properties)
+        try env.setParameter("input.0.occlusion", -20)
+        let g = try startedGraph([src, eq, delay, tp, env], "src -> eq -> echo -> tp -> env -> out", slice: 256)
+        for _ in 0..<8 { _ = g.render(frameCount: 256) }
+
+        var allocations: UInt64 = 0, locks: UInt64 = 0, finite = 0
+        let savedTrapping = RenderThread.trapsOnViolation
+        RenderThread.trapsOnViolation = false
+        defer { RenderThread.trapsOnViolation = savedTrapping }
+        RenderThread.resetLockViolations()
+        for _ in 0..<400 {
+            ag_counter_reset()
+            RenderThread.markCurrentThread(true)
+            ag_counter_track_this_thread(1)
+            let r = g.render(frameCount: 256)
+            ag_counter_track_this_thread(0)
+            RenderThread.markCurrentThread(false)
+            allocations += ag_counter_allocations()
+            locks += ag_counter_locks()
+            if let r, (0..<r.buffer.channelCount).allSatisfy({ c in NonFiniteSamples.allFinite(r.buffer.channel(c), count: 256) }) { finite += 1 }
+        }
+        g.collectRetiredPlans()
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(locks, 0)
+        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertEqual(finite, 400, "timePitch silences what reaches it, so the environment never sees NaN")
+    }
 }

@@ -95,4 +95,38 @@ final class LV2RealTimeSafetyTests: XCTestCase {
         } while response != 42 && Date() < deadline
         XCTAssertEqual(response, 42)
     }
+
+    /// The plugin's guards (issue 22): NaN and infinity in every slice replaced and counted on the
+    /// way in; amp at +70 dB on a 0.5 tone (1581) is beyond ±1000 (silenced block by block, then
+    /// muted); allocation- and lock-free throughout.
+    func testNonFiniteInputAndRunawayOutputCostNothing() throws {
+        let src = formulaSource("src", channels: 1) { _, n in n % 89 == 1 ? .nan : Float(0.5 * sin(Double(n) * 0.03)) }
+        let clean = try LV2Node(id: "clean", uri: SWH.amp)
+        let loud = try LV2Node(id: "loud", uri: SWH.amp)
+        try loud.setAutomation(try AutomationTimeline(events: [.setValue(value: 70, time: 0.5)], defaultValue: 0), for: "gain")
+        let g = try startedChain([src, clean, loud], ["src", "clean", "loud"], slice: 256)
+        for _ in 0..<8 { _ = g.render(frameCount: 256) }
+        var allocations: UInt64 = 0, locks: UInt64 = 0
+        let savedTrapping = RenderThread.trapsOnViolation
+        RenderThread.trapsOnViolation = false
+        defer { RenderThread.trapsOnViolation = savedTrapping }
+        RenderThread.resetLockViolations()
+        for _ in 0..<400 {
+            ag_counter_reset()
+            RenderThread.markCurrentThread(true)
+            ag_counter_track_this_thread(1)
+            _ = g.render(frameCount: 256)
+            ag_counter_track_this_thread(0)
+            RenderThread.markCurrentThread(false)
+            allocations += ag_counter_allocations()
+            locks += ag_counter_locks()
+        }
+        g.collectRetiredPlans()
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(locks, 0)
+        XCTAssertEqual(RenderThread.lockViolations, 0)
+        XCTAssertGreaterThan(clean.renderFaults.nonFiniteInputSamples, 1000)
+        XCTAssertEqual(loud.renderFaults.nonFiniteInputSamples, 0, "the first amp passed silence, not NaN")
+        XCTAssertTrue(loud.renderFaults.isMuted)
+    }
 }

@@ -95,4 +95,74 @@ final class LV2WorldTests: XCTestCase {
             XCTAssertFalse(LV2World.hasURIScheme(bad), bad)
         }
     }
+
+    /// A URI with an embedded NUL was looked up as the part before it (lilv takes C strings):
+    /// "…/amp\0junk" found amp. Now it names no plugin, and the message shows the NUL escaped.
+    func testURIWithAnEmbeddedNULNamesNoPlugin() {
+        XCTAssertThrowsError(try LV2World.shared.plugin(uri: SWH.amp + "\u{0}junk")) { error in
+            XCTAssertEqual(error as? LV2Error, .pluginNotFound(uri: SWH.amp + "\u{0}junk"))
+            XCTAssertTrue("\(error)".contains("amp\\u{0}junk"), "\(error)")
+        }
+        XCTAssertNoThrow(try LV2World.shared.plugin(uri: SWH.amp))
+    }
+
+    // MARK: lilv's own lines (issue 22)
+
+    /// A bundle whose manifest lilv cannot parse, and a plugin whose binary is not a library:
+    /// lilv's lines (serd's parse errors, "Failed to open library") went to standard error
+    /// before ours. Now loading captures them into one line (``LV2World/loadReport``), and the
+    /// plugin is refused when its node is made — what `validate` does too — naming the loader's
+    /// reason, with nothing printed.
+    func testLilvLinesAreCapturedAndABrokenBinaryIsRefusedAtNodeCreation() throws {
+        let probe = try LV2ProbePlugin.build()
+        defer { probe.remove() }
+        let broken = probe.path.appendingPathComponent("broken.lv2")
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+        try "@prefix lv2: <http://lv2plug.in/ns/lv2core#> .\n<urn:broken> a lv2:Plugin ; lv2:binary <broken.so> ;;; garbage {\n"
+            .write(to: broken.appendingPathComponent("manifest.ttl"), atomically: true, encoding: .utf8)
+        // A copy of the probe's bundle whose binary is text.
+        let fake = probe.path.appendingPathComponent("fake.lv2")
+        try FileManager.default.createDirectory(at: fake, withIntermediateDirectories: true)
+        let original = probe.path.appendingPathComponent("probe.lv2")
+        for name in ["manifest.ttl", "probe.ttl"] {
+            let text = try String(contentsOf: original.appendingPathComponent(name), encoding: .utf8)
+                .replacingOccurrences(of: "urn:audiograph:test:", with: "urn:audiograph:fake:")
+            try text.write(to: fake.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        try "not a library".write(to: fake.appendingPathComponent("probe.so"), atomically: true, encoding: .utf8)
+
+        let (world, printed) = try capturingStandardError { LV2World(searchPath: probe.path.path) }
+        XCTAssertEqual(printed, "", "lilv printed nothing itself")
+        let report = try XCTUnwrap(world.loadReport)
+        XCTAssertTrue(report.hasPrefix("lilv while loading the LV2 path: "), report)
+        XCTAssertFalse(report.contains("\n"))
+        let uri = LV2ProbePlugin.uri.replacingOccurrences(of: "urn:audiograph:test:", with: "urn:audiograph:fake:")
+        let info = try world.plugin(uri: uri)
+        let (made, printedByNode) = try capturingStandardError { Result { () throws(LV2Error) in try LV2Node(id: "fx", plugin: info, world: world) } }
+        XCTAssertEqual(printedByNode, "")
+        XCTAssertThrowsError(try made.get()) { error in
+            guard case .binaryNotLoadable(let u, let reason) = error as? LV2Error else { return XCTFail("\(error)") }
+            XCTAssertEqual(u, uri)
+            XCTAssertTrue(reason.contains("probe.so"), reason)
+        }
+        // The real probe still loads.
+        XCTAssertNoThrow(try LV2Node(id: "ok", plugin: try world.plugin(uri: LV2ProbePlugin.uri), world: world))
+    }
+
+    /// Runs `body` with this process's standard error redirected to a file; returns what it printed.
+    private func capturingStandardError<T>(_ body: () throws -> T) throws -> (T, String) {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(getpid())-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let handle = try FileHandle(forWritingTo: url)
+        fflush(nil)
+        let saved = dup(2)
+        dup2(handle.fileDescriptor, 2)
+        let result = Result { try body() }
+        fflush(nil)
+        dup2(saved, 2)
+        close(saved)
+        try handle.close()
+        return (try result.get(), try String(contentsOf: url, encoding: .utf8))
+    }
 }

@@ -33,4 +33,18 @@ final class LiveCommandParserTests: XCTestCase {
             }
         }
     }
+
+    // MARK: Control bytes in errors (issue 22)
+
+    /// A node name typed on stdin came back raw in the error line (an escape sequence cleared
+    /// the screen, a NUL or carriage return garbled the line): every error line now escapes
+    /// control characters; tabs and the newline of a multi-line message stay.
+    func testErrorLinesEscapeControlCharacters() throws {
+        XCTAssertEqual(Diagnostics.printable("node \"\u{1b}[2J\u{0}x\r\" does not exist"), #"node "\u{1b}[2J\u{0}x\u{d}" does not exist"#)
+        XCTAssertEqual(Diagnostics.printable("a\tb\nc \u{9b}"), "a\tb\nc \\u{9b}")
+        XCTAssertEqual(Diagnostics.printable("plain line"), "plain line")
+        XCTAssertThrowsError(try LiveCommandParser.parse("\u{1b}[31mred 1 2")) { error in
+            XCTAssertEqual(Diagnostics.printable("audiograph: \(error)"), #"audiograph: unknown command "\u{1b}[31mred" (set, connect, disconnect, update)"#)
+        }
+    }
 }

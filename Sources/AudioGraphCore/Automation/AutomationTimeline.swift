@@ -64,6 +64,9 @@ public final class AutomationTimeline: @unchecked Sendable {
     public let defaultValue: Double
     /// Number of compiled events (after cancellations).
     public let eventCount: Int
+    /// The largest value the timeline takes: ramps, targets and curves move between the values
+    /// of their events, so it is the largest of those and the default value.
+    public let largestValue: Double?
     @usableFromInline let entries: UnsafeMutablePointer<Entry>
     @usableFromInline let curveValues: UnsafeMutablePointer<Double>
     let curveValueCount: Int
@@ -154,6 +157,12 @@ public final class AutomationTimeline: @unchecked Sendable {
             compiled.append(e)
         }
         eventCount = compiled.count
+        largestValue = max(compiled.reduce(self.defaultValue) { top, e in
+            switch e.kind {
+            case .setValue, .valueCurve: return max(top, e.value)
+            case .linearRamp, .exponentialRamp, .setTarget: return max(top, max(e.value, e.startValue))
+            }
+        }, curves.max() ?? -.infinity)
         entries = .allocate(capacity: max(compiled.count, 1))
         entries.initialize(from: compiled, count: compiled.count)
         curveValueCount = curves.count
@@ -208,9 +217,11 @@ public final class AutomationTimeline: @unchecked Sendable {
             let t0 = e.startTime, duration = e.timeConstantOrDuration, n = e.curveCount
             if t >= t0 + duration { return e.value }
             // A subnormal duration makes the scale infinite, and infinity times the 0 at the
-            // curve's start is NaN: divide first then (the usual order keeps old renders exact).
+            // curve's start was NaN (an oscillator then stayed NaN). Such a curve is over as soon
+            // as it starts: its last value, as when `t0 + duration` rounds to `t0`.
             let scale = Double(n - 1) / duration
-            let position = scale.isFinite ? scale * (t - t0) : (t - t0) / duration * Double(n - 1)
+            if !scale.isFinite { return e.value }
+            let position = scale * (t - t0)
             // A tiny duration makes `position` huge or infinite: clamp before converting.
             var k = position < Double(n - 2) ? Int(max(0, position).rounded(.down)) : n - 2
             if k < 0 { k = 0 }

@@ -84,15 +84,28 @@ extension AudioPlot {
 
     /// dBFS per bin (0...spectrogramSize/2) of one frame centred on each of `columns` times
     /// spread evenly over the file.
+    ///
+    /// The cost is bounded by the picture, not the file: columns whose frame starts at the same
+    /// file frame (a file shorter than the picture is wide) share one analysis, and when the
+    /// distinct frames times the channels exceed ``spectrogramFrameBudget``, every k-th channel
+    /// is averaged instead of all of them.
     static func spectrogram(path: String, info: AudioFileInfo, channels: [Int], columns: Int) throws(PlotError) -> [[Double]] {
         let size = spectrogramSize
-        let analyser = try FrameAnalyser(path: path, size: size, channels: channels, channelCount: info.channels)
+        let starts = (0..<columns).map { Int64((Double($0) + 0.5) * Double(info.frames) / Double(columns)) - Int64(size / 2) }
+        var distinct = 1
+        for k in 1..<max(1, starts.count) where starts[k] != starts[k - 1] { distinct += 1 }
+        let stride = max(1, (distinct * channels.count + spectrogramFrameBudget - 1) / spectrogramFrameBudget)
+        let analysed = Swift.stride(from: 0, to: channels.count, by: stride).map { channels[$0] }
+        let analyser = try FrameAnalyser(path: path, size: size, channels: analysed, channelCount: info.channels)
         var result: [[Double]] = []
         result.reserveCapacity(columns)
         for column in 0..<columns {
-            let centre = Int64((Double(column) + 0.5) * Double(info.frames) / Double(columns))
+            if column > 0 && starts[column] == starts[column - 1] {
+                result.append(result[column - 1])
+                continue
+            }
             var power = [Double](repeating: 0, count: size / 2 + 1)
-            try analyser.addPower(at: centre - Int64(size / 2), to: &power)
+            try analyser.addPower(at: starts[column], to: &power)
             result.append(power.map(decibels))
         }
         return result

@@ -35,6 +35,23 @@ public enum AudioPlot {
     /// Points of the spectrogram's frames.
     public static let spectrogramSize = 2048
 
+    /// The most memory drawing one picture may take: 2 GiB (a 16384 x 16384 spectrogram took
+    /// 2.24 GB at its peak).
+    public static let maximumMemory: Int64 = 2 << 30
+
+    /// What drawing a `width` x `height` picture of `kind` takes at its peak, bytes: the ARGB
+    /// surface and as much again while it is encoded, plus a spectrogram's dB columns.
+    public static func memoryNeeded(kind: PlotKind, width: Int, height: Int) -> Int64 {
+        let surface = Int64(width) * Int64(height) * 4
+        let analysis = kind == .spectrogram ? Int64(plotArea(width: width, height: height).width) * Int64(spectrogramSize / 2 + 1) * 8 : 0
+        return 2 * surface + analysis
+    }
+
+    /// The most FFT frames a spectrogram computes (columns x channels analysed): its cost is
+    /// bounded by its size, whatever the channel count (a 1024-channel file took 22-29 s).
+    /// Beyond it, every k-th channel is averaged (k the smallest that fits).
+    public static let spectrogramFrameBudget = 16384
+
     /// The plot area (inside the axes) of a picture of `width` × `height` pixels, in pixels from
     /// the top left corner; whole pixels.
     public static func plotArea(width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
@@ -65,6 +82,8 @@ public enum AudioPlot {
         guard (64...16384).contains(width), (64...16384).contains(height) else {
             throw .invalidSize(width: width, height: height)
         }
+        let needed = memoryNeeded(kind: kind, width: width, height: height)
+        guard needed <= maximumMemory else { throw .tooLarge(width: width, height: height, bytes: needed) }
         let info: AudioFileInfo
         do { info = try AudioFileReader.info(path: path) } catch { throw .file(error) }
         if let channel, !(0..<info.channels).contains(channel) {
@@ -90,6 +109,7 @@ public enum AudioPlot {
         }
 
         let temporary = output + ".part-\(getpid())"
+        PartialFiles.register(temporary)
         let surface: OpaquePointer = isSVG
             ? cairo_svg_surface_create(temporary, Double(width), Double(height))
             : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))

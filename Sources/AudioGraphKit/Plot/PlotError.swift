@@ -1,4 +1,5 @@
 // The errors of drawing a picture of a sound file (`audiograph plot`, ``AudioPlot``).
+import AudioGraphCore
 
 /// Why a picture could not be drawn. Each description is one line naming the file.
 ///
@@ -14,6 +15,9 @@ public enum PlotError: Error, Sendable, Hashable, CustomStringConvertible {
     case file(AudioFileError)
     /// cairo failed (for instance the picture could not be written).
     case cairo(path: String, reason: String)
+    /// Drawing the picture would take more memory than a plot may use
+    /// (``AudioPlot/maximumMemory``): the surface, its encoding and the analysis.
+    case tooLarge(width: Int, height: Int, bytes: Int64)
 
     public var description: String {
         switch self {
@@ -23,6 +27,9 @@ public enum PlotError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(path): no channel \(channel) (the file has \(count) channel\(count == 1 ? "" : "s"), numbered from 0)"
         case .file(let e): return e.description
         case let .cairo(path, reason): return "\(path): cannot draw: \(reason)"
+        case let .tooLarge(w, h, bytes):
+            return "a \(w)x\(h) picture needs about \(MemoryBudget.describe(bytes)) while drawing, more than the "
+                + "\(MemoryBudget.describe(AudioPlot.maximumMemory)) a plot may use; draw a smaller one"
         }
     }
 }

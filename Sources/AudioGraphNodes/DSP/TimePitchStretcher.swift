@@ -78,6 +78,7 @@ final class TimePitchStretcher: @unchecked Sendable {
         self.blockSize = blockSize
         self.channelCount = max(1, channelCount)
         let options = Int32(bitPattern: Self.baseOptions | Self.windowOption(overlap: overlap).rawValue)
+        Self.silenceLibraryLog
         state = rubberband_new(UInt32(sampleRate.rounded()), UInt32(self.channelCount), options,
                                1 / rate, Self.pitchScale(cents))
         rubberband_set_max_process_size(state, UInt32(blockSize))
@@ -157,6 +158,12 @@ final class TimePitchStretcher: @unchecked Sendable {
 
     @inline(__always)
     static func pitchScale(_ cents: Double) -> Double { pow(2, cents / 1200) }
+
+    /// librubberband prints its warnings ("Ratio yields ideal inhop < minimum, results may be
+    /// suspect", one per analysis frame of NaN input: 13,640 lines for 0.5 s) on standard error
+    /// from the render thread, where nothing can capture them; below its level 0 it prints
+    /// nothing. Set once, before the first stretcher is made (each takes the default level).
+    private static let silenceLibraryLog: Void = rubberband_set_default_debug_level(-1)
 
     /// Rubberband's start delay at the current ratios: output frames discarded after priming.
     var startDelay: Int { Int(rubberband_get_start_delay(state)) }

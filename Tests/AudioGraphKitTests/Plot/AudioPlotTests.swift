@@ -206,4 +206,38 @@ extension AudioPlotTests {
         try AudioPlot.draw(channels: [[]], sampleRate: 48000, to: dir.appendingPathComponent("e.png").path)
         XCTAssertEqual(try readPNG(dir.appendingPathComponent("e.png").path).width, 1200)
     }
+
+    // MARK: Bounded cost (issue 22)
+
+    /// A spectrogram of a 10-frame, 1024-channel file took 22-29 s (every one of the 1120
+    /// columns read and transformed all 1024 channels of the same frames). Now columns with the
+    /// same frames share one analysis: well under a second even in a debug build's loops, and
+    /// the picture is the same as the first column's analysis repeated.
+    func testSpectrogramOfAShortManyChannelFileIsFast() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let wav = dir.appendingPathComponent("wide.wav").path, png = dir.appendingPathComponent("wide.png").path
+        let channels = (0..<1024).map { c in (0..<10).map { n in Float(0.5 * sin(Double(n + c) * 0.7)) } }
+        try TestFiles.writeSoundFile(wav, channels, sampleRate: 48000)
+        let started = Date()
+        try AudioPlot.draw(file: wav, to: png, kind: .spectrogram, width: 1200, height: 400)
+        let took = Date().timeIntervalSince(started)
+        XCTAssertLessThan(took, 3, "1024 channels x 10 frames")
+        XCTAssertEqual(try readPNG(png).width, 1200)
+    }
+
+    /// A 16384 x 16384 spectrogram peaked at 2.24 GB; pictures needing more than 2 GiB are
+    /// refused before anything is read or written, with one line saying why.
+    func testPicturesBeyondTheMemoryLimitAreRefused() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let wav = dir.appendingPathComponent("a.wav").path, png = dir.appendingPathComponent("big.png").path
+        try TestFiles.writeSoundFile(wav, [[Float](repeating: 0.1, count: 4800)], sampleRate: 48000)
+        XCTAssertThrowsError(try AudioPlot.draw(file: wav, to: png, kind: .spectrogram, width: 16384, height: 16384)) { error in
+            XCTAssertEqual((error as? PlotError).map { "\($0)" },
+                           "a 16384x16384 picture needs about 2.3 GB while drawing, more than the 2.1 GB a plot may use; draw a smaller one")
+        }
+        XCTAssertEqual(fileNames(dir), ["a.wav"])
+        // 2 x the ARGB surface, plus 8 bytes per bin and column of a spectrogram.
+        XCTAssertEqual(AudioPlot.memoryNeeded(kind: .waveform, width: 8192, height: 8192), 2 * 8192 * 8192 * 4)
+        XCTAssertLessThan(AudioPlot.memoryNeeded(kind: .spectrogram, width: 8192, height: 16384), AudioPlot.maximumMemory)
+    }
 }

@@ -1,0 +1,66 @@
+// The files this process writes aside (`.NAME.partial-PID.ext`), and the leftovers of runs that died.
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every temporary file the process makes with ``AudioFileWriter/temporaryPath(for:)`` (renders,
+/// taps, recorders) is registered here, so that a command stopped by a signal that cannot wait
+/// for the render to reach the end of its slice can still remove them
+/// (``removeRegistered()``), and ``removeStale(besides:)`` removes those that a killed or crashed
+/// run of another process left next to a file (their PID no longer runs).
+///
+/// Thread safety: any thread; the registry is a `Mutex` (control threads only, never the
+/// render thread).
+public enum PartialFiles {
+    private static let registered = Mutex<Set<String>>([])
+
+    /// Remembers `path` as one of this process's temporary files.
+    public static func register(_ path: String) {
+        registered.withLock { _ = $0.insert(path) }
+    }
+
+    /// Removes every registered temporary file that still exists (renamed ones are gone already).
+    /// For a command's last act on a signal; returns how many were removed.
+    @discardableResult
+    public static func removeRegistered() -> Int {
+        let paths = registered.withLock { $0 }
+        return paths.reduce(0) { $0 + (unlink($1) == 0 ? 1 : 0) }
+    }
+
+    /// Removes the temporary files of `path` (`dir/.NAME.partial-PID.ext`) whose process no longer
+    /// runs: what a run killed with SIGKILL, or crashed, left. Returns how many were removed.
+    @discardableResult
+    public static func removeStale(besides path: String) -> Int {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let dot = name.lastIndex(of: ".")
+        let stem = dot.map { String(name[..<$0]) } ?? name
+        let ext = dot.map { String(name[$0...]) } ?? ""
+        let prefix = ".\(stem).partial-"
+        guard let dir = opendir(folder) else { return 0 }
+        defer { closedir(dir) }
+        var removed = 0
+        while let entry = readdir(dir) {
+            // Up to the NUL only: the record may be shorter than d_name's 256 bytes (copying the
+            // whole field read past it, which FuzzGraphLoader's AddressSanitizer found).
+            let entryName = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            // `.NAME.partial-PID.ext`, or a render's temporary of that temporary
+            // (`..NAME.partial-PID.partial-PID.ext`, what `plot GRAPH` writes first).
+            let start = entryName.hasPrefix(prefix) ? prefix.count : (entryName.hasPrefix("." + prefix) ? prefix.count + 1 : nil)
+            guard let start, entryName.hasSuffix(ext), entryName.count > start + ext.count else { continue }
+            let rest = entryName.dropFirst(start).dropLast(ext.count)
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, digits.count == rest.count || rest.dropFirst(digits.count) == ".partial-\(digits)",
+                  let pid = pid_t(digits), pid != getpid() else { continue }
+            // ESRCH: no such process. EPERM means it runs under another user: leave it.
+            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            if unlink(folder + "/" + entryName) == 0 { removed += 1 }
+        }
+        return removed
+    }
+}
