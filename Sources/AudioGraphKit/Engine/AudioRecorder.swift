@@ -56,6 +56,9 @@ public final class AudioRecorder: @unchecked Sendable {
     public var inputNode: AudioInputNode { engine.inputNode }
 
     private let lock = NSLock()
+    /// Serializes ``finish(notify:)`` (the owner's stop() and the delegate queue's end of a
+    /// duration may meet); the tap thread never takes it.
+    private let finishLock = NSLock()
     private let queue = DispatchQueue(label: "AudioRecorder.delegate")
     // MARK: Under `lock` (the tap thread and the owner)
     private var file: AudioFile?
@@ -96,7 +99,7 @@ public final class AudioRecorder: @unchecked Sendable {
     }
 
     deinit {
-        if isRecording { finish(notify: false) }
+        finish(notify: false)
     }
 
     // MARK: Recording
@@ -195,7 +198,8 @@ public final class AudioRecorder: @unchecked Sendable {
         return recording
     }
 
-    /// Seconds recorded into the file so far.
+    /// Seconds recorded into the file so far; 0 when the recorder is stopped (as on Apple's
+    /// platforms: read it before ``stop()``).
     public var currentTime: TimeInterval {
         lock.lock()
         defer { lock.unlock() }
@@ -328,8 +332,14 @@ public final class AudioRecorder: @unchecked Sendable {
     }
 
     /// Stops the input, drains the converter into the file, closes it and (if `notify`) tells
-    /// the delegate.
+    /// the delegate — once per recording: a recorder already stopped has nothing to report.
     private func finish(notify: Bool) {
+        finishLock.lock()
+        defer { finishLock.unlock() }
+        lock.lock()
+        let active = file != nil || tapInstalled
+        lock.unlock()
+        guard active else { return }
         if tapInstalled {
             engine.inputNode.removeTap(onBus: 0)
             tapInstalled = false
@@ -344,6 +354,7 @@ public final class AudioRecorder: @unchecked Sendable {
         }
         file = nil
         converter = nil
+        framesWritten = 0
         finishing = false
         frameLimit = nil
         lock.unlock()
