@@ -241,4 +241,31 @@ final class AudioFileCodecTests: XCTestCase {
         XCTAssertLessThan(kept, 50)
         XCTAssertFalse(FileManager.default.fileExists(atPath: refusedRate.path))
     }
+
+    /// A full disk (a file name linked to /dev/full, whose writes fail with ENOSPC) makes the
+    /// lossy encoders' writes throw a one-line error naming the file, rather than losing the
+    /// sound silently (libsndfile's MP3 writes reported every frame taken); AAC fails at once.
+    func testAFullDiskThrows() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        for name in ["full.mp3", "full.ogg", "full.opus", "full.m4a"] {
+            let url = dir.appendingPathComponent(name)
+            try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: "/dev/full")
+            var failure: Error?
+            do {
+                let file = try AudioFile(forWriting: url, settings: [AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 2])
+                let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 48_000))
+                buffer.frameLength = 48_000
+                for c in 0..<2 { Self.signal[c].withUnsafeBufferPointer { buffer.floatChannelData![c].update(from: $0.baseAddress!, count: 48_000) } }
+                for _ in 0..<5 where failure == nil {
+                    do { try file.write(from: buffer) } catch { failure = error }
+                }
+                file.close()
+            } catch {
+                failure = error
+            }
+            let text = failure.map { "\($0)" } ?? "no error"
+            print("AudioFile on a full disk, \(name): \(text)")
+            XCTAssertTrue(text.contains(url.path) && !text.contains("\n"), "\(name): \(text)")
+        }
+    }
 }
