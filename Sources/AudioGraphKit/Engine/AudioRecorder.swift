@@ -70,6 +70,8 @@ public final class AudioRecorder: @unchecked Sendable {
     private var lastRMS: [Float] = []
     private var peakSinceUpdate: [Float] = []
     private var finishing = false
+    /// Whether writing failed during this recording (its end is then not reported successful).
+    private var encodeFailed = false
     private var tapInstalled = false
     private var meters: [(average: Float, peak: Float)] = []
 
@@ -264,6 +266,7 @@ public final class AudioRecorder: @unchecked Sendable {
             try write(converting: input, with: converter, to: file, end: false)
         } catch {
             recording = false
+            encodeFailed = true
             let failure = error
             queue.async { [weak self] in
                 guard let self else { return }
@@ -347,11 +350,14 @@ public final class AudioRecorder: @unchecked Sendable {
         if engine.isRunning { engine.stop() }
         lock.lock()
         recording = false
-        var success = file != nil
-        if let file, let converter, let dummy = AudioPCMBuffer(pcmFormat: converter.inputFormat, frameCapacity: 1) {
-            do { try write(converting: dummy, with: converter, to: file, end: true) } catch { success = false }
-            file.close()
+        var success = file != nil && !encodeFailed
+        if let file {
+            if let converter, let dummy = AudioPCMBuffer(pcmFormat: converter.inputFormat, frameCapacity: 1) {
+                do { try write(converting: dummy, with: converter, to: file, end: true) } catch { success = false }
+            }
+            do { try file.closeReportingFailure() } catch { success = false }
         }
+        encodeFailed = false
         file = nil
         converter = nil
         framesWritten = 0

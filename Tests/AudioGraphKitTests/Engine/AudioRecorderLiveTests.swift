@@ -137,4 +137,39 @@ final class AudioRecorderLiveTests: DefaultPulseServerTestCase {
         }
         XCTAssertThrowsError(try AudioRecorder(url: URL(fileURLWithPath: "/tmp/y.m4a"), settings: [AVFormatIDKey: kAudioFormatMPEG4AAC]))
     }
+
+    private final class FailureDelegate: AudioRecorderDelegate {
+        let encodeError: XCTestExpectation, finished: XCTestExpectation
+        var error: Error?
+        var flags: [Bool] = []
+        init(_ a: XCTestExpectation, _ b: XCTestExpectation) { encodeError = a; finished = b }
+        func audioRecorderEncodeErrorDidOccur(_ recorder: AudioRecorder, error: Error?) {
+            self.error = error
+            encodeError.fulfill()
+        }
+        func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully flag: Bool) {
+            flags.append(flag)
+            finished.fulfill()
+        }
+    }
+
+    /// A full disk (the file name linked to /dev/full) while recording MP3: the delegate hears
+    /// the encode error (one line, naming the file), then the end of the recording, not
+    /// successful — even though nothing was left to write when it stopped.
+    func testAFullDiskIsReportedAndTheRecordingIsNotSuccessful() throws {
+        let url = server.directory.appendingPathComponent("full.mp3")
+        try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: "/dev/full")
+        let recorder = try AudioRecorder(url: url, settings: [AVFormatIDKey: kAudioFormatMPEGLayer3, AVSampleRateKey: 44100,
+                                                              AVNumberOfChannelsKey: 2])
+        recorder.inputNode.setDevice(server.monitorSourceName)
+        let delegate = FailureDelegate(expectation(description: "encode error"), expectation(description: "finished"))
+        recorder.delegate = delegate
+        XCTAssertTrue(recorder.record())
+        wait(for: [delegate.encodeError, delegate.finished], timeout: 10, enforceOrder: true)
+        let text = delegate.error.map { "\($0)" } ?? "no error"
+        print("AudioRecorder on a full disk: \(text); finished \(delegate.flags)")
+        XCTAssertTrue(text.contains(url.path) && !text.contains("\n"), text)
+        XCTAssertEqual(delegate.flags, [false])
+        XCTAssertFalse(recorder.isRecording)
+    }
 }
