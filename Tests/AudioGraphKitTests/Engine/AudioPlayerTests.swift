@@ -160,7 +160,13 @@ final class AudioPlayerTests: DefaultPulseServerTestCase {
         let loud = try XCTUnwrap(left.indices.first { abs(left[$0]) > 0.1 })
         XCTAssertGreaterThan(left.count, loud + 19200, "recorded too little")
         guard left.count > loud + 19200 else { return }
-        let fit = try XCTUnwrap(ToneFit(dominantToneOf: left[(loud + 9600)..<(loud + 19200)], sampleRate: 48000))
+        // The cleanest 0.1 s window after the unit's start (a loaded machine may drop an output
+        // slice; a discontinuity inside a window pulls its fitted frequency off by tens of Hz).
+        let end = min(left.count, loud + 28800) - 4800
+        let fit = try XCTUnwrap(stride(from: loud + 4800, through: end, by: 2400).compactMap {
+            ToneFit(dominantToneOf: left[$0..<($0 + 4800)], sampleRate: 48000)
+        }.min { $0.thdPlusNoiseDB < $1.thdPlusNoiseDB })
+        print("AudioPlayer at rate 2: \(fit.tones[0].frequency) Hz, THD+N \(fit.thdPlusNoiseDB) dB")
         XCTAssertEqual(fit.tones[0].frequency, 1000, accuracy: 2, "the pitch is kept")
     }
 }
