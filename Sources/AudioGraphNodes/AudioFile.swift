@@ -372,7 +372,9 @@ public final class AudioFileWriter {
         } else {
             written = scratch.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, Int64(count)) }
         }
-        guard written == Int64(count) else {
+        // libsndfile's MP3 (and other encoders') writes report every frame taken even when the
+        // file system refused the bytes (a full disk): it only records the error, so ask for it.
+        guard written == Int64(count), sf_error(file) == Int32(SF_ERR_NO_ERROR) else {
             throw .ioFailed(path: path, reason: "write failed: " + String(cString: sf_strerror(file)))
         }
     }

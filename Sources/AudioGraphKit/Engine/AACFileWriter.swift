@@ -21,7 +21,12 @@ final class AACFileWriter {
     private var stream: UnsafeMutablePointer<AVStream>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
-    private let frameSize: Int
+    private var frameSize = 0
+    /// Whether the init finished (the header written); a writer that failed half-way frees its
+    /// FFmpeg objects and removes the file it created, writing no trailer.
+    private var ready = false
+    /// Whether the init created the file at ``path``.
+    private var createdFile = false
     private var filled = 0
     private var pts: Int64 = 0
 
@@ -32,6 +37,8 @@ final class AACFileWriter {
     init(path: String, sampleRate: Int, channelCount: Int, bitRate: Int) throws(AudioFileError) {
         self.path = path
         self.channelCount = channelCount
+        // Every stored property has its value from here: a throw below runs deinit, which frees
+        // what was made so far.
         func fail(_ what: String, _ code: Int32 = 0) -> AudioFileError {
             var text = [CChar](repeating: 0, count: 256)
             if code != 0 { _ = av_strerror(code, &text, 256) }
@@ -63,6 +70,7 @@ final class AACFileWriter {
         guard status >= 0 else { throw fail("codec parameters", status) }
         status = avio_open(&fmt.pointee.pb, path, AVIO_FLAG_WRITE)
         guard status >= 0 else { throw fail("cannot create the file", status) }
+        createdFile = true
         status = avformat_write_header(fmt, nil)
         guard status >= 0 else { throw fail("cannot write the header", status) }
         frameSize = Int(ctx.pointee.frame_size)
@@ -75,12 +83,14 @@ final class AACFileWriter {
         av_channel_layout_copy(&fr.pointee.ch_layout, &ctx.pointee.ch_layout)
         status = av_frame_get_buffer(fr, 0)
         guard status >= 0 else { throw fail("frame buffer", status) }
+        ready = true
     }
 
     /// A file never closed is finished here (as AVAudioFile finishes it when it goes away).
     deinit {
-        try? close()
+        if ready { try? close() }
         release()
+        if !ready && createdFile { unlink(path) }
     }
 
     private func release() {
@@ -141,7 +151,7 @@ final class AACFileWriter {
 
     /// Encodes what is pending, drains the encoder, writes the trailer and closes the file.
     func close() throws(AudioFileError) {
-        guard let format else { return }
+        guard ready, let format else { return }
         defer { release() }
         if filled > 0 { try encodeFrame() }
         try encode(nil)

@@ -248,6 +248,20 @@ public final class AudioFile: @unchecked Sendable {
         }
     }
 
+    /// ``close()`` that reports a file it could not finish (the encoder's last frames, the
+    /// header sizes or the MP4 index not written: a full disk), for the recorder's delegate.
+    func closeReportingFailure() throws {
+        try lock.withLock { _ throws(AudioFileError) in
+            reader = nil
+            defer {
+                writer = nil
+                aacWriter = nil
+            }
+            try writer?.close()
+            try aacWriter?.close()
+        }
+    }
+
     /// Whether the file is open (not yet closed).
     public var isOpen: Bool { lock.withLock { _ in reader != nil || writer != nil || aacWriter != nil } }
 

@@ -56,6 +56,9 @@ public final class AudioRecorder: @unchecked Sendable {
     public var inputNode: AudioInputNode { engine.inputNode }
 
     private let lock = NSLock()
+    /// Serializes ``finish(notify:)`` (the owner's stop() and the delegate queue's end of a
+    /// duration may meet); the tap thread never takes it.
+    private let finishLock = NSLock()
     private let queue = DispatchQueue(label: "AudioRecorder.delegate")
     // MARK: Under `lock` (the tap thread and the owner)
     private var file: AudioFile?
@@ -67,6 +70,8 @@ public final class AudioRecorder: @unchecked Sendable {
     private var lastRMS: [Float] = []
     private var peakSinceUpdate: [Float] = []
     private var finishing = false
+    /// Whether writing failed during this recording (its end is then not reported successful).
+    private var encodeFailed = false
     private var tapInstalled = false
     private var meters: [(average: Float, peak: Float)] = []
 
@@ -96,7 +101,7 @@ public final class AudioRecorder: @unchecked Sendable {
     }
 
     deinit {
-        if isRecording { finish(notify: false) }
+        finish(notify: false)
     }
 
     // MARK: Recording
@@ -195,7 +200,8 @@ public final class AudioRecorder: @unchecked Sendable {
         return recording
     }
 
-    /// Seconds recorded into the file so far.
+    /// Seconds recorded into the file so far; 0 when the recorder is stopped (as on Apple's
+    /// platforms: read it before ``stop()``).
     public var currentTime: TimeInterval {
         lock.lock()
         defer { lock.unlock() }
@@ -260,6 +266,7 @@ public final class AudioRecorder: @unchecked Sendable {
             try write(converting: input, with: converter, to: file, end: false)
         } catch {
             recording = false
+            encodeFailed = true
             let failure = error
             queue.async { [weak self] in
                 guard let self else { return }
@@ -328,8 +335,14 @@ public final class AudioRecorder: @unchecked Sendable {
     }
 
     /// Stops the input, drains the converter into the file, closes it and (if `notify`) tells
-    /// the delegate.
+    /// the delegate — once per recording: a recorder already stopped has nothing to report.
     private func finish(notify: Bool) {
+        finishLock.lock()
+        defer { finishLock.unlock() }
+        lock.lock()
+        let active = file != nil || tapInstalled
+        lock.unlock()
+        guard active else { return }
         if tapInstalled {
             engine.inputNode.removeTap(onBus: 0)
             tapInstalled = false
@@ -337,13 +350,17 @@ public final class AudioRecorder: @unchecked Sendable {
         if engine.isRunning { engine.stop() }
         lock.lock()
         recording = false
-        var success = file != nil
-        if let file, let converter, let dummy = AudioPCMBuffer(pcmFormat: converter.inputFormat, frameCapacity: 1) {
-            do { try write(converting: dummy, with: converter, to: file, end: true) } catch { success = false }
-            file.close()
+        var success = file != nil && !encodeFailed
+        if let file {
+            if let converter, let dummy = AudioPCMBuffer(pcmFormat: converter.inputFormat, frameCapacity: 1) {
+                do { try write(converting: dummy, with: converter, to: file, end: true) } catch { success = false }
+            }
+            do { try file.closeReportingFailure() } catch { success = false }
         }
+        encodeFailed = false
         file = nil
         converter = nil
+        framesWritten = 0
         finishing = false
         frameLimit = nil
         lock.unlock()

@@ -1,6 +1,7 @@
 // AudioFile's formats, written through AudioFile and decoded independently by the ffmpeg command line (and read back).
 import AudioGraphKit
 import AudioGraphTesting
+import CAllocationCounter
 import Foundation
 import XCTest
 
@@ -207,5 +208,64 @@ final class AudioFileCodecTests: XCTestCase {
         var aac = base
         aac[AVFormatIDKey] = kAudioFormatMPEG4AAC
         XCTAssertNoThrow(try AudioFile(forWriting: dir.appendingPathComponent("ok.m4a"), settings: aac))
+    }
+
+    /// An AAC file that cannot be made (no such directory; a rate the encoder refuses) throws a
+    /// one-line error naming the file and frees the FFmpeg objects it had made: the heap does
+    /// not keep allocations over 200 failures (each leaked its muxer and encoder state before).
+    func testFailedAACOpensThrowAndFreeWhatTheyMade() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let missing = dir.appendingPathComponent("no-such-dir/memo.m4a")
+        let refusedRate = dir.appendingPathComponent("odd.m4a")
+        let base: [String: Any] = [AVFormatIDKey: kAudioFormatMPEG4AAC, AVNumberOfChannelsKey: 2]
+        var good = base, odd = base
+        good[AVSampleRateKey] = 44_100
+        odd[AVSampleRateKey] = 1_000
+        func failOnce() {
+            XCTAssertThrowsError(try AudioFile(forWriting: missing, settings: good)) { error in
+                XCTAssertTrue("\(error)".contains(missing.path) && !"\(error)".contains("\n"), "\(error)")
+            }
+            XCTAssertThrowsError(try AudioFile(forWriting: refusedRate, settings: odd)) { error in
+                XCTAssertTrue("\(error)".contains(refusedRate.path) && !"\(error)".contains("\n"), "\(error)")
+            }
+        }
+        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
+        XCTAssertEqual(ag_counter_is_active(), 1)
+        for _ in 0..<10 { failOnce() }
+        ag_counter_reset()
+        ag_counter_track_this_thread(1)
+        for _ in 0..<100 { failOnce() }
+        ag_counter_track_this_thread(0)
+        let kept = Int(ag_counter_allocations()) - Int(ag_counter_frees())
+        print("AudioFile AAC: \(ag_counter_allocations()) allocations, \(kept) not freed over 200 failed opens")
+        XCTAssertLessThan(kept, 50)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: refusedRate.path))
+    }
+
+    /// A full disk (a file name linked to /dev/full, whose writes fail with ENOSPC) makes the
+    /// lossy encoders' writes throw a one-line error naming the file, rather than losing the
+    /// sound silently (libsndfile's MP3 writes reported every frame taken); AAC fails at once.
+    func testAFullDiskThrows() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        for name in ["full.mp3", "full.ogg", "full.opus", "full.m4a"] {
+            let url = dir.appendingPathComponent(name)
+            try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: "/dev/full")
+            var failure: Error?
+            do {
+                let file = try AudioFile(forWriting: url, settings: [AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 2])
+                let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 48_000))
+                buffer.frameLength = 48_000
+                for c in 0..<2 { Self.signal[c].withUnsafeBufferPointer { buffer.floatChannelData![c].update(from: $0.baseAddress!, count: 48_000) } }
+                for _ in 0..<5 where failure == nil {
+                    do { try file.write(from: buffer) } catch { failure = error }
+                }
+                file.close()
+            } catch {
+                failure = error
+            }
+            let text = failure.map { "\($0)" } ?? "no error"
+            print("AudioFile on a full disk, \(name): \(text)")
+            XCTAssertTrue(text.contains(url.path) && !text.contains("\n"), "\(name): \(text)")
+        }
     }
 }

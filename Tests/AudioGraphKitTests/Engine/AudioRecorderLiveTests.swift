@@ -7,11 +7,13 @@ import XCTest
 final class AudioRecorderLiveTests: DefaultPulseServerTestCase {
     private final class Delegate: AudioRecorderDelegate {
         let finished: XCTestExpectation
+        /// Fulfilled by the calls after the first, in order.
+        var later: [XCTestExpectation] = []
         var flags: [Bool] = []
         init(_ e: XCTestExpectation) { finished = e }
         func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully flag: Bool) {
             flags.append(flag)
-            finished.fulfill()
+            if flags.count == 1 { finished.fulfill() } else if !later.isEmpty { later.removeFirst().fulfill() }
         }
     }
 
@@ -40,7 +42,8 @@ final class AudioRecorderLiveTests: DefaultPulseServerTestCase {
         _ = player.wait(timeout: 5)
         XCTAssertEqual(delegate.flags, [true])
         XCTAssertFalse(recorder.isRecording)
-        XCTAssertEqual(recorder.currentTime, 1.0, accuracy: 1e-9)
+        // Apple: "The value of this property is 0 when you call it on a stopped audio recorder."
+        XCTAssertEqual(recorder.currentTime, 0)
         let wav = try WAVFile(contentsOf: url)
         XCTAssertEqual(wav.sampleRate, 16000)
         XCTAssertEqual(wav.sampleType, .int16)
@@ -55,6 +58,28 @@ final class AudioRecorderLiveTests: DefaultPulseServerTestCase {
         print("AudioRecorder: \(wav.frameCount) frames at 16 kHz; 1 kHz at \(fit.tones[0].amplitude), THD+N \(fit.thdPlusNoiseDB) dB")
         XCTAssertEqual(fit.tones[0].amplitude, 0.4, accuracy: 0.005)
         XCTAssertLessThan(fit.thdPlusNoiseDB, -60)
+    }
+
+    /// stop() on a recorder whose record(forDuration:) already ended reports nothing (once per
+    /// recording, as AVAudioRecorder); a new recording then reports its own end, successfully.
+    /// The delegate queue is serial, so a spurious report from stop() would come before it.
+    func testStopAfterTheDurationEndedDoesNotReportAgain() throws {
+        let url = server.directory.appendingPathComponent("twice.wav")
+        let recorder = try AudioRecorder(url: url, settings: [AVSampleRateKey: 16000, AVNumberOfChannelsKey: 1])
+        recorder.inputNode.setDevice(server.monitorSourceName)
+        let delegate = Delegate(expectation(description: "first"))
+        let second = expectation(description: "second")
+        delegate.later = [second]
+        recorder.delegate = delegate
+        XCTAssertTrue(recorder.record(forDuration: 0.2))
+        wait(for: [delegate.finished], timeout: 5)
+        recorder.stop()
+        recorder.stop()
+        XCTAssertTrue(recorder.record(forDuration: 0.2))
+        XCTAssertGreaterThanOrEqual(recorder.currentTime, 0)
+        wait(for: [second], timeout: 5)
+        XCTAssertEqual(delegate.flags, [true, true])
+        XCTAssertEqual(try WAVFile(contentsOf: url).frameCount, 3200)
     }
 
     /// AAC in .m4a (iOS's default recording settings): record, meters of the input, stop; the
@@ -74,17 +99,19 @@ final class AudioRecorderLiveTests: DefaultPulseServerTestCase {
         usleep(1_000_000)
         recorder.updateMeters()
         let average = recorder.averagePower(forChannel: 0), peak = recorder.peakPower(forChannel: 1)
+        let recorded = recorder.currentTime
         recorder.stop()
+        XCTAssertEqual(recorder.currentTime, 0, "0 when stopped, as on Apple's platforms")
         wait(for: [delegate.finished], timeout: 5)
         _ = player.wait(timeout: 5)
-        print("AudioRecorder AAC: \(recorder.currentTime) s; meters average \(average) dBFS, peak \(peak) dBFS")
+        print("AudioRecorder AAC: \(recorded) s; meters average \(average) dBFS, peak \(peak) dBFS")
         // RMS 20·log10(0.4/√2) = -10.97 dBFS, peak -7.96 dBFS.
         XCTAssertEqual(average, -10.97, accuracy: 0.1)
         XCTAssertEqual(peak, -7.96, accuracy: 0.1)
-        // Frames written by the tap thread by stop(): about the second recorded (less when the
-        // machine starves the tap thread; stop() finishes with what was delivered).
-        XCTAssertGreaterThan(recorder.currentTime, 0.3)
-        XCTAssertLessThan(recorder.currentTime, 1.3)
+        // Frames written by the tap thread before stop(): about the second recorded (less when
+        // the machine starves the tap thread; stop() finishes with what was delivered).
+        XCTAssertGreaterThan(recorded, 0.3)
+        XCTAssertLessThan(recorded, 1.3)
         let file = try AudioFile(forReading: url)
         XCTAssertEqual(file.processingFormat.sampleRate, 44100)
         XCTAssertEqual(file.processingFormat.channelCount, 2)
@@ -109,5 +136,40 @@ final class AudioRecorderLiveTests: DefaultPulseServerTestCase {
             XCTAssertTrue("\($0)".contains("/tmp/x.wav"), "\($0)")
         }
         XCTAssertThrowsError(try AudioRecorder(url: URL(fileURLWithPath: "/tmp/y.m4a"), settings: [AVFormatIDKey: kAudioFormatMPEG4AAC]))
+    }
+
+    private final class FailureDelegate: AudioRecorderDelegate {
+        let encodeError: XCTestExpectation, finished: XCTestExpectation
+        var error: Error?
+        var flags: [Bool] = []
+        init(_ a: XCTestExpectation, _ b: XCTestExpectation) { encodeError = a; finished = b }
+        func audioRecorderEncodeErrorDidOccur(_ recorder: AudioRecorder, error: Error?) {
+            self.error = error
+            encodeError.fulfill()
+        }
+        func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully flag: Bool) {
+            flags.append(flag)
+            finished.fulfill()
+        }
+    }
+
+    /// A full disk (the file name linked to /dev/full) while recording MP3: the delegate hears
+    /// the encode error (one line, naming the file), then the end of the recording, not
+    /// successful — even though nothing was left to write when it stopped.
+    func testAFullDiskIsReportedAndTheRecordingIsNotSuccessful() throws {
+        let url = server.directory.appendingPathComponent("full.mp3")
+        try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: "/dev/full")
+        let recorder = try AudioRecorder(url: url, settings: [AVFormatIDKey: kAudioFormatMPEGLayer3, AVSampleRateKey: 44100,
+                                                              AVNumberOfChannelsKey: 2])
+        recorder.inputNode.setDevice(server.monitorSourceName)
+        let delegate = FailureDelegate(expectation(description: "encode error"), expectation(description: "finished"))
+        recorder.delegate = delegate
+        XCTAssertTrue(recorder.record())
+        wait(for: [delegate.encodeError, delegate.finished], timeout: 10, enforceOrder: true)
+        let text = delegate.error.map { "\($0)" } ?? "no error"
+        print("AudioRecorder on a full disk: \(text); finished \(delegate.flags)")
+        XCTAssertTrue(text.contains(url.path) && !text.contains("\n"), text)
+        XCTAssertEqual(delegate.flags, [false])
+        XCTAssertFalse(recorder.isRecording)
     }
 }
