@@ -22,6 +22,12 @@ public enum NodeTypeRegistry {
         table.withLock { $0[name] }
     }
 
+    /// Removes the type named `name` (tests that register types of their own take them out again,
+    /// so that other tests see only the stock types in lists and messages).
+    package static func unregister(named name: String) {
+        _ = table.withLock { $0.removeValue(forKey: name) }
+    }
+
     /// The registered names, sorted.
     public static var names: [String] { table.withLock { $0.keys.sorted() } }
 }

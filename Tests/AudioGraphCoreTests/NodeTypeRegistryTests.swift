@@ -10,6 +10,11 @@ final class NodeTypeRegistryTests: XCTestCase {
         }
     }
 
+    override func tearDown() {
+        // Registrations are process-wide: leave only the stock types for the other test classes.
+        for name in ["registryTestA", "registryTestB", "registryTestC"] { NodeTypeRegistry.unregister(named: name) }
+    }
+
     func testRegisteredTypesAreFoundByNameAndAReRegistrationReplaces() {
         XCTAssertNil(NodeTypeRegistry.descriptor(named: "registryTestA"))
         NodeTypeRegistry.register(descriptor("registryTestA", outputs: 1))

@@ -81,6 +81,10 @@ final class NodeTypeDescriptorTests: XCTestCase {
         NodeTypeRegistry.register(ScaleNode.descriptor)
     }
 
+    override func tearDown() {
+        NodeTypeRegistry.unregister(named: ScaleNode.descriptor.name)
+    }
+
     func graph(scale: String, updates: String = "[]") -> String {
         """
         {
