@@ -50,9 +50,10 @@ public final class PulseCaptureStream: @unchecked Sendable {
     // MARK: Mainloop thread / under the mainloop lock
     private var stream: OpaquePointer?
     private var negotiated: PulseBufferAttributes?
-    /// When the server last sent data or timing information (`pa_rtclock_now()`), and the
-    /// 250 ms timer that checks it.
-    private var lastHeard: pa_usec_t = 0
+    /// Fragments and timing updates from the server (counted, no clock read), the count the
+    /// 250 ms watchdog saw last and when it last saw it change (`pa_rtclock_now()`).
+    private var heardCount = 0
+    private var heardSeen = (count: 0, at: pa_usec_t(0))
     private var watchdog: OpaquePointer?
 
     // MARK: Shared (atomic / mutex)
@@ -309,7 +310,6 @@ public final class PulseCaptureStream: @unchecked Sendable {
         pa_stream_set_state_callback(s, captureStateCallback, me)
         pa_stream_set_read_callback(s, captureReadCallback, me)
         pa_stream_set_latency_update_callback(s, captureHeardCallback, me)
-        lastHeard = pa_rtclock_now()
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max,
                                   minreq: UInt32.max, fragsize: PulseStreamSupport.latencyBytes(configuration))
         guard pa_stream_connect_record(s, configuration.device, &attr, PulseStreamSupport.connectFlags(PA_STREAM_ADJUST_LATENCY)) == 0 else {
@@ -318,8 +318,8 @@ public final class PulseCaptureStream: @unchecked Sendable {
         try PulseStreamSupport.waitUntilReady(s, context: context, configuration: configuration, timeout: timeout,
                                               operation: "connect capture stream")
         if let attributes = PulseStreamSupport.bufferAttributes(s, configuration: configuration) { negotiated = attributes }
-        lastHeard = pa_rtclock_now()
-        watchdog = pa_context_rttime_new(context.context, lastHeard + 250_000, captureWatchdogCallback, me)
+        heardSeen = (heardCount, pa_rtclock_now())
+        watchdog = pa_context_rttime_new(context.context, heardSeen.at + 250_000, captureWatchdogCallback, me)
     }
 
     private func freeWatchdogLocked() {
@@ -328,12 +328,14 @@ public final class PulseCaptureStream: @unchecked Sendable {
     }
 
     /// The server answered (a timing update). Mainloop thread.
-    fileprivate func heard() { lastHeard = pa_rtclock_now() }
+    fileprivate func heard() { heardCount &+= 1 }
 
     /// Every 250 ms: a server silent for too long is a fault. Mainloop thread.
     fileprivate func watchdogFired() {
         guard stream != nil else { return }
-        if PulseStreamSupport.serverSilent(since: lastHeard) {
+        if heardCount != heardSeen.count {
+            heardSeen = (heardCount, pa_rtclock_now())
+        } else if PulseStreamSupport.serverSilent(since: heardSeen.at) {
             freeWatchdogLocked()
             let error = PulseError.serverNotResponding(seconds: PulseStreamSupport.silenceLimit)
             faultState.record(error)?(error)
@@ -349,7 +351,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     /// Moves every fragment libpulse holds into the ring. Mainloop thread.
     fileprivate func readAvailable() {
         guard let s = stream else { return }
-        lastHeard = pa_rtclock_now()
+        heardCount &+= 1
         while pa_stream_readable_size(s) > 0 {
             var data: UnsafeRawPointer?
             var bytes = 0

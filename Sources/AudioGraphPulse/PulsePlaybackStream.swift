@@ -90,8 +90,11 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     private var negotiated: PulseBufferAttributes?
     private var corked = true
     private var wasReady = false
-    /// When the server last asked for data or sent timing information (`pa_rtclock_now()`).
-    private var lastHeard: pa_usec_t = 0
+    /// Requests and timing updates from the server (counted on the mainloop thread, no clock
+    /// read), the count the 1 ms timer saw last, when it last saw it change
+    /// (`pa_rtclock_now()`), and timer ticks until the next look (every 250 ms).
+    private var heardCount = 0
+    private var heardSeen = (count: 0, at: pa_usec_t(0), ticks: 0)
 
     // MARK: Control thread only
     private var thread: RealtimeThread?
@@ -323,7 +326,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         pa_stream_set_underflow_callback(s, playbackUnderflowCallback, me)
         pa_stream_set_moved_callback(s, playbackMovedCallback, me)
         pa_stream_set_latency_update_callback(s, playbackHeardCallback, me)
-        lastHeard = pa_rtclock_now()
+        heardSeen = (heardCount, pa_rtclock_now(), 0)
 
         let request = pa_usec_t(configuration.playbackRequestMilliseconds * 1000)
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: PulseStreamSupport.latencyBytes(configuration),
@@ -374,18 +377,26 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     }
 
     /// The server answered (a timing update). Mainloop thread.
-    fileprivate func heard() { lastHeard = pa_rtclock_now() }
+    fileprivate func heard() { heardCount &+= 1 }
 
     /// Data was asked for. Mainloop thread.
     fileprivate func requested() {
-        lastHeard = pa_rtclock_now()
+        heardCount &+= 1
         drainLocked()
     }
 
     fileprivate func timerFired() {
-        if PulseStreamSupport.serverSilent(since: lastHeard) {
-            report(.serverNotResponding(seconds: PulseStreamSupport.silenceLimit))
-            return
+        heardSeen.ticks += 1
+        if heardSeen.ticks * Int(timerPeriod) >= 250_000 {
+            // Every 250 ms: has the server said anything in the last 2 s?
+            heardSeen.ticks = 0
+            if heardCount != heardSeen.count {
+                heardSeen.count = heardCount
+                heardSeen.at = pa_rtclock_now()
+            } else if PulseStreamSupport.serverSilent(since: heardSeen.at) {
+                report(.serverNotResponding(seconds: PulseStreamSupport.silenceLimit))
+                return
+            }
         }
         drainLocked()
         if let timer {
