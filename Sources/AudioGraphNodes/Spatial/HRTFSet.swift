@@ -117,6 +117,7 @@ public final class HRTFSet: @unchecked Sendable {
     public init(path: String = HRTFSet.defaultPath, sampleRate: Double, blockSize: Int = 128) throws(Error) {
         precondition(blockSize > 0 && blockSize & (blockSize - 1) == 0, "blockSize must be a power of two")
         if let reason = FileSystemPath.sofaProblem(path) { throw .notSOFA(path: path, reason: reason) }
+        if let reason = Self.positionProblem(path: path) { throw .malformed(path: path, reason: reason) }
         var length: Int32 = 0
         var err: Int32 = 0
         guard let easy = mysofa_open(path, Float(sampleRate), &length, &err), err == MYSOFA_OK else {
@@ -217,6 +218,33 @@ public final class HRTFSet: @unchecked Sendable {
     /// `mysofa_getfilter_float_nointerp` reads must be present and as long as the dimensions say
     /// (`mysofa_check` lets a file without `Data.Delay` through, and reading the filter of such a
     /// file dereferences a null pointer in libmysofa 1.3).
+    /// The farthest source position a set may have, in metres (measured sets stop at a few metres).
+    static let maximumSourceDistance: Float = 100
+
+    /// Why the source positions of the file at `path` would keep `mysofa_open` busy for hours, or
+    /// nil. libmysofa's neighbourhood search walks, for every measurement, every radius up to the
+    /// farthest measurement in 1 cm steps: a malformed file whose positions are not finite or lie
+    /// absurdly far can keep it busy for minutes (found by the SOFA fuzzer). The positions are read first
+    /// (`mysofa_load`, no search) and checked; a file libmysofa cannot load or check is left to
+    /// `mysofa_open`, which reports it.
+    static func positionProblem(path: String) -> String? {
+        var err: Int32 = 0
+        guard let hrtf = mysofa_load(path, &err) else { return nil }
+        defer { mysofa_free(hrtf) }
+        guard err == MYSOFA_OK, mysofa_check(hrtf) == MYSOFA_OK else { return nil }
+        mysofa_tocartesian(hrtf)
+        let count = Int(hrtf.pointee.SourcePosition.elements) / 3
+        guard let p = hrtf.pointee.SourcePosition.values else { return nil }
+        for i in 0..<count {
+            let r = (p[3 * i] * p[3 * i] + p[3 * i + 1] * p[3 * i + 1] + p[3 * i + 2] * p[3 * i + 2]).squareRoot()
+            if !r.isFinite { return "source position \(i) is not a finite point" }
+            if r > maximumSourceDistance {
+                return "source position \(i) is \(r) m away (at most \(Int(maximumSourceDistance)) m)"
+            }
+        }
+        return nil
+    }
+
     static func structureProblem(_ hrtf: MYSOFA_HRTF, filterLength: Int) -> String? {
         let (m, r, n) = (Int(hrtf.M), Int(hrtf.R), Int(hrtf.N))
         if m < 1 { return "it has no measurements" }

@@ -46,6 +46,28 @@ final class HRTFSetTests: XCTestCase {
         XCTAssertEqual(try HRTFSet(path: path, sampleRate: 44100).measurementCount, 710)
     }
 
+    /// The SOFA fuzzer's 30-minute run found a file that kept `mysofa_open` busy for minutes (over
+    /// 120 s, in libmysofa's neighbourhood search): the Debian set with its positions relabelled
+    /// cartesian and some of their bytes changed. The positions are now checked before libmysofa
+    /// searches them (the fuzzer's file: refused in 0.3 s). Here: the relabelling alone, which puts
+    /// azimuths of up to 355 degrees 355 m away — refused, where the old code loaded it.
+    func testSourcePositionsFarAwayAreRefusedBeforeLibmysofaSearchesThem() throws {
+        let path = NSTemporaryDirectory() + "hrtfset-far-\(getpid()).sofa"
+        defer { unlink(path) }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: HRTFSet.defaultPath))
+        let spherical = Data("spherical".utf8)
+        let range = try XCTUnwrap(bytes.range(of: spherical), "the Debian set names its positions spherical")
+        bytes.replaceSubrange(range, with: Data("cartesian".utf8))
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let start = Date()
+        XCTAssertThrowsError(try HRTFSet(path: path, sampleRate: 48000)) { error in
+            guard case .malformed(let p, let reason) = error as? HRTFSet.Error else { return XCTFail("\(error)") }
+            XCTAssertEqual(p, path)
+            XCTAssertTrue(reason.hasPrefix("source position ") && reason.hasSuffix("m away (at most 100 m)"), reason)
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 5, "refused before the neighbourhood search")
+    }
+
     /// A FIFO is refused at once: libmysofa's fopen would wait for a writer. A writer that opens
     /// the FIFO after 2 s (non-blocking, so it gives up when nobody reads) ends the wait of a
     /// loader that does open it, which then fails on the time and the error.
