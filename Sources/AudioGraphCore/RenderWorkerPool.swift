@@ -32,7 +32,7 @@ final class RenderWorkerPool: @unchecked Sendable {
     /// Threads that render, the render thread included (workers + 1).
     let threadCount: Int
     private let shared: Shared
-    private var threads: [pthread_t] = []
+    private var threads: [PosixThread] = []
 
     /// Called on each worker thread as it starts (true) and before it ends (false): tests turn
     /// on allocation counting there. Set before the graph creates its pool.
@@ -90,19 +90,13 @@ final class RenderWorkerPool: @unchecked Sendable {
         let limit = Self.testOnly_workerCreationLimit.withLock { $0 }
         for w in 0..<(threadCount - 1) {
             let argument = WorkerArgument(shared: shared, index: w, hook: hook)
-            let arg = Unmanaged.passRetained(argument).toOpaque()
-            var thread = pthread_t()
-            let created = w >= (limit ?? .max) ? EAGAIN : pthread_create(&thread, nil, { raw in
-                let a = Unmanaged<WorkerArgument>.fromOpaque(raw!).takeRetainedValue()
-                RenderWorkerPool.workerLoop(a)
-                return nil
-            }, arg)
-            guard created == 0 else {
-                Unmanaged<WorkerArgument>.fromOpaque(arg).release()
+            do throws(PosixThread.StartError) {
+                if w >= (limit ?? .max) { throw PosixThread.StartError(code: EAGAIN) }
+                threads.append(try PosixThread(name: "ag-render-\(w + 1)") { RenderWorkerPool.workerLoop(argument) })
+            } catch {
                 stopWorkers()
-                throw .renderThreadsUnavailable(requested: threadCount, reason: String(cString: strerror(created)))
+                throw .renderThreadsUnavailable(requested: threadCount, reason: String(cString: strerror(error.code)))
             }
-            threads.append(thread)
         }
     }
 
@@ -112,7 +106,7 @@ final class RenderWorkerPool: @unchecked Sendable {
     private func stopWorkers() {
         shared.stopRequested.store(true, ordering: .releasing)
         for w in 0..<threads.count { sem_post(shared.start + w) }
-        for t in threads { pthread_join(t, nil) }
+        for t in threads { t.join() }
         threads = []
     }
 
@@ -147,7 +141,7 @@ final class RenderWorkerPool: @unchecked Sendable {
         while sem_wait(s.done) != 0 {}
     }
 
-    private final class WorkerArgument {
+    private final class WorkerArgument: @unchecked Sendable {
         let shared: Shared
         let index: Int
         let hook: (@Sendable (Bool) -> Void)?
@@ -160,7 +154,7 @@ final class RenderWorkerPool: @unchecked Sendable {
 
     private static func workerLoop(_ a: WorkerArgument) {
         let s = a.shared
-        RenderThread.markCurrentThread(true)
+        RenderThreadMark.markCurrentThread(true)
         a.hook?(true)
         let start = s.start + a.index
         while true {
@@ -180,6 +174,6 @@ final class RenderWorkerPool: @unchecked Sendable {
             if s.busy.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 { sem_post(s.done) }
         }
         a.hook?(false)
-        RenderThread.markCurrentThread(false)
+        RenderThreadMark.markCurrentThread(false)
     }
 }

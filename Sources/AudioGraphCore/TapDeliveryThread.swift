@@ -1,4 +1,6 @@
 // The thread that calls a live tap's block: polls the tap's ring, delivers, ends with the tap.
+import AudioGraphRealtime
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,27 +22,18 @@ import Glibc
 /// render thread). The thread holds the tap only weakly between polls and is detached: it ends
 /// by itself, and nobody joins it.
 enum TapDeliveryThread {
-    private final class Context {
+    private final class Context: @unchecked Sendable {
         weak var tap: LiveTap?
         init(_ tap: LiveTap) { self.tap = tap }
     }
 
-    /// Starts the delivery thread of `tap`. Control thread.
+    /// Starts the delivery thread of `tap` (detached: it ends by itself). Control thread.
     static func start(for tap: LiveTap) throws(AudioGraphError) {
-        let context = Unmanaged.passRetained(Context(tap)).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        var thread = pthread_t()
-        let rc = pthread_create(&thread, &attributes, { raw in
-            let context = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
-            TapDeliveryThread.run(context)
-            return nil
-        }, context)
-        if rc != 0 {
-            Unmanaged<Context>.fromOpaque(context).release()
-            throw .invalidState("cannot start the delivery thread of a tap on bus \(tap.bus) (error \(rc))")
+        let context = Context(tap)
+        do throws(PosixThread.StartError) {
+            try PosixThread(name: "ag-tap-delivery") { TapDeliveryThread.run(context) }.detach()
+        } catch {
+            throw .invalidState("cannot start the delivery thread of a tap on bus \(tap.bus) (error \(error.code))")
         }
     }
 

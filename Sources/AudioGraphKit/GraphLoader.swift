@@ -1,10 +1,11 @@
-// Loading graph files: parse and validate with the file information libsndfile gives.
+// Loading graph files: parse and validate (with the file information libsndfile gives), then build the engine graph.
 import AudioGraphNodes
 import AudioGraphPlugins
 
-/// Loads and validates graph description files (`Graphs/*.json`).
+/// The graph-file pipeline: loads and validates graph description files (`Graphs/*.json`), and
+/// builds the validated graph into an initialized engine graph.
 ///
-/// Thread safety: reads files; call from a control thread.
+/// Thread safety: reads files and creates nodes; call from a control thread.
 public enum GraphLoader {
     /// Reads and validates the graph at `path`: the file checks, then the engine's own graph rules
     /// on the real nodes (``GraphRules``); sound files are probed with libsndfile.
@@ -27,5 +28,28 @@ public enum GraphLoader {
     /// Rate, channels and length of a sound file, for the validator.
     public static func probe(_ path: String) throws -> AudioFileInfo {
         try AudioFileReader.info(path: path)
+    }
+
+    /// Creates every node of `validated`, connects them and initializes the graph. (An update's
+    /// actions become a pending-change list through ``GraphAssembly/changes(for:sampleRate:outputs:)``.)
+    ///
+    /// - Parameters:
+    ///   - maximumFramesPerSlice: overrides the description's (the CLI's `--slice`).
+    ///   - outputs: what the output node becomes (offline: a generic output; live: PulseAudio).
+    ///   - prepare: called with every node before the graph initializes (e.g. to give input
+    ///     nodes their PulseAudio context).
+    public static func build(_ validated: ValidatedGraph, maximumFramesPerSlice: Int? = nil,
+                             outputs: OutputPlacement = .asDescribed,
+                             prepare: ((GraphNode) -> Void)? = nil) throws(AudioGraphError) -> BuiltGraph {
+        let graph: AudioGraph
+        do {
+            graph = try GraphAssembly.assemble(validated.description, maximumFramesPerSlice: maximumFramesPerSlice, outputs: outputs,
+                                               prepare: prepare)
+        } catch {
+            throw error.error
+        }
+        try graph.initialize()
+        guard let output = graph.outputNode else { throw .outputNodeCount(0) }
+        return BuiltGraph(graph: graph, validated: validated, outputNode: output)
     }
 }

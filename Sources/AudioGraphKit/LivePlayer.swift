@@ -132,7 +132,7 @@ public final class LivePlayer {
         do {
             // An offline graph plays too: its generic output becomes a PulseAudio output on the
             // default sink (or --device), as `render` does the other way round.
-            graph = try GraphBuilder.build(validated, outputs: .live(device: device)) { [context] node in
+            graph = try GraphLoader.build(validated, outputs: .live(device: device)) { [context] node in
                 if let o = node as? OutputNode { output = o }
                 if let i = node as? InputNode {
                     i.pulseContext = context
@@ -145,7 +145,7 @@ public final class LivePlayer {
             }
             updates = try d.updateOrder.map { index in
                 (frame: d.updates[index].when.frame(sampleRate: d.sampleRate),
-                 changes: try GraphBuilder.changes(for: d.updates[index], sampleRate: d.sampleRate))
+                 changes: try GraphAssembly.changes(for: d.updates[index], sampleRate: d.sampleRate))
             }
             self.output = output
         } catch let error as LivePlayerError {

@@ -101,7 +101,7 @@ public final class OfflineRenderer {
                 renderThreads: Int = 1) throws(RenderError) {
         self.measuresLoudness = measuresLoudness
         do {
-            built = try GraphBuilder.build(validated, maximumFramesPerSlice: sliceSize ?? Self.defaultSliceSize(for: validated),
+            built = try GraphLoader.build(validated, maximumFramesPerSlice: sliceSize ?? Self.defaultSliceSize(for: validated),
                                            outputs: .offline)
             try built.graph.setRenderThreadCount(renderThreads)
         } catch {
@@ -252,7 +252,7 @@ public final class OfflineRenderer {
             while done < count && failure == nil {
                 while nextUpdate < updates.count && updates[nextUpdate].frame <= graphFrames {
                     do {
-                        let list = try GraphBuilder.changes(for: updates[nextUpdate].update, sampleRate: d.sampleRate, outputs: .offline)
+                        let list = try GraphAssembly.changes(for: updates[nextUpdate].update, sampleRate: d.sampleRate, outputs: .offline)
                         graph.enqueue(contentsOf: list)
                         try graph.update(waitUntilApplied: false)
                         attachRecorders()
@@ -268,7 +268,7 @@ public final class OfflineRenderer {
                 if nextUpdate < updates.count { n = Int(min(Int64(n), updates[nextUpdate].frame - graphFrames)) }
                 for p in players { p.prepareForOfflineRender(graphSampleTime: graph.renderSampleTime, graphSampleRate: graph.sampleRate) }
                 // Only the render call runs as a render thread (updates and file writes do not).
-                let result = RenderThread.whileMarked { graph.render(frameCount: n) }
+                let result = RenderThreadMark.whileMarked { graph.render(frameCount: n) }
                 for r in recorderNodes { r.drain() }
                 let source = result?.buffer ?? silence.list
                 var written = source

@@ -93,7 +93,7 @@ final class FileStreamer: @unchecked Sendable {
     private var readerEnded = false
 
     // MARK: Control thread only
-    private var thread: pthread_t?
+    private var thread: PosixThread?
     private let wake = WakeSemaphore()
 
     /// Opens `path`, fills the ring from stream position 0 of `segment` (here, on the calling
@@ -110,32 +110,15 @@ final class FileStreamer: @unchecked Sendable {
         readerSegment = segment
         headVersion = version
         while fillOneChunk() {}
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, nil, { raw in
-            let streamer = Unmanaged<FileStreamer>.fromOpaque(raw!).takeRetainedValue()
-            FileStreamer.nameThisThread()
-            streamer.runReader()
-            return nil
-        }, context)
-        if rc != 0 {
-            Unmanaged<FileStreamer>.fromOpaque(context).release()
-            throw .ioFailed(path: path, reason: "cannot start the disk reader thread (error \(rc))")
+        do throws(PosixThread.StartError) {
+            thread = try PosixThread(name: Self.threadName) { [self] in runReader() }
+        } catch {
+            throw .ioFailed(path: path, reason: "cannot start the disk reader thread (error \(error.code))")
         }
-        thread = tid
     }
 
     /// The name of every disk-reader thread (what `ps -L` and /proc/self/task/N/comm show).
     public static let threadName = "ag-disk-reader"
-
-    /// Names the calling (disk-reader) thread ``threadName`` through /proc/thread-self/comm
-    /// (pthread_setname_np does not import into Swift here); best effort.
-    private static func nameThisThread() {
-        let fd = open("/proc/thread-self/comm", O_WRONLY)
-        guard fd >= 0 else { return }
-        _ = threadName.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
-        close(fd)
-    }
 
     deinit {
         stop()
@@ -150,7 +133,7 @@ final class FileStreamer: @unchecked Sendable {
         thread = nil
         stopRequested.store(true, ordering: .releasing)
         wake.post()
-        pthread_join(t, nil)
+        t.join()
     }
 
     // MARK: Consumer API (real-time safe)

@@ -1,4 +1,5 @@
 // The worker extension: a plugin's run schedules work that a non-real-time thread does.
+import AudioGraphRealtime
 import CLilv
 import Glibc
 import Synchronization
@@ -35,7 +36,7 @@ final class LV2Worker: @unchecked Sendable {
     // MARK: Set once by attach, before the first run
     private var interface: UnsafePointer<LV2_Worker_Interface>?
     private var handle: LV2_Handle?
-    private var thread: pthread_t?
+    private var thread: PosixThread?
 
     // MARK: Worker thread only
     private let workScratch: UnsafeMutableRawPointer
@@ -83,14 +84,12 @@ final class LV2Worker: @unchecked Sendable {
         guard let interface else { return .noInterface }
         self.interface = interface.assumingMemoryBound(to: LV2_Worker_Interface.self)
         self.handle = handle
-        var t = pthread_t()
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        let created = pthread_create(&t, nil, { context in
-            Unmanaged<LV2Worker>.fromOpaque(context!).takeUnretainedValue().workLoop()
-            return nil
-        }, context)
-        guard created == 0 else { return .threadNotCreated(created) }
-        thread = t
+        // The thread holds the worker unowned: the worker's deinit stops and joins it.
+        do throws(PosixThread.StartError) {
+            thread = try PosixThread(name: "ag-lv2-worker") { [unowned(unsafe) self] in self.workLoop() }
+        } catch {
+            return .threadNotCreated(error.code)
+        }
         return .attached
     }
 
@@ -99,7 +98,7 @@ final class LV2Worker: @unchecked Sendable {
         guard let t = thread else { return }
         stopping.store(true, ordering: .releasing)
         sem_post(wake)
-        pthread_join(t, nil)
+        t.join()
         thread = nil
     }
 

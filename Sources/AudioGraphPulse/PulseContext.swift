@@ -201,7 +201,7 @@ private func pulseTimeoutCallback(_ api: UnsafeMutablePointer<pa_mainloop_api>?,
 
 private func pulsePromoteCallback(_ api: UnsafeMutablePointer<pa_mainloop_api>?, _ event: OpaquePointer?,
                                   _ tv: UnsafePointer<timeval>?, _ userdata: UnsafeMutableRawPointer?) {
-    RealtimeThread.promoteCurrentThread(priority: 19)
+    PosixThread.promoteCurrentThread(priority: 19)
     if let event, let free = api?.pointee.time_free { free(event) }
 }
 

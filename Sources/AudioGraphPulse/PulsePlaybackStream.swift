@@ -97,7 +97,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     private var heardSeen = (count: 0, at: pa_usec_t(0), ticks: 0)
 
     // MARK: Control thread only
-    private var thread: RealtimeThread?
+    private var thread: PosixThread?
 
     // MARK: Shared (atomic / mutex)
     private let running = Atomic<Bool>(false)
@@ -234,7 +234,14 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         sampleTime = 0
         running.store(true, ordering: .releasing)
         // (renderLimit is left as the caller set it, so a hold can be in place before start.)
-        thread = RealtimeThread(name: "ag-render") { [unowned self] in self.renderLoop() }
+        do throws(PosixThread.StartError) {
+            thread = try PosixThread(name: "ag-render", scheduling: .realtime(priority: PosixThread.renderPriority)) {
+                [unowned self] in self.renderLoop()
+            }
+        } catch {
+            running.store(false, ordering: .releasing)
+            throw .streamFailed(stream: "playback", reason: error.description)
+        }
 
         // Give the render thread a moment to fill the ring so the first request is met.
         let sliceSamples = configuration.playbackQuantumFrames * configuration.channels
@@ -285,8 +292,8 @@ public final class PulsePlaybackStream: @unchecked Sendable {
         let channels = configuration.channels
         let sliceSamples = frames * channels
         // The real-time check: a ControlLock taken anywhere below counts (and traps in debug).
-        RenderThread.markCurrentThread(true)
-        defer { RenderThread.markCurrentThread(false) }
+        RenderThreadMark.markCurrentThread(true)
+        defer { RenderThreadMark.markCurrentThread(false) }
         while running.load(ordering: .acquiring) {
             let end = endFrame.load(ordering: .acquiring)
             while ring.writableCount >= sliceSamples && sampleTime < renderLimit.load(ordering: .acquiring) && sampleTime < end {

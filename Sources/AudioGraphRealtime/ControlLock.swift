@@ -2,11 +2,11 @@
 import Synchronization
 
 /// A mutual-exclusion lock around a value, for control threads only: the standard library's
-/// `Mutex` plus the real-time check of ``RenderThread``.
+/// `Mutex` plus the real-time check of ``RenderThreadMark``.
 ///
 /// Every lock in the project is one of these, so "the render thread takes no lock" is checked
 /// where it matters: a `ControlLock` taken on a thread marked as a render thread counts a
-/// violation in ``RenderThread/lockViolations`` and, in debug builds, traps at the call (Swift's
+/// violation in ``RenderThreadMark/lockViolations`` and, in debug builds, traps at the call (Swift's
 /// `Mutex` locks with an atomic compare-and-swap and a raw futex call on Linux, which no
 /// `pthread_mutex_lock` interposer can see; this check can).
 ///
@@ -32,7 +32,7 @@ public struct ControlLock<State: ~Copyable>: ~Copyable, Sendable {
     public borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending State) throws(E) -> sending Result
     ) throws(E) -> sending Result {
-        RenderThread.checkLockTaken()
+        RenderThreadMark.checkLockTaken()
         return try mutex.withLock { (state: inout sending State) throws(E) -> sending Result in
             _ = handOff.load(ordering: .acquiring)
             defer { handOff.wrappingAdd(1, ordering: .releasing) }

@@ -76,8 +76,8 @@ public final class SchedulingProbe: @unchecked Sendable {
     private var startedAt = 0  // control thread; handed to the probe thread at start
     private var thread: Thread?
 
-    /// The probe thread's `SCHED_FIFO` priority: 10 above the render threads' (``RenderThread/schedulingPriority``).
-    public static let priority: Int32 = RenderThread.schedulingPriority + 10
+    /// The probe thread's `SCHED_FIFO` priority: 10 above the render threads' (``PosixThread/renderPriority``).
+    public static let priority: Int32 = PosixThread.renderPriority + 10
 
     /// The scheduling policy and priority the probe thread ran with (`SCHED_OTHER` and 0 when it
     /// got no real-time policy); valid after `stop()`.

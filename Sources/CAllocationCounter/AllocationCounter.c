@@ -29,8 +29,11 @@
 #ifdef __linux__
 #include <malloc.h>
 #endif
+#include <linux/futex.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
+#include <sys/syscall.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +60,7 @@
 static _Atomic uint64_t allocationCount;
 static _Atomic uint64_t freeCount;
 static _Atomic uint64_t lockCount;
+static _Atomic uint64_t waitCount;
 /// Set by the interposed malloc the first time it runs: proof that calls reach this file.
 static _Atomic int interposerSeen;
 
@@ -70,11 +74,13 @@ void ag_counter_track_this_thread(int on) { tracked = on ? 1 : 0; }
 uint64_t ag_counter_allocations(void) { return atomic_load_explicit(&allocationCount, memory_order_relaxed); }
 uint64_t ag_counter_frees(void) { return atomic_load_explicit(&freeCount, memory_order_relaxed); }
 uint64_t ag_counter_locks(void) { return atomic_load_explicit(&lockCount, memory_order_relaxed); }
+uint64_t ag_counter_waits(void) { return atomic_load_explicit(&waitCount, memory_order_relaxed); }
 
 void ag_counter_reset(void) {
     atomic_store_explicit(&allocationCount, 0, memory_order_relaxed);
     atomic_store_explicit(&freeCount, 0, memory_order_relaxed);
     atomic_store_explicit(&lockCount, 0, memory_order_relaxed);
+    atomic_store_explicit(&waitCount, 0, memory_order_relaxed);
 }
 
 int ag_counter_is_sanitized(void) { return AG_COUNTER_SANITIZED; }
@@ -234,6 +240,48 @@ int pthread_mutex_lock(pthread_mutex_t *mutex) {
 int pthread_mutex_trylock(pthread_mutex_t *mutex) {
     if (__builtin_expect(tracked, 0)) atomic_fetch_add_explicit(&lockCount, 1, memory_order_relaxed);
     return resolveNext(&nextTryLock, "pthread_mutex_trylock")(mutex);
+}
+
+// MARK: Futex calls through syscall(2) (Swift's Mutex when it has to wait)
+
+typedef long (*SyscallFunction)(long, long, long, long, long, long, long);
+static _Atomic(SyscallFunction) nextSyscall;
+
+/// Swift's `Synchronization.Mutex` takes an uncontended lock with a compare-and-swap and nothing
+/// else; a contended one waits with `syscall(SYS_futex, FUTEX_LOCK_PI_PRIVATE)` from
+/// libswiftSynchronization, and its unlock hands the lock over with FUTEX_UNLOCK_PI. Both reach
+/// this definition. (glibc's own semaphores and condition variables use inline system calls, so
+/// `sem_post` on a render thread is not seen here.)
+long syscall(long number, ...) {
+    va_list list;
+    va_start(list, number);
+    long a = va_arg(list, long), b = va_arg(list, long), c = va_arg(list, long);
+    long d = va_arg(list, long), e = va_arg(list, long), f = va_arg(list, long);
+    va_end(list);
+    if (__builtin_expect(tracked, 0) && number == SYS_futex) {
+        switch ((int)b & FUTEX_CMD_MASK) {
+        case FUTEX_WAIT: case FUTEX_WAIT_BITSET: case FUTEX_LOCK_PI: case FUTEX_TRYLOCK_PI:
+        case FUTEX_UNLOCK_PI: case FUTEX_WAIT_REQUEUE_PI:
+#ifdef FUTEX_LOCK_PI2
+        case FUTEX_LOCK_PI2:
+#endif
+            atomic_fetch_add_explicit(&waitCount, 1, memory_order_relaxed);
+            break;
+        default:
+            break;
+        }
+    }
+    SyscallFunction next = atomic_load_explicit(&nextSyscall, memory_order_acquire);
+    if (__builtin_expect(next == NULL, 0)) {
+        next = (SyscallFunction)dlsym(RTLD_NEXT, "syscall");
+        if (next == NULL) {
+            static const char message[] = "CAllocationCounter: dlsym(RTLD_NEXT) found no syscall\n";
+            (void)!write(2, message, sizeof message - 1);
+            abort();
+        }
+        atomic_store_explicit(&nextSyscall, next, memory_order_release);
+    }
+    return next(number, a, b, c, d, e, f);
 }
 
 #endif

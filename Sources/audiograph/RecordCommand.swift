@@ -111,7 +111,7 @@ struct RecordCommand: ParsableCommand {
                 continue
             }
             let n = Int(min(Int64(Self.slice), (endFrame ?? .max) - rendered))
-            let result = RenderThread.whileMarked { graph.render(frameCount: n) }
+            let result = RenderThreadMark.whileMarked { graph.render(frameCount: n) }
             if let result { bar?.add(result.buffer, frameCount: n) }
             rendered += Int64(n)
             graph.collectRetiredPlans()

@@ -174,16 +174,16 @@ extension AudioGraphConcurrencyTests {
             try g.initialize()
             try g.start()
             runOnNewThread {
-                RenderThread.markCurrentThread(true)
+                RenderThreadMark.markCurrentThread(true)
                 for i in 0..<2000 {
                     _ = g.render(frameCount: 64)
-                    if i % 100 == 0 { RenderThread.markCurrentThread(false); try? src.setParameter("value", Double(i % 7)); RenderThread.markCurrentThread(true) }
+                    if i % 100 == 0 { RenderThreadMark.markCurrentThread(false); try? src.setParameter("value", Double(i % 7)); RenderThreadMark.markCurrentThread(true) }
                 }
-                XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+                XCTAssertEqual(RenderThreadMark.lockViolations, 0, "the render path took a ControlLock")
                 _ = g.nodes
-                RenderThread.markCurrentThread(false)
+                RenderThreadMark.markCurrentThread(false)
             }
-            XCTAssertEqual(RenderThread.lockViolations, 1, "a control call on the render thread was not counted")
+            XCTAssertEqual(RenderThreadMark.lockViolations, 1, "a control call on the render thread was not counted")
             g.stop()
         }
     }

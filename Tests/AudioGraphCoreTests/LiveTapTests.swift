@@ -1,5 +1,6 @@
 // Tests of live taps: exact buffer sizes, bit-exact offline delivery, install/remove while rendering, drops.
 import AudioGraphNodes
+import AudioGraphRealtime
 import Foundation
 import Synchronization
 import XCTest
@@ -48,7 +49,8 @@ final class TapTestRenderThread: @unchecked Sendable {
     private let stopFlag = Atomic<Bool>(false)
     private let renderedFrames = Atomic<Int>(0)
     private let maxRenderNanos = Atomic<Int>(0)
-    private(set) var thread = pthread_t()
+    private var thread: PosixThread?
+    private let threadIDStore = Atomic<UInt>(0)
     let graph: AudioGraph
     let sliceFrames: Int
     let pauseMicroseconds: UInt32
@@ -59,16 +61,17 @@ final class TapTestRenderThread: @unchecked Sendable {
         self.sliceFrames = sliceFrames
         self.pauseMicroseconds = pauseMicroseconds
         self.slices = slices
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&thread, nil, { raw in
-            let me = Unmanaged<TapTestRenderThread>.fromOpaque(raw!).takeRetainedValue()
-            me.run()
-            return nil
-        }, context)
-        precondition(rc == 0)
+        thread = try! PosixThread(name: "ag-test-render") { [self] in run() }
     }
 
+    /// The render thread's `pthread_self()` (0 until it runs).
+    var threadID: UInt { threadIDStore.load(ordering: .acquiring) }
+
+    /// Waits for the render loop to end (after `slices` slices).
+    func join() { thread?.join() }
+
     private func run() {
+        threadIDStore.store(UInt(pthread_self()), ordering: .releasing)
         var done = 0
         while done < slices && !stopFlag.load(ordering: .relaxed) {
             let t0 = LiveTap.hostTimeNow()
@@ -88,7 +91,7 @@ final class TapTestRenderThread: @unchecked Sendable {
     /// Stops the loop and joins the thread.
     func stopAndJoin() {
         stopFlag.store(true, ordering: .relaxed)
-        pthread_join(thread, nil)
+        thread?.join()
     }
 }
 
@@ -297,7 +300,7 @@ final class LiveTapTests: XCTestCase {
         XCTAssertEqual(tap.droppedFrameCount, 0)
         let threads = Set(buffers.map { UInt($0.thread) })
         XCTAssertEqual(threads.count, 1, "one delivery thread")
-        XCTAssertNotEqual(threads.first, UInt(render.thread), "the block ran on the render thread")
+        XCTAssertNotEqual(threads.first, render.threadID, "the block ran on the render thread")
         XCTAssertNotEqual(threads.first, UInt(pthread_self()), "the block ran on the test thread")
         let now = LiveTap.hostTimeNow()
         XCTAssertTrue(buffers.allSatisfy { $0.hostTime > 0 && $0.hostTime <= now })
@@ -320,7 +323,7 @@ final class LiveTapTests: XCTestCase {
         let slices = 1000
         let started = Date()
         let render = TapTestRenderThread(graph: graph, sliceFrames: 256, pauseMicroseconds: 1000, slices: slices)
-        pthread_join(render.thread, nil)
+        render.join()
         let elapsed = Date().timeIntervalSince(started)
         graph.removeTap(onNode: "src", bus: 0)
         graph.stop() // adopts the removal here (no render thread any more)

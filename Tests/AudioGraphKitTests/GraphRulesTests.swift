@@ -46,11 +46,11 @@ final class GraphRulesTests: XCTestCase {
     static func initialize(_ v: ValidatedGraph, outputs: OutputPlacement) -> Verdict {
         let d = v.description
         do {
-            let built = try GraphBuilder.build(v, maximumFramesPerSlice: 64, outputs: outputs) { node in
+            let built = try GraphLoader.build(v, maximumFramesPerSlice: 64, outputs: outputs) { node in
                 (node as? InputNode)?.rendersSilenceWithoutContext = true
             }
             for index in d.updateOrder {
-                built.graph.enqueue(contentsOf: try GraphBuilder.changes(for: d.updates[index], sampleRate: d.sampleRate,
+                built.graph.enqueue(contentsOf: try GraphAssembly.changes(for: d.updates[index], sampleRate: d.sampleRate,
                                                                          outputs: outputs))
                 try built.graph.update(waitUntilApplied: false)
             }
@@ -155,7 +155,7 @@ final class GraphRulesTests: XCTestCase {
     func testInspectPrintsTheEnginesFormats() throws {
         let path = Self.hostileFolder.appendingPathComponent("converter-into-mixer-at-another-rate.json").path
         let v = try GraphLoader.load(path)
-        let built = try GraphBuilder.build(v, outputs: .offline)
+        let built = try GraphLoader.build(v, outputs: .offline)
         defer { built.graph.uninitialize() }
         for node in built.graph.nodes {
             XCTAssertEqual(v.formats[node.id]?.outputs.map(\.sampleRate), node.outputFormats.map(\.sampleRate), node.id)

@@ -1,7 +1,6 @@
 // Proves the eq, delay, converter, analyser, reverb and varispeed render paths allocate nothing and take no lock.
 import AudioGraphRealtime
 import AudioGraphCore
-import CAllocationCounter
 import Foundation
 import Synchronization
 import AudioGraphTesting
@@ -10,8 +9,8 @@ import XCTest
 
 final class DSPNodesRealTimeSafetyTests: XCTestCase {
     override func setUpWithError() throws {
-        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
-        XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
+        try XCTSkipIf(!RealTimeScaffold.isCounting, "allocations are not counted under sanitizers")
+        XCTAssertTrue(RealTimeScaffold.interposerIsActive, "the malloc interposer is not linked into the test bundle")
     }
 
     /// oscillator (44.1 kHz) -> converter (48 kHz, best: libsoxr) -> eq (3 bands, automated frequency) ->
@@ -35,10 +34,7 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         for _ in 0..<8 { _ = g.render(frameCount: 256) }   // warm up (first-touch lazies)
 
         var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
-        let savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = savedTrapping }
-        RenderThread.resetLockViolations()
+        var counted = RealTimeScaffold.Counts()
         var firstBad: Int?   // run with AG_COUNTER_BACKTRACE=1 to see where
         for i in 0..<2000 {
             switch i {
@@ -52,21 +48,17 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
                 try g.update(waitUntilApplied: false)
             default: break
             }
-            ag_counter_reset()
-            RenderThread.markCurrentThread(true)
-            ag_counter_track_this_thread(1)
-            let r = g.render(frameCount: 256)
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
-            if firstBad == nil && ag_counter_allocations() + ag_counter_locks() > 0 { firstBad = i }
-            allocations += ag_counter_allocations()
-            locks += ag_counter_locks()
+            let (r, sliceCounts) = RealTimeScaffold.count { g.render(frameCount: 256) }
+            counted += sliceCounts
+            if firstBad == nil && sliceCounts.allocations + sliceCounts.locks > 0 { firstBad = i }
+            allocations += sliceCounts.allocations
+            locks += sliceCounts.locks
             if let r, !r.isSilent { audible += 1 }
         }
         g.collectRetiredPlans()
         XCTAssertEqual(allocations, 0, "first at slice \(firstBad ?? -1)")
         XCTAssertEqual(locks, 0, "first at slice \(firstBad ?? -1)")
-        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertEqual(counted.controlLocks, 0, "the render path took a ControlLock")
         XCTAssertEqual(audible, 2000)
     }
 
@@ -85,10 +77,7 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         for _ in 0..<8 { _ = g.render(frameCount: 256) }
 
         var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
-        let savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = savedTrapping }
-        RenderThread.resetLockViolations()
+        var counted = RealTimeScaffold.Counts()
         var firstBad: Int?
         for i in 0..<1200 {
             switch i {
@@ -102,21 +91,17 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
             case 1100: try rv.setParameter("wetDryMix", 100, rampFrames: 4800)
             default: break
             }
-            ag_counter_reset()
-            RenderThread.markCurrentThread(true)
-            ag_counter_track_this_thread(1)
-            let r = g.render(frameCount: 256)
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
-            if firstBad == nil && ag_counter_allocations() + ag_counter_locks() > 0 { firstBad = i }
-            allocations += ag_counter_allocations()
-            locks += ag_counter_locks()
+            let (r, sliceCounts) = RealTimeScaffold.count { g.render(frameCount: 256) }
+            counted += sliceCounts
+            if firstBad == nil && sliceCounts.allocations + sliceCounts.locks > 0 { firstBad = i }
+            allocations += sliceCounts.allocations
+            locks += sliceCounts.locks
             if let r, !r.isSilent { audible += 1 }
         }
         g.collectRetiredPlans()
         XCTAssertEqual(allocations, 0, "first at slice \(firstBad ?? -1)")
         XCTAssertEqual(locks, 0, "first at slice \(firstBad ?? -1)")
-        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertEqual(counted.controlLocks, 0, "the render path took a ControlLock")
         XCTAssertEqual(audible, 1200)
     }
 
@@ -140,26 +125,19 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         }
         readerThread.start()
         var allocations: UInt64 = 0, locks: UInt64 = 0
-        let savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = savedTrapping }
-        RenderThread.resetLockViolations()
+        var counted = RealTimeScaffold.Counts()
         while reads.load(ordering: .relaxed) == 0 { usleep(100) }
         for _ in 0..<2000 {
-            ag_counter_reset()
-            RenderThread.markCurrentThread(true)
-            ag_counter_track_this_thread(1)
-            _ = g.render(frameCount: 256)
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
-            allocations += ag_counter_allocations()
-            locks += ag_counter_locks()
+            let (_, sliceCounts) = RealTimeScaffold.count { _ = g.render(frameCount: 256) }
+            counted += sliceCounts
+            allocations += sliceCounts.allocations
+            locks += sliceCounts.locks
         }
         done.store(true, ordering: .relaxed)
         while !readerThread.isFinished { usleep(100) }
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(locks, 0)
-        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertEqual(counted.controlLocks, 0, "the render path took a ControlLock")
         XCTAssertGreaterThan(reads.load(ordering: .relaxed), 0)
         // The reader saw the tone: 1 kHz at 48000/4096 Hz per bin is bin 85.3.
         var db = [Float](repeating: 0, count: 2048)
@@ -190,25 +168,18 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         for _ in 0..<8 { _ = g.render(frameCount: 256) }
 
         var allocations: UInt64 = 0, locks: UInt64 = 0, finite = 0
-        let savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = savedTrapping }
-        RenderThread.resetLockViolations()
+        var counted = RealTimeScaffold.Counts()
         for _ in 0..<400 {
-            ag_counter_reset()
-            RenderThread.markCurrentThread(true)
-            ag_counter_track_this_thread(1)
-            let r = g.render(frameCount: 256)
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
-            allocations += ag_counter_allocations()
-            locks += ag_counter_locks()
+            let (r, sliceCounts) = RealTimeScaffold.count { g.render(frameCount: 256) }
+            counted += sliceCounts
+            allocations += sliceCounts.allocations
+            locks += sliceCounts.locks
             if let r, (0..<r.buffer.channelCount).allSatisfy({ c in NonFiniteSamples.allFinite(r.buffer.channel(c), count: 256) }) { finite += 1 }
         }
         g.collectRetiredPlans()
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(locks, 0)
-        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertEqual(counted.controlLocks, 0, "the render path took a ControlLock")
         XCTAssertEqual(finite, 400, "timePitch silences what reaches it, so the environment never sees NaN")
     }
 }

@@ -1,7 +1,6 @@
 // Proves the render path allocates nothing and takes no lock while updates fly, and that the proof can fail.
 import AudioGraphRealtime
 import AudioGraphTesting
-import CAllocationCounter
 import Foundation
 import Synchronization
 import XCTest
@@ -13,104 +12,50 @@ import XCTest
 import Glibc
 #endif
 
-/// Runs `body` on a new pthread that counts its own allocations and pthread locks and is marked
-/// as a render thread (so a `ControlLock` taken on it counts in `RenderThread.lockViolations`),
-/// after `warmUp`.
-private func runTrackedRenderThread(warmUp: @escaping @Sendable () -> Void,
-                                    body: @escaping @Sendable () -> Void) -> pthread_t {
-    final class Context: @unchecked Sendable {
-        let warmUp: @Sendable () -> Void
-        let body: @Sendable () -> Void
-        init(_ w: @escaping @Sendable () -> Void, _ b: @escaping @Sendable () -> Void) { warmUp = w; body = b }
-    }
-    let context = Unmanaged.passRetained(Context(warmUp, body)).toOpaque()
-    var thread = pthread_t()
-    let created = pthread_create(&thread, nil, { raw in
-        let c = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
-        c.warmUp()
-        RenderThread.markCurrentThread(true)
-        ag_counter_track_this_thread(1)
-        c.body()
-        ag_counter_track_this_thread(0)
-        RenderThread.markCurrentThread(false)
-        return nil
-    }, context)
-    precondition(created == 0)
-    return thread
-}
-
 final class RealTimeSafetyTests: XCTestCase {
-    /// Under `make tsan` the sanitizer owns malloc: the scenarios still run (ThreadSanitizer checks
-    /// the hand-off between the render and control threads), only the counts are not asserted.
-    private var counting: Bool { ag_counter_is_sanitized() == 0 }
-
-    private var savedTrapping = true
-
     override func setUpWithError() throws {
-        if counting { XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle") }
-        // Count control locks on the render thread instead of trapping, so a test can assert.
-        savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-    }
-
-    override func tearDown() {
-        RenderThread.trapsOnViolation = savedTrapping
+        if RealTimeScaffold.isCounting {
+            XCTAssertTrue(RealTimeScaffold.interposerIsActive, "the malloc interposer is not linked into the test bundle")
+        }
     }
 
     /// Control locks are checked in every build (the check is ours, not the interposer's);
-    /// allocations, frees and pthread locks only where the interposer counts.
-    private func assertNothingCounted(_ run: TrackedRun) {
-        XCTAssertEqual(run.controlLocks, 0, "the render thread took a ControlLock")
-        guard counting else { return }
-        XCTAssertEqual(run.allocations, 0, "the render thread allocated")
-        XCTAssertEqual(run.frees, 0, "the render thread freed memory (a plan or kernel released on it?)")
-        XCTAssertEqual(run.locks, 0, "the render thread took a pthread mutex")
+    /// allocations, frees, pthread locks and futex waits where the interposer counts.
+    private func assertNothingCounted(_ run: TrackedRun, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertNil(run.counts.violation, file: file, line: line)
     }
 
     /// What the render thread did in one scenario.
     private struct TrackedRun: CustomStringConvertible {
         var audibleSlices: Int
         var controlSteps: Int
-        var allocations: UInt64, frees: UInt64, locks: UInt64
-        /// ControlLocks taken on the (marked) render thread.
-        var controlLocks: Int
-
-        var description: String {
-            "render thread: \(allocations) allocations, \(frees) frees, \(locks) pthread mutex locks, \(controlLocks) control locks"
-        }
+        var counts: RealTimeScaffold.Counts
+        var allocations: UInt64 { counts.allocations }
+        var frees: UInt64 { counts.frees }
+        var locks: UInt64 { counts.locks }
+        var controlLocks: Int { counts.controlLocks }
+        var description: String { "render thread: \(counts)" }
     }
 
-    /// Renders `slices` 256-frame slices of `graph` on a tracked thread (after 64 untracked
-    /// warm-up slices) while this thread calls `control` with step 1, 2, ... until the render is
-    /// done; counts the slices `isAudible` accepts, and what the render thread allocated, freed
-    /// and locked. `pauseEvery4`: microseconds the render thread sleeps every fourth slice (0: none).
+    /// Renders `slices` 256-frame slices of `graph` on the scaffold's render thread (after 64
+    /// untracked warm-up slices) while this thread calls `control` with step 1, 2, ... until the
+    /// render is done; counts the slices `isAudible` accepts, and what the render thread
+    /// allocated, freed, locked and waited on. `pauseEvery4`: microseconds the render thread
+    /// sleeps every fourth slice (0: none).
     private func renderWhileChanging(_ graph: AudioGraph, slices: Int, pauseEvery4: UInt32 = 0,
                                      isAudible: @escaping @Sendable (InputBuffer) -> Bool = { !$0.isSilent },
                                      control: (Int) throws -> Void) rethrows -> TrackedRun {
-        let finished = Atomic<Bool>(false)
-        let audible = Atomic<Int>(0)
-        ag_counter_reset()
-        RenderThread.resetLockViolations()
-        let thread = runTrackedRenderThread(warmUp: {
+        let run = try RealTimeScaffold.runRenderThread(warmUp: {
             for _ in 0..<64 { _ = graph.render(frameCount: 256) }
-        }, body: {
+        }, render: {
             var count = 0
             for i in 0..<slices {
                 if let r = graph.render(frameCount: 256), isAudible(r) { count += 1 }
                 if pauseEvery4 > 0 && i % 4 == 0 { usleep(pauseEvery4) }
             }
-            audible.store(count, ordering: .relaxed)
-            finished.store(true, ordering: .releasing)
-        })
-        var step = 0
-        while !finished.load(ordering: .acquiring) {
-            step += 1
-            try control(step)
-        }
-        pthread_join(thread, nil)
-        return TrackedRun(audibleSlices: audible.load(ordering: .relaxed), controlSteps: step,
-                          allocations: ag_counter_allocations(), frees: ag_counter_frees(), locks: ag_counter_locks(),
-                          controlLocks: RenderThread.lockViolations)
+            return count
+        }, whileRendering: control)
+        return TrackedRun(audibleSlices: run.result, controlSteps: run.steps, counts: run.counts)
     }
 
     /// Writes a 1 s stereo 44.1 kHz file (so the mixer's implicit rate conversion runs too).
@@ -191,7 +136,7 @@ final class RealTimeSafetyTests: XCTestCase {
     func testParallelRenderWorkersAllocateNothingAndTakeNoLock() throws {
         let path = try makeFile()
         defer { unlink(path) }
-        RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = { on in ag_counter_track_this_thread(on ? 1 : 0) } }
+        RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = { on in RealTimeScaffold.trackCurrentThread(on) } }
         defer { RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = nil } }
         let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
         let oscs = (0..<6).map { OscillatorNode(id: "osc\($0)", sampleRate: 48000,
@@ -209,7 +154,7 @@ final class RealTimeSafetyTests: XCTestCase {
         try graph.setRenderThreadCount(3)
         try graph.start()
         // Warm the workers up (their counting is on from their start).
-        RenderThread.whileMarked { for _ in 0..<64 { _ = graph.render(frameCount: 256) } }
+        RenderThreadMark.whileMarked { for _ in 0..<64 { _ = graph.render(frameCount: 256) } }
         let workedBefore = graph.testOnly_parallelGroups.workerRenderedGroups
         XCTAssertGreaterThan(workedBefore, 0)
         var connected = true
@@ -520,36 +465,10 @@ final class RealTimeSafetyTests: XCTestCase {
 
     // MARK: The proof can fail
 
-    /// The detectors themselves, on a marked and tracked thread: one `ControlLock` (Swift's
-    /// `Mutex` inside, invisible to the interposer) counts one control lock; one raw
-    /// `pthread_mutex_lock` counts one pthread lock; one `malloc` counts one allocation.
-    func testDetectorsCountALockAndAnAllocationOnTheRenderThread() {
-        let lock = ControlLock<Int>(0)
-        let raw = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        pthread_mutex_init(raw, nil)
-        defer { pthread_mutex_destroy(raw); raw.deallocate() }
-        let rawBits = Int(bitPattern: raw)
-        ag_counter_reset()
-        RenderThread.resetLockViolations()
-        let thread = runTrackedRenderThread(warmUp: {}, body: {
-            lock.withLock { $0 += 1 }
-            let m = UnsafeMutablePointer<pthread_mutex_t>(bitPattern: rawBits)!
-            pthread_mutex_lock(m)
-            pthread_mutex_unlock(m)
-            let p = malloc(32)
-            free(p)
-        })
-        pthread_join(thread, nil)
-        XCTAssertEqual(RenderThread.lockViolations, 1, "a ControlLock on the render thread was not counted")
-        XCTAssertEqual(lock.withLock { $0 }, 1)
-        guard counting else { return }
-        XCTAssertEqual(ag_counter_locks(), 1, "a pthread_mutex_lock on the render thread was not counted")
-        XCTAssertGreaterThanOrEqual(ag_counter_allocations(), 1, "a malloc on the render thread was not counted")
-    }
-
     /// The same scaffold the scenarios above use, with a render path that breaks the rules on
-    /// purpose — a render callback that takes a `ControlLock` every slice and one that builds an
-    /// array every slice — must count both: the assertions of 0 above can fail.
+    /// purpose — a render callback that takes a `ControlLock` every slice, one that builds an
+    /// array every slice, and one that takes a raw Swift `Mutex` the control thread holds most
+    /// of the time — must count all three: the assertions of 0 above can fail.
     func testScaffoldCatchesALockAndAnAllocationAddedToTheRenderPath() throws {
         let lock = ControlLock<Int>(0)
         let locking = RenderCallbackNode(id: "locking", channels: 1) { context, buffer in
@@ -562,23 +481,33 @@ final class RealTimeSafetyTests: XCTestCase {
             buffer.channel(0).update(from: scratch, count: context.frameCount)
             return false
         }
+        let mutex = Mutex<Int>(0)
+        let waiting = RenderCallbackNode(id: "waiting", channels: 1) { context, buffer in
+            let n = mutex.withLock { v -> Int in v += 1; return v }
+            buffer.channel(0)[0] = Float(n & 1)
+            return false
+        }
         let graph = AudioGraph(sampleRate: 48000, maximumFramesPerSlice: 256)
-        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
-        for n in [locking, allocating, mixer, GenericOutputNode(id: "out")] as [GraphNode] { try graph.addNode(n) }
+        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 3)
+        for n in [locking, allocating, waiting, mixer, GenericOutputNode(id: "out")] as [GraphNode] { try graph.addNode(n) }
         try graph.connect("locking", to: "mix", inputBus: 0)
         try graph.connect("allocating", to: "mix", inputBus: 1)
+        try graph.connect("waiting", to: "mix", inputBus: 2)
         try graph.connect("mix", to: "out")
         try graph.initialize()
         try graph.start()
         let slices = 500
         let run = renderWhileChanging(graph, slices: slices) { step in
             try? mixer.setParameter("input.0.volume", Double(step % 5) / 4)
-            usleep(500)
+            mutex.withLock { _ in usleep(500) }   // held 5/6 of the time: the render thread waits for it
+            usleep(100)
         }
         graph.stop()
         print("real-time safety (deliberately broken render path): \(slices) slices; \(run)")
         XCTAssertEqual(run.controlLocks, slices, "the ControlLock taken in every slice was not counted")
-        guard counting else { return }
+        XCTAssertNotNil(run.counts.violation)
+        guard RealTimeScaffold.isCounting else { return }
         XCTAssertGreaterThanOrEqual(run.allocations, UInt64(slices), "the array built in every slice was not counted")
+        XCTAssertGreaterThanOrEqual(run.counts.waits, 1, "the render thread waited on a Swift Mutex and nothing counted it")
     }
 }

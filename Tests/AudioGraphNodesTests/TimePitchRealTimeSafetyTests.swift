@@ -1,7 +1,6 @@
 // Proves the timePitch render path (rubberband's process, retrieve, ratio changes, restart after bypass) allocates nothing and takes no lock.
 import AudioGraphRealtime
 import AudioGraphCore
-import CAllocationCounter
 import Foundation
 import AudioGraphTesting
 import XCTest
@@ -9,8 +8,8 @@ import XCTest
 
 final class TimePitchRealTimeSafetyTests: XCTestCase {
     override func setUpWithError() throws {
-        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
-        XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
+        try XCTSkipIf(!RealTimeScaffold.isCounting, "allocations are not counted under sanitizers")
+        XCTAssertTrue(RealTimeScaffold.interposerIsActive, "the malloc interposer is not linked into the test bundle")
     }
 
     /// Renders `slices` slices of 256 frames with only the render calls tracked, calling
@@ -18,27 +17,20 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
     func measure(_ g: AudioGraph, slices: Int, _ change: (Int) throws -> Void) rethrows
         -> (allocations: UInt64, frees: UInt64, locks: UInt64, firstBad: Int?, audible: Int) {
         var allocations: UInt64 = 0, frees: UInt64 = 0, locks: UInt64 = 0, audible = 0
-        let savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = savedTrapping }
-        RenderThread.resetLockViolations()
+        var counted = RealTimeScaffold.Counts()
         var firstBad: Int?   // run with AG_COUNTER_BACKTRACE=1 to see where
         for i in 0..<slices {
             try change(i)
-            ag_counter_reset()
-            RenderThread.markCurrentThread(true)
-            ag_counter_track_this_thread(1)
-            let r = g.render(frameCount: 256)
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
-            if firstBad == nil && ag_counter_allocations() + ag_counter_locks() > 0 { firstBad = i }
-            allocations += ag_counter_allocations()
-            frees += ag_counter_frees()
-            locks += ag_counter_locks()
+            let (r, sliceCounts) = RealTimeScaffold.count { g.render(frameCount: 256) }
+            counted += sliceCounts
+            if firstBad == nil && sliceCounts.allocations + sliceCounts.locks > 0 { firstBad = i }
+            allocations += sliceCounts.allocations
+            frees += sliceCounts.frees
+            locks += sliceCounts.locks
             if let r, !r.isSilent { audible += 1 }
         }
         g.collectRetiredPlans()
-        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertEqual(counted.controlLocks, 0, "the render path took a ControlLock")
         return (allocations, frees, locks, firstBad, audible)
     }
 

@@ -2,15 +2,14 @@
 import AudioGraphRealtime
 import AudioGraphCore
 import AudioGraphNodes
-import CAllocationCounter
 import AudioGraphTesting
 import XCTest
 @testable import AudioGraphPlugins
 
 final class LV2RealTimeSafetyTests: XCTestCase {
     override func setUpWithError() throws {
-        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
-        XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
+        try XCTSkipIf(!RealTimeScaffold.isCounting, "allocations are not counted under sanitizers")
+        XCTAssertTrue(RealTimeScaffold.interposerIsActive, "the malloc interposer is not linked into the test bundle")
     }
 
     /// oscillator (stereo) -> amp (two instances, automated gain) -> artificialLatency -> out:
@@ -25,10 +24,7 @@ final class LV2RealTimeSafetyTests: XCTestCase {
         for _ in 0..<8 { _ = g.render(frameCount: 256) }
 
         var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
-        let savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = savedTrapping }
-        RenderThread.resetLockViolations()
+        var counted = RealTimeScaffold.Counts()
         for i in 0..<2000 {
             switch i {
             case 700: try latency.setParameter("delay", 100)
@@ -37,20 +33,16 @@ final class LV2RealTimeSafetyTests: XCTestCase {
             case 1300: try latency.setParameter("delay", 5, rampFrames: 3000)
             default: break
             }
-            ag_counter_reset()
-            RenderThread.markCurrentThread(true)
-            ag_counter_track_this_thread(1)
-            let r = g.render(frameCount: 256)
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
-            allocations += ag_counter_allocations()
-            locks += ag_counter_locks()
+            let (r, sliceCounts) = RealTimeScaffold.count { g.render(frameCount: 256) }
+            counted += sliceCounts
+            allocations += sliceCounts.allocations
+            locks += sliceCounts.locks
             if let r, !r.isSilent { audible += 1 }
         }
         g.collectRetiredPlans()
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(locks, 0)
-        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertEqual(counted.controlLocks, 0, "the render path took a ControlLock")
         XCTAssertEqual(audible, 2000)
         XCTAssertEqual(latency.latencyFrames, 240)   // 5 ms at 48 kHz after the ramp
     }
@@ -73,13 +65,9 @@ final class LV2RealTimeSafetyTests: XCTestCase {
         for i in 0..<500 {
             if i == 100 { try node.setParameter("bypass", 1, rampFrames: 1000) }
             if i == 300 { try node.setParameter("bypass", 0) }
-            ag_counter_reset()
-            ag_counter_track_this_thread(1)
-            _ = g.render(frameCount: 256)
-            _ = g2.render(frameCount: 256)
-            ag_counter_track_this_thread(0)
-            allocations += ag_counter_allocations()
-            locks += ag_counter_locks()
+            let (_, sliceCounts) = RealTimeScaffold.count { _ = g.render(frameCount: 256); _ = g2.render(frameCount: 256) }
+            allocations += sliceCounts.allocations
+            locks += sliceCounts.locks
         }
         g.collectRetiredPlans()
         XCTAssertEqual(allocations, 0)
@@ -107,24 +95,17 @@ final class LV2RealTimeSafetyTests: XCTestCase {
         let g = try startedChain([src, clean, loud], ["src", "clean", "loud"], slice: 256)
         for _ in 0..<8 { _ = g.render(frameCount: 256) }
         var allocations: UInt64 = 0, locks: UInt64 = 0
-        let savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = savedTrapping }
-        RenderThread.resetLockViolations()
+        var counted = RealTimeScaffold.Counts()
         for _ in 0..<400 {
-            ag_counter_reset()
-            RenderThread.markCurrentThread(true)
-            ag_counter_track_this_thread(1)
-            _ = g.render(frameCount: 256)
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
-            allocations += ag_counter_allocations()
-            locks += ag_counter_locks()
+            let (_, sliceCounts) = RealTimeScaffold.count { _ = g.render(frameCount: 256) }
+            counted += sliceCounts
+            allocations += sliceCounts.allocations
+            locks += sliceCounts.locks
         }
         g.collectRetiredPlans()
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(locks, 0)
-        XCTAssertEqual(RenderThread.lockViolations, 0)
+        XCTAssertEqual(counted.controlLocks, 0)
         XCTAssertGreaterThan(clean.renderFaults.nonFiniteInputSamples, 1000)
         XCTAssertEqual(loud.renderFaults.nonFiniteInputSamples, 0, "the first amp passed silence, not NaN")
         XCTAssertTrue(loud.renderFaults.isMuted)

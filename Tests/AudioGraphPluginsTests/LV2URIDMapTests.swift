@@ -10,24 +10,24 @@ final class LV2URIDMapTests: XCTestCase {
     /// URI inside `run` would) counts one lock violation; on a control thread none. With a bare
     /// `Mutex` (before the fix) the count stayed 0.
     func testMapOnARenderThreadIsReported() {
-        let saved = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = saved }
-        RenderThread.resetLockViolations()
+        let saved = RenderThreadMark.trapsOnViolation
+        RenderThreadMark.trapsOnViolation = false
+        defer { RenderThreadMark.trapsOnViolation = saved }
+        RenderThreadMark.resetLockViolations()
         let table = LV2URIDMap()
         let first = table.map("urn:test:a")
-        XCTAssertEqual(RenderThread.lockViolations, 0)
+        XCTAssertEqual(RenderThreadMark.lockViolations, 0)
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var again: UInt32 = 0
         let thread = Thread {
-            RenderThread.markCurrentThread(true)
+            RenderThreadMark.markCurrentThread(true)
             again = table.map("urn:test:a")
-            RenderThread.markCurrentThread(false)
+            RenderThreadMark.markCurrentThread(false)
             done.signal()
         }
         thread.start()
         done.wait()
         XCTAssertEqual(again, first)
-        XCTAssertEqual(RenderThread.lockViolations, 1)
+        XCTAssertEqual(RenderThreadMark.lockViolations, 1)
     }
 }

@@ -2,7 +2,6 @@
 import AudioGraphKit
 import AudioGraphPulse
 import AudioGraphTesting
-import CAllocationCounter
 import Foundation
 import XCTest
 
@@ -105,13 +104,13 @@ final class InputNodeTests: XCTestCase {
             let end = Date().addingTimeInterval(1.8)
             // The render calls (capture read and channel mapping) allocate nothing and take no mutex
             // after the first (which meets the Swift runtime's one-time metadata set-up).
-            ag_counter_reset()
+            RealTimeScaffold.reset(controlLocks: false)
             var slices = 0
             while Date() < end {
                 while capture.readableFrames >= 480 {
-                    ag_counter_track_this_thread(slices > 0 ? 1 : 0)
+                    RealTimeScaffold.trackCurrentThread(slices > 0)
                     let rendered = graph.render(frameCount: 480)
-                    ag_counter_track_this_thread(0)
+                    RealTimeScaffold.trackCurrentThread(false)
                     slices += 1
                     let result = try XCTUnwrap(rendered)
                     XCTAssertEqual(result.buffer.channelCount, map.count)
@@ -134,10 +133,10 @@ final class InputNodeTests: XCTestCase {
             print("input channelMap \(map): \(matching) of \(count) frames bit-identical to the mapped source channels")
             XCTAssertEqual(matching, count, "\(map)")
             XCTAssertEqual(capture.droppedFrames, 0)
-            if ag_counter_is_sanitized() == 0 {
-                XCTAssertEqual(ag_counter_allocations(), 0, "\(map): rendering allocated")
-                XCTAssertEqual(ag_counter_frees(), 0, "\(map): rendering freed memory")
-                XCTAssertEqual(ag_counter_locks(), 0, "\(map): rendering took a mutex")
+            if RealTimeScaffold.isCounting {
+                XCTAssertEqual(RealTimeScaffold.current().allocations, 0, "\(map): rendering allocated")
+                XCTAssertEqual(RealTimeScaffold.current().frees, 0, "\(map): rendering freed memory")
+                XCTAssertEqual(RealTimeScaffold.current().locks, 0, "\(map): rendering took a mutex")
             }
         }
     }

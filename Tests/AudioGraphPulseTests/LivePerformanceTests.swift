@@ -143,15 +143,13 @@ final class LivePerformanceTests: PulseServerTestCase {
 
     /// 20 s of 32 voices at 20 ms latency with the other core idle, then kept busy by a spinning
     /// thread: no underrun (in a run the machine itself did not stall; see `SchedulingProbe`).
-    /// Also measured and printed: 5 s at 10 ms with the other core busy.
+    /// (10 ms has its own test with bounds, below.)
     func testThirtyTwoVoicesPlayTwentySecondsAtTwentyMillisecondsWithoutUnderruns() throws {
         let cli = try releaseCLI()
         let graph = try thirtyTwoVoices(latency: 20)
         let idle = try cleanRun(cli, graph, seconds: 20, busy: false, "20 ms, other core idle")
         let busy = try cleanRun(cli, graph, seconds: 20, busy: true, "20 ms, other core busy")
-        let at10 = try play(cli, try thirtyTwoVoices(latency: 10), seconds: 5, busy: true)
-        print("32 voices at 20 ms, other core idle: \(idle) | other core busy: \(busy) | at 10 ms, busy: \(at10)")
-        XCTAssertNotNil(at10.underruns, at10.summary)
+        print("32 voices at 20 ms, other core idle: \(idle) | other core busy: \(busy)")
     }
 
     /// Issue 9 item 5: 60 s of 32 voices at 10 ms with the other core kept busy: no underrun, and

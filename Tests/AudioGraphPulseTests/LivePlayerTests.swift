@@ -91,7 +91,7 @@ final class LivePlayerTests: PulseServerTestCase {
     func testLivePlaybackInSmallQuantaEqualsOfflineRender() throws {
         let live = try GraphLoader.parse(text: graphText(output: "output", updateFrame: 23950, secondFrame: 23990, latency: 40))
         let offline = try GraphLoader.parse(text: graphText(output: "genericOutput", updateFrame: 24064))
-        let built = try GraphBuilder.build(live)
+        let built = try GraphLoader.build(live)
         let output = try XCTUnwrap(built.outputNode as? OutputNode)
         XCTAssertEqual(output.streamConfiguration(graph: built.graph).playbackQuantumFrames, 64)
         built.graph.uninitialize()

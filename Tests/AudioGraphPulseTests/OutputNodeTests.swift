@@ -3,7 +3,6 @@ import AudioGraphRealtime
 @testable import AudioGraphPulse
 import AudioGraphKit
 import AudioGraphTesting
-import CAllocationCounter
 import Foundation
 import Synchronization
 import XCTest
@@ -19,7 +18,7 @@ private final class Tracking: Sendable {
 
 final class OutputNodeTests: PulseServerTestCase {
     override func setUpWithError() throws {
-        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
+        try XCTSkipIf(!RealTimeScaffold.isCounting, "allocations are not counted under sanitizers")
         try super.setUpWithError()
     }
 
@@ -44,23 +43,23 @@ final class OutputNodeTests: PulseServerTestCase {
             let n = t.slices.add(1, ordering: .relaxed).newValue
             if t.stopRequested.load(ordering: .acquiring) {
                 if t.tracking.load(ordering: .relaxed) {
-                    ag_counter_track_this_thread(0)
+                    RealTimeScaffold.trackCurrentThread(false)
                     t.tracking.store(false, ordering: .relaxed)
                 }
                 t.stopped.store(true, ordering: .releasing)
             } else if n == t.warmUpSlices {
-                ag_counter_reset()
-                ag_counter_track_this_thread(1)
+                RealTimeScaffold.reset(controlLocks: false)
+                RealTimeScaffold.trackCurrentThread(true)
                 t.tracking.store(true, ordering: .relaxed)
             }
         }
         let context = try PulseContext(server: server.serverString)
         defer { context.close() }
         // The driver marks its render thread: count ControlLocks taken on it instead of trapping.
-        let savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = savedTrapping }
-        RenderThread.resetLockViolations()
+        let savedTrapping = RenderThreadMark.trapsOnViolation
+        RenderThreadMark.trapsOnViolation = false
+        defer { RenderThreadMark.trapsOnViolation = savedTrapping }
+        RenderThreadMark.resetLockViolations()
         try out.start(graph: graph, context: context)
 
         let clock = ContinuousClock()
@@ -83,8 +82,8 @@ final class OutputNodeTests: PulseServerTestCase {
         t.stopRequested.store(true, ordering: .releasing)
         let deadline = clock.now + .seconds(2)
         while !t.stopped.load(ordering: .acquiring) && clock.now < deadline { usleep(1000) }
-        let allocations = ag_counter_allocations(), frees = ag_counter_frees(), locks = ag_counter_locks()
-        let controlLocks = RenderThread.lockViolations
+        let allocations = RealTimeScaffold.current().allocations, frees = RealTimeScaffold.current().frees, locks = RealTimeScaffold.current().locks
+        let controlLocks = RenderThreadMark.lockViolations
         let underruns = out.underrunCount
         let renderedBeforeStop = out.renderedFrames
         out.stop()
@@ -118,8 +117,8 @@ final class OutputNodeTests: PulseServerTestCase {
         let t = Tracking()
         out.testOnly_renderThreadHook = {
             if t.slices.add(1, ordering: .relaxed).newValue == t.warmUpSlices {
-                ag_counter_reset()
-                ag_counter_track_this_thread(1)
+                RealTimeScaffold.reset(controlLocks: false)
+                RealTimeScaffold.trackCurrentThread(true)
             }
         }
         let context = try PulseContext(server: server.serverString)
@@ -131,7 +130,7 @@ final class OutputNodeTests: PulseServerTestCase {
         let deadline = clock.now + .seconds(5)
         while !(out.playbackStream?.hasRenderedToEnd ?? true) && clock.now < deadline { usleep(2000) }
         usleep(200_000)  // the render thread idles past the end, still tracked
-        let allocations = ag_counter_allocations(), frees = ag_counter_frees(), locks = ag_counter_locks()
+        let allocations = RealTimeScaffold.current().allocations, frees = RealTimeScaffold.current().frees, locks = RealTimeScaffold.current().locks
         let rendered = out.renderedFrames, slices = t.slices.load(ordering: .relaxed)
         let drained = out.playbackStream?.drain(timeout: 3) ?? false
         out.stop()

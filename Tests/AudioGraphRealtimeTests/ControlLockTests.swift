@@ -26,7 +26,7 @@ final class ControlLockTests: CountingLockViolationsTestCase {
             for _ in 0..<20_000 { lock.withLock { $0 += 1 } }
         }
         XCTAssertEqual(lock.withLock { $0 }, 80_000)
-        XCTAssertEqual(RenderThread.lockViolations, 0, "no thread here is a render thread")
+        XCTAssertEqual(RenderThreadMark.lockViolations, 0, "no thread here is a render thread")
     }
 
     /// The detector itself: the same lock taken once on a marked thread counts exactly one
@@ -35,12 +35,12 @@ final class ControlLockTests: CountingLockViolationsTestCase {
         let lock = ControlLock<Int>(0)
         lock.withLock { $0 += 1 }
         runOnNewThread {
-            RenderThread.markCurrentThread(true)
+            RenderThreadMark.markCurrentThread(true)
             lock.withLock { $0 += 1 }
-            RenderThread.markCurrentThread(false)
+            RenderThreadMark.markCurrentThread(false)
             lock.withLock { $0 += 1 }
         }
-        XCTAssertEqual(RenderThread.lockViolations, 1)
+        XCTAssertEqual(RenderThreadMark.lockViolations, 1)
         XCTAssertEqual(lock.withLock { $0 }, 3)
     }
 

@@ -59,7 +59,7 @@ final class SchedulingProbeTests: XCTestCase {
     /// delay the probe (it preempts). A probe below the render priority (it ran at 10 before)
     /// woke about 40 ms late here, and would have blamed the machine for the engine's stall.
     func testOutranksTheRenderThread() throws {
-        XCTAssertGreaterThan(SchedulingProbe.priority, RenderThread.schedulingPriority)
+        XCTAssertGreaterThan(SchedulingProbe.priority, PosixThread.renderPriority)
         final class Box: @unchecked Sendable { var report: SchedulingProbe.Report?; var priority: Int32 = 0; var spun = 0.0 }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
@@ -77,7 +77,7 @@ final class SchedulingProbeTests: XCTestCase {
             usleep(20_000)
             let spinner = Thread {
                 var param = sched_param()
-                param.sched_priority = RenderThread.schedulingPriority
+                param.sched_priority = PosixThread.renderPriority
                 guard pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0 else { return }
                 let start = Date()
                 while Date().timeIntervalSince(start) < 0.040 {}

@@ -1,4 +1,5 @@
 // The thread that runs a ScheduledSoundPlayerNode's completion handlers (never the render thread).
+import AudioGraphRealtime
 import Glibc
 import Synchronization
 
@@ -24,39 +25,28 @@ final class CompletionNotifier: @unchecked Sendable {
     let threadID = Atomic<UInt>(0)
 
     // MARK: Control thread only
-    private var thread: pthread_t?
+    private var thread: PosixThread?
 
     /// Starts the notifier thread.
     init(shared: ScheduledPlayerShared) throws(ScheduledSoundPlayerError) {
         self.shared = shared
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, nil, { raw in
-            let notifier = Unmanaged<CompletionNotifier>.fromOpaque(raw!).takeRetainedValue()
-            notifier.run()
-            return nil
-        }, context)
-        if rc != 0 {
-            Unmanaged<CompletionNotifier>.fromOpaque(context).release()
-            throw .file(.ioFailed(path: "(player)", reason: "cannot start the completion thread (error \(rc))"))
+        do throws(PosixThread.StartError) {
+            thread = try PosixThread(name: "ag-completions") { [self] in run() }
+        } catch {
+            throw .file(.ioFailed(path: "(player)", reason: "cannot start the completion thread (error \(error.code))"))
         }
-        thread = tid
     }
 
     /// Stops the thread after it ran every handler already due (and, early, the ones still
     /// waiting for their playback time), and joins it (detaches it when called on the notifier
-    /// thread itself, from a handler). Any non-real-time thread; idempotent.
+    /// thread itself, from a handler: the thread ends after that handler returns). Any
+    /// non-real-time thread; idempotent.
     func stop() {
         guard let t = thread else { return }
         thread = nil
         stopRequested.store(true, ordering: .releasing)
         shared.notifierWake.post()
-        if pthread_equal(t, pthread_self()) != 0 {
-            // The node went away inside one of its own handlers: the thread ends after it returns.
-            pthread_detach(t)
-        } else {
-            pthread_join(t, nil)
-        }
+        t.join()
     }
 
     /// How often the notifier refreshes the output latency from the node's provider.

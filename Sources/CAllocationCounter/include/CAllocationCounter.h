@@ -9,10 +9,13 @@ uint64_t ag_counter_allocations(void);
 /// Frees on tracked threads.
 uint64_t ag_counter_frees(void);
 /// pthread_mutex_lock / trylock calls on tracked threads (NSLock, Dispatch, libc and C libraries
-/// use these). Swift's Synchronization.Mutex is not seen: it locks with an atomic
-/// compare-and-swap and waits with a raw futex system call, neither of which goes through a
-/// library call that could be interposed.
+/// use these). Swift's Synchronization.Mutex is not seen here: it locks with an atomic
+/// compare-and-swap (see ag_counter_waits for when it has to wait).
 uint64_t ag_counter_locks(void);
+/// Futex calls that wait for or hand over a lock (FUTEX_WAIT*, FUTEX_*LOCK_PI*) made through
+/// syscall(2) on tracked threads: what Swift's Synchronization.Mutex does when the lock is taken
+/// by another thread (an uncontended Mutex makes no call at all and is invisible here).
+uint64_t ag_counter_waits(void);
 /// Resets every counter to zero.
 void ag_counter_reset(void);
 /// 1 when the interposer is linked in and active (malloc calls reach it).

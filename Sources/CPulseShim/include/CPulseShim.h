@@ -12,6 +12,3 @@ static inline pa_sample_format_t ag_pa_sample_float32ne(void) { return PA_SAMPLE
 static inline int ag_pa_context_is_good(pa_context_state_t s) { return PA_CONTEXT_IS_GOOD(s); }
 /// PA_STREAM_IS_GOOD(state)
 static inline int ag_pa_stream_is_good(pa_stream_state_t s) { return PA_STREAM_IS_GOOD(s); }
-
-/// Names the calling thread (pthread_setname_np, at most 15 bytes); 0 on success.
-int ag_set_current_thread_name(const char *name);

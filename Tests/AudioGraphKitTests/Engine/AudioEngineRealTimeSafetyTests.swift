@@ -1,15 +1,15 @@
 // The engine API's render path allocates, frees and locks nothing while a control thread edits the engine.
 import AudioGraphRealtime
 import AudioGraphKit
-import CAllocationCounter
+import AudioGraphTesting
 import Foundation
 import Synchronization
 import XCTest
 
 final class AudioEngineRealTimeSafetyTests: XCTestCase {
     override func setUpWithError() throws {
-        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
-        XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
+        try XCTSkipIf(!RealTimeScaffold.isCounting, "allocations are not counted under sanitizers")
+        XCTAssertTrue(RealTimeScaffold.interposerIsActive, "the malloc interposer is not linked into the test bundle")
     }
 
     /// A `.realtime` manual engine rendered by its block on a tracked, marked thread (as an
@@ -39,8 +39,6 @@ final class AudioEngineRealTimeSafetyTests: XCTestCase {
 
         final class RenderThreadState: @unchecked Sendable {
             let stop = Atomic<Bool>(false), slices = Atomic<Int>(0), audible = Atomic<Int>(0)
-            var allocations: UInt64 = 0, frees: UInt64 = 0, locks: UInt64 = 0, violations = 0
-            let done = DispatchSemaphore(value: 0)
         }
         let state = RenderThreadState()
         let list = AudioBufferList.allocate(maximumBuffers: 2)
@@ -49,36 +47,30 @@ final class AudioEngineRealTimeSafetyTests: XCTestCase {
         list[0] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 1024, mData: UnsafeMutableRawPointer(left))
         list[1] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 1024, mData: UnsafeMutableRawPointer(right))
         let listBits = Int(bitPattern: list.unsafeMutablePointer), leftBits = Int(bitPattern: left)
-        let thread = Thread {
+
+        var lists = 0
+        let until = Date().addingTimeInterval(3)
+        var edits = 0
+        let run = try RealTimeScaffold.runRenderThread(warmUp: {
+            var status: OSStatus = 0
+            for _ in 0..<8 { _ = block(256, UnsafeMutablePointer<AudioBufferList>(bitPattern: listBits)!, &status) }
+        }, render: {
             let abl = UnsafeMutablePointer<AudioBufferList>(bitPattern: listBits)!
             let l = UnsafeMutablePointer<Float>(bitPattern: leftBits)!
             var status: OSStatus = 0
-            for _ in 0..<8 { _ = block(256, abl, &status) }   // warm up outside the count
-            RenderThread.markCurrentThread(true)
-            RenderThread.resetLockViolations()
-            ag_counter_reset()
-            ag_counter_track_this_thread(1)
             while !state.stop.load(ordering: .acquiring) {
                 _ = block(256, abl, &status)
                 state.slices.wrappingAdd(1, ordering: .relaxed)
                 if l[17] != 0 { state.audible.wrappingAdd(1, ordering: .relaxed) }
                 usleep(200)
             }
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
-            state.allocations = ag_counter_allocations()
-            state.frees = ag_counter_frees()
-            state.locks = ag_counter_locks()
-            state.violations = RenderThread.lockViolations
-            state.done.signal()
-        }
-        thread.start()
-
-        var lists = 0
-        let until = Date().addingTimeInterval(3)
-        var step = 0
-        while Date() < until {
-            step += 1
+        }, whileRendering: { step in
+            guard Date() < until else {
+                engine.mainMixerNode.removeTap(onBus: 0)
+                state.stop.store(true, ordering: .releasing)
+                return
+            }
+            edits = step
             a.volume = Float(step % 5) / 4
             b.pan = Float(step % 21) / 10 - 1
             engine.mainMixerNode.outputVolume = 0.5 + Float(step % 3) / 4
@@ -104,20 +96,13 @@ final class AudioEngineRealTimeSafetyTests: XCTestCase {
             if step % 15 == 0 { player.scheduleBuffer(clip, completionHandler: nil) }
             if step == 5 { player.play() }
             usleep(2000)
-        }
-        engine.mainMixerNode.removeTap(onBus: 0)
-        state.stop.store(true, ordering: .releasing)
-        XCTAssertEqual(state.done.wait(timeout: .now() + 5), .success, "the render thread did not stop")
+        })
         engine.stop()
         print("engine real-time safety: \(state.slices.load(ordering: .relaxed)) slices "
-              + "(\(state.audible.load(ordering: .relaxed)) audible), \(lists) change lists, \(step) edits; render thread: "
-              + "\(state.allocations) allocations, \(state.frees) frees, \(state.locks) pthread locks, \(state.violations) control locks")
+              + "(\(state.audible.load(ordering: .relaxed)) audible), \(lists) change lists, \(edits) edits; render thread: \(run.counts)")
         XCTAssertGreaterThan(state.slices.load(ordering: .relaxed), 1000)
         XCTAssertGreaterThan(lists, 20)
         XCTAssertGreaterThan(state.audible.load(ordering: .relaxed), 100)
-        XCTAssertEqual(state.allocations, 0, "the engine's render path allocated")
-        XCTAssertEqual(state.frees, 0, "the engine's render path freed memory")
-        XCTAssertEqual(state.locks, 0, "the engine's render path took a pthread lock")
-        XCTAssertEqual(state.violations, 0, "the engine's render path took a ControlLock")
+        XCTAssertNil(run.counts.violation, "the engine's render path")
     }
 }

@@ -1,7 +1,6 @@
 // AudioFile's formats, written through AudioFile and decoded independently by the ffmpeg command line (and read back).
 import AudioGraphKit
 import AudioGraphTesting
-import CAllocationCounter
 import Foundation
 import XCTest
 
@@ -229,15 +228,15 @@ final class AudioFileCodecTests: XCTestCase {
                 XCTAssertTrue("\(error)".contains(refusedRate.path) && !"\(error)".contains("\n"), "\(error)")
             }
         }
-        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
-        XCTAssertEqual(ag_counter_is_active(), 1)
+        try XCTSkipIf(!RealTimeScaffold.isCounting, "allocations are not counted under sanitizers")
+        XCTAssertTrue(RealTimeScaffold.interposerIsActive)
         for _ in 0..<10 { failOnce() }
-        ag_counter_reset()
-        ag_counter_track_this_thread(1)
+        RealTimeScaffold.reset(controlLocks: false)
+        RealTimeScaffold.trackCurrentThread(true)
         for _ in 0..<100 { failOnce() }
-        ag_counter_track_this_thread(0)
-        let kept = Int(ag_counter_allocations()) - Int(ag_counter_frees())
-        print("AudioFile AAC: \(ag_counter_allocations()) allocations, \(kept) not freed over 200 failed opens")
+        RealTimeScaffold.trackCurrentThread(false)
+        let kept = Int(RealTimeScaffold.current().allocations) - Int(RealTimeScaffold.current().frees)
+        print("AudioFile AAC: \(RealTimeScaffold.current().allocations) allocations, \(kept) not freed over 200 failed opens")
         XCTAssertLessThan(kept, 50)
         XCTAssertFalse(FileManager.default.fileExists(atPath: refusedRate.path))
     }

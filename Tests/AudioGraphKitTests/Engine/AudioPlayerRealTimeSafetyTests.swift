@@ -1,15 +1,15 @@
 // AudioPlayer's render side allocates, frees and locks nothing while the control side seeks, fades, pauses and loops.
 import AudioGraphRealtime
 import AudioGraphKit
-import CAllocationCounter
+import AudioGraphTesting
 import Foundation
 import Synchronization
 import XCTest
 
 final class AudioPlayerRealTimeSafetyTests: XCTestCase {
     override func setUpWithError() throws {
-        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
-        XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
+        try XCTSkipIf(!RealTimeScaffold.isCounting, "allocations are not counted under sanitizers")
+        XCTAssertTrue(RealTimeScaffold.interposerIsActive, "the malloc interposer is not linked into the test bundle")
     }
 
     func testRenderingWhileTheControlThreadSeeksFadesPausesAndLoops() throws {
@@ -23,8 +23,6 @@ final class AudioPlayerRealTimeSafetyTests: XCTestCase {
 
         final class Results: @unchecked Sendable {
             let stop = Atomic<Bool>(false), slices = Atomic<Int>(0), audible = Atomic<Int>(0)
-            var allocations: UInt64 = 0, frees: UInt64 = 0, locks: UInt64 = 0
-            let done = DispatchSemaphore(value: 0)
         }
         let results = Results()
         let list = AudioBufferList.allocate(maximumBuffers: 2)
@@ -34,48 +32,37 @@ final class AudioPlayerRealTimeSafetyTests: XCTestCase {
         list[0] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 1024, mData: left)
         list[1] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 1024, mData: right)
         let listBits = Int(bitPattern: list.unsafeMutablePointer), leftBits = Int(bitPattern: left), silenceBits = Int(bitPattern: silence)
-        let thread = Thread {
-            let abl = UnsafeMutableAudioBufferListPointer(UnsafeMutablePointer<AudioBufferList>(bitPattern: listBits)!)
+        let abl: @Sendable () -> UnsafeMutableAudioBufferListPointer = { UnsafeMutableAudioBufferListPointer(UnsafeMutablePointer<AudioBufferList>(bitPattern: listBits)!) }
+        let isSilence: @Sendable () -> UnsafeMutablePointer<ObjCBool> = { UnsafeMutablePointer<ObjCBool>(bitPattern: silenceBits)! }
+        let until = Date().addingTimeInterval(2)
+        let run = RealTimeScaffold.runRenderThread(warmUp: {
+            for _ in 0..<8 { _ = state.render(isSilence: isSilence(), hostTime: 1, frameCount: 256, output: abl()) }
+        }, render: {
+            let output = abl(), silent = isSilence()
             let l = UnsafeMutablePointer<Float>(bitPattern: leftBits)!
-            let isSilence = UnsafeMutablePointer<ObjCBool>(bitPattern: silenceBits)!
-            for _ in 0..<8 { _ = state.render(isSilence: isSilence, hostTime: 1, frameCount: 256, output: abl) }
-            RenderThread.markCurrentThread(true)
-            ag_counter_reset()
-            ag_counter_track_this_thread(1)
             while !results.stop.load(ordering: .acquiring) {
-                _ = state.render(isSilence: isSilence, hostTime: 1, frameCount: 256, output: abl)
+                _ = state.render(isSilence: silent, hostTime: 1, frameCount: 256, output: output)
                 results.slices.wrappingAdd(1, ordering: .relaxed)
                 // (A plain test of a few frames: `contains(where:)` allocates in a debug build.)
                 if l[17] != 0 || l[100] != 0 || l[200] != 0 { results.audible.wrappingAdd(1, ordering: .relaxed) }
                 usleep(200)
             }
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
-            results.allocations = ag_counter_allocations()
-            results.frees = ag_counter_frees()
-            results.locks = ag_counter_locks()
-            results.done.signal()
-        }
-        thread.start()
-        let until = Date().addingTimeInterval(2)
-        var step = 0
-        while Date() < until {
-            step += 1
+        }, whileRendering: { step in
+            if Date() >= until {
+                state.isPlaying.store(true, ordering: .releasing)
+                usleep(20_000)
+                results.stop.store(true, ordering: .releasing)
+                return
+            }
             if step % 3 == 0 { state.seek(to: (step * 37) % 4800) }
             if step % 5 == 0 { state.fade(to: Float(step % 4) / 3, frames: step % 2 == 0 ? 0 : 1000) }
             if step % 7 == 0 { state.isPlaying.store(step % 14 != 0, ordering: .releasing) }
             usleep(1000)
-        }
-        state.isPlaying.store(true, ordering: .releasing)
-        usleep(20_000)
-        results.stop.store(true, ordering: .releasing)
-        XCTAssertEqual(results.done.wait(timeout: .now() + 5), .success)
+        })
         print("AudioPlayer render: \(results.slices.load(ordering: .relaxed)) slices, \(results.audible.load(ordering: .relaxed)) audible; "
-              + "allocations \(results.allocations), frees \(results.frees), locks \(results.locks)")
+              + "\(run.counts)")
         XCTAssertGreaterThan(results.slices.load(ordering: .relaxed), 100)
         XCTAssertGreaterThan(results.audible.load(ordering: .relaxed), 50)
-        XCTAssertEqual(results.allocations, 0)
-        XCTAssertEqual(results.frees, 0)
-        XCTAssertEqual(results.locks, 0)
+        XCTAssertNil(run.counts.violation)
     }
 }

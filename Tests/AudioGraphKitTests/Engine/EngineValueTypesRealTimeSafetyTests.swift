@@ -1,12 +1,12 @@
 // Proves the engine value types' render-path members allocate nothing and take no lock.
 import AudioGraphKit
-import CAllocationCounter
+import AudioGraphTesting
 import XCTest
 
 final class EngineValueTypesRealTimeSafetyTests: XCTestCase {
     override func setUpWithError() throws {
-        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
-        XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
+        try XCTSkipIf(!RealTimeScaffold.isCounting, "allocations are not counted under sanitizers")
+        XCTAssertTrue(RealTimeScaffold.interposerIsActive, "the malloc interposer is not linked into the test bundle")
     }
 
     /// What a render callback does with the value types, for every common format and layout:
@@ -44,13 +44,8 @@ final class EngineValueTypesRealTimeSafetyTests: XCTestCase {
             host &+= AudioTime.currentHostTime
         }
         for round in 0..<4 { slice(round) }   // warm up (first-touch witness tables of the test's own loops)
-        ag_counter_reset()
-        ag_counter_track_this_thread(1)
-        for round in 0..<200 { slice(round) }
-        ag_counter_track_this_thread(0)
-        XCTAssertEqual(ag_counter_allocations(), 0)
-        XCTAssertEqual(ag_counter_frees(), 0)
-        XCTAssertEqual(ag_counter_locks(), 0)
+        let counts = RealTimeScaffold.count { for round in 0..<200 { slice(round) } }.counts
+        XCTAssertNil(counts.violation)
         XCTAssertNotEqual(checksum, 0)
         XCTAssertGreaterThan(bytes, 0)
         XCTAssertGreaterThan(host, 0)

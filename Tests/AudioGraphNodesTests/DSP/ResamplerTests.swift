@@ -1,6 +1,5 @@
 // Tests of Resampler (libsoxr and libsamplerate): tone level and THD+N by least-squares fit, request-size independence.
 
-import CAllocationCounter
 import AudioGraphTesting
 import Foundation
 import XCTest
@@ -115,28 +114,24 @@ final class ResamplerTests: XCTestCase {
     }
 
     func testLibsamplerateReadDoesNotAllocate() throws {
-        guard ag_counter_is_active() != 0 else { throw XCTSkip("allocation counter not linked") }
+        guard RealTimeScaffold.interposerIsActive else { throw XCTSkip("allocation counter not linked") }
         let source = SineSource(rate: 48000, frequency: 1000, amplitude: 0.5)
         let rs = try Resampler(channelCount: 2, inputSampleRate: 48000, outputSampleRate: 44100, quality: .sincBest,
                                provider: source.provide)
         let bufs = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: 512) }
         defer { bufs.forEach { $0.deallocate() } }
-        bufs.withUnsafeBufferPointer { b in
+        let counts = bufs.withUnsafeBufferPointer { b in
             _ = rs.read(into: b, frameCount: 512)   // warm up
-            ag_counter_reset()
-            ag_counter_track_this_thread(1)
-            for _ in 0..<50 { _ = rs.read(into: b, frameCount: 512) }
-            ag_counter_track_this_thread(0)
+            return RealTimeScaffold.count { for _ in 0..<50 { _ = rs.read(into: b, frameCount: 512) } }.counts
         }
-        XCTAssertEqual(ag_counter_allocations(), 0)
-        XCTAssertEqual(ag_counter_locks(), 0)
+        XCTAssertNil(counts.violation)
     }
 
     /// libsoxr (`best`) sets itself up and grows its FIFOs in its first blocks; the resampler
     /// primes it at init (control thread), so 2 000 reads of 512 frames from the very first one
     /// allocate nothing and lock nothing, at the ratios the graphs use.
     func testSoxrDoesNotAllocateFromTheFirstRead() throws {
-        guard ag_counter_is_active() != 0 else { throw XCTSkip("allocation counter not linked") }
+        guard RealTimeScaffold.interposerIsActive else { throw XCTSkip("allocation counter not linked") }
         for (from, to) in [(44100.0, 48000.0), (48000.0, 44100.0), (22050.0, 48000.0), (48000.0, 8000.0), (96000.0, 44100.0)] {
             let source = SineSource(rate: from, frequency: 1000, amplitude: 0.5)
             let rs = try Resampler(channelCount: 2, inputSampleRate: from, outputSampleRate: to, provider: source.provide)
@@ -146,12 +141,9 @@ final class ResamplerTests: XCTestCase {
             var allocations = 0, locks = 0
             bufs.withUnsafeBufferPointer { b in
                 for _ in 0..<2000 {
-                    ag_counter_reset()
-                    ag_counter_track_this_thread(1)
-                    _ = rs.read(into: b, frameCount: 512)
-                    ag_counter_track_this_thread(0)
-                    allocations += Int(ag_counter_allocations())
-                    locks += Int(ag_counter_locks())
+                    let (_, sliceCounts) = RealTimeScaffold.count { _ = rs.read(into: b, frameCount: 512) }
+                    allocations += Int(sliceCounts.allocations)
+                    locks += Int(sliceCounts.locks)
                 }
             }
             XCTAssertEqual(allocations, 0, "\(from) -> \(to): allocations while converting")

@@ -1,4 +1,6 @@
-// Proves that the test-only malloc/mutex interposer really sees Swift's allocations and locks, per thread.
+// Proves the real-time scaffold and its interposer see allocations, locks (Swift's Mutex included) and waits, per thread.
+import AudioGraphRealtime
+import AudioGraphTesting
 import CAllocationCounter
 import Synchronization
 import XCTest
@@ -15,45 +17,13 @@ private final class Payload {
 /// Escapes objects so that no optimiser can promote them to the stack or drop them.
 nonisolated(unsafe) private var sink: AnyObject?
 nonisolated(unsafe) private var arraySink: [Int] = []
-/// Holds a new worker thread back until its creator is ready.
-private let workerMayStart = Atomic<Bool>(false)
-
 @inline(never)
 private func allocatePayloads(_ count: Int) {
     for _ in 0..<count { sink = Payload() }
     sink = nil
 }
 
-/// Runs `body` on a fresh pthread, tracked or not, and joins it. The thread is created while the
-/// calling thread is untracked; with `callerTracksMeanwhile` the caller tracks itself from before
-/// the worker starts `body` until it has joined it (pthread_join allocates nothing).
-private func runOnNewThread(tracked: Bool, callerTracksMeanwhile: Bool = false,
-                            _ body: @escaping @Sendable () -> Void) {
-    final class Context: @unchecked Sendable {
-        let tracked: Bool
-        let body: @Sendable () -> Void
-        init(tracked: Bool, body: @escaping @Sendable () -> Void) { self.tracked = tracked; self.body = body }
-    }
-    let context = Unmanaged.passRetained(Context(tracked: tracked, body: body)).toOpaque()
-    workerMayStart.store(false, ordering: .releasing)
-    var thread = pthread_t()
-    let created = pthread_create(&thread, nil, { raw in
-        let context = Unmanaged<Context>.fromOpaque(raw!).takeUnretainedValue()
-        while !workerMayStart.load(ordering: .acquiring) {}
-        ag_counter_track_this_thread(context.tracked ? 1 : 0)
-        context.body()
-        ag_counter_track_this_thread(0)
-        return nil
-    }, context)
-    precondition(created == 0, "pthread_create failed: \(created)")
-    if callerTracksMeanwhile { ag_counter_track_this_thread(1) }
-    workerMayStart.store(true, ordering: .releasing)
-    pthread_join(thread, nil)
-    if callerTracksMeanwhile { ag_counter_track_this_thread(0) }
-    Unmanaged<Context>.fromOpaque(context).release()
-}
-
-final class AllocationCounterTests: XCTestCase {
+final class RealTimeScaffoldTests: XCTestCase {
     override func setUpWithError() throws {
         // Under `make tsan` the sanitizer owns malloc and the interposer steps aside.
         try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
@@ -113,13 +83,13 @@ final class AllocationCounterTests: XCTestCase {
     func testAllocationsOnAnUntrackedThreadCountZero() {
         ag_counter_reset()
         // The joining thread tracks while the worker, untracked, allocates.
-        runOnNewThread(tracked: false, callerTracksMeanwhile: true) { allocatePayloads(1000) }
+        RealTimeScaffold.runOnNewThread(tracked: false, callerTracksMeanwhile: true) { allocatePayloads(1000) }
         XCTAssertEqual(ag_counter_allocations(), 0)
         XCTAssertEqual(ag_counter_frees(), 0)
 
         // Control: the same work on a tracked worker thread is seen.
         ag_counter_reset()
-        runOnNewThread(tracked: true) { allocatePayloads(1000) }
+        RealTimeScaffold.runOnNewThread(tracked: true) { allocatePayloads(1000) }
         XCTAssertGreaterThanOrEqual(ag_counter_allocations(), 1000)
         XCTAssertGreaterThanOrEqual(ag_counter_frees(), 1000)
     }
@@ -168,5 +138,81 @@ final class AllocationCounterTests: XCTestCase {
         XCTAssertEqual(ag_counter_allocations(), 0)
         XCTAssertEqual(ag_counter_frees(), 0)
         XCTAssertEqual(ag_counter_locks(), 0)
+    }
+
+    // MARK: The detectors, on a marked and tracked thread
+
+    /// One `ControlLock` (Swift's `Mutex` inside, which the interposer cannot see uncontended)
+    /// counts one control lock; one raw `pthread_mutex_lock` one pthread lock; one `malloc` one
+    /// allocation — in both shapes of the scaffold.
+    func testDetectorsCountALockAndAnAllocationOnTheRenderThread() {
+        let lock = ControlLock<Int>(0)
+        let raw = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(raw, nil)
+        defer { pthread_mutex_destroy(raw); raw.deallocate() }
+        let rawBits = Int(bitPattern: raw)
+        let breakTheRules: @Sendable () -> Void = {
+            lock.withLock { $0 += 1 }
+            let m = UnsafeMutablePointer<pthread_mutex_t>(bitPattern: rawBits)!
+            pthread_mutex_lock(m)
+            pthread_mutex_unlock(m)
+            free(malloc(32))
+        }
+        let onThread = RealTimeScaffold.runRenderThread(render: breakTheRules).counts
+        let here = RealTimeScaffold.count(breakTheRules).counts
+        for counts in [onThread, here] {
+            XCTAssertEqual(counts.controlLocks, 1, "a ControlLock on the render thread was not counted")
+            XCTAssertNotNil(counts.violation)
+            XCTAssertEqual(counts.locks, 1, "a pthread_mutex_lock on the render thread was not counted")
+            XCTAssertGreaterThanOrEqual(counts.allocations, 1, "a malloc on the render thread was not counted")
+            XCTAssertGreaterThanOrEqual(counts.frees, 1)
+        }
+        XCTAssertEqual(lock.withLock { $0 }, 2)
+    }
+
+    /// A raw Swift `Mutex` (not a `ControlLock`) that another thread holds when the render thread
+    /// wants it: the render thread waits in the kernel (FUTEX_LOCK_PI through syscall(2)), and
+    /// the scaffold counts it. (An uncontended raw `Mutex` is a compare-and-swap and nothing
+    /// else; `ArchitectureDocTests` keeps raw `Mutex`es to the documented control-side places.)
+    func testAContendedSwiftMutexOnTheRenderThreadCounts() throws {
+        let mutex = Mutex<Int>(0)
+        let holding = Atomic<Bool>(false)
+        let release = Atomic<Bool>(false)
+        let holder = try PosixThread(name: "ag-test-holder") {
+            mutex.withLock { value in
+                holding.store(true, ordering: .releasing)
+                while !release.load(ordering: .acquiring) { usleep(100) }
+                value += 1
+            }
+        }
+        defer { holder.join() }
+        while !holding.load(ordering: .acquiring) { usleep(100) }
+        let run = RealTimeScaffold.runRenderThread(render: {
+            mutex.withLock { $0 += 1 }
+        }, whileRendering: { step in
+            usleep(20_000)   // the render thread is blocked on the mutex by now
+            release.store(true, ordering: .releasing)
+        })
+        holder.join()
+        XCTAssertEqual(mutex.withLock { $0 }, 2)
+        XCTAssertGreaterThanOrEqual(run.counts.waits, 1, "a render thread waiting on a Swift Mutex was not counted: \(run.counts)")
+        XCTAssertNotNil(run.counts.violation)
+
+        // Control: the same Mutex, free, costs the render thread nothing the scaffold can see.
+        let free = RealTimeScaffold.runRenderThread(render: { mutex.withLock { $0 += 1 } }).counts
+        XCTAssertEqual(free.waits, 0)
+        XCTAssertEqual(free.allocations, 0)
+    }
+
+    /// Atomics, arithmetic and a render-thread mark are free: nothing counted, no violation.
+    func testNothingCountedForRealTimeSafeWork() {
+        let value = Atomic<Int>(0)
+        let run = RealTimeScaffold.runRenderThread(render: {
+            for _ in 0..<1000 { value.wrappingAdd(1, ordering: .relaxed) }
+            return RenderThreadMark.isCurrentThreadMarked
+        })
+        XCTAssertTrue(run.result, "the render thread was not marked")
+        XCTAssertEqual(run.counts, RealTimeScaffold.Counts())
+        XCTAssertNil(run.counts.violation)
     }
 }

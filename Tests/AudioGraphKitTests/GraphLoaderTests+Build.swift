@@ -1,10 +1,10 @@
-// Tests of GraphBuilder: descriptions become initialized engine graphs, updates become change lists.
+// Tests of GraphLoader.build: descriptions become initialized engine graphs, updates become change lists.
 import AudioGraphKit
 import Foundation
 import AudioGraphTesting
 import XCTest
 
-final class GraphBuilderTests: XCTestCase {
+final class GraphLoaderBuildTests: XCTestCase {
     private let text = """
         { "version": 1, "sampleRate": 44100, "maximumFramesPerSlice": 128,
           "nodes": [ { "id": "a", "type": "oscillator", "parameters": { "frequency": 300, "amplitude": 0.5 },
@@ -30,11 +30,11 @@ final class GraphBuilderTests: XCTestCase {
         try TestFiles.writeSoundFile(dir.appendingPathComponent("p.wav").path, [[0.5, 0.25]], sampleRate: 44100)
         let v = try parseGraph(text, in: dir)
         // As described, the PulseAudio output node itself is built (it connects to a server only when started).
-        let live = try GraphBuilder.build(v)
+        let live = try GraphLoader.build(v)
         XCTAssertEqual(live.outputNode.typeName, "output")
         XCTAssertFalse(live.outputNode is GenericOutputNode)
         live.graph.uninitialize()
-        let built = try GraphBuilder.build(v, maximumFramesPerSlice: 64, outputs: .offline)
+        let built = try GraphLoader.build(v, maximumFramesPerSlice: 64, outputs: .offline)
         let g = built.graph
         XCTAssertEqual(g.sampleRate, 44100)
         XCTAssertEqual(g.maximumFramesPerSlice, 64, "the override wins")
@@ -75,7 +75,7 @@ final class GraphBuilderTests: XCTestCase {
         let dir = try TestFiles.makeTemporaryDirectory(self)
         try TestFiles.writeSoundFile(dir.appendingPathComponent("p.wav").path, [[0.5, 0.25]], sampleRate: 44100)
         let v = try parseGraph(text, in: dir)
-        let list = try GraphBuilder.changes(for: v.description.updates[0], sampleRate: 44100, outputs: .offline)
+        let list = try GraphAssembly.changes(for: v.description.updates[0], sampleRate: 44100, outputs: .offline)
         XCTAssertEqual(list.count, 6)
         guard case .setParameter("mix", "input.0.volume", 0.5, 0.25) = list[0] else { return XCTFail("\(list[0])") }
         guard case .disconnect("mix", 0) = list[1] else { return XCTFail("\(list[1])") }
@@ -98,7 +98,7 @@ final class GraphBuilderTests: XCTestCase {
 }
 
 // Updates that change properties while rendering: the typed values reach the running kernels.
-extension GraphBuilderTests {
+extension GraphLoaderBuildTests {
     /// A player's segment, loop and start time, and an oscillator's waveform and stop time,
     /// changed by `setProperty` updates at exact frames.
     func testSetPropertyUpdatesReachRunningPlayerAndOscillator() throws {

@@ -7,7 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Which threads are render threads, and what the real-time check found on them.
+/// The mark on the threads that render (a thread-specific flag), and what the real-time check
+/// found on them. It is not a thread: ``PosixThread`` starts threads.
 ///
 /// Every driver marks the thread that calls ``AudioGraph/render(frameCount:)`` for as long as it
 /// renders: the PulseAudio playback stream's render thread for its whole life, `OfflineRenderer`
@@ -23,11 +24,7 @@ import Darwin
 /// Thread safety: `markCurrentThread` affects the calling thread only; the counter and the trap
 /// switch are atomics any thread may read and set. Real-time safe: ``isCurrentThreadMarked``,
 /// ``markCurrentThread(_:)`` (once the key exists, i.e. after the first call on any thread).
-public enum RenderThread {
-    /// The scheduling priority (`SCHED_FIFO`) a driver asks for its render thread. Probes that
-    /// must see the engine starve the machine run above it.
-    public static let schedulingPriority: Int32 = 20
-
+public enum RenderThreadMark {
     /// Marks (`true`) or unmarks (`false`) the calling thread as a render thread.
     public static func markCurrentThread(_ marked: Bool) {
         _ = pthread_setspecific(key.value, marked ? UnsafeRawPointer(bitPattern: 1) : nil)
