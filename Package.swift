@@ -122,7 +122,7 @@ let package = Package(
                     dependencies: ["AudioGraphKit", "AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphRealtime",
                                    "AudioGraphTesting", "CCairo"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "audiographTests", dependencies: ["audiograph", "AudioGraphKit"]),
+        .testTarget(name: "audiographTests", dependencies: ["audiograph", "AudioGraphKit", "AudioGraphTesting", "CCairo"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,22 +7,6 @@ import XCTest
 final class LoudnessMeterTests: XCTestCase {
     static let rate = 48000.0
 
-    /// A 1 kHz sine on every channel, continuous in phase across segments of (peak dBFS, seconds):
-    /// the EBU test signals ("-23 dBFS" is the sine's peak amplitude).
-    static func sineSegments(_ segments: [(dbfs: Double, seconds: Double)], channels: Int = 2,
-                             frequency: Double = 1000, phase: Double = 0, rate: Double = rate) -> [[Float]] {
-        var x: [Float] = []
-        var n = 0
-        for s in segments {
-            let amplitude = pow(10, s.dbfs / 20)
-            for _ in 0..<Int((s.seconds * rate).rounded()) {
-                x.append(Float(amplitude * sin(2 * .pi * frequency * Double(n) / rate + phase)))
-                n += 1
-            }
-        }
-        return Array(repeating: x, count: channels)
-    }
-
     /// Feeds `signal` in blocks of `block` frames (not a multiple of the meter's scratch size).
     static func measure(_ signal: [[Float]], mode: LoudnessMeter.Mode = .program, rate: Double = rate,
                         block: Int = 4801) throws -> LoudnessMeter {
@@ -47,7 +31,7 @@ final class LoudnessMeterTests: XCTestCase {
 
     func testTech3341Cases1And2SteadySine() throws {
         for level in [-23.0, -33.0] {
-            let signal = Self.sineSegments([(level, 20)])
+            let signal = EBUTestSignals.sineSegments([(level, 20)])
             let program = try Self.measure(signal)
             XCTAssertEqual(program.integratedLoudness, level, accuracy: 0.1, "I of a \(level) dBFS stereo sine")
             let live = try Self.measure(signal, mode: .live)
@@ -59,15 +43,15 @@ final class LoudnessMeterTests: XCTestCase {
 
     func testTech3341Cases3And4Gating() throws {
         // Case 3: the relative gate drops the -36 dBFS parts; case 4: the absolute gate drops -72 too.
-        let case3 = Self.sineSegments([(-36, 10), (-23, 60), (-36, 10)])
+        let case3 = EBUTestSignals.sineSegments([(-36, 10), (-23, 60), (-36, 10)])
         XCTAssertEqual(try Self.measure(case3).integratedLoudness, -23, accuracy: 0.1, "case 3")
-        let case4 = Self.sineSegments([(-72, 10), (-36, 10), (-23, 60), (-36, 10), (-72, 10)])
+        let case4 = EBUTestSignals.sineSegments([(-72, 10), (-36, 10), (-23, 60), (-36, 10), (-72, 10)])
         XCTAssertEqual(try Self.measure(case4).integratedLoudness, -23, accuracy: 0.1, "case 4")
     }
 
     func testMonoIsOneFrontChannel() throws {
         // BS.1770: a mono sine at -23 dBFS has half the power of the same sine on both channels.
-        let mono = try Self.measure(Self.sineSegments([(-23, 10)], channels: 1))
+        let mono = try Self.measure(EBUTestSignals.sineSegments([(-23, 10)], channels: 1))
         XCTAssertEqual(mono.integratedLoudness, -23 - 10 * log10(2.0), accuracy: 0.1)
     }
 
@@ -81,38 +65,38 @@ final class LoudnessMeterTests: XCTestCase {
             ([(-50, 20), (-35, 20), (-20, 20), (-35, 20), (-50, 20)], 15),
         ]
         for (i, c) in cases.enumerated() {
-            let meter = try Self.measure(Self.sineSegments(c.segments))
+            let meter = try Self.measure(EBUTestSignals.sineSegments(c.segments))
             XCTAssertEqual(meter.loudnessRange, c.range, accuracy: 1, "Tech 3342 case \(i + 1)")
         }
         // A steady sine has no range.
-        XCTAssertEqual(try Self.measure(Self.sineSegments([(-23, 20)])).loudnessRange, 0, accuracy: 0.1)
+        XCTAssertEqual(try Self.measure(EBUTestSignals.sineSegments([(-23, 20)])).loudnessRange, 0, accuracy: 0.1)
     }
 
     // MARK: True peak
 
     func testTruePeakOfASineAtAQuarterOfTheRateBetweenSamples() throws {
         // sin(π/2·n + π/4): every sample is ±1/√2 (-3.01 dBFS), the peaks of 1.0 (0 dBTP) fall between samples.
-        let signal = Self.sineSegments([(0, 2)], frequency: Self.rate / 4, phase: .pi / 4)
+        let signal = EBUTestSignals.sineSegments([(0, 2)], frequency: Self.rate / 4, phase: .pi / 4)
         let meter = try Self.measure(signal)
         XCTAssertEqual(meter.truePeakDecibels, 0, accuracy: 0.2, "true peak: the sine's amplitude")
         let samplePeak = signal[0].withUnsafeBufferPointer { LevelMeter(channels: [$0.baseAddress!], frameCount: $0.count) }.peakDecibels
         XCTAssertEqual(samplePeak, 20 * log10(0.5.squareRoot()), accuracy: 0.01, "sample peak")
         XCTAssertGreaterThan(meter.truePeakDecibels, samplePeak + 2.8)
         // Tech 3341 case 1 signal: true peak equals the peak of a slow sine (-23 dBFS).
-        XCTAssertEqual(try Self.measure(Self.sineSegments([(-23, 5)])).truePeakDecibels, -23, accuracy: 0.2)
+        XCTAssertEqual(try Self.measure(EBUTestSignals.sineSegments([(-23, 5)])).truePeakDecibels, -23, accuracy: 0.2)
     }
 
     // MARK: Output and bad input
 
     func testSummaryLineAndSilence() throws {
-        let meter = try Self.measure(Self.sineSegments([(-23, 5)]))
+        let meter = try Self.measure(EBUTestSignals.sineSegments([(-23, 5)]))
         XCTAssertTrue(meter.summary.hasPrefix("integrated -23.0 LUFS, range "), meter.summary)
         XCTAssertTrue(meter.summary.hasSuffix(" dBTP"), meter.summary)
         let silence = try Self.measure([[Float](repeating: 0, count: 48000), [Float](repeating: 0, count: 48000)])
         XCTAssertEqual(silence.integratedLoudness, -.infinity)
         XCTAssertEqual(silence.truePeakDecibels, -.infinity)
         XCTAssertTrue(silence.summary.hasPrefix("integrated -inf LUFS"), silence.summary)
-        let live = try Self.measure(Self.sineSegments([(-33, 4)]), mode: .live)
+        let live = try Self.measure(EBUTestSignals.sineSegments([(-33, 4)]), mode: .live)
         XCTAssertEqual(live.liveLine, "M  -33.0 LUFS  S  -33.0 LUFS")
     }
 

@@ -277,7 +277,7 @@ final class CommandLineTests: XCTestCase {
     func testMeterFilePrintsEBUR128Loudness() throws {
         // EBU Tech 3341 case 2: a stereo 1 kHz sine at -33 dBFS reads -33.0 LUFS, range 0, true peak -33 dBTP.
         let dir = try TestFiles.makeTemporaryDirectory(self)
-        try TestFiles.writeSoundFile(dir.appendingPathComponent("case2.wav").path, LoudnessMeterTests.sineSegments([(-33, 10)]), sampleRate: 48000)
+        try TestFiles.writeSoundFile(dir.appendingPathComponent("case2.wav").path, EBUTestSignals.sineSegments([(-33, 10)]), sampleRate: 48000)
         let r = try run(["meter", "case2.wav"], in: dir)
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = r.stdout.split(separator: "\n").map(String.init)
