@@ -366,10 +366,10 @@ public final class AudioGraph: @unchecked Sendable {
 
     /// True while a published plan waits for the render thread (its slice boundary, or its
     /// activation time, has not come yet). Any thread.
-    public var hasPendingPlan: Bool { pendingPlan.load(ordering: .acquiring) != 0 }
+    package var hasPendingPlan: Bool { pendingPlan.load(ordering: .acquiring) != 0 }
 
     /// Releases plans the render thread no longer uses. Control thread.
-    public func collectRetiredPlans() { control.withLock { _ in retirePlans() } }
+    package func collectRetiredPlans() { control.withLock { _ in retirePlans() } }
 
     /// Number of compiled plans still held (the active one, pending ones, not yet retired ones).
     var testOnly_livePlanCount: Int { control.withLock { _ in livePlans.count } }

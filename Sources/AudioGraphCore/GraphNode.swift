@@ -32,7 +32,7 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     /// Formats of the output buses after propagation.
     public internal(set) var outputFormats: [StreamFormat] = []
     /// The render-side kernel, once initialized.
-    public internal(set) var kernel: NodeKernel?
+    package internal(set) var kernel: NodeKernel?
 
     private let parameterIndex: [ParameterAddress: Int]
     private let listeners = ControlLock<[(name: String, callback: @Sendable (GraphNode, String) -> Void)]>([])
@@ -71,7 +71,7 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Index of a parameter in ``parameters`` (and the kernel's states).
-    public func parameterIndex(of address: ParameterAddress) -> Int? { parameterIndex[address] }
+    package func parameterIndex(of address: ParameterAddress) -> Int? { parameterIndex[address] }
 
     /// Sets a parameter now (from any thread; lock-free for the render thread).
     public func setParameter(_ address: String, _ value: Double, rampFrames: Int = 0) throws(AudioGraphError) {
@@ -90,7 +90,7 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
 
     /// The rate the node's parameters count frames at: its output's (or input's) rate once
     /// initialized, else the graph's.
-    public var processingRate: Double {
+    package var processingRate: Double {
         outputFormats.first?.sampleRate ?? inputFormats.compactMap { $0 }.first?.sampleRate ?? graph?.sampleRate ?? 48000
     }
 

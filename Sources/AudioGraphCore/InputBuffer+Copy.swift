@@ -5,7 +5,7 @@ extension InputBuffer {
     /// `destination`; writes zeros instead when `input` is nil (nothing connected), silent, or
     /// has no such channel. Real-time safe.
     @inline(__always)
-    public static func copyChannel(_ channel: Int, of input: InputBuffer?, from offset: Int = 0,
+    package static func copyChannel(_ channel: Int, of input: InputBuffer?, from offset: Int = 0,
                                    to destination: UnsafeMutablePointer<Float>, count: Int) {
         if let input, !input.isSilent, channel < input.channelCount {
             destination.update(from: input.buffer.channel(channel) + offset, count: count)
@@ -16,7 +16,7 @@ extension InputBuffer {
 
     /// True when the first `frameCount` frames of every channel of `buffer` are zero. Real-time safe.
     @inline(__always)
-    public static func isAllZero(_ buffer: ChannelBufferList, frameCount n: Int) -> Bool {
+    package static func isAllZero(_ buffer: ChannelBufferList, frameCount n: Int) -> Bool {
         for c in 0..<buffer.channelCount {
             let y = buffer.channel(c)
             for i in 0..<n where y[i] != 0 { return false }

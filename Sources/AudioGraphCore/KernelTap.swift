@@ -6,19 +6,19 @@
 ///
 /// Thread safety: `record` runs on the render thread; `drain` on the thread driving the render,
 /// between render calls (offline rendering, where that is the same thread). Not for live use.
-public final class KernelTap: @unchecked Sendable {
+package final class KernelTap: @unchecked Sendable {
     /// The output bus recorded.
-    public let bus: Int
+    package let bus: Int
     private let storage: ChannelBufferStorage
     /// Frames recorded since the last drain.
-    public private(set) var frameCount = 0
+    package private(set) var frameCount = 0
     /// Frames that did not fit before a drain (0 unless a slice pulls the node unusually often).
-    public private(set) var droppedFrames: Int64 = 0
+    package private(set) var droppedFrames: Int64 = 0
 
     /// - Parameters:
     ///   - capacity: frames held between drains (several slices' worth for nodes pulled by a
     ///     rate converter).
-    public init(bus: Int, channelCount: Int, capacity: Int) {
+    package init(bus: Int, channelCount: Int, capacity: Int) {
         self.bus = bus
         storage = ChannelBufferStorage(channelCount: channelCount, capacity: capacity)
     }
@@ -35,7 +35,7 @@ public final class KernelTap: @unchecked Sendable {
     }
 
     /// Hands the recorded frames to `body` (a view valid during the call) and empties the tap.
-    public func drain<E: Error>(_ body: (ChannelBufferList, Int) throws(E) -> Void) throws(E) {
+    package func drain<E: Error>(_ body: (ChannelBufferList, Int) throws(E) -> Void) throws(E) {
         defer { frameCount = 0 }
         if frameCount > 0 { try body(storage.list, frameCount) }
     }
@@ -43,7 +43,7 @@ public final class KernelTap: @unchecked Sendable {
 
 extension NodeKernel {
     /// Attaches a tap (offline rendering: call between render calls, on the rendering thread).
-    public final func attachTap(_ tap: KernelTap) {
+    package final func attachTap(_ tap: KernelTap) {
         taps.append(tap)
     }
 

@@ -72,7 +72,7 @@ public final class LiveTap: @unchecked Sendable {
     /// Frames of every delivered buffer but a final partial one.
     public let bufferSize: Int
     /// Slots of the ring (each ``bufferSize`` frames).
-    public let bufferCount: Int
+    package let bufferCount: Int
     /// How the block is called.
     public let delivery: Delivery
     /// Seconds between two looks at the ring by the delivery thread: a quarter of a buffer's
@@ -153,7 +153,7 @@ public final class LiveTap: @unchecked Sendable {
     /// frames, whichever is more, plus one buffer — `rateRatio` is the bus's rate over the
     /// graph's (how many of its frames a graph frame costs, behind a rate converter), plus one
     /// converter block (4096 frames) when it is not 1.
-    public static func defaultCapacity(bufferSize: Int, maximumFramesPerSlice: Int, rateRatio: Double) -> Int {
+    package static func defaultCapacity(bufferSize: Int, maximumFramesPerSlice: Int, rateRatio: Double) -> Int {
         let size = bufferSize == 0 ? maximumFramesPerSlice : bufferSize
         let slices = Int((16 * Double(maximumFramesPerSlice) * max(1, rateRatio)).rounded(.up))
         return max(4 * size, slices) + size + (rateRatio == 1 ? 0 : 4096)
@@ -180,7 +180,7 @@ public final class LiveTap: @unchecked Sendable {
     /// delivered. Nothing more will reach the block.
     public var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
     /// Whether the render thread has let go of the tap (removed, plan adopted).
-    public var isDetached: Bool { detachedFlag.load(ordering: .acquiring) }
+    package var isDetached: Bool { detachedFlag.load(ordering: .acquiring) }
 
     // MARK: Render side
 
@@ -188,7 +188,7 @@ public final class LiveTap: @unchecked Sendable {
     /// Render thread only. Real-time safe. Called by the graph for installed taps, and by a node
     /// that owns a tap it never installs (the recorder).
     @inline(__always)
-    public func record(_ buffer: ChannelBufferList, frameCount: Int, sampleTime: Int64) {
+    package func record(_ buffer: ChannelBufferList, frameCount: Int, sampleTime: Int64) {
         var done = 0
         let size = bufferSize
         while done < frameCount {
@@ -235,7 +235,7 @@ public final class LiveTap: @unchecked Sendable {
     /// Marks the producer side final (the plan that removed the tap has been adopted). Called by
     /// whoever runs plan commands (or, for a tap a node owns and never installs, by the control
     /// thread once the render thread no longer renders that node). Real-time safe.
-    public func markDetached() {
+    package func markDetached() {
         detachedFlag.store(true, ordering: .releasing)
     }
 
@@ -309,7 +309,7 @@ public final class LiveTap: @unchecked Sendable {
 
     /// Starts the delivery thread (``Delivery/thread`` taps, at installation, or by the node that
     /// owns the tap). Control thread.
-    public func startDelivery() throws(AudioGraphError) {
+    package func startDelivery() throws(AudioGraphError) {
         guard delivery == .thread else { return }
         try TapDeliveryThread.start(for: self)
     }

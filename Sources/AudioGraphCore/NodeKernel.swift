@@ -11,23 +11,23 @@
 /// control thread that retires the last render plan referring to the kernel.
 open class NodeKernel: @unchecked Sendable {
     /// The node's id (for diagnostics; never formatted on the render thread).
-    public let nodeID: String
+    package let nodeID: String
     /// Output buses (each a view of storage this kernel owns).
-    public let outputs: UnsafeMutableBufferPointer<ChannelBufferList>
+    package let outputs: UnsafeMutableBufferPointer<ChannelBufferList>
     /// Formats of the output buses.
-    public let outputFormats: [StreamFormat]
+    package let outputFormats: [StreamFormat]
     /// The largest slice the kernel is asked for.
-    public let maximumFramesPerSlice: Int
+    package let maximumFramesPerSlice: Int
     /// The node's parameters, in the node's order (indices match ``parameterStates``).
-    public let parameters: [AudioParameter]
+    package let parameters: [AudioParameter]
 
     // MARK: Render thread only
     /// Render state of each parameter.
-    public let parameterStates: UnsafeMutablePointer<ParameterRenderState>
+    package let parameterStates: UnsafeMutablePointer<ParameterRenderState>
     /// Whether each output bus is silent for the last slice rendered.
-    public let outputIsSilent: UnsafeMutablePointer<Bool>
+    package let outputIsSilent: UnsafeMutablePointer<Bool>
     /// The graph frame at which this node started (sources count their own time from it).
-    public internal(set) var startSampleTime: Int64 = 0
+    package internal(set) var startSampleTime: Int64 = 0
     var lastRenderedSampleTime: Int64 = .min
     /// Taps recording output buses (offline rendering; empty otherwise).
     var taps: [KernelTap] = []
@@ -39,7 +39,7 @@ open class NodeKernel: @unchecked Sendable {
     private let outputStorage: [ChannelBufferStorage]
     private let parameterScratch: UnsafeMutablePointer<Float>
 
-    public init(nodeID: String, outputFormats: [StreamFormat], maximumFramesPerSlice: Int,
+    package init(nodeID: String, outputFormats: [StreamFormat], maximumFramesPerSlice: Int,
                 parameters: [AudioParameter]) {
         self.nodeID = nodeID
         self.outputFormats = outputFormats
@@ -100,14 +100,14 @@ open class NodeKernel: @unchecked Sendable {
 
     /// The values of parameter `index` for this slice (polls the control side first). Real-time safe.
     @inline(__always)
-    public final func parameterValues(_ index: Int, _ context: RenderContext) -> ParameterValues {
+    package final func parameterValues(_ index: Int, _ context: RenderContext) -> ParameterValues {
         let p = parameters[index]
         parameterStates[index].poll(p)
         return parameterStates[index].values(p, context)
     }
 
     /// Marks every output silent and zeroes it. Real-time safe.
-    public final func outputSilence(frameCount: Int) {
+    package final func outputSilence(frameCount: Int) {
         for b in 0..<outputs.count {
             outputs[b].clear(frameCount: frameCount)
             outputIsSilent[b] = true
@@ -125,9 +125,9 @@ open class NodeKernel: @unchecked Sendable {
 /// the render thread (cf. web-audio-api-rs's control messages). Whatever the kernel replaces, it
 /// stores back into the message, so it is released with the plan on a control thread.
 open class KernelMessage: @unchecked Sendable {
-    public init() {}
+    package init() {}
     /// What the kernel handed back (released off the render thread with the plan).
-    public var retired: AnyObject?
+    package var retired: AnyObject?
 }
 
 /// The inputs of one node during one render call: pulling a bus renders its source first (once

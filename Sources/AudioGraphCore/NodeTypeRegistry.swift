@@ -6,19 +6,19 @@ import AudioGraphRealtime
 /// graph-file loader, checker and factory then accept files that name them.
 ///
 /// Thread safety: any control thread; lookups and registrations take a ``ControlLock``.
-public enum NodeTypeRegistry {
+package enum NodeTypeRegistry {
     private static let table = ControlLock<[String: NodeTypeDescriptor]>([:])
 
     /// Registers `descriptor` (again: replaces the one of that name, so a module may register
     /// at every entry point). The name must be letters and digits.
-    public static func register(_ descriptor: NodeTypeDescriptor) {
+    package static func register(_ descriptor: NodeTypeDescriptor) {
         precondition(!descriptor.name.isEmpty && descriptor.name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) },
                      "a node type's name is letters and digits: \"\(descriptor.name)\"")
         table.withLock { $0[descriptor.name] = descriptor }
     }
 
     /// The descriptor named `name`, or nil.
-    public static func descriptor(named name: String) -> NodeTypeDescriptor? {
+    package static func descriptor(named name: String) -> NodeTypeDescriptor? {
         table.withLock { $0[name] }
     }
 
@@ -29,5 +29,5 @@ public enum NodeTypeRegistry {
     }
 
     /// The registered names, sorted.
-    public static var names: [String] { table.withLock { $0.keys.sorted() } }
+    package static var names: [String] { table.withLock { $0.keys.sorted() } }
 }

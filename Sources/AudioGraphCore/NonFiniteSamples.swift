@@ -9,10 +9,10 @@
 /// a copy and take the slow path only when something is wrong.
 ///
 /// Thread safety: pure functions on the memory given; real-time safe (no allocation, no locks).
-public enum NonFiniteSamples {
+package enum NonFiniteSamples {
     /// Whether every one of the `count` samples at `samples` is finite.
     @inline(__always)
-    public static func allFinite(_ samples: UnsafePointer<Float>, count: Int) -> Bool {
+    package static func allFinite(_ samples: UnsafePointer<Float>, count: Int) -> Bool {
         var probe = SIMD8<Float>(repeating: 0)
         var i = 0
         let raw = UnsafeRawPointer(samples)
@@ -29,7 +29,7 @@ public enum NonFiniteSamples {
     }
 
     /// The number of NaN or infinite samples among the `count` at `samples`.
-    public static func count(_ samples: UnsafePointer<Float>, count: Int) -> Int {
+    package static func count(_ samples: UnsafePointer<Float>, count: Int) -> Int {
         if allFinite(samples, count: count) { return 0 }
         var found = 0
         for i in 0..<count where !samples[i].isFinite { found += 1 }
@@ -39,7 +39,7 @@ public enum NonFiniteSamples {
     /// Replaces every NaN or infinite sample among the `count` at `samples` with 0 and returns
     /// how many there were.
     @discardableResult
-    public static func replaceWithSilence(_ samples: UnsafeMutablePointer<Float>, count: Int) -> Int {
+    package static func replaceWithSilence(_ samples: UnsafeMutablePointer<Float>, count: Int) -> Int {
         if allFinite(samples, count: count) { return 0 }
         var found = 0
         for i in 0..<count where !samples[i].isFinite {
@@ -50,7 +50,7 @@ public enum NonFiniteSamples {
     }
 
     /// Whether every one of the `count` samples at `samples` is finite and within `-limit...limit`.
-    public static func allWithin(_ samples: UnsafePointer<Float>, count: Int, limit: Float) -> Bool {
+    package static func allWithin(_ samples: UnsafePointer<Float>, count: Int, limit: Float) -> Bool {
         var peak = SIMD8<Float>(repeating: 0)
         var probe = SIMD8<Float>(repeating: 0)
         var i = 0

@@ -1,30 +1,30 @@
 // The render thread's view of one parameter: current value, linear ramp, automation.
 
 /// Per-sample values of one parameter for one slice: a constant or a buffer of `frameCount` values.
-public struct ParameterValues {
+package struct ParameterValues {
     /// The value when ``values`` is nil.
-    public let constant: Float
+    package let constant: Float
     /// Per-frame values, or nil when the value is constant over the slice.
-    public let values: UnsafeMutablePointer<Float>?
+    package let values: UnsafeMutablePointer<Float>?
 
     /// The value at frame `i` of the slice. Real-time safe.
     @inline(__always)
-    public subscript(i: Int) -> Float { values.map { $0[i] } ?? constant }
+    package subscript(i: Int) -> Float { values.map { $0[i] } ?? constant }
 
     /// Whether the value is the same for every frame of the slice.
     @inline(__always)
-    public var isConstant: Bool { values == nil }
+    package var isConstant: Bool { values == nil }
 }
 
 /// Render-thread state of a parameter: it follows the control side's published value, ramps
 /// linearly per sample and evaluates automation. Owned by a ``NodeKernel``.
 ///
 /// Thread safety: render thread only (after the kernel is set up).
-public struct ParameterRenderState {
+package struct ParameterRenderState {
     // MARK: Render thread only
     private var lastSequence: UInt64 = 0
     /// The value at the next frame to render.
-    public private(set) var current: Double
+    package private(set) var current: Double
     private var rampStart: Double
     private var target: Double
     private var rampLength: Int = 0
@@ -41,7 +41,7 @@ public struct ParameterRenderState {
     /// Starts a linear ramp from the current value to `value` over `frames` frames (0: a step).
     /// As Web Audio's linear ramp: frame `i` of the ramp has `start + (value - start) * i / frames`,
     /// and `value` from frame `frames` on.
-    public mutating func ramp(to value: Double, frames: Int) {
+    package mutating func ramp(to value: Double, frames: Int) {
         target = value
         rampStart = current
         rampLength = max(0, frames)
@@ -50,7 +50,7 @@ public struct ParameterRenderState {
     }
 
     /// Whether a ramp is in progress.
-    public var isRamping: Bool { rampPosition < rampLength }
+    package var isRamping: Bool { rampPosition < rampLength }
 
     /// Reads a newly published value of `parameter`, if any. Real-time safe.
     @inline(__always)

@@ -2,9 +2,9 @@
 
 /// Converts the loosely typed values of `GraphNode.setProperty(_:_:)` to numbers, so that
 /// `setProperty("startTime", 1)` (an `Int` literal) means what `setProperty("startTime", 1.0)` means.
-public enum PropertyValue {
+package enum PropertyValue {
     /// The value as a `Double`: any floating-point or integer type; nil for anything else.
-    public static func double(_ value: any Sendable) -> Double? {
+    package static func double(_ value: any Sendable) -> Double? {
         switch value {
         case let v as Double: return v
         case let v as Float: return Double(v)
@@ -16,7 +16,7 @@ public enum PropertyValue {
 
     /// The value as an `Int`: any integer type that fits, or a floating-point value that is a
     /// whole number in range; nil for anything else.
-    public static func int(_ value: any Sendable) -> Int? {
+    package static func int(_ value: any Sendable) -> Int? {
         switch value {
         case let v as Int: return v
         case let v as any BinaryInteger: return Int(exactly: v)
@@ -28,7 +28,7 @@ public enum PropertyValue {
 
     /// An optional number: nil (`Optional.none` of any wrapped type) gives `.some(nil)`; a number
     /// gives `.some(value)`; anything else gives nil.
-    public static func optionalDouble(_ value: any Sendable) -> Double?? {
+    package static func optionalDouble(_ value: any Sendable) -> Double?? {
         if let d = double(value) { return .some(d) }
         if let o = value as? any OptionalProtocol, o.isNone { return .some(nil) }
         return nil

@@ -37,5 +37,5 @@ extension AudioGraph {
     /// The most frames of any node a graph may pull per frame of its output, through chained
     /// rate-changing nodes (``GraphNode/maximumInputFramesPerOutputFrame``): 1024 — two
     /// timePitch nodes at their fastest rate (32), five varispeeds at theirs (4).
-    public static let maximumPullRatio = 1024.0
+    package static let maximumPullRatio = 1024.0
 }

@@ -1,9 +1,9 @@
 // Human-readable and Graphviz views of a validated graph (what `audiograph inspect` prints).
 
 /// Renders a validated graph as text or as Graphviz dot.
-public enum GraphInspection {
+package enum GraphInspection {
     /// Nodes with their buses and formats after propagation, connections, updates and taps.
-    public static func text(_ v: ValidatedGraph) -> String {
+    package static func text(_ v: ValidatedGraph) -> String {
         let d = v.description
         var s = "graph \(d.fileName): \(ParameterInfo.format(d.sampleRate)) Hz, "
             + "maximumFramesPerSlice \(d.maximumFramesPerSlice), render length \(ParameterInfo.format(v.defaultRenderDuration)) s\n"
@@ -43,7 +43,7 @@ public enum GraphInspection {
 
     /// The graph in Graphviz dot: a box per node labelled with its type and output format,
     /// an edge per connection labelled with the buses.
-    public static func dot(_ v: ValidatedGraph) -> String {
+    package static func dot(_ v: ValidatedGraph) -> String {
         let d = v.description
         var s = "digraph \"\(escape(d.fileName))\" {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n"
         for n in d.nodes {

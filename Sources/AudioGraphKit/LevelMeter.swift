@@ -5,17 +5,17 @@ import Foundation
 /// 1.0; a sine of amplitude 1 has an RMS of -3.01 dBFS).
 ///
 /// Thread safety: a value type.
-public struct LevelMeter: Sendable, Equatable {
+package struct LevelMeter: Sendable, Equatable {
     /// RMS in dBFS (-infinity for digital silence).
-    public var rmsDecibels: Double
+    package var rmsDecibels: Double
     /// Peak in dBFS (-infinity for digital silence).
-    public var peakDecibels: Double
+    package var peakDecibels: Double
     /// Samples of the block that were NaN or infinite, left out of the RMS and peak (which then
     /// describe the finite samples; a block of only NaN reads as silence plus this count).
-    public var nonFiniteSampleCount: Int
+    package var nonFiniteSampleCount: Int
 
     /// Measures `frameCount` frames of each channel.
-    public init(channels: [UnsafePointer<Float>], frameCount: Int) {
+    package init(channels: [UnsafePointer<Float>], frameCount: Int) {
         var sum = 0.0
         var peak: Float = 0
         var bad = 0
@@ -37,11 +37,11 @@ public struct LevelMeter: Sendable, Equatable {
     }
 
     /// 20·log10(x), -infinity for 0.
-    public static func decibels(_ x: Double) -> Double { x > 0 ? 20 * log10(x) : -.infinity }
+    package static func decibels(_ x: Double) -> Double { x > 0 ? 20 * log10(x) : -.infinity }
 
     /// One line: `RMS  -9.03 dBFS  peak  -6.02 dBFS  |##########-------|` where the bar spans
     /// -60...0 dBFS (RMS as `#`, the peak marked with `|` inside the bar).
-    public func line(width: Int = 40) -> String {
+    package func line(width: Int = 40) -> String {
         func position(_ db: Double) -> Int {
             guard db.isFinite else { return 0 }
             return max(0, min(width, Int(((db + 60) / 60 * Double(width)).rounded())))

@@ -83,7 +83,7 @@ public final class LivePlayer {
     /// Its input node, if any.
     public let input: InputNode?
     /// The PulseAudio connection.
-    public let context: PulseContext
+    package let context: PulseContext
     /// The graph's timeline rate.
     public let sampleRate: Double
 

@@ -44,7 +44,7 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Reading sound files with libsndfile (WAV, AIFF, FLAC, Ogg, ... whatever it reads).
 ///
 /// Thread safety: every call does I/O: control threads only, never on the render thread.
-public enum AudioFileReader {
+package enum AudioFileReader {
     /// Opens `path` for reading; refuses FIFOs, devices and folders before libsndfile sees them
     /// (opening a FIFO blocks until a writer appears, a device may never end), and WAV files whose
     /// LIST chunk libsndfile would parse forever (`WAVHeaderCheck`).
@@ -58,7 +58,7 @@ public enum AudioFileReader {
     }
 
     /// Rate, channel count and length of a file.
-    public static func info(path: String) throws(AudioFileError) -> AudioFileInfo {
+    package static func info(path: String) throws(AudioFileError) -> AudioFileInfo {
         var sfinfo = SF_INFO()
         let file = try open(path, &sfinfo)
         sf_close(file)
@@ -66,7 +66,7 @@ public enum AudioFileReader {
     }
 
     /// Reads `frameCount` frames (nil: to the end) from `startFrame` into one array per channel.
-    public static func read(path: String, startFrame: Int64 = 0, frameCount: Int64? = nil) throws(AudioFileError)
+    package static func read(path: String, startFrame: Int64 = 0, frameCount: Int64? = nil) throws(AudioFileError)
         -> (info: AudioFileInfo, channels: [[Float]]) {
         var sfinfo = SF_INFO()
         let file = try open(path, &sfinfo)
@@ -95,11 +95,11 @@ public enum AudioFileReader {
 /// file's extension), converting from the graph's non-interleaved floats to the file's sample type.
 ///
 /// Thread safety: I/O — a control or worker thread, never the render thread. Not shared.
-public final class AudioFileWriter {
+package final class AudioFileWriter {
     /// Where the file is written.
-    public let path: String
+    package let path: String
     /// The format written: rate, channels, sample type.
-    public let format: StreamFormat
+    package let format: StreamFormat
     private let major: Int32
     private var file: OpaquePointer?
     /// Interleaved frames waiting for the next `sf_writef_*` (``batchBytes`` of file samples at
@@ -113,14 +113,14 @@ public final class AudioFileWriter {
     /// Whether every `write` reaches the file before it returns (``updateHeaderAfterEveryWrite()``).
     private var writesThrough = false
     /// Frames accepted so far (the last batch reaches the file by ``close()`` at the latest).
-    public private(set) var framesWritten: Int64 = 0
+    package private(set) var framesWritten: Int64 = 0
 
     /// The bytes of interleaved samples collected before one write to the file: 1 MiB, large
     /// enough that a render's system calls and libsndfile calls cost nothing next to its DSP.
-    public static let batchBytes = 1 << 20
+    package static let batchBytes = 1 << 20
 
     /// The libsndfile major format for a path's extension, or nil.
-    public static func majorFormat(forPath path: String) -> Int32? {
+    package static func majorFormat(forPath path: String) -> Int32? {
         let ext = path.split(separator: "/").last.flatMap { name -> Substring? in
             guard let dot = name.lastIndex(of: ".") else { return nil }
             return name[name.index(after: dot)...]
@@ -141,10 +141,10 @@ public final class AudioFileWriter {
 
     /// The most sample bytes a WAV, AIFF or AU file's 32-bit size fields can describe: 4 GiB less
     /// room for the header chunks, so the RIFF/FORM size never wraps.
-    public static let classicSizeLimit: Int64 = 4 * 1024 * 1024 * 1024 - 64 * 1024
+    package static let classicSizeLimit: Int64 = 4 * 1024 * 1024 * 1024 - 64 * 1024
 
     /// The bytes of samples `frames` frames of `format` take uncompressed (saturating).
-    public static func dataBytes(frames: Int64, format: StreamFormat) -> Int64 {
+    package static func dataBytes(frames: Int64, format: StreamFormat) -> Int64 {
         let perFrame = Int64(format.channelCount * format.sampleType.bytesPerSample)
         let (bytes, overflow) = max(0, frames).multipliedReportingOverflow(by: perFrame)
         return overflow ? .max : bytes
@@ -155,7 +155,7 @@ public final class AudioFileWriter {
     /// WAV files take), under it as plain WAV (byte for byte what it always was).
     /// - Throws: `.unsupportedFileType`; `.tooLarge` for AIFF and AU past the limit (their
     ///   formats have no 64-bit variant).
-    public static func majorFormat(forPath path: String, dataBytes: Int64) throws(AudioFileError) -> Int32 {
+    package static func majorFormat(forPath path: String, dataBytes: Int64) throws(AudioFileError) -> Int32 {
         guard let major = majorFormat(forPath: path) else { throw .unsupportedFileType(path: path) }
         guard dataBytes > classicSizeLimit else { return major }
         switch major {
@@ -173,14 +173,14 @@ public final class AudioFileWriter {
     }
 
     /// Whether `path`'s type compresses (FLAC, Ogg Vorbis): its size is not known in advance.
-    public static func isCompressed(path: String) -> Bool {
+    package static func isCompressed(path: String) -> Bool {
         let major = majorFormat(forPath: path)
         return major == Int32(SF_FORMAT_FLAC) || major == Int32(SF_FORMAT_OGG) || major == Int32(SF_FORMAT_MPEG)
     }
 
     /// Whether `path`'s type is a lossy codec (Ogg Vorbis, Opus, MP3): written from floats,
     /// with ``setEncoderCompression(level:constantBitRate:)`` choosing its bit rate.
-    public static func isLossy(path: String) -> Bool {
+    package static func isLossy(path: String) -> Bool {
         let major = majorFormat(forPath: path)
         return major == Int32(SF_FORMAT_OGG) || major == Int32(SF_FORMAT_MPEG)
     }
@@ -191,7 +191,7 @@ public final class AudioFileWriter {
     /// linearly); `constantBitRate` asks MP3 and Opus for a constant bit rate
     /// (`SFC_SET_BITRATE_MODE`). Returns false when libsndfile refuses it.
     @discardableResult
-    public func setEncoderCompression(level: Double, constantBitRate: Bool) -> Bool {
+    package func setEncoderCompression(level: Double, constantBitRate: Bool) -> Bool {
         guard let file else { return false }
         var ok = true
         if constantBitRate && major != Int32(SF_FORMAT_FLAC) {
@@ -203,13 +203,13 @@ public final class AudioFileWriter {
     }
 
     /// Whether a file written by this writer is an RF64 file (its container, not its extension).
-    public var isRF64: Bool { major == Int32(SF_FORMAT_RF64) }
+    package var isRF64: Bool { major == Int32(SF_FORMAT_RF64) }
 
     /// Where a file at `path` is written before it is complete: `dir/.name.partial-PID.ext`,
     /// same folder (so the final rename is atomic), same extension (so the file type is the same).
     /// The path is registered with ``PartialFiles`` (a signal's last resort removes it), and the
     /// temporaries of `path` that dead processes left are removed first.
-    public static func temporaryPath(for path: String) -> String {
+    package static func temporaryPath(for path: String) -> String {
         PartialFiles.removeStale(besides: path)
         let temporary = unregisteredTemporaryPath(for: path)
         PartialFiles.register(temporary)
@@ -228,12 +228,12 @@ public final class AudioFileWriter {
     }
 
     /// The sample type a file type stores when none is asked for: float32, or int24 for FLAC.
-    public static func defaultSampleType(forPath path: String) -> SampleType {
+    package static func defaultSampleType(forPath path: String) -> SampleType {
         majorFormat(forPath: path) == Int32(SF_FORMAT_FLAC) ? .int24 : .float32
     }
 
     /// Checks that `path`'s type can store `sampleType`, without creating anything.
-    public static func validate(path: String, sampleType: SampleType, channels: Int, sampleRate: Double) throws(AudioFileError) {
+    package static func validate(path: String, sampleType: SampleType, channels: Int, sampleRate: Double) throws(AudioFileError) {
         guard let major = majorFormat(forPath: path) else { throw .unsupportedFileType(path: path) }
         var info = SF_INFO()
         info.samplerate = Int32(clamping: FrameCount.int64(sampleRate))
@@ -259,7 +259,7 @@ public final class AudioFileWriter {
     /// Creates (truncates) the file at `path`. `expectedFrames`, when known, picks the container
     /// (see ``majorFormat(forPath:dataBytes:)``): RF64 for a `.wav` past 4 GiB; AIFF and AU past
     /// 4 GiB are refused before anything is created.
-    public init(path: String, format: StreamFormat, expectedFrames: Int64? = nil) throws(AudioFileError) {
+    package init(path: String, format: StreamFormat, expectedFrames: Int64? = nil) throws(AudioFileError) {
         let major = try Self.majorFormat(forPath: path, dataBytes: Self.dataBytes(frames: expectedFrames ?? 0, format: format))
         self.major = major
         self.path = path
@@ -300,7 +300,7 @@ public final class AudioFileWriter {
     /// channels are written as silence). The frames are collected into batches of
     /// ``batchBytes``; a batch is written when it is full and by ``close()``, so a failure to
     /// write (disk full) is reported by the `write` or `close` that writes its batch.
-    public func write(_ buffer: ChannelBufferList, frameCount: Int) throws(AudioFileError) {
+    package func write(_ buffer: ChannelBufferList, frameCount: Int) throws(AudioFileError) {
         guard file != nil, frameCount > 0 else { return }
         var done = 0
         while done < frameCount {
@@ -384,7 +384,7 @@ public final class AudioFileWriter {
     /// without releasing it). Costs a header write per call: for files written a buffer at a
     /// time by applications, not for renders.
     /// Compressed files (FLAC, Ogg) have no header to rewrite: nothing happens for them.
-    public func updateHeaderAfterEveryWrite() {
+    package func updateHeaderAfterEveryWrite() {
         guard let file, !Self.isCompressed(path: path) else { return }
         writesThrough = true
         try? flush()
@@ -397,7 +397,7 @@ public final class AudioFileWriter {
     /// space when the data is written, before write-back), and a failing `close` (network file
     /// systems report late write-back errors there) fails `sf_close`; both are reported here.
     /// Waiting for the data to reach the disk would only make every render slower.
-    public func close() throws(AudioFileError) {
+    package func close() throws(AudioFileError) {
         guard let f = file else { return }
         var failure: AudioFileError?
         do { try flush() } catch { failure = error }

@@ -15,7 +15,7 @@ extension AudioFileReader {
     /// - Returns: one array of `pointCount` points per channel.
     /// - Throws: ``AudioFileError/invalidSettings(path:reason:)`` when `pointCount` < 1, and the
     ///   errors of opening and reading the file.
-    public static func waveform(path: String, pointCount: Int) throws(AudioFileError) -> [[WaveformPoint]] {
+    package static func waveform(path: String, pointCount: Int) throws(AudioFileError) -> [[WaveformPoint]] {
         guard pointCount >= 1 else { throw .invalidSettings(path: path, reason: "a waveform has at least 1 point, asked for \(pointCount)") }
         var sfinfo = SF_INFO()
         let file = try open(path, &sfinfo)

@@ -118,7 +118,7 @@ final class FileStreamer: @unchecked Sendable {
     }
 
     /// The name of every disk-reader thread (what `ps -L` and /proc/self/task/N/comm show).
-    public static let threadName = "ag-disk-reader"
+    package static let threadName = "ag-disk-reader"
 
     deinit {
         stop()

@@ -10,11 +10,11 @@
 ///
 /// Thread safety: make it on a control thread after `initialize()`; then call ``render(frameCount:into:)``
 /// from the one thread that renders the graph. Real-time safe after creation.
-public final class GenericOutputRenderer {
+package final class GenericOutputRenderer {
     /// The graph pulled.
-    public let graph: AudioGraph
+    package let graph: AudioGraph
     /// The format delivered: the client format's rate and channel count, float samples.
-    public let clientFormat: StreamFormat
+    package let clientFormat: StreamFormat
 
     // MARK: Render thread only
     private let mixed: ChannelBufferStorage
@@ -26,7 +26,7 @@ public final class GenericOutputRenderer {
 
     /// - Throws: `.invalidState` when the graph is not initialized or its output is not a
     ///   generic output; `.formatNotSupported` for a rate conversion beyond the converter's range.
-    public init(graph: AudioGraph) throws(AudioGraphError) {
+    package init(graph: AudioGraph) throws(AudioGraphError) {
         guard graph.isInitialized, let output = graph.outputNode as? GenericOutputNode else {
             throw .invalidState("GenericOutputRenderer needs an initialized graph whose output is a genericOutput")
         }
@@ -61,7 +61,7 @@ public final class GenericOutputRenderer {
     /// format's channels, each holding `frameCount` frames): graph slices, remixed to the client
     /// channel count, resampled to the client rate. Returns `frameCount`. Real-time safe.
     @discardableResult
-    public func render(frameCount: Int, into destination: UnsafeBufferPointer<UnsafeMutablePointer<Float>>) -> Int {
+    package func render(frameCount: Int, into destination: UnsafeBufferPointer<UnsafeMutablePointer<Float>>) -> Int {
         if let resampler { return resampler.read(into: destination, frameCount: frameCount) }
         return pullConverted(into: destination, count: frameCount)
     }

@@ -13,18 +13,18 @@ import Glibc
 ///
 /// Thread safety: any thread; the registry is a `Mutex` (control threads only, never the
 /// render thread).
-public enum PartialFiles {
+package enum PartialFiles {
     private static let registered = Mutex<Set<String>>([])
 
     /// Remembers `path` as one of this process's temporary files.
-    public static func register(_ path: String) {
+    package static func register(_ path: String) {
         registered.withLock { _ = $0.insert(path) }
     }
 
     /// Removes every registered temporary file that still exists (renamed ones are gone already).
     /// For a command's last act on a signal; returns how many were removed.
     @discardableResult
-    public static func removeRegistered() -> Int {
+    package static func removeRegistered() -> Int {
         let paths = registered.withLock { $0 }
         return paths.reduce(0) { $0 + (unlink($1) == 0 ? 1 : 0) }
     }
@@ -32,7 +32,7 @@ public enum PartialFiles {
     /// Removes the temporary files of `path` (`dir/.NAME.partial-PID.ext`) whose process no longer
     /// runs: what a run killed with SIGKILL, or crashed, left. Returns how many were removed.
     @discardableResult
-    public static func removeStale(besides path: String) -> Int {
+    package static func removeStale(besides path: String) -> Int {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

@@ -8,15 +8,15 @@ import CSndFile
 /// Thread safety: not shared. Opened on a control thread, then used by one thread at a time
 /// (the player's disk-reader thread, `audiograph meter FILE`); every call does I/O, never on
 /// the render thread.
-public final class SeekableAudioFileReader {
+package final class SeekableAudioFileReader {
     /// Where the file is.
-    public let path: String
+    package let path: String
     /// Rate, channels and length of the file.
-    public let info: AudioFileInfo
+    package let info: AudioFileInfo
     /// The sample type the file stores: 16/24/32-bit integers or 32/64-bit floats as stored;
     /// float32 for every other encoding (8-bit, µ-law, Vorbis, ...), which libsndfile decodes
     /// to floats.
-    public let storedSampleType: SampleType
+    package let storedSampleType: SampleType
 
     // MARK: Owner thread only
     private var file: OpaquePointer?
@@ -24,7 +24,7 @@ public final class SeekableAudioFileReader {
     private var filePosition: Int64 = 0
 
     /// Opens `path` for reading (a regular file only: FIFOs, devices and folders are refused).
-    public init(path: String) throws(AudioFileError) {
+    package init(path: String) throws(AudioFileError) {
         var sfinfo = SF_INFO()
         let f = try AudioFileReader.open(path, &sfinfo)
         self.path = path
@@ -45,7 +45,7 @@ public final class SeekableAudioFileReader {
     /// `destination` (room for `frameCount * info.channels` floats). Returns the frames read:
     /// fewer than asked at the end of the file, and -1 when seeking or reading failed (the
     /// position is then unknown and the next read seeks again). Allocates nothing.
-    public func read(into destination: UnsafeMutablePointer<Float>, atFrame frame: Int64, frameCount: Int) -> Int {
+    package func read(into destination: UnsafeMutablePointer<Float>, atFrame frame: Int64, frameCount: Int) -> Int {
         guard let file, frameCount > 0 else { return 0 }
         if frame != filePosition {
             guard sf_seek(file, frame, SEEK_SET) == frame else {

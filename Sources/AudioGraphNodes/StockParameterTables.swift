@@ -3,16 +3,16 @@ import AudioGraphCore
 
 extension ParameterTable {
     /// ``OscillatorNode``'s parameters.
-    public static let oscillator = ParameterTable([
+    package static let oscillator = ParameterTable([
         .init(.global, "frequency", .hertz, .value(0), .nyquist, .value(440)),
         .init(.global, "amplitude", .linearGain, 0, 1, 1),
     ])
 
     /// ``PlayerNode``'s parameters.
-    public static let player = ParameterTable([.init(.global, "volume", .linearGain, 0, 1, 1)])
+    package static let player = ParameterTable([.init(.global, "volume", .linearGain, 0, 1, 1)])
 
     /// ``MixerNode``'s parameters.
-    public static let mixer = ParameterTable([
+    package static let mixer = ParameterTable([
         .init(.global, "volume", .linearGain, 0, 4, 1),
         .init(.perInput, "volume", .linearGain, 0, 4, 1),
         .init(.perInput, "pan", .pan, -1, 1, 0),
@@ -20,7 +20,7 @@ extension ParameterTable {
     ])
 
     /// ``EnvironmentNode``'s parameters.
-    public static let environment = ParameterTable([
+    package static let environment = ParameterTable([
         .init(.listener, "x", .meters, -1e6, 1e6, 0),
         .init(.listener, "y", .meters, -1e6, 1e6, 0),
         .init(.listener, "z", .meters, -1e6, 1e6, 0),
@@ -49,7 +49,7 @@ extension ParameterTable {
     ])
 
     /// ``EQNode``'s parameters.
-    public static let eq = ParameterTable([
+    package static let eq = ParameterTable([
         .init(.global, "globalGain", .decibels, -96, 24, 0),
         .init(.perBand, "frequency", .hertz, .value(10), .nyquist, .nyquistCapped(1000), smooths: true),
         .init(.perBand, "gain", .decibels, -96, 24, 0, smooths: true),
@@ -58,7 +58,7 @@ extension ParameterTable {
     ])
 
     /// ``DelayNode``'s parameters.
-    public static let delay = ParameterTable([
+    package static let delay = ParameterTable([
         .init(.global, "delayTime", .seconds, 0, 2, 1, smooths: true),
         .init(.global, "feedback", .percent, -100, 100, 50),
         .init(.global, "lowPassCutoff", .hertz, .value(10), .nyquist, .nyquistCapped(15000), smooths: true),
@@ -67,7 +67,7 @@ extension ParameterTable {
 
     /// ``TimePitchNode``'s parameters: `rate` (playback rate, 1/32...32), `pitch` (cents),
     /// `overlap` (analysis windows, read when the node is set up), `bypass` (0/1, per slice).
-    public static let timePitch = ParameterTable([
+    package static let timePitch = ParameterTable([
         .init(.global, "rate", .generic, 1.0 / 32, 32, 1),
         .init(.global, "pitch", .generic, -2400, 2400, 0),
         .init(.global, "overlap", .generic, 3, 32, 8),
@@ -75,13 +75,13 @@ extension ParameterTable {
     ])
 
     /// ``ReverbNode``'s parameters.
-    public static let reverb = ParameterTable([
+    package static let reverb = ParameterTable([
         .init(.global, "wetDryMix", .percent, 0, 100, 50),
         .init(.global, "bypass", .boolean, 0, 1, 0),
     ])
 
     /// ``VarispeedNode``'s parameters.
-    public static let varispeed = ParameterTable([
+    package static let varispeed = ParameterTable([
         .init(.global, "rate", .generic, 0.25, 4, 1),
         .init(.global, "bypass", .boolean, 0, 1, 0),
     ])

@@ -4,16 +4,16 @@
 /// frames (a point of ``AudioFileReader/waveform(path:pointCount:)``).
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct WaveformPoint: Sendable, Hashable {
+package struct WaveformPoint: Sendable, Hashable {
     /// The smallest sample (0 for a run of no frames).
-    public var minimum: Float
+    package var minimum: Float
     /// The largest sample (0 for a run of no frames).
-    public var maximum: Float
+    package var maximum: Float
     /// The root mean square (0 for a run of no frames).
-    public var rms: Float
+    package var rms: Float
 
     /// Creates a point.
-    public init(minimum: Float, maximum: Float, rms: Float) {
+    package init(minimum: Float, maximum: Float, rms: Float) {
         self.minimum = minimum
         self.maximum = maximum
         self.rms = rms

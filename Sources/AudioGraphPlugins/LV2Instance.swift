@@ -11,9 +11,9 @@ import CLilv
 /// Thread safety: connect/activate on one control thread, before handing the instance to the
 /// render thread; `run` on the render thread only (real-time safe as far as the plugin is: the
 /// host adds nothing but a function call).
-public final class LV2Instance: @unchecked Sendable {
+package final class LV2Instance: @unchecked Sendable {
     /// The plugin's description.
-    public let info: LV2PluginInfo
+    package let info: LV2PluginInfo
     private let instance: UnsafeMutablePointer<LilvInstance>
     private var isActive = false
     // Keeps the world (and so the plugin's data) alive as long as the instance.
@@ -40,17 +40,17 @@ public final class LV2Instance: @unchecked Sendable {
 
     /// Connects port `index` to `buffer` (a Float for control ports, a frame array for audio and
     /// CV ports; it must outlive every `run`). Control thread, before `activate`.
-    public func connect(port index: Int, to buffer: UnsafeMutablePointer<Float>?) {
+    package func connect(port index: Int, to buffer: UnsafeMutablePointer<Float>?) {
         lilv_instance_connect_port(instance, UInt32(index), buffer.map { UnsafeMutableRawPointer($0) })
     }
 
     /// Connects port `index` to untyped memory (an atom sequence buffer). Control thread, before `activate`.
-    public func connect(port index: Int, toRaw buffer: UnsafeMutableRawPointer?) {
+    package func connect(port index: Int, toRaw buffer: UnsafeMutableRawPointer?) {
         lilv_instance_connect_port(instance, UInt32(index), buffer)
     }
 
     /// Activates the instance (resets its state). Control thread, once, before the first `run`.
-    public func activate() {
+    package func activate() {
         guard !isActive else { return }
         lilv_instance_activate(instance)
         isActive = true
@@ -58,7 +58,7 @@ public final class LV2Instance: @unchecked Sendable {
 
     /// Runs `frameCount` frames on the connected buffers. Render thread; real-time safe.
     @inline(__always)
-    public func run(frameCount: Int) {
+    package func run(frameCount: Int) {
         lilv_instance_run(instance, UInt32(frameCount))
         // Worker responses are delivered, and end_run called, right after the run that may have
         // scheduled work (worker spec). Nothing for plugins without a worker.

@@ -35,9 +35,9 @@ import Synchronization
 /// ``latencyFrames`` may be read from any thread.
 public final class LV2Node: GraphNode, @unchecked Sendable {
     /// The hosted plugin.
-    public let plugin: LV2PluginInfo
+    package let plugin: LV2PluginInfo
     /// The catalogue that instantiates it.
-    public let world: LV2World
+    package let world: LV2World
 
     // MARK: Shared (atomic): written by the kernel's render thread, read by control threads
     let reportedLatency = LV2LatencyReport()
@@ -56,7 +56,7 @@ public final class LV2Node: GraphNode, @unchecked Sendable {
 
     /// A node running `plugin` (from `world`, the shared catalogue by default). Throws when the
     /// host cannot run it (a required feature, an atom/event port, no audio output).
-    public init(id: String, plugin: LV2PluginInfo, world: LV2World = .shared) throws(LV2Error) {
+    package init(id: String, plugin: LV2PluginInfo, world: LV2World = .shared) throws(LV2Error) {
         try plugin.checkHostable()
         guard !plugin.audioOutputs.isEmpty else { throw .noAudioOutput(uri: plugin.uri) }
         // Validation makes the node too: a binary that cannot load is refused there, not at initialize.
@@ -81,17 +81,22 @@ public final class LV2Node: GraphNode, @unchecked Sendable {
 
     /// The line written to stderr when a node is made for a plugin that does not declare
     /// `lv2:hardRTCapable`: the graph still runs it, but its `run` may allocate or block.
-    public static func hardRTWarning(id: String, plugin: LV2PluginInfo) -> String {
+    package static func hardRTWarning(id: String, plugin: LV2PluginInfo) -> String {
         "warning: node \"\(id)\": LV2 plugin <\(plugin.uri)> is not hardRTCapable; its run may allocate or block on the render thread (possible dropouts when playing live)"
     }
 
     /// A node running the plugin with `uri`; throws ``LV2Error/pluginNotFound(uri:)`` when none is installed.
-    public convenience init(id: String, uri: String, world: LV2World = .shared) throws(LV2Error) {
+    public convenience init(id: String, uri: String) throws(LV2Error) {
+        try self.init(id: id, uri: uri, world: .shared)
+    }
+
+    /// A node running the plugin with `uri` from `world`'s catalogue.
+    package convenience init(id: String, uri: String, world: LV2World) throws(LV2Error) {
         try self.init(id: id, plugin: try world.plugin(uri: uri), world: world)
     }
 
     /// The parameters of a node hosting `plugin`: its control inputs by symbol, then `bypass`.
-    public static func parameterInfos(_ plugin: LV2PluginInfo) -> [ParameterInfo] {
+    package static func parameterInfos(_ plugin: LV2PluginInfo) -> [ParameterInfo] {
         var infos = plugin.controlInputs.map { port in
             let range = port.controlRange
             return ParameterInfo(address: ParameterAddress(name: port.symbol), unit: port.isToggled ? .boolean : .generic,

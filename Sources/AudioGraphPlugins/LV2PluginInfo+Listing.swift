@@ -3,7 +3,7 @@ import AudioGraphCore
 
 extension LV2PortInfo {
     /// One line: `index symbol: kind direction[, range min...max, default d][ (reports latency)]`.
-    public var listing: String {
+    package var listing: String {
         var s = "\(index) \(symbol): \(kind.rawValue) \(isInput ? "input" : "output")"
         if kind == .control && isInput {
             let range = controlRange
@@ -20,11 +20,11 @@ extension LV2PortInfo {
 extension LV2PluginInfo {
     /// Empty for a plugin declaring `lv2:hardRTCapable`, else `  (not hardRTCapable: runs with a
     /// warning)`: what `audiograph plugins` and `inspect` print after the plugin's name.
-    public var realTimeNote: String { isHardRTCapable ? "" : "  (not hardRTCapable: runs with a warning)" }
+    package var realTimeNote: String { isHardRTCapable ? "" : "  (not hardRTCapable: runs with a warning)" }
 
     /// The plugin's URI and name, then one indented line per port and per required feature,
     /// and why the host refuses it when it does.
-    public var listing: String {
+    package var listing: String {
         var lines = ["\(uri)  \"\(name)\"" + realTimeNote]
         for port in ports { lines.append("  port " + port.listing) }
         for feature in requiredFeatures {

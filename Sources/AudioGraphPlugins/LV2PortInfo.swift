@@ -1,7 +1,7 @@
 // What one port of an LV2 plugin is: index, symbol, kind, direction and control range.
 
 /// The kind of data an LV2 port carries.
-public enum LV2PortKind: String, Sendable, Hashable {
+package enum LV2PortKind: String, Sendable, Hashable {
     /// Audio samples (`lv2:AudioPort`): a bus channel.
     case audio
     /// One control value per run (`lv2:ControlPort`): a parameter when it is an input.
@@ -20,35 +20,35 @@ public enum LV2PortKind: String, Sendable, Hashable {
 /// One port of an LV2 plugin as its data describes it.
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct LV2PortInfo: Sendable, Hashable {
+package struct LV2PortInfo: Sendable, Hashable {
     /// The port index (`lv2:index`), the number `connect_port` takes.
-    public var index: Int
+    package var index: Int
     /// The port symbol (`lv2:symbol`), unique in the plugin: the parameter name of a control input.
-    public var symbol: String
+    package var symbol: String
     /// The human name (`lv2:name`).
-    public var name: String
+    package var name: String
     /// What the port carries.
-    public var kind: LV2PortKind
+    package var kind: LV2PortKind
     /// Whether the plugin reads it (true) or writes it (false).
-    public var isInput: Bool
+    package var isInput: Bool
     /// `lv2:minimum`, `lv2:maximum`, `lv2:default` (nil when the plugin does not say).
-    public var minimum: Double?
-    public var maximum: Double?
-    public var defaultValue: Double?
+    package var minimum: Double?
+    package var maximum: Double?
+    package var defaultValue: Double?
     /// Whether the port has `lv2:connectionOptional` (the host may leave it unconnected).
-    public var isOptional: Bool
+    package var isOptional: Bool
     /// Whether the port reports the plugin's latency in frames (`lv2:reportsLatency`).
-    public var reportsLatency: Bool
+    package var reportsLatency: Bool
     /// Whether the control is a switch (`lv2:toggled`).
-    public var isToggled: Bool
+    package var isToggled: Bool
     /// Whether the control takes whole numbers only (`lv2:integer`).
-    public var isInteger: Bool = false
+    package var isInteger: Bool = false
 
     /// The value the host writes into this control input for the parameter value `value`:
     /// rounded for an integer port, 0 or 1 (at or above 0.5) for a toggled one, unchanged
     /// otherwise — so a ramp never hands the plugin a fractional step or switch. Real-time safe.
     @inline(__always)
-    public func hostValue(_ value: Float) -> Float {
+    package func hostValue(_ value: Float) -> Float {
         Self.hostValue(value, toggled: isToggled, integer: isInteger)
     }
 
@@ -62,7 +62,7 @@ public struct LV2PortInfo: Sendable, Hashable {
 
     /// The range a control input accepts: the plugin's bounds, or (when it gives none) the
     /// whole finite range of a Float so that any value the plugin may read is allowed.
-    public var controlRange: ClosedRange<Double> {
+    package var controlRange: ClosedRange<Double> {
         let low = minimum ?? -Double(Float.greatestFiniteMagnitude)
         let high = maximum ?? Double(Float.greatestFiniteMagnitude)
         return low <= high ? low...high : high...low
@@ -70,7 +70,7 @@ public struct LV2PortInfo: Sendable, Hashable {
 
     /// The value a control input starts at: the plugin's default, else its minimum clamped into
     /// range, else 0 clamped.
-    public var startValue: Double {
+    package var startValue: Double {
         let range = controlRange
         let value = defaultValue ?? minimum ?? 0
         return min(max(value, range.lowerBound), range.upperBound)

@@ -17,7 +17,7 @@ import Synchronization
 /// and `map` allocates when it meets a new URI, so they are not real-time safe. Plugins call
 /// them at instantiate and in non-real-time calls, as the urid spec asks; the host's render
 /// path never calls them (it maps every URID it needs at initialize).
-public final class LV2URIDMap: @unchecked Sendable {
+package final class LV2URIDMap: @unchecked Sendable {
     private struct Table {
         var ids: [String: UInt32] = [:]
         /// `uris[id - 1]` is the C string of URID `id`, owned by the table.
@@ -33,7 +33,7 @@ public final class LV2URIDMap: @unchecked Sendable {
     let unmapFeature: UnsafeMutablePointer<LV2_URID_Unmap>
 
     /// An empty table.
-    public init() {
+    package init() {
         mapFeature = .allocate(capacity: 1)
         unmapFeature = .allocate(capacity: 1)
         let handle = Unmanaged.passUnretained(self).toOpaque()
@@ -54,7 +54,7 @@ public final class LV2URIDMap: @unchecked Sendable {
     }
 
     /// The URID of `uri`, a new one (the next integer) the first time; never 0. Any thread; locks.
-    public func map(_ uri: String) -> UInt32 {
+    package func map(_ uri: String) -> UInt32 {
         table.withLock { t in
             if let id = t.ids[uri] { return id }
             t.uris.append(strdup(uri)!)
@@ -65,7 +65,7 @@ public final class LV2URIDMap: @unchecked Sendable {
     }
 
     /// The URI of `urid`, or nil for 0 or an id never given out. Any thread; locks.
-    public func unmap(_ urid: UInt32) -> String? {
+    package func unmap(_ urid: UInt32) -> String? {
         unmapCString(urid).map { String(cString: $0) }
     }
 

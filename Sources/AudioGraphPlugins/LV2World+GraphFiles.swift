@@ -4,7 +4,7 @@ import AudioGraphCore
 extension LV2World {
     /// What a graph file's `lv2` node with `uri` is: its parameters and audio port counts, or a
     /// one-line reason the host cannot run it (unknown URI, missing feature, port kind).
-    public func graphProperties(uri: String) -> Result<LV2Properties, PluginLookupError> {
+    package func graphProperties(uri: String) -> Result<LV2Properties, PluginLookupError> {
         do throws(LV2Error) {
             let info = try plugin(uri: uri)
             try info.checkHostable()
@@ -17,7 +17,7 @@ extension LV2World {
     }
 
     /// Makes graph files find plugins in the shared world (``PluginCatalogue``). Idempotent.
-    public static func registerWithGraphFiles() {
+    package static func registerWithGraphFiles() {
         PluginCatalogue.register { uri in LV2World.shared.graphProperties(uri: uri) }
     }
 }

@@ -5,7 +5,7 @@ extension LV2World {
     /// `controls` (by symbol; others at their defaults): a separate instance is run once on one
     /// frame of silence and its `lv2:reportsLatency` output read. 0 for a plugin without one.
     /// Control thread (instantiates; allocates).
-    public func latency(uri: String, sampleRate: Double, controls: [String: Double] = [:]) throws(LV2Error) -> Int {
+    package func latency(uri: String, sampleRate: Double, controls: [String: Double] = [:]) throws(LV2Error) -> Int {
         let info = try plugin(uri: uri)
         guard info.latencyPort != nil else { return 0 }
         let probe = try instantiate(uri: uri, sampleRate: sampleRate)
@@ -42,13 +42,13 @@ extension LV2World {
 
     /// The most frames of latency a plugin may report (about 6 minutes at 48 kHz); larger values
     /// are taken as this.
-    public static let maximumReportedLatency = 1 << 24
+    package static let maximumReportedLatency = 1 << 24
 
     /// A plugin's reported latency value as frames: rounded, 0 when it is NaN or not positive,
     /// at most ``maximumReportedLatency`` (a plugin may write anything; this must not
     /// trap). Real-time safe.
     @inline(__always)
-    public static func latencyFrames(reported value: Float) -> Int {
+    package static func latencyFrames(reported value: Float) -> Int {
         guard value > 0 else { return 0 }   // NaN too
         return value >= Float(maximumReportedLatency) ? maximumReportedLatency : Int(value.rounded())
     }

@@ -12,7 +12,7 @@ import Synchronization
 /// thread-safe, so each call holds the world's lock (it may block on another control thread's
 /// call, never on the render thread, which never calls the world). Never call it from the
 /// render thread: it allocates and locks.
-public final class LV2World: @unchecked Sendable {
+package final class LV2World: @unchecked Sendable {
     // MARK: Guarded by `lock`
     private let world: OpaquePointer
     private let lock = ControlLock(())
@@ -20,22 +20,22 @@ public final class LV2World: @unchecked Sendable {
 
     // MARK: Shared (thread-safe itself)
     /// The URI↔URID table behind the `urid:map`/`urid:unmap` features of every instance made here.
-    public let uridMap = LV2URIDMap()
+    package let uridMap = LV2URIDMap()
 
     /// What lilv printed while loading the LV2 path (unreadable folders, malformed bundles), as
     /// one line, or nil when it printed nothing. Captured, not printed: `audiograph plugins`
     /// shows it as one warning line.
-    public let loadReport: String?
+    package let loadReport: String?
 
     /// Plugins whose binary was seen to load (``checkLoadable(uri:)``).
     private let loadable = ControlLock<Set<String>>([])
 
     /// The world of the process: the LV2 path of the environment, loaded on first use.
-    public static let shared = LV2World(searchPath: nil)
+    package static let shared = LV2World(searchPath: nil)
 
     /// A world of the plugins on `searchPath` (a colon-separated list of directories holding
     /// bundles, like `LV2_PATH`), or on the default LV2 path when nil.
-    public init(searchPath: String?) {
+    package init(searchPath: String?) {
         world = lilv_world_new()
         if let searchPath {
             let node = lilv_new_string(world, searchPath)
@@ -52,7 +52,7 @@ public final class LV2World: @unchecked Sendable {
     /// corrupt or built for another machine is refused when the node is made — by `validate`
     /// as by `render` — instead of at instantiation, after lilv's own line. Remembered once it
     /// succeeded. Control threads.
-    public func checkLoadable(uri: String) throws(LV2Error) {
+    package func checkLoadable(uri: String) throws(LV2Error) {
         if loadable.withLock({ $0.contains(uri) }) { return }
         let path: String? = lock.withLock { _ in
             guard let plugin = find(uri), let library = lilv_plugin_get_library_uri(plugin),
@@ -74,7 +74,7 @@ public final class LV2World: @unchecked Sendable {
     deinit { lilv_world_free(world) }
 
     /// Every installed plugin, sorted by URI.
-    public var plugins: [LV2PluginInfo] {
+    package var plugins: [LV2PluginInfo] {
         lock.withLock { _ in
             let all = lilv_world_get_all_plugins(world)
             var result: [LV2PluginInfo] = []
@@ -88,7 +88,7 @@ public final class LV2World: @unchecked Sendable {
     }
 
     /// The plugin with `uri`; throws ``LV2Error/pluginNotFound(uri:)`` when none is installed.
-    public func plugin(uri: String) throws(LV2Error) -> LV2PluginInfo {
+    package func plugin(uri: String) throws(LV2Error) -> LV2PluginInfo {
         if let cached = cache.withLock({ $0[uri] }) { return cached }
         let info: LV2PluginInfo? = lock.withLock { _ in
             guard let plugin = find(uri) else { return nil }
@@ -104,7 +104,7 @@ public final class LV2World: @unchecked Sendable {
     /// the longest run the caller will ask for: the plugin is told it through
     /// ``LV2PluginInfo/providedFeatures``' options (`bufsz:maxBlockLength`, with
     /// `bufsz:minBlockLength` 1) and must never be run longer.
-    public func instantiate(uri: String, sampleRate: Double, maximumFrames: Int = 4096) throws(LV2Error) -> LV2Instance {
+    package func instantiate(uri: String, sampleRate: Double, maximumFrames: Int = 4096) throws(LV2Error) -> LV2Instance {
         let info = try plugin(uri: uri)
         try info.checkHostable()
         let worker = info.requiredFeatures.contains(LV2URI.workerSchedule) ? LV2Worker() : nil

@@ -8,19 +8,19 @@ import Synchronization
 ///
 /// Thread safety: any thread; the registered lookup is read and replaced under a lock
 /// (control threads only, never the render thread).
-public enum PluginCatalogue {
+package enum PluginCatalogue {
     /// A plugin's description, or why there is none (one line naming the URI).
-    public typealias Lookup = @Sendable (_ uri: String) -> Result<LV2Properties, PluginLookupError>
+    package typealias Lookup = @Sendable (_ uri: String) -> Result<LV2Properties, PluginLookupError>
 
     private static let registered = Mutex<Lookup?>(nil)
 
     /// Installs the lookup (idempotent for the same catalogue; the last one wins).
-    public static func register(_ lookup: @escaping Lookup) {
+    package static func register(_ lookup: @escaping Lookup) {
         registered.withLock { $0 = lookup }
     }
 
     /// Describes the plugin with `uri` through the registered lookup.
-    public static func lookUp(_ uri: String) -> Result<LV2Properties, PluginLookupError> {
+    package static func lookUp(_ uri: String) -> Result<LV2Properties, PluginLookupError> {
         guard let lookup = registered.withLock({ $0 }) else {
             return .failure(PluginLookupError(message: "no plugin catalogue is loaded (read graphs with lv2 nodes through AudioGraphKit's GraphLoader)"))
         }
@@ -31,9 +31,9 @@ public enum PluginCatalogue {
 /// Why a plugin cannot be used in a graph file (one line, naming the URI).
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct PluginLookupError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct PluginLookupError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The line shown to users.
-    public var message: String
-    public init(message: String) { self.message = message }
-    public var description: String { message }
+    package var message: String
+    package init(message: String) { self.message = message }
+    package var description: String { message }
 }

@@ -20,7 +20,7 @@ public final class InputNode: GraphNode, @unchecked Sendable {
 
     // MARK: Control thread only
     /// The connection captures use; set before the graph initializes.
-    public var pulseContext: PulseContext?
+    package var pulseContext: PulseContext?
     /// Whether initializing without a ``pulseContext`` is meant (an offline render of a graph
     /// that has an input): the node then outputs silence. Otherwise a missing context is an
     /// error at initialize, never silent.
@@ -160,7 +160,7 @@ public final class InputNode: GraphNode, @unchecked Sendable {
     }
 
     /// The capture stream (counters, latency), nil without a context or before initialize.
-    public var captureStream: PulseCaptureStream? { capture }
+    package var captureStream: PulseCaptureStream? { capture }
 
     /// Why capture failed while running.
     public var fault: PulseError? { capture?.fault }

@@ -56,7 +56,7 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
     /// the format reaching the node (stereo at the graph's rate when nothing is connected), the
     /// node's device, latency and stream name, the graph's slice size (the quantum and the ring
     /// follow from these: `playbackQuantumFrames`, `playbackRingFrames`).
-    public func streamConfiguration(graph: AudioGraph) -> PulseStreamConfiguration {
+    package func streamConfiguration(graph: AudioGraph) -> PulseStreamConfiguration {
         let format = inputFormat ?? .canonical(sampleRate: graph.sampleRate, channelCount: 2)
         return PulseStreamConfiguration(
             sampleRate: Int(format.sampleRate.rounded()), channels: format.channelCount, device: properties.device,
@@ -70,7 +70,7 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
     /// - Throws: `PulseError` (no server, unknown sink, `.parallelRenderingNotLive` for a graph
     /// with ``AudioGraph/renderThreadCount`` above 1, ...); nothing is left running then.
     /// `endFrame`: see `PulsePlaybackStream.setEndFrame(_:)`.
-    public func start(graph: AudioGraph, context: PulseContext, renderLimit: Int64? = nil,
+    package func start(graph: AudioGraph, context: PulseContext, renderLimit: Int64? = nil,
                       endFrame: Int64? = nil) throws(PulseError) {
         guard stream == nil else { return }
         let threads = graph.renderThreadCount
@@ -124,7 +124,7 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
     }
 
     /// The running playback stream (latency, buffer attributes, counters), nil when stopped.
-    public var playbackStream: PulsePlaybackStream? { stream }
+    package var playbackStream: PulsePlaybackStream? { stream }
 
     /// Why playback failed (nil when fine); after `stop()`, why the last run failed, if it did.
     public var fault: PulseError? { stream.map { $0.fault } ?? stopped.fault }

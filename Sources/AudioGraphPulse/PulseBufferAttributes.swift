@@ -1,17 +1,17 @@
 // The server-side buffer metrics a PulseAudio stream ended up with, in frames.
 
 /// A stream's negotiated `pa_buffer_attr`, converted from bytes to frames.
-public struct PulseBufferAttributes: Sendable, Equatable {
+package struct PulseBufferAttributes: Sendable, Equatable {
     /// `maxlength`: the most the server buffers.
-    public var maximumLength: Int
+    package var maximumLength: Int
     /// `tlength` (playback): the target fill of the server buffer, i.e. the latency target.
-    public var targetLength: Int
+    package var targetLength: Int
     /// `prebuf` (playback): frames needed before playback starts.
-    public var prebuffer: Int
+    package var prebuffer: Int
     /// `minreq` (playback): the smallest request the server sends.
-    public var minimumRequest: Int
+    package var minimumRequest: Int
     /// `fragsize` (capture): the size of the chunks the server sends.
-    public var fragmentSize: Int
+    package var fragmentSize: Int
 }
 
 /// A stream's current latency, seconds.

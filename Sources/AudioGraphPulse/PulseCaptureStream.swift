@@ -23,11 +23,11 @@ import Synchronization
 /// (one thread at a time, not from libpulse callbacks). `read(frameCount:into:)` and
 /// `readableFrames` belong to one consumer thread (the render thread) and are real-time safe.
 /// Counters and `fault` may be read from any thread. `stop()` is idempotent and done by `deinit`.
-public final class PulseCaptureStream: @unchecked Sendable {
+package final class PulseCaptureStream: @unchecked Sendable {
     /// The requested settings.
-    public let configuration: PulseStreamConfiguration
+    package let configuration: PulseStreamConfiguration
     /// The connection the stream lives on.
-    public let context: PulseContext
+    package let context: PulseContext
 
     // MARK: Immutable after init
     private let ring: RingBuffer
@@ -69,7 +69,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     /// Creates a stopped capture stream.
     ///
     /// - Throws: `.unsupportedFormat` for a rate or channel count PulseAudio cannot carry.
-    public init(context: PulseContext, configuration: PulseStreamConfiguration) throws(PulseError) {
+    package init(context: PulseContext, configuration: PulseStreamConfiguration) throws(PulseError) {
         try configuration.validate()
         self.context = context
         self.configuration = configuration
@@ -87,23 +87,23 @@ public final class PulseCaptureStream: @unchecked Sendable {
     }
 
     /// True between a successful `start()` and `stop()`.
-    public var isRunning: Bool { running.load(ordering: .acquiring) }
+    package var isRunning: Bool { running.load(ordering: .acquiring) }
     /// Times the ring was full when the server delivered data (that data was lost).
-    public var overrunCount: Int { overruns.load(ordering: .relaxed) }
+    package var overrunCount: Int { overruns.load(ordering: .relaxed) }
     /// Slices that found fewer frames than asked for (the rest was silence).
-    public var underrunCount: Int { underruns.load(ordering: .relaxed) }
+    package var underrunCount: Int { underruns.load(ordering: .relaxed) }
     /// Old frames dropped by `read` to keep the delay bounded.
-    public var droppedFrames: Int { dropped.load(ordering: .relaxed) }
+    package var droppedFrames: Int { dropped.load(ordering: .relaxed) }
     /// Times `read` dropped old frames (each a hole in what the graph got).
-    public var dropCount: Int { drops.load(ordering: .relaxed) }
+    package var dropCount: Int { drops.load(ordering: .relaxed) }
     /// Holes in what the graph got since `start()`: overruns, underruns and drops together.
-    public var lossCount: Int { overrunCount + underrunCount + dropCount }
+    package var lossCount: Int { overrunCount + underrunCount + dropCount }
     /// Why the stream stopped working while running, if it did.
-    public var fault: PulseError? { faultState.fault }
+    package var fault: PulseError? { faultState.fault }
 
     /// The most frames `read` lets wait in the ring before dropping the oldest (clamped to what
     /// the ring can hold). A full-duplex driver raises it to its pre-roll. Any thread; lock-free.
-    public func setBacklogLimit(frames: Int) {
+    package func setBacklogLimit(frames: Int) {
         let capacityFrames = ring.capacity / configuration.channels
         backlogLimit.store(max(configuration.maximumFramesPerSlice, min(frames, capacityFrames - configuration.maximumFramesPerSlice)),
                            ordering: .relaxed)
@@ -121,7 +121,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     /// round trip is one fragment (the latency) plus `margin`. Reads that find the ring short
     /// during the warm-up are not underruns. Call before the render thread reads (or between
     /// reads: it takes effect at the next one). Any thread; lock-free.
-    public func setWarmUp(frames: Int, window: Int, margin: Int) {
+    package func setWarmUp(frames: Int, window: Int, margin: Int) {
         warmUpWindow.store(max(0, min(window, frames)), ordering: .relaxed)
         warmUpMargin.store(max(0, margin), ordering: .relaxed)
         warmUpRequest.store(max(0, frames), ordering: .releasing)
@@ -131,27 +131,27 @@ public final class PulseCaptureStream: @unchecked Sendable {
     /// ring holds `frames` frames (a capture that must lose nothing: the first frame handed out
     /// is the first frame captured, and the ring starts with a fragment and a margin, so it does
     /// not run dry before the next fragment). Takes effect at the next read. Any thread; lock-free.
-    public func setStartThreshold(frames: Int) {
+    package func setStartThreshold(frames: Int) {
         startThresholdRequest.store(max(0, frames), ordering: .releasing)
     }
 
     /// Frames dropped at the end of the last warm-up to bring the ring down to its margin (never
     /// handed out: they were captured before the first frame the graph saw); negative, frames of
     /// silence handed out after the warm-up without consuming, to let the ring fill up to it.
-    public var warmUpTrimmedFrames: Int { warmUpTrimmed.load(ordering: .relaxed) }
+    package var warmUpTrimmedFrames: Int { warmUpTrimmed.load(ordering: .relaxed) }
 
     /// Frames the ring can hold.
-    public var capacityFrames: Int { ring.capacity / configuration.channels }
+    package var capacityFrames: Int { ring.capacity / configuration.channels }
 
     /// Sets a handler called once on libpulse's mainloop thread when the running stream fails.
-    public func setFaultHandler(_ handler: (@Sendable (PulseError) -> Void)?) {
+    package func setFaultHandler(_ handler: (@Sendable (PulseError) -> Void)?) {
         faultState.setHandler(handler)
     }
 
     /// Connects the record stream and waits until the server accepted it. Does nothing when running.
     ///
     /// - Throws: `.connectionLost`, `.deviceNotFound` (unknown source), `.streamFailed`, `.timedOut`.
-    public func start(timeout: Double = 5) throws(PulseError) {
+    package func start(timeout: Double = 5) throws(PulseError) {
         guard !running.load(ordering: .acquiring) else { return }
         try PulseStreamSupport.requireConnected(context)
         faultState.clear()
@@ -167,7 +167,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     }
 
     /// Disconnects the stream. Idempotent.
-    public func stop() {
+    package func stop() {
         context.withLock {
             freeWatchdogLocked()
             if let stream { PulseStreamSupport.destroy(stream) }
@@ -177,7 +177,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
     }
 
     /// libpulse's capture latency plus what waits in our ring; nil when unknown.
-    public func latency() -> PulseLatency? {
+    package func latency() -> PulseLatency? {
         context.withLock {
             guard let stream else { return nil }
             return PulseStreamSupport.latency(stream, ringFrames: readableFrames, sampleRate: configuration.sampleRate)
@@ -185,18 +185,18 @@ public final class PulseCaptureStream: @unchecked Sendable {
     }
 
     /// The buffer metrics the server granted (nil before the first successful `start()`).
-    public var bufferAttributes: PulseBufferAttributes? { context.withLock { negotiated } }
+    package var bufferAttributes: PulseBufferAttributes? { context.withLock { negotiated } }
 
     // MARK: Render (consumer) side
 
     /// Frames waiting in the ring. Consumer thread, real-time safe.
-    public var readableFrames: Int { ring.readableCount / configuration.channels }
+    package var readableFrames: Int { ring.readableCount / configuration.channels }
 
     /// Fills exactly `frameCount` frames (at most `maximumFramesPerSlice`) of each channel buffer:
     /// captured frames first, silence for whatever is missing. Returns the frames that were real
     /// captured audio. Consumer thread (the render thread); real-time safe.
     @discardableResult
-    public func read(frameCount: Int, into channels: UnsafePointer<UnsafeMutablePointer<Float>>) -> Int {
+    package func read(frameCount: Int, into channels: UnsafePointer<UnsafeMutablePointer<Float>>) -> Int {
         let channelCount = configuration.channels
         let frames = min(frameCount, configuration.maximumFramesPerSlice)
         if warmUpRequest.load(ordering: .relaxed) > 0 {

@@ -17,13 +17,13 @@ import Synchronization
 /// handler (if any) runs — within milliseconds of the socket closing. Streams created on the
 /// context see the same failure through their own state callbacks.
 ///
-/// Thread safety: all public members may be called from any thread except libpulse's mainloop
+/// Thread safety: all package members may be called from any thread except libpulse's mainloop
 /// thread (i.e. not from inside a libpulse callback), because they take the mainloop lock and
 /// may wait for the server. None of them is real-time safe. `close()` is idempotent and is also
 /// done by `deinit`.
-public final class PulseContext: @unchecked Sendable {
+package final class PulseContext: @unchecked Sendable {
     /// The server string connected to, or nil for the default server.
-    public let server: String?
+    package let server: String?
 
     // MARK: Immutable after init (libpulse objects; use under the mainloop lock)
     let mainloop: OpaquePointer
@@ -39,7 +39,7 @@ public final class PulseContext: @unchecked Sendable {
     ///
     /// - Throws: `PulseError.noServer` when no server answers, `.timedOut` when it does not
     ///   become ready in time.
-    public init(server: String? = nil, applicationName: String = "AudioGraph", timeout: Double = 5) throws(PulseError) {
+    package init(server: String? = nil, applicationName: String = "AudioGraph", timeout: Double = 5) throws(PulseError) {
         self.server = server
         // For messages: the address libpulse will try.
         let address = server ?? getenv("PULSE_SERVER").map { String(cString: $0) } ?? "the default address"
@@ -93,20 +93,20 @@ public final class PulseContext: @unchecked Sendable {
     }
 
     /// True while the context is connected and healthy.
-    public var isConnected: Bool { connected.load(ordering: .acquiring) }
+    package var isConnected: Bool { connected.load(ordering: .acquiring) }
 
     /// Why the connection ended, once it has (nil while connected or after a clean `close`).
-    public var failure: PulseError? { state.withLock { $0.failure } }
+    package var failure: PulseError? { state.withLock { $0.failure } }
 
     /// Sets a handler called once, on libpulse's mainloop thread, when the connection fails after
     /// it was established. It must return quickly and must not call back into this context.
-    public func setFailureHandler(_ handler: (@Sendable (PulseError) -> Void)?) {
+    package func setFailureHandler(_ handler: (@Sendable (PulseError) -> Void)?) {
         state.withLock { $0.handler = handler }
     }
 
     /// Disconnects and stops (joins) the mainloop thread. Idempotent. Stop the streams on this
     /// context first; a stream stopped afterwards still tears down cleanly.
-    public func close() {
+    package func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         connected.store(false, ordering: .releasing)
         pa_threaded_mainloop_lock(mainloop)

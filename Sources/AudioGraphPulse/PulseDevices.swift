@@ -3,40 +3,40 @@ import CPulse
 import CPulseShim
 
 /// One sink or source as the server describes it.
-public struct PulseDevice: Sendable, Equatable {
+package struct PulseDevice: Sendable, Equatable {
     /// Whether the device plays (sink) or records (source).
-    public enum Kind: String, Sendable { case sink, source }
+    package enum Kind: String, Sendable { case sink, source }
 
     /// Sink or source.
-    public var kind: Kind
+    package var kind: Kind
     /// The name streams and the CLI use (`--device NAME`).
-    public var name: String
+    package var name: String
     /// The human-readable description.
-    public var description: String
+    package var description: String
     /// The server's index for it.
-    public var index: UInt32
+    package var index: UInt32
     /// Its sample spec: rate, channels and sample format as libpulse prints it (`float32le`, `s16le`, ...).
-    public var sampleRate: Int
+    package var sampleRate: Int
     /// Channel count of its sample spec.
-    public var channels: Int
+    package var channels: Int
     /// Sample format of its sample spec.
-    public var sampleFormat: String
+    package var sampleFormat: String
     /// True for the server's default sink (for sinks) or default source (for sources).
-    public var isDefault: Bool
+    package var isDefault: Bool
     /// For sources: the sink it monitors (nil for real sources and for sinks).
-    public var monitorOf: String?
+    package var monitorOf: String?
 }
 
 /// The devices of a PulseAudio server.
 ///
 /// Thread safety: `list(context:)` is a control-thread call: it takes the context's mainloop lock
 /// and waits for the server (at most `timeout` seconds per query). Not real-time safe.
-public enum PulseDevices {
+package enum PulseDevices {
     /// Queries the server for its sinks, its sources (monitors included) and its defaults.
     /// Sinks come first, each group in the server's index order.
     ///
     /// - Throws: `.connectionLost` when the connection fails, `.timedOut` when the server does not answer.
-    public static func list(context: PulseContext, timeout: Double = 5) throws(PulseError) -> [PulseDevice] {
+    package static func list(context: PulseContext, timeout: Double = 5) throws(PulseError) -> [PulseDevice] {
         guard context.isConnected else { throw context.failure ?? context.withLock { context.lostError() } }
         let box = PulseDeviceCollector(context: context)
         let me = Unmanaged.passUnretained(box).toOpaque()

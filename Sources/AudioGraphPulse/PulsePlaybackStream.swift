@@ -10,7 +10,7 @@ import Synchronization
 /// `channelCount` non-interleaved buffers. `sampleTime` is the slice's first frame on the
 /// stream's timeline (0 at `start()`). Runs on the dedicated render thread; must be real-time
 /// safe (no allocation, lock, I/O, waiting).
-public typealias PulseRenderCallback = @Sendable (
+package typealias PulseRenderCallback = @Sendable (
     _ sampleTime: Int64, _ frameCount: Int, _ channels: UnsafePointer<UnsafeMutablePointer<Float>>
 ) -> Void
 
@@ -65,11 +65,11 @@ public typealias PulseRenderCallback = @Sendable (
 /// callback); they take the mainloop lock and may wait for the server. `underrunCount`, `fault`,
 /// `isRunning` and `renderedFrames` may be read from any thread. `stop()` is idempotent and done
 /// by `deinit`; it never leaves a thread or a stream behind.
-public final class PulsePlaybackStream: @unchecked Sendable {
+package final class PulsePlaybackStream: @unchecked Sendable {
     /// The requested settings.
-    public let configuration: PulseStreamConfiguration
+    package let configuration: PulseStreamConfiguration
     /// The connection the stream lives on.
-    public let context: PulseContext
+    package let context: PulseContext
 
     // MARK: Immutable after init
     private let render: PulseRenderCallback
@@ -114,7 +114,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     ///
     /// - Throws: `.unsupportedFormat` for a rate or channel count PulseAudio cannot carry,
     ///   `.sliceSizeUnsuitableForLive` for a slice size that would force a tiny quantum.
-    public init(context: PulseContext, configuration: PulseStreamConfiguration,
+    package init(context: PulseContext, configuration: PulseStreamConfiguration,
                 render: @escaping PulseRenderCallback) throws(PulseError) {
         try configuration.validate()
         try configuration.validatePlaybackQuantum()
@@ -143,20 +143,20 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     // MARK: Control
 
     /// True between a successful `start()` and `stop()` (also after a fault, until `stop()`).
-    public var isRunning: Bool { running.load(ordering: .acquiring) }
+    package var isRunning: Bool { running.load(ordering: .acquiring) }
 
     /// Underflows the server reported since `start()` (it ran out of data and played silence).
-    public var underrunCount: Int { underruns.load(ordering: .relaxed) }
+    package var underrunCount: Int { underruns.load(ordering: .relaxed) }
 
     /// Frames the render callback has produced since `start()`.
-    public var renderedFrames: Int { framesRendered.load(ordering: .relaxed) }
+    package var renderedFrames: Int { framesRendered.load(ordering: .relaxed) }
 
     /// Why the stream stopped working while running, if it did (nil otherwise).
-    public var fault: PulseError? { faultState.fault }
+    package var fault: PulseError? { faultState.fault }
 
     /// Sets a handler called once on libpulse's mainloop thread when the running stream fails.
     /// It must return quickly and must not call `stop()` (signal another thread instead).
-    public func setFaultHandler(_ handler: (@Sendable (PulseError) -> Void)?) {
+    package func setFaultHandler(_ handler: (@Sendable (PulseError) -> Void)?) {
         faultState.setHandler(handler)
     }
 
@@ -166,7 +166,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     /// boundary). The render thread waits between quanta, never inside one; while
     /// held, the ring and the server's buffer keep playing (hold only briefly, well under the
     /// latency, or the server underruns). Any thread; lock-free.
-    public func setRenderLimit(_ frame: Int64?) {
+    package func setRenderLimit(_ frame: Int64?) {
         renderLimit.store(frame ?? .max, ordering: .releasing)
         wake.post()
     }
@@ -175,20 +175,20 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     /// beyond it and silences the part of the quantum that crosses it, so exactly `frame` frames
     /// are played; ``renderedFrames`` then stays at `frame`. Call before `start()` for short
     /// lengths. Any thread; lock-free.
-    public func setEndFrame(_ frame: Int64?) {
+    package func setEndFrame(_ frame: Int64?) {
         endFrame.store(frame ?? .max, ordering: .releasing)
         wake.post()
     }
 
     /// Whether every frame up to the end frame (``setEndFrame(_:)``) has been rendered.
-    public var hasRenderedToEnd: Bool { Int64(renderedFrames) >= endFrame.load(ordering: .acquiring) }
+    package var hasRenderedToEnd: Bool { Int64(renderedFrames) >= endFrame.load(ordering: .acquiring) }
 
     /// Lets what has been rendered play out: waits until the ring has gone to the server and the
     /// server has played it (`pa_stream_drain`), at most `timeout` seconds. Call after
     /// ``hasRenderedToEnd`` and before `stop()`. Control thread; blocks.
     /// - Returns: whether everything played within `timeout`.
     @discardableResult
-    public func drain(timeout: Double = 5) -> Bool {
+    package func drain(timeout: Double = 5) -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .milliseconds(Int(max(0, min(timeout, 3600)) * 1000)))
         // A short stream may never have filled the server's buffer: uncork, so it plays.
@@ -216,14 +216,14 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     fileprivate func drainFinished() { context.signal() }
 
     /// True when the render thread obtained real-time scheduling.
-    public var hasRealtimePriority: Bool { thread?.isRealtime ?? false }
+    package var hasRealtimePriority: Bool { thread?.isRealtime ?? false }
 
     /// Starts the render thread, prefills the ring, connects the stream and waits until the server
     /// accepted it. Does nothing when already running.
     ///
     /// - Throws: `.connectionLost` when the context is down, `.deviceNotFound` for an unknown sink,
     ///   `.streamFailed` or `.timedOut` otherwise. Nothing is left running after a throw.
-    public func start(timeout: Double = 5) throws(PulseError) {
+    package func start(timeout: Double = 5) throws(PulseError) {
         guard !running.load(ordering: .acquiring) else { return }
         try PulseStreamSupport.requireConnected(context)
         faultState.clear()
@@ -258,7 +258,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     }
 
     /// Disconnects the stream and joins the render thread. Idempotent; safe after a fault.
-    public func stop() {
+    package func stop() {
         context.withLock {
             if let timer, let free = pa_threaded_mainloop_get_api(context.mainloop).pointee.time_free { free(timer) }
             timer = nil
@@ -273,7 +273,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
 
     /// The stream's latency now: libpulse's figure plus our ring. nil when not running or when
     /// no timing information has arrived yet.
-    public func latency() -> PulseLatency? {
+    package func latency() -> PulseLatency? {
         context.withLock {
             guard let stream else { return nil }
             return PulseStreamSupport.latency(stream, ringFrames: ring.readableCount / configuration.channels,
@@ -282,7 +282,7 @@ public final class PulsePlaybackStream: @unchecked Sendable {
     }
 
     /// The buffer metrics the server granted (nil before the first successful `start()`).
-    public var bufferAttributes: PulseBufferAttributes? { context.withLock { negotiated } }
+    package var bufferAttributes: PulseBufferAttributes? { context.withLock { negotiated } }
 
     // MARK: Render thread
 

@@ -4,26 +4,26 @@
 ///
 /// Samples always travel as native-endian float32, interleaved on the wire and non-interleaved
 /// (one buffer per channel) on our side.
-public struct PulseStreamConfiguration: Sendable, Equatable {
+package struct PulseStreamConfiguration: Sendable, Equatable {
     /// Frames per second (1...384000).
-    public var sampleRate: Int
+    package var sampleRate: Int
     /// Channels (1...32), in PulseAudio's default channel map for that count (2 = front-left, front-right).
-    public var channels: Int
+    package var channels: Int
     /// Sink (playback) or source (capture) name; nil for the server's default.
-    public var device: String?
+    package var device: String?
     /// Target latency in milliseconds: the server-side buffer. Playback: the stream's queue in the
     /// server (`tlength`, with early requests, so the sink's own period of `playbackRequestMilliseconds`
     /// and our ring come on top; see `PulsePlaybackStream`). Capture: `fragsize`, negotiated with
     /// `PA_STREAM_ADJUST_LATENCY`.
-    public var latencyMilliseconds: Double
+    package var latencyMilliseconds: Double
     /// The largest slice the render callback is asked for. A playback stream renders smaller
     /// quanta (`playbackQuantumFrames`); a capture stream hands out slices up to this size.
-    public var maximumFramesPerSlice: Int
+    package var maximumFramesPerSlice: Int
     /// The stream's name as shown by `pactl list sink-inputs` / `source-outputs`.
-    public var streamName: String
+    package var streamName: String
 
     /// Settings with the spec's defaults (48 kHz stereo, default device, 20 ms, 512-frame slices).
-    public init(sampleRate: Int = 48000, channels: Int = 2, device: String? = nil,
+    package init(sampleRate: Int = 48000, channels: Int = 2, device: String? = nil,
                 latencyMilliseconds: Double = 20, maximumFramesPerSlice: Int = 512,
                 streamName: String = "AudioGraph") {
         self.sampleRate = sampleRate
@@ -37,7 +37,7 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
     /// The playback stream's request size (`minreq`) and the sink period it asks for, in
     /// milliseconds: an eighth of the latency, at least 2.5 ms (smaller requests wake the server's
     /// main thread so often that it falls behind on a loaded machine) and at most half of it.
-    public var playbackRequestMilliseconds: Double {
+    package var playbackRequestMilliseconds: Double {
         min(latencyMilliseconds / 2, max(2.5, latencyMilliseconds / 8))
     }
 
@@ -46,7 +46,7 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
     /// ring holds adds to the latency the server reports, and the server's queue (`tlength`), not
     /// the ring, is what bridges a late render or a late server. A larger request is answered in
     /// parts (the 1 ms top-up timer), which costs no latency.
-    public var playbackRingMilliseconds: Double { min(playbackRequestMilliseconds, 4) }
+    package var playbackRingMilliseconds: Double { min(playbackRequestMilliseconds, 4) }
 
     /// `playbackRingMilliseconds` in whole frames, rounded up.
     private var playbackRingTargetFrames: Int {
@@ -60,7 +60,7 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
     /// every slice boundary of the graph is a quantum boundary: a change timed at a slice
     /// boundary lands on the same frame live and offline). At 48 kHz: 32 frames for 10 to 20 ms,
     /// 64 from 30 ms on.
-    public var playbackQuantumFrames: Int {
+    package var playbackQuantumFrames: Int {
         var quantum = unloweredPlaybackQuantumFrames
         while maximumFramesPerSlice % quantum != 0 { quantum -= 1 }
         return quantum
@@ -78,7 +78,7 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
     /// (a quantum costs a callback and a ring hand-off; 1 frame, as a prime slice size would
     /// give, is unplayable). A quantum that is small because the latency or the slice is small
     /// is accepted.
-    public static let minimumQuantumFrames = 16
+    package static let minimumQuantumFrames = 16
 
     /// Throws `.sliceSizeUnsuitableForLive` when `maximumFramesPerSlice` lowers the playback
     /// quantum below ``minimumQuantumFrames`` (the quantum must divide the slice so that live
@@ -94,7 +94,7 @@ public struct PulseStreamConfiguration: Sendable, Equatable {
     /// quanta (`playbackQuantumFrames`), or down when up would exceed 5 ms (an odd slice size
     /// can force a quantum that does not divide the target). At 48 kHz: 128 frames (2.7 ms) for
     /// 10 to 20 ms, 192 (4 ms) from 30 ms on.
-    public var playbackRingFrames: Int {
+    package var playbackRingFrames: Int {
         let quantum = playbackQuantumFrames, target = playbackRingTargetFrames
         let up = (target + quantum - 1) / quantum * quantum
         return up * 200 <= sampleRate ? up : max(quantum, target / quantum * quantum)

@@ -13,7 +13,7 @@ import Synchronization
 /// Thread safety: any control thread may call ``withLock(_:)``; it blocks while another thread
 /// holds the lock. Never call it on a render thread (that is what the check reports). It is not
 /// recursive: taking it again inside `body` on the same thread is a programming error.
-public struct ControlLock<State: ~Copyable>: ~Copyable, Sendable {
+package struct ControlLock<State: ~Copyable>: ~Copyable, Sendable {
     private let mutex: Mutex<State>
     /// Restates the lock's ordering in atomics compiled into this module. The standard library's
     /// `Mutex` is not built with ThreadSanitizer, so `make tsan` cannot see it order two critical
@@ -22,14 +22,14 @@ public struct ControlLock<State: ~Copyable>: ~Copyable, Sendable {
     private let handOff = Atomic<Int>(0)
 
     /// A lock guarding `initialValue`.
-    public init(_ initialValue: consuming sending State) {
+    package init(_ initialValue: consuming sending State) {
         mutex = Mutex(initialValue)
     }
 
     /// Runs `body` with the lock held and the guarded value passed `inout`. Blocks while
     /// another thread holds the lock. Control threads only.
     @inline(__always)
-    public borrowing func withLock<Result: ~Copyable, E: Error>(
+    package borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending State) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         RenderThreadMark.checkLockTaken()

@@ -24,19 +24,19 @@ import Darwin
 /// Thread safety: `markCurrentThread` affects the calling thread only; the counter and the trap
 /// switch are atomics any thread may read and set. Real-time safe: ``isCurrentThreadMarked``,
 /// ``markCurrentThread(_:)`` (once the key exists, i.e. after the first call on any thread).
-public enum RenderThreadMark {
+package enum RenderThreadMark {
     /// Marks (`true`) or unmarks (`false`) the calling thread as a render thread.
-    public static func markCurrentThread(_ marked: Bool) {
+    package static func markCurrentThread(_ marked: Bool) {
         _ = pthread_setspecific(key.value, marked ? UnsafeRawPointer(bitPattern: 1) : nil)
     }
 
     /// Whether the calling thread is marked as a render thread.
     @inline(__always)
-    public static var isCurrentThreadMarked: Bool { pthread_getspecific(key.value) != nil }
+    package static var isCurrentThreadMarked: Bool { pthread_getspecific(key.value) != nil }
 
     /// Runs `body` with the calling thread marked as a render thread (restoring the mark it had).
     @inline(__always)
-    public static func whileMarked<R>(_ body: () throws -> R) rethrows -> R {
+    package static func whileMarked<R>(_ body: () throws -> R) rethrows -> R {
         let was = isCurrentThreadMarked
         if !was { markCurrentThread(true) }
         defer { if !was { markCurrentThread(false) } }
@@ -44,14 +44,14 @@ public enum RenderThreadMark {
     }
 
     /// Control locks taken on marked threads since the process started (or the last reset).
-    public static var lockViolations: Int { violations.load(ordering: .relaxed) }
+    package static var lockViolations: Int { violations.load(ordering: .relaxed) }
 
     /// Sets ``lockViolations`` back to zero.
-    public static func resetLockViolations() { violations.store(0, ordering: .relaxed) }
+    package static func resetLockViolations() { violations.store(0, ordering: .relaxed) }
 
     /// Whether a violation stops the process (true by default in debug builds, false in release
     /// builds, where violations are only counted). Tests that count set it to false.
-    public static var trapsOnViolation: Bool {
+    package static var trapsOnViolation: Bool {
         get { trapping.load(ordering: .relaxed) }
         set { trapping.store(newValue, ordering: .relaxed) }
     }

@@ -19,9 +19,9 @@ import Synchronization
 /// exactly one thread may call the consumer side (`read`, `readableCount`, `discard`) at a time;
 /// the two sides may run concurrently. `reset()` requires both sides to be idle.
 /// All of `write`, `read`, `readableCount`, `writableCount`, `discard` are real-time safe.
-public final class RingBuffer: @unchecked Sendable {
+package final class RingBuffer: @unchecked Sendable {
     /// Capacity in samples.
-    public let capacity: Int
+    package let capacity: Int
 
     // MARK: Shared (atomic)
     /// Total samples ever written; stored by the producer (releasing), loaded by the consumer (acquiring).
@@ -33,7 +33,7 @@ public final class RingBuffer: @unchecked Sendable {
     private let storage: UnsafeMutablePointer<Float>
 
     /// Creates a ring holding at most `capacity` samples (at least 1).
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity > 0, "RingBuffer capacity must be positive")
         self.capacity = capacity
         storage = .allocate(capacity: capacity)
@@ -46,7 +46,7 @@ public final class RingBuffer: @unchecked Sendable {
 
     /// Samples the consumer can read now. Consumer side (also a fair estimate from elsewhere).
     @inline(__always)
-    public var readableCount: Int {
+    package var readableCount: Int {
         let w = writeIndex.load(ordering: .acquiring)
         let r = readIndex.load(ordering: .relaxed)
         return w - r
@@ -54,7 +54,7 @@ public final class RingBuffer: @unchecked Sendable {
 
     /// Samples the producer can write now. Producer side (also a fair estimate from elsewhere).
     @inline(__always)
-    public var writableCount: Int {
+    package var writableCount: Int {
         let r = readIndex.load(ordering: .acquiring)
         let w = writeIndex.load(ordering: .relaxed)
         return capacity - (w - r)
@@ -63,13 +63,13 @@ public final class RingBuffer: @unchecked Sendable {
     /// Copies up to `count` samples from `source`; returns how many were written. Producer side,
     /// real-time safe.
     @discardableResult
-    public func write(_ source: UnsafePointer<Float>, count: Int) -> Int {
+    package func write(_ source: UnsafePointer<Float>, count: Int) -> Int {
         produce(count) { region, offset, n in region.update(from: source + offset, count: n) }
     }
 
     /// Writes `count` zero samples (or fewer if full); returns how many. Producer side, real-time safe.
     @discardableResult
-    public func writeSilence(count: Int) -> Int {
+    package func writeSilence(count: Int) -> Int {
         produce(count) { region, _, n in region.update(repeating: 0, count: n) }
     }
 
@@ -93,7 +93,7 @@ public final class RingBuffer: @unchecked Sendable {
     /// Copies up to `count` samples into `destination`; returns how many were read. Consumer
     /// side, real-time safe.
     @discardableResult
-    public func read(into destination: UnsafeMutablePointer<Float>, count: Int) -> Int {
+    package func read(into destination: UnsafeMutablePointer<Float>, count: Int) -> Int {
         let r = readIndex.load(ordering: .relaxed)
         let w = writeIndex.load(ordering: .acquiring)
         let n = min(count, w - r)
@@ -108,7 +108,7 @@ public final class RingBuffer: @unchecked Sendable {
 
     /// Drops up to `count` readable samples; returns how many. Consumer side, real-time safe.
     @discardableResult
-    public func discard(count: Int) -> Int {
+    package func discard(count: Int) -> Int {
         let r = readIndex.load(ordering: .relaxed)
         let w = writeIndex.load(ordering: .acquiring)
         let n = min(count, w - r)
@@ -118,7 +118,7 @@ public final class RingBuffer: @unchecked Sendable {
     }
 
     /// Empties the ring. Only while neither side is running.
-    public func reset() {
+    package func reset() {
         let w = writeIndex.load(ordering: .acquiring)
         readIndex.store(w, ordering: .releasing)
     }

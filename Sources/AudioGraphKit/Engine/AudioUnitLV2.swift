@@ -13,7 +13,7 @@ import Foundation
 /// Thread safety: the engine's; parameters and `bypass` may be set from any thread.
 public final class AudioUnitLV2: AudioUnitEffect, @unchecked Sendable {
     /// The plugin's description (ports, features).
-    public let plugin: LV2PluginInfo
+    package let plugin: LV2PluginInfo
     /// The control input ports, by port index (cf. `auAudioUnit.parameterTree.allParameters`).
     public let parameters: [AudioUnitParameter]
     private let infos: [String: ParameterInfo]

@@ -13,7 +13,7 @@ extension AudioPlot {
     /// afterwards), so the picture is exactly the one of that file.
     /// - Throws: ``PlotError``; ``PlotError/file(_:)`` with `invalidSettings` when there are no
     ///   channels or their lengths differ.
-    public static func draw(channels: [[Float]], sampleRate: Double, to output: String, kind: PlotKind = .waveform,
+    package static func draw(channels: [[Float]], sampleRate: Double, to output: String, kind: PlotKind = .waveform,
                             width: Int = 1200, height: Int = 400, channel: Int? = nil,
                             title: String? = nil) throws(PlotError) {
         let temporary = output + ".samples-\(getpid()).wav"

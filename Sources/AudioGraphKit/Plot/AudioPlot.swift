@@ -25,23 +25,23 @@ import Glibc
 /// Thread safety: the functions are reentrant (each call has its own cairo surfaces and FFTW
 /// buffers; plans are made through ``FFTWPlanner``); call them from any thread but the render
 /// thread (they do file I/O and allocate).
-public enum AudioPlot {
+package enum AudioPlot {
     /// The lowest frequency of the log frequency axes, in Hz.
-    public static let lowestFrequency = 20.0
+    package static let lowestFrequency = 20.0
     /// The bottom of the dB scales (spectrum axis and spectrogram colours), in dBFS.
-    public static let floorDecibels = -120.0
+    package static let floorDecibels = -120.0
     /// Points of the averaged spectrum's frames.
-    public static let spectrumSize = 8192
+    package static let spectrumSize = 8192
     /// Points of the spectrogram's frames.
-    public static let spectrogramSize = 2048
+    package static let spectrogramSize = 2048
 
     /// The most memory drawing one picture may take: 2 GiB (a 16384 x 16384 spectrogram took
     /// 2.24 GB at its peak).
-    public static let maximumMemory: Int64 = 2 << 30
+    package static let maximumMemory: Int64 = 2 << 30
 
     /// What drawing a `width` x `height` picture of `kind` takes at its peak, bytes: the ARGB
     /// surface and as much again while it is encoded, plus a spectrogram's dB columns.
-    public static func memoryNeeded(kind: PlotKind, width: Int, height: Int) -> Int64 {
+    package static func memoryNeeded(kind: PlotKind, width: Int, height: Int) -> Int64 {
         let surface = Int64(width) * Int64(height) * 4
         let analysis = kind == .spectrogram ? Int64(plotArea(width: width, height: height).width) * Int64(spectrogramSize / 2 + 1) * 8 : 0
         return 2 * surface + analysis
@@ -50,18 +50,18 @@ public enum AudioPlot {
     /// The most FFT frames a spectrogram computes (columns x channels analysed): its cost is
     /// bounded by its size, whatever the channel count (a 1024-channel file took 22-29 s).
     /// Beyond it, every k-th channel is averaged (k the smallest that fits).
-    public static let spectrogramFrameBudget = 16384
+    package static let spectrogramFrameBudget = 16384
 
     /// The plot area (inside the axes) of a picture of `width` × `height` pixels, in pixels from
     /// the top left corner; whole pixels.
-    public static func plotArea(width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+    package static func plotArea(width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
         let left = 64, right = 16, top = 30, bottom = 42
         return (left, top, max(1, width - left - right), max(1, height - top - bottom))
     }
 
     /// The x coordinate (pixels from the picture's left edge) of `frequency` on the log
     /// frequency axis of a spectrum of a file at `sampleRate`, in a picture `width` pixels wide.
-    public static func x(frequency: Double, sampleRate: Double, width: Int, height: Int) -> Double {
+    package static func x(frequency: Double, sampleRate: Double, width: Int, height: Int) -> Double {
         let a = plotArea(width: width, height: height)
         return Double(a.x) + Double(a.width) * logPosition(frequency, sampleRate: sampleRate)
     }
@@ -70,7 +70,7 @@ public enum AudioPlot {
     /// `width` × `height` pixels; `channel` (0-based) picks one channel, nil shows them all.
     /// `title` names the sound in the picture's title (nil: the file's name).
     /// - Throws: ``PlotError``.
-    public static func draw(file path: String, to output: String, kind: PlotKind = .waveform,
+    package static func draw(file path: String, to output: String, kind: PlotKind = .waveform,
                             width: Int = 1200, height: Int = 400, channel: Int? = nil,
                             title: String? = nil) throws(PlotError) {
         let isSVG: Bool

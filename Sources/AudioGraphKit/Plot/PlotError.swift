@@ -4,7 +4,7 @@ import AudioGraphCore
 /// Why a picture could not be drawn. Each description is one line naming the file.
 ///
 /// Thread safety: a value type; safe to share between threads.
-public enum PlotError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum PlotError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The picture's file name ends neither in `.png` nor in `.svg`.
     case unknownImageType(path: String)
     /// Width or height outside 64...16384 pixels.
@@ -19,7 +19,7 @@ public enum PlotError: Error, Sendable, Hashable, CustomStringConvertible {
     /// (``AudioPlot/maximumMemory``): the surface, its encoding and the analysis.
     case tooLarge(width: Int, height: Int, bytes: Int64)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownImageType(let path): return "\(path): unknown picture type (use .png or .svg)"
         case let .invalidSize(w, h): return "invalid picture size \(w)x\(h) (width and height are 64...16384 pixels)"

@@ -3,7 +3,7 @@
 /// The kind of picture ``AudioPlot`` draws.
 ///
 /// Thread safety: a value type; safe to share between threads.
-public enum PlotKind: String, Sendable, CaseIterable {
+package enum PlotKind: String, Sendable, CaseIterable {
     /// Min/max envelope per pixel column against time, one lane per channel.
     case waveform
     /// The averaged power spectrum (Hann window), dBFS against a log frequency axis.

@@ -26,27 +26,27 @@ import Foundation
 /// Thread safety: not thread-safe; owned by the render thread (create it and call `init` on the
 /// control thread, then hand it over). ``setTarget(_:)``, ``reset()`` and ``process`` are
 /// real-time safe: no allocation, locks or throwing.
-public final class Biquad {
+package final class Biquad {
 
     /// How long a parameter step glides, seconds.
-    public static let glideDuration = 0.01
+    package static let glideDuration = 0.01
     /// Coefficients are recomputed while gliding at frames that are multiples of this (the grid is
     /// aligned to the absolute frame index, so it does not depend on slice boundaries).
-    public static let coefficientUpdateInterval = 1
+    package static let coefficientUpdateInterval = 1
 
     // MARK: Fixed at init
     /// Frames per second.
-    public let sampleRate: Double
+    package let sampleRate: Double
     /// The number of channels ``process`` accepts at most (state is allocated for that many).
-    public let maximumChannelCount: Int
+    package let maximumChannelCount: Int
     /// Frames a glide lasts (at least 1).
     let glideFrames: Int
 
     // MARK: Render thread only
     /// The band being approached (the last target set).
-    public private(set) var band: EQBand
+    package private(set) var band: EQBand
     /// The coefficients in use.
-    public private(set) var coefficients: BiquadCoefficients
+    package private(set) var coefficients: BiquadCoefficients
     /// Glide start and target in the log-frequency / dB / log-q domain; `glideRemaining` counts
     /// the frames left (0: landed).
     var startLogFrequency = 0.0, startGain = 0.0, startLogQ = 0.0
@@ -60,7 +60,7 @@ public final class Biquad {
 
     /// A section for at most `maximumChannelCount` channels, starting settled on `band`.
     /// Allocates: call on the control thread.
-    public init(band: EQBand, sampleRate: Double, maximumChannelCount: Int) {
+    package init(band: EQBand, sampleRate: Double, maximumChannelCount: Int) {
         self.sampleRate = sampleRate
         self.maximumChannelCount = max(1, maximumChannelCount)
         self.glideFrames = max(1, Int((Self.glideDuration * sampleRate).rounded()))
@@ -104,7 +104,7 @@ public final class Biquad {
 
     /// Sets the band to approach from the next processed frame (see the type's discussion).
     /// Setting the band already targeted does nothing. Real-time safe.
-    public func setTarget(_ newBand: EQBand) {
+    package func setTarget(_ newBand: EQBand) {
         if newBand == band { return }
         let old = band
         band = newBand
@@ -128,7 +128,7 @@ public final class Biquad {
     }
 
     /// Clears the filter memory and lands every glide (for a stream restart). Real-time safe.
-    public func reset() {
+    package func reset() {
         state.update(repeating: 0, count: 2 * maximumChannelCount)
         land()
         bypassRemaining = 0
@@ -140,7 +140,7 @@ public final class Biquad {
     /// Finite state is left untouched (the output of finite input is unchanged). Call once per
     /// slice; real-time safe.
     @inline(__always)
-    public func clearNonFiniteState() {
+    package func clearNonFiniteState() {
         for c in 0..<maximumChannelCount where !(state[2 * c] + state[2 * c + 1]).isFinite {
             state[2 * c] = 0
             state[2 * c + 1] = 0
@@ -155,7 +155,7 @@ public final class Biquad {
     ///   - startFrame: the absolute index of the first frame (the coefficient-update grid).
     ///
     /// Real-time safe.
-    public func process(input: UnsafeBufferPointer<UnsafePointer<Float>>,
+    package func process(input: UnsafeBufferPointer<UnsafePointer<Float>>,
                         output: UnsafeBufferPointer<UnsafeMutablePointer<Float>>,
                         frameCount: Int, startFrame: Int64) {
         let channels = min(input.count, output.count, maximumChannelCount)

@@ -7,20 +7,20 @@ import Foundation
 ///
 /// Thread safety: a value type; ``cookbook(type:frequency:gain:q:sampleRate:)`` is real-time
 /// safe (pure arithmetic).
-public struct BiquadCoefficients: Sendable, Hashable {
-    public var b0: Double
-    public var b1: Double
-    public var b2: Double
-    public var a1: Double
-    public var a2: Double
+package struct BiquadCoefficients: Sendable, Hashable {
+    package var b0: Double
+    package var b1: Double
+    package var b2: Double
+    package var a1: Double
+    package var a2: Double
 
     /// Coefficients already normalised so that a0 == 1.
-    public init(b0: Double, b1: Double, b2: Double, a1: Double, a2: Double) {
+    package init(b0: Double, b1: Double, b2: Double, a1: Double, a2: Double) {
         self.b0 = b0; self.b1 = b1; self.b2 = b2; self.a1 = a1; self.a2 = a2
     }
 
     /// The identity (passes the input unchanged).
-    public static let identity = BiquadCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
+    package static let identity = BiquadCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
 
     /// The Audio EQ Cookbook coefficients with `alpha = sin(w0)/(2q)` for every type (shelves
     /// included), `A = 10^(gain/40)`, `w0 = 2*pi*frequency/sampleRate`; `gain` is ignored by the
@@ -31,7 +31,7 @@ public struct BiquadCoefficients: Sendable, Hashable {
     /// its reference implementation computes it): a constant gain, see ``limit(type:atNyquist:gain:)``.
     /// `q` is clamped to at least 1e-6 so that the result is always a stable filter. Real-time safe.
     @inline(__always)
-    public static func cookbook(type: EQFilterType, frequency: Double, gain: Double, q: Double,
+    package static func cookbook(type: EQFilterType, frequency: Double, gain: Double, q: Double,
                                 sampleRate: Double) -> BiquadCoefficients {
         let A = pow(10, gain / 40)
         if !(frequency > 0) || frequency >= sampleRate / 2 {
@@ -96,7 +96,7 @@ public struct BiquadCoefficients: Sendable, Hashable {
     /// These are the limits of the cookbook formulas (the shelves' gain moves wholly inside or
     /// outside the band) and what the Web Audio BiquadFilterNode renders there. Real-time safe.
     @inline(__always)
-    public static func limit(type: EQFilterType, atNyquist: Bool, gain: Double) -> BiquadCoefficients {
+    package static func limit(type: EQFilterType, atNyquist: Bool, gain: Double) -> BiquadCoefficients {
         let a2 = pow(10, gain / 20)
         let g: Double
         switch type {
@@ -111,12 +111,12 @@ public struct BiquadCoefficients: Sendable, Hashable {
     }
 
     /// The cookbook coefficients of `band` (its `bypass` flag is not considered).
-    public static func cookbook(_ band: EQBand, sampleRate: Double) -> BiquadCoefficients {
+    package static func cookbook(_ band: EQBand, sampleRate: Double) -> BiquadCoefficients {
         cookbook(type: band.type, frequency: band.frequency, gain: band.gain, q: band.q, sampleRate: sampleRate)
     }
 
     /// `|H(e^jw)|` at `frequency` Hz (for displays and tests).
-    public func magnitude(atFrequency frequency: Double, sampleRate: Double) -> Double {
+    package func magnitude(atFrequency frequency: Double, sampleRate: Double) -> Double {
         let w = 2 * Double.pi * frequency / sampleRate
         let c1 = cos(w), s1 = sin(w), c2 = cos(2 * w), s2 = sin(2 * w)
         let nr = b0 + b1 * c1 + b2 * c2, ni = -(b1 * s1 + b2 * s2)

@@ -21,10 +21,10 @@ import Foundation
 /// Thread safety: stateless; every function is real-time safe (no allocation, no locks, no
 /// throwing) and may be called from any thread on buffers that thread owns. Input and output
 /// channel buffers must not overlap.
-public enum ChannelMixing {
+package enum ChannelMixing {
 
     /// A per-sample control value: one constant, or one value per frame.
-    public enum Values {
+    package enum Values {
         /// The same value for every frame.
         case constant(Float)
         /// One value per frame; the pointer must be valid for the frame count of the call.
@@ -32,7 +32,7 @@ public enum ChannelMixing {
 
         /// The value at frame `i`.
         @inline(__always)
-        public subscript(_ i: Int) -> Float {
+        package subscript(_ i: Int) -> Float {
             switch self {
             case .constant(let v): return v
             case .perSample(let p): return p[i]
@@ -45,7 +45,7 @@ public enum ChannelMixing {
 
     /// Whether a channel count has a "speakers" layout (1, 2, 4 or 6).
     @inline(__always)
-    public static func hasSpeakersLayout(_ channels: Int) -> Bool {
+    package static func hasSpeakersLayout(_ channels: Int) -> Bool {
         channels == 1 || channels == 2 || channels == 4 || channels == 6
     }
 
@@ -93,7 +93,7 @@ public enum ChannelMixing {
     ///     leaves silent are zeroed when overwriting and left untouched when accumulating.
     ///
     /// Real-time safe.
-    public static func mix(input: UnsafeBufferPointer<UnsafePointer<Float>>,
+    package static func mix(input: UnsafeBufferPointer<UnsafePointer<Float>>,
                            output: UnsafeBufferPointer<UnsafeMutablePointer<Float>>,
                            frameCount: Int,
                            gain: Values = .constant(1),
@@ -188,7 +188,7 @@ public enum ChannelMixing {
     /// The StereoPannerNode gains of a mono input at `pan` (-1...1, clamped):
     /// `(cos(x*pi/2), sin(x*pi/2))` with `x = (pan+1)/2`. Real-time safe.
     @inline(__always)
-    public static func monoPanGains(pan: Float) -> (left: Float, right: Float) {
+    package static func monoPanGains(pan: Float) -> (left: Float, right: Float) {
         let p = Double(min(max(pan, -1), 1))
         let x = (p + 1) / 2
         return (Float(cos(x * .pi / 2)), Float(sin(x * .pi / 2)))
@@ -197,7 +197,7 @@ public enum ChannelMixing {
     /// The StereoPannerNode gains of a stereo input at `pan` (-1...1, clamped): `x = pan + 1`
     /// when `pan <= 0`, else `x = pan`, gains `(cos(x*pi/2), sin(x*pi/2))`. Real-time safe.
     @inline(__always)
-    public static func stereoPanGains(pan: Float) -> (left: Float, right: Float) {
+    package static func stereoPanGains(pan: Float) -> (left: Float, right: Float) {
         let p = Double(min(max(pan, -1), 1))
         let x = p <= 0 ? p + 1 : p
         return (Float(cos(x * .pi / 2)), Float(sin(x * .pi / 2)))
@@ -208,7 +208,7 @@ public enum ChannelMixing {
     ///
     /// `pan` and `gain` are constant or per frame; with `accumulate: true` the result is added
     /// into `left`/`right`. Real-time safe.
-    public static func panMono(input: UnsafePointer<Float>,
+    package static func panMono(input: UnsafePointer<Float>,
                                left: UnsafeMutablePointer<Float>,
                                right: UnsafeMutablePointer<Float>,
                                frameCount: Int,
@@ -245,7 +245,7 @@ public enum ChannelMixing {
     ///
     /// `pan` and `gain` are constant or per frame; with `accumulate: true` the result is added
     /// into `outLeft`/`outRight`. Real-time safe.
-    public static func panStereo(left inL: UnsafePointer<Float>,
+    package static func panStereo(left inL: UnsafePointer<Float>,
                                  right inR: UnsafePointer<Float>,
                                  outLeft: UnsafeMutablePointer<Float>,
                                  outRight: UnsafeMutablePointer<Float>,

@@ -27,18 +27,18 @@ import Foundation
 /// Thread safety: not thread-safe; owned by the render thread after `init` (which allocates
 /// 2 s of history per channel: call it on the control thread). The setters, ``reset()`` and
 /// ``process(input:output:frameCount:)`` are real-time safe.
-public final class DelayLine {
+package final class DelayLine {
 
     /// The longest delay time, seconds.
-    public static let maximumDelayTime = MemoryBudget.maximumDelayTime
+    package static let maximumDelayTime = MemoryBudget.maximumDelayTime
     /// How long delay-time crossfades and default parameter glides last, seconds.
-    public static let glideDuration = 0.01
+    package static let glideDuration = 0.01
 
     // MARK: Fixed at init
-    public let sampleRate: Double
-    public let maximumChannelCount: Int
+    package let sampleRate: Double
+    package let maximumChannelCount: Int
     /// Frames of a glide / crossfade.
-    public let glideFrames: Int
+    package let glideFrames: Int
     /// Ring buffer length (a power of two) and mask.
     let capacity: Int
     let mask: Int
@@ -69,7 +69,7 @@ public final class DelayLine {
 
     /// A delay line for at most `maximumChannelCount` channels, settled on the given values.
     /// Allocates: control thread.
-    public init(sampleRate: Double, maximumChannelCount: Int, delayTime: Double = 1, feedback: Double = 50,
+    package init(sampleRate: Double, maximumChannelCount: Int, delayTime: Double = 1, feedback: Double = 50,
                 lowPassCutoff: Double = 15000, wetDryMix: Double = 100) {
         self.sampleRate = sampleRate
         self.maximumChannelCount = max(1, maximumChannelCount)
@@ -103,10 +103,10 @@ public final class DelayLine {
     }
 
     /// The delay time in effect (seconds; during a crossfade, the one being faded in).
-    public var delayTime: Double { (pendingTapFrames ?? nextTapFrames) / sampleRate }
+    package var delayTime: Double { (pendingTapFrames ?? nextTapFrames) / sampleRate }
 
     /// Changes the delay time (seconds, clamped to 0...2), crossfading over 10 ms. Real-time safe.
-    public func setDelayTime(_ seconds: Double) {
+    package func setDelayTime(_ seconds: Double) {
         let d = Self.clampDelay(seconds, sampleRate)
         if fadeRemaining > 0 {
             pendingTapFrames = d == nextTapFrames ? nil : d
@@ -118,25 +118,25 @@ public final class DelayLine {
 
     /// Changes the feedback (percent, -100...100) linearly over `rampFrames` (nil: 10 ms; 0: exact
     /// step). Real-time safe.
-    public func setFeedback(_ percent: Double, rampFrames: Int? = nil) {
+    package func setFeedback(_ percent: Double, rampFrames: Int? = nil) {
         feedbackGlide.set(percent / 100, frames: rampFrames ?? glideFrames)
     }
 
     /// Changes the wet/dry mix (percent wet, 0...100) linearly over `rampFrames` (nil: 10 ms; 0:
     /// exact step). Real-time safe.
-    public func setWetDryMix(_ percent: Double, rampFrames: Int? = nil) {
+    package func setWetDryMix(_ percent: Double, rampFrames: Int? = nil) {
         wetGlide.set(percent / 100, frames: rampFrames ?? glideFrames)
     }
 
     /// Changes the feedback low-pass cutoff (Hz), gliding in log frequency over 10 ms.
     /// Real-time safe.
-    public func setLowPassCutoff(_ hertz: Double) {
+    package func setLowPassCutoff(_ hertz: Double) {
         cutoffGlide.set(log(max(hertz, 1e-3)), frames: glideFrames)
         cutoffTarget = hertz
     }
 
     /// Clears the history and low-pass state and settles every glide. Real-time safe.
-    public func reset() {
+    package func reset() {
         history.update(repeating: 0, count: 2 * capacity * maximumChannelCount)
         lowPassState.update(repeating: 0, count: maximumChannelCount)
         if let p = pendingTapFrames { nextTapFrames = p }
@@ -157,7 +157,7 @@ public final class DelayLine {
 
     /// Processes `frameCount` frames of each channel; `output` may be the same buffers as `input`.
     /// Channels beyond ``maximumChannelCount`` are ignored. Real-time safe.
-    public func process(input: UnsafeBufferPointer<UnsafePointer<Float>>,
+    package func process(input: UnsafeBufferPointer<UnsafePointer<Float>>,
                         output: UnsafeBufferPointer<UnsafeMutablePointer<Float>>,
                         frameCount: Int) {
         let channels = min(input.count, output.count, maximumChannelCount)
@@ -214,7 +214,7 @@ public final class DelayLine {
     /// low-pass state) become 0, so the bad samples go no further than this slice — browsers'
     /// Web Audio delays reset their state the same way. The check is one branch-free vector pass
     /// over the output (``NonFiniteSamples/allFinite(_:count:)``); finite slices are left untouched. Real-time safe.
-    public func clearNonFinite(output: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+    package func clearNonFinite(output: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let channels = min(output.count, maximumChannelCount)
         for c in 0..<channels where !lowPassState[c].isFinite { lowPassState[c] = 0 }
         var finite = true

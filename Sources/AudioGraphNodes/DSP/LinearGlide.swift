@@ -10,23 +10,23 @@
 ///
 /// Thread safety: a value type, used by one thread (the render thread); every method is real-time
 /// safe.
-public struct LinearGlide: Sendable {
+package struct LinearGlide: Sendable {
     /// Where the current glide started.
-    public private(set) var start: Double
+    package private(set) var start: Double
     /// Where it ends (the value once settled).
-    public private(set) var target: Double
+    package private(set) var target: Double
     /// Frames left until the target is reached (0: settled).
-    public private(set) var remaining: Int
+    package private(set) var remaining: Int
     /// Length of the current glide in frames.
-    public private(set) var frames: Int
+    package private(set) var frames: Int
 
     /// A settled glide at `value`.
-    public init(_ value: Double) {
+    package init(_ value: Double) {
         start = value; target = value; remaining = 0; frames = 1
     }
 
     /// Whether the value is constant (on its target).
-    @inline(__always) public var isSettled: Bool { remaining == 0 }
+    @inline(__always) package var isSettled: Bool { remaining == 0 }
 
     /// The value at countdown `r` (0: the target).
     @inline(__always) func value(countdown r: Int) -> Double {
@@ -34,16 +34,16 @@ public struct LinearGlide: Sendable {
     }
 
     /// The value of sample `i` of the next run.
-    @inline(__always) public func value(at i: Int) -> Double {
+    @inline(__always) package func value(at i: Int) -> Double {
         value(countdown: remaining - 1 - i)
     }
 
     /// The value right now (before the next sample).
-    @inline(__always) public var current: Double { value(countdown: remaining) }
+    @inline(__always) package var current: Double { value(countdown: remaining) }
 
     /// Glides from the current value to `newTarget` over `frames` frames (0 or less: an exact step).
     /// Setting the current target again does nothing.
-    public mutating func set(_ newTarget: Double, frames newFrames: Int) {
+    package mutating func set(_ newTarget: Double, frames newFrames: Int) {
         if newTarget == target { return }
         if newFrames <= 0 {
             start = newTarget; target = newTarget; remaining = 0; frames = 1
@@ -56,7 +56,7 @@ public struct LinearGlide: Sendable {
     }
 
     /// Moves `count` frames on.
-    @inline(__always) public mutating func advance(_ count: Int) {
+    @inline(__always) package mutating func advance(_ count: Int) {
         remaining = max(0, remaining - count)
     }
 }

@@ -38,30 +38,30 @@ import CSoxr
 /// Thread safety: not thread-safe; `init` allocates (control thread); ``read(into:frameCount:)``
 /// and ``reset()`` are real-time safe when the provider is (with libsoxr's warm-up above) and
 /// must be called from one thread at a time, which is also the thread the provider is called on.
-public final class Resampler {
+package final class Resampler {
 
     /// The converter qualities, by the graph format's names (`best` = libsoxr VHQ; `sincBest`,
     /// `medium`, `fastest`, `linear`, `zeroOrderHold` = libsamplerate's converters).
-    public typealias Quality = ConverterQuality
+    package typealias Quality = ConverterQuality
 
     /// Supplies input: fill up to `frameCount` frames of each channel buffer and return how many
     /// frames were written; fewer than asked means the input has ended after them (0: ended).
     /// Called from inside ``read(into:frameCount:)``, on its thread; must be real-time safe when
     /// `read` is used on the render thread.
-    public typealias InputProvider = (_ channels: UnsafeBufferPointer<UnsafeMutablePointer<Float>>,
+    package typealias InputProvider = (_ channels: UnsafeBufferPointer<UnsafeMutablePointer<Float>>,
                                       _ frameCount: Int) -> Int
 
     /// Output frames per engine call and input frames per provider call (fixed, so the
     /// output does not depend on request sizes or on the graph's maximum slice).
-    public static let blockFrames = 256
+    package static let blockFrames = 256
 
     // MARK: Fixed at init
-    public let channelCount: Int
-    public let inputSampleRate: Double
-    public let outputSampleRate: Double
+    package let channelCount: Int
+    package let inputSampleRate: Double
+    package let outputSampleRate: Double
     /// outputSampleRate / inputSampleRate.
-    public let ratio: Double
-    public let quality: Quality
+    package let ratio: Double
+    package let quality: Quality
     let provider: InputProvider
     /// libsamplerate's state (nil when libsoxr converts).
     private var state: OpaquePointer?
@@ -97,12 +97,12 @@ public final class Resampler {
 
     /// The largest rate ratio either way (output/input and input/output) a converter accepts; the
     /// graph-file checker reports larger ones before any node is made.
-    public static let maximumConversionRatio = 256.0
+    package static let maximumConversionRatio = 256.0
 
     /// Throws what ``init(channelCount:inputSampleRate:outputSampleRate:quality:provider:)`` throws
     /// for these arguments before it allocates anything (the graph's resolve step asks this
     /// without building a resampler). Control thread; allocates nothing.
-    public static func check(channelCount: Int, inputSampleRate: Double, outputSampleRate: Double) throws(ResamplerError) {
+    package static func check(channelCount: Int, inputSampleRate: Double, outputSampleRate: Double) throws(ResamplerError) {
         guard channelCount > 0 else { throw .invalidChannelCount(channelCount) }
         let ratio = outputSampleRate / inputSampleRate
         guard inputSampleRate > 0, outputSampleRate > 0, ratio.isFinite, ratio >= 1.0 / Resampler.maximumConversionRatio,
@@ -114,7 +114,7 @@ public final class Resampler {
     /// Creates a converter for `channelCount` channels from `inputSampleRate` to
     /// `outputSampleRate` with `quality`, pulling input through `provider`. Allocates (control
     /// thread).
-    public init(channelCount: Int, inputSampleRate: Double, outputSampleRate: Double,
+    package init(channelCount: Int, inputSampleRate: Double, outputSampleRate: Double,
                 quality: Quality = .best, provider: @escaping InputProvider) throws(ResamplerError) {
         try Self.check(channelCount: channelCount, inputSampleRate: inputSampleRate, outputSampleRate: outputSampleRate)
         let ratio = outputSampleRate / inputSampleRate
@@ -283,7 +283,7 @@ public final class Resampler {
     /// ``channelCount``), pulling input as needed. Returns the frames of real output; after the
     /// input has ended and drained, the rest is zero-filled. Real-time safe.
     @discardableResult
-    public func read(into output: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, frameCount: Int) -> Int {
+    package func read(into output: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, frameCount: Int) -> Int {
         let n = channelCount
         let block = Self.blockFrames
         var produced = 0
@@ -326,7 +326,7 @@ public final class Resampler {
     /// for libsamplerate, and for libsoxr while nothing has been converted since creation (an
     /// input adapter starting: nothing to do); resetting a libsoxr converter that has run makes
     /// it rebuild its buffers (`soxr_clear`, not primed again), which allocates.
-    public func reset() {
+    package func reset() {
         if isFresh { return }
         if let soxr {
             soxr_clear(soxr)

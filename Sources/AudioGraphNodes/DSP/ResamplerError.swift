@@ -1,7 +1,7 @@
 // Why a Resampler could not be created (thrown on the control thread only).
 
 /// Why ``Resampler/init(channelCount:inputSampleRate:outputSampleRate:quality:provider:)`` failed.
-public enum ResamplerError: Error, Sendable, Hashable {
+package enum ResamplerError: Error, Sendable, Hashable {
     /// The output/input rate ratio is outside libsamplerate's 1/256 ... 256, or a rate is not
     /// positive and finite.
     case unsupportedRatio(inputSampleRate: Double, outputSampleRate: Double)

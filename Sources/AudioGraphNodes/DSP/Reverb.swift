@@ -47,10 +47,10 @@ import Darwin
 /// longest preset). `process`, `reset`, `setPreset` and `setLevel` belong to the render thread
 /// and are real-time safe; the output depends only on the input samples (per-sample state), not
 /// on how the frames are sliced.
-public final class Reverb {
+package final class Reverb {
     /// A named room: the names of AVAudioUnitReverbPreset (and of the graph format's
     /// `reverb.preset`), with the project's own decay times.
-    public enum Preset: String, Sendable, Hashable, CaseIterable {
+    package enum Preset: String, Sendable, Hashable, CaseIterable {
         case smallRoom, mediumRoom, largeRoom, largeRoom2, mediumHall, mediumHall2, mediumHall3, largeHall,
              largeHall2, plate, mediumChamber, largeChamber, cathedral
 
@@ -74,9 +74,9 @@ public final class Reverb {
         }
 
         /// The decay time (s) to -60 dB at low frequencies.
-        public var decayTime: Double { design.decayTime }
+        package var decayTime: Double { design.decayTime }
         /// The decay time at Nyquist as a fraction of `decayTime`.
-        public var highFrequencyRatio: Double { design.highFrequencyRatio }
+        package var highFrequencyRatio: Double { design.highFrequencyRatio }
         /// Line lengths scale (1 = the base lengths of 21.5...57.3 ms).
         var size: Double { design.size }
     }
@@ -85,12 +85,12 @@ public final class Reverb {
     static let baseLengths: [Double] = [1031, 1327, 1523, 1783, 1987, 2251, 2477, 2749]
     static let lineCount = 8
 
-    public let sampleRate: Double
+    package let sampleRate: Double
 
     // MARK: Render thread only
-    public private(set) var preset: Preset
+    package private(set) var preset: Preset
     /// The output level in dB.
-    public private(set) var level: Double
+    package private(set) var level: Double
     private var outputGain: Float
     /// Scales the output so that the impulse response has about unit energy: 1/sqrt of the
     /// recirculated energy `|H_i|²/(1 - |H_i|²)` averaged over lines and frequencies.
@@ -110,7 +110,7 @@ public final class Reverb {
     private let rightSigns: UnsafeMutablePointer<Float>
 
     /// Makes a reverb for `sampleRate`, with `preset` and an output `level` in dB.
-    public init(sampleRate: Double, preset: Preset = .mediumRoom, level: Double = 0) {
+    package init(sampleRate: Double, preset: Preset = .mediumRoom, level: Double = 0) {
         self.sampleRate = sampleRate
         self.preset = preset
         self.level = level
@@ -170,7 +170,7 @@ public final class Reverb {
     }
 
     /// Changes the room; the tail is cleared (a new room starts silent). Real-time safe.
-    public func setPreset(_ newPreset: Preset) {
+    package func setPreset(_ newPreset: Preset) {
         guard newPreset != preset else { return }
         preset = newPreset
         configure()
@@ -178,13 +178,13 @@ public final class Reverb {
     }
 
     /// Sets the output level in dB. Real-time safe.
-    public func setLevel(_ dB: Double) {
+    package func setLevel(_ dB: Double) {
         level = dB
         outputGain = Float(pow(10, dB / 20))
     }
 
     /// Silences the tail. Real-time safe.
-    public func reset() {
+    package func reset() {
         buffer.update(repeating: 0, count: Self.lineCount * capacity)
         positions.update(repeating: 0, count: Self.lineCount)
         filterState.update(repeating: 0, count: Self.lineCount)
@@ -192,7 +192,7 @@ public final class Reverb {
 
     /// Reverberates `frameCount` frames of the mono `input` into `left`/`right` (added to their
     /// contents when `accumulate`, written otherwise). Real-time safe.
-    public func process(input: UnsafePointer<Float>, left: UnsafeMutablePointer<Float>,
+    package func process(input: UnsafePointer<Float>, left: UnsafeMutablePointer<Float>,
                         right: UnsafeMutablePointer<Float>, frameCount: Int, accumulate: Bool) {
         process(inputLeft: input, inputRight: nil, left: left, right: right, frameCount: frameCount, accumulate: accumulate)
     }
@@ -201,7 +201,7 @@ public final class Reverb {
     /// `inputLeft`) into `left`/`right` (added to their contents when `accumulate`, written
     /// otherwise). The outputs may be the input buffers (each frame is read before it is
     /// written). Real-time safe.
-    public func process(inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>?,
+    package func process(inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>?,
                         left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                         frameCount: Int, accumulate: Bool) {
         let n = Self.lineCount

@@ -13,7 +13,7 @@
 /// an interleaved buffer at `base + channel * bytesPerSample` with `stride = channelCount`.
 ///
 /// Thread safety: stateless; every function is real-time safe (no allocation, no locks).
-public enum SampleConversion {
+package enum SampleConversion {
 
     /// 1.5 * 2^52: adding and subtracting it rounds a Double of magnitude below 2^51 to the
     /// nearest integer, ties to even (the FPU's default mode), without a call to `rint`.
@@ -31,7 +31,7 @@ public enum SampleConversion {
 
     /// Writes `count` floats from `source` as `type` samples at `destination`, `stride` samples
     /// apart (1: contiguous). Real-time safe.
-    public static func write(_ source: UnsafePointer<Float>, count: Int, to destination: UnsafeMutableRawPointer,
+    package static func write(_ source: UnsafePointer<Float>, count: Int, to destination: UnsafeMutableRawPointer,
                              as type: SampleType, stride: Int = 1) {
         let step = type.bytesPerSample * stride
         switch type {
@@ -67,7 +67,7 @@ public enum SampleConversion {
 
     /// Reads `count` samples of `type`, `stride` samples apart, from `source` into floats.
     /// Real-time safe.
-    public static func read(from source: UnsafeRawPointer, as type: SampleType, stride: Int = 1, count: Int,
+    package static func read(from source: UnsafeRawPointer, as type: SampleType, stride: Int = 1, count: Int,
                             into destination: UnsafeMutablePointer<Float>) {
         let step = type.bytesPerSample * stride
         switch type {
@@ -103,7 +103,7 @@ public enum SampleConversion {
     /// Writes non-interleaved float channels as `type` samples into `destination`: interleaved
     /// (frame after frame) or, when `interleaved` is false, channel after channel (`frameCount`
     /// samples each). Real-time safe.
-    public static func write(channels: UnsafeBufferPointer<UnsafePointer<Float>>, frameCount: Int,
+    package static func write(channels: UnsafeBufferPointer<UnsafePointer<Float>>, frameCount: Int,
                              to destination: UnsafeMutableRawPointer, as type: SampleType, interleaved: Bool) {
         let n = channels.count, bytes = type.bytesPerSample
         for c in 0..<n {
@@ -117,7 +117,7 @@ public enum SampleConversion {
 
     /// Reads `type` samples laid out as ``write(channels:frameCount:to:as:interleaved:)`` writes
     /// them into non-interleaved float channels (as many as `channels.count`). Real-time safe.
-    public static func read(from source: UnsafeRawPointer, as type: SampleType, interleaved: Bool, frameCount: Int,
+    package static func read(from source: UnsafeRawPointer, as type: SampleType, interleaved: Bool, frameCount: Int,
                             into channels: UnsafeBufferPointer<UnsafeMutablePointer<Float>>) {
         let n = channels.count, bytes = type.bytesPerSample
         for c in 0..<n {
@@ -132,7 +132,7 @@ public enum SampleConversion {
     /// Interleaves float channels into `destination` (`frameCount * channels.count` floats).
     /// Real-time safe.
     @inline(__always)
-    public static func interleave(_ channels: UnsafeBufferPointer<UnsafePointer<Float>>, frameCount: Int,
+    package static func interleave(_ channels: UnsafeBufferPointer<UnsafePointer<Float>>, frameCount: Int,
                                   into destination: UnsafeMutablePointer<Float>) {
         let n = channels.count
         for c in 0..<n {
@@ -144,7 +144,7 @@ public enum SampleConversion {
     /// Splits interleaved floats (`frameCount * channels.count`) into channel buffers.
     /// Real-time safe.
     @inline(__always)
-    public static func deinterleave(_ source: UnsafePointer<Float>, frameCount: Int,
+    package static func deinterleave(_ source: UnsafePointer<Float>, frameCount: Int,
                                     into channels: UnsafeBufferPointer<UnsafeMutablePointer<Float>>) {
         let n = channels.count
         for c in 0..<n {
@@ -157,7 +157,7 @@ public enum SampleConversion {
     /// float round trip gives): integers are quantized and clipped, float64 and float32 leave the
     /// samples unchanged. What a converter node with an integer output format does inside the
     /// (float) graph. Real-time safe.
-    public static func quantize(_ samples: UnsafeMutablePointer<Float>, count: Int, to type: SampleType) {
+    package static func quantize(_ samples: UnsafeMutablePointer<Float>, count: Int, to type: SampleType) {
         let scale: Double
         switch type {
         case .float32, .float64: return

@@ -33,34 +33,34 @@ import Darwin
 ///
 /// Thread safety: `init`/`deinit` on a control thread (they allocate). Everything else belongs
 /// to the render thread and is real-time safe (no allocation, no lock).
-public final class VariableRateResampler {
+package final class VariableRateResampler {
     /// Zero crossings of the kernel on each side at rates up to 1.
-    public static let zeroCrossings = 64
+    package static let zeroCrossings = 64
     /// Table points per zero crossing.
     static let tableResolution = 512
     /// The Kaiser window's β (stopband about -97 dB).
     static let kaiserBeta = 9.7
     /// The cutoff as a fraction of the (output-limited) Nyquist frequency.
-    public static let bandwidth = 0.95
+    package static let bandwidth = 0.95
     /// The rates it accepts (others are clamped). The varispeed's `rate` parameter has this
     /// range in the node schema (VarispeedNodeTests checks that they agree).
-    public static let rateRange: ClosedRange<Double> = 0.25...4
+    package static let rateRange: ClosedRange<Double> = 0.25...4
 
     /// Input frames the kernel reaches on each side of the position at `rate`.
-    public static func lookahead(rate: Double) -> Int {
+    package static func lookahead(rate: Double) -> Int {
         let r = clampedRate(rate)
         return Int((Double(zeroCrossings) * max(1, r) / bandwidth).rounded(.up))
     }
 
     /// `rate` clamped to ``rateRange``; a NaN rate reads as 1 (so a bad automation value
     /// cannot trap the render thread).
-    public static func clampedRate(_ rate: Double) -> Double {
+    package static func clampedRate(_ rate: Double) -> Double {
         rate.isNaN ? 1 : min(max(rate, rateRange.lowerBound), rateRange.upperBound)
     }
 
     // MARK: Fixed at init
-    public let channelCount: Int
-    public let maximumFrames: Int
+    package let channelCount: Int
+    package let maximumFrames: Int
     private let table: UnsafeMutablePointer<Float>
     private let tableCount: Int
     private let capacity: Int
@@ -73,9 +73,9 @@ public final class VariableRateResampler {
 
     /// The rate of each output frame of the next ``process(frameCount:pull:)`` (render thread
     /// writes it first; `maximumFrames` values).
-    public let rates: UnsafeMutablePointer<Float>
+    package let rates: UnsafeMutablePointer<Float>
     /// The output of the last ``process(frameCount:pull:)``.
-    public let output: ChannelBufferStorage
+    package let output: ChannelBufferStorage
 
     // MARK: Render thread only
     /// Absolute input frame of `history[0]`.
@@ -83,10 +83,10 @@ public final class VariableRateResampler {
     /// Frames held in `history`.
     private var filled = 0
     /// The input position of the next output frame.
-    public private(set) var position: Double = 0
+    package private(set) var position: Double = 0
 
     /// A resampler for `channelCount` channels producing up to `maximumFrames` frames per call.
-    public init(channelCount: Int, maximumFrames: Int) {
+    package init(channelCount: Int, maximumFrames: Int) {
         self.channelCount = max(1, channelCount)
         self.maximumFrames = max(1, maximumFrames)
         let h = Self.zeroCrossings, res = Self.tableResolution
@@ -132,7 +132,7 @@ public final class VariableRateResampler {
     }
 
     /// Back to position 0 with a silent history. Real-time safe.
-    public func reset() {
+    package func reset() {
         history.update(repeating: 0, count: channelCount * capacity)
         start = -Int64(maximumReach + 1)
         filled = maximumReach + 1
@@ -142,7 +142,7 @@ public final class VariableRateResampler {
     /// Makes `frameCount` frames into ``output`` at ``rates``, calling `pull` for the input: it
     /// must fill `count` frames of each channel pointer with the next input frames (zeros when
     /// the input has none). Real-time safe when `pull` is.
-    public func process(frameCount: Int,
+    package func process(frameCount: Int,
                         pull: (_ channels: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, _ count: Int) -> Void) {
         let res = Double(Self.tableResolution)
         let h = Double(Self.zeroCrossings)

@@ -47,7 +47,7 @@ public final class ScheduledSoundPlayerNode: GraphNode, @unchecked Sendable {
 
     /// Frames of the disk ring of each file segment scheduled afterwards (at least 32 768;
     /// default 65 536, more after ``prepare(frameCount:)`` asks for more). Any thread.
-    public static var streamingRingFrames: Int {
+    package static var streamingRingFrames: Int {
         get { streamingRingFramesValue.load(ordering: .relaxed) }
         set { streamingRingFramesValue.store(newValue, ordering: .relaxed) }
     }

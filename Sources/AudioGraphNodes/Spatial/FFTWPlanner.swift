@@ -13,12 +13,12 @@ import CFFTW
 ///
 /// Thread safety: callable from any control thread; it takes a lock, so never call it on the
 /// render thread. The plans it returns are executed lock-free on any thread.
-public enum FFTWPlanner {
+package enum FFTWPlanner {
     private static let lock = ControlLock(())
 
     /// A real-to-complex plan of `size` points (`size/2 + 1` complex outputs) for arrays with
     /// the alignment of `fftwf_malloc`.
-    public static func makeRealForward(size: Int, input: UnsafeMutablePointer<Float>,
+    package static func makeRealForward(size: Int, input: UnsafeMutablePointer<Float>,
                                        output: UnsafeMutablePointer<Float>) -> OpaquePointer {
         // The plan crosses the lock's closure as an integer (raw pointers are not Sendable).
         let bits = lock.withLock { _ in
@@ -31,7 +31,7 @@ public enum FFTWPlanner {
 
     /// A complex-to-real plan of `size` points (unnormalised: the output is `size` times the
     /// inverse transform). It overwrites its input.
-    public static func makeRealInverse(size: Int, input: UnsafeMutablePointer<Float>,
+    package static func makeRealInverse(size: Int, input: UnsafeMutablePointer<Float>,
                                        output: UnsafeMutablePointer<Float>) -> OpaquePointer {
         let bits = lock.withLock { _ in
             input.withMemoryRebound(to: fftwf_complex.self, capacity: size / 2 + 1) { inp in
@@ -42,12 +42,12 @@ public enum FFTWPlanner {
     }
 
     /// Destroys a plan made here.
-    public static func destroy(_ plan: OpaquePointer) {
+    package static func destroy(_ plan: OpaquePointer) {
         lock.withLock { _ in fftwf_destroy_plan(plan) }
     }
 
     /// `count` floats from `fftwf_malloc`, zeroed (SIMD-aligned as FFTW's plans expect).
-    public static func allocate(floats count: Int) -> UnsafeMutablePointer<Float> {
+    package static func allocate(floats count: Int) -> UnsafeMutablePointer<Float> {
         let raw = fftwf_malloc(max(1, count) * MemoryLayout<Float>.stride)!
         let p = raw.bindMemory(to: Float.self, capacity: max(1, count))
         p.initialize(repeating: 0, count: max(1, count))
@@ -55,13 +55,13 @@ public enum FFTWPlanner {
     }
 
     /// Frees memory from `allocate(floats:)`.
-    public static func free(_ p: UnsafeMutablePointer<Float>) {
+    package static func free(_ p: UnsafeMutablePointer<Float>) {
         fftwf_free(UnsafeMutableRawPointer(p))
     }
 
     /// Executes a real-to-complex plan on new arrays (thread-safe, real-time safe).
     @inline(__always)
-    public static func forward(_ plan: OpaquePointer, _ input: UnsafeMutablePointer<Float>,
+    package static func forward(_ plan: OpaquePointer, _ input: UnsafeMutablePointer<Float>,
                                _ output: UnsafeMutablePointer<Float>, size: Int) {
         output.withMemoryRebound(to: fftwf_complex.self, capacity: size / 2 + 1) { out in
             fftwf_execute_dft_r2c(plan, input, out)
@@ -71,7 +71,7 @@ public enum FFTWPlanner {
     /// Executes a complex-to-real plan on new arrays (thread-safe, real-time safe; overwrites
     /// `input`).
     @inline(__always)
-    public static func inverse(_ plan: OpaquePointer, _ input: UnsafeMutablePointer<Float>,
+    package static func inverse(_ plan: OpaquePointer, _ input: UnsafeMutablePointer<Float>,
                                _ output: UnsafeMutablePointer<Float>, size: Int) {
         input.withMemoryRebound(to: fftwf_complex.self, capacity: size / 2 + 1) { inp in
             fftwf_execute_dft_c2r(plan, inp, output)

@@ -28,11 +28,11 @@ import Darwin
 /// `process` and `reset` belong to the render thread and are real-time safe: no allocation, no
 /// locks (FFTW's new-array execute functions are thread-safe), no I/O. One instance serves one
 /// source on one thread at a time.
-public final class HRTFConvolver {
+package final class HRTFConvolver {
     /// The HRTF set in use (shared, immutable).
-    public let hrtfSet: HRTFSet
+    package let hrtfSet: HRTFSet
     /// The output's delay relative to the input, in frames.
-    public var latency: Int { hrtfSet.blockSize }
+    package var latency: Int { hrtfSet.blockSize }
 
     // MARK: Immutable after init
     private let blockSize: Int
@@ -56,7 +56,7 @@ public final class HRTFConvolver {
     private var fill = 0
     private var head = 0
     /// The measurement the convolution uses; -1 before the first block.
-    public private(set) var currentMeasurement = -1
+    package private(set) var currentMeasurement = -1
     private var lastDirection = Vector3(.nan, .nan, .nan)
     private var lastNearest = 0
     /// Frames since the last non-zero input sample (saturating).
@@ -65,10 +65,10 @@ public final class HRTFConvolver {
     /// Whether every buffer is exactly zero, so that zero input gives zero output and
     /// ``skip(frameCount:direction:)`` is exactly equivalent to processing zeros: true once
     /// `(partitionCount + 3) · blockSize` zero frames have gone through.
-    public var isQuiet: Bool { quietFrames >= (partitions + 3) * blockSize }
+    package var isQuiet: Bool { quietFrames >= (partitions + 3) * blockSize }
 
     /// Prepares a convolver for `set`. Call on a control thread.
-    public init(set: HRTFSet) {
+    package init(set: HRTFSet) {
         self.hrtfSet = set
         blockSize = set.blockSize
         fftSize = set.fftSize
@@ -100,7 +100,7 @@ public final class HRTFConvolver {
 
     /// Forgets all history: silence in, silence out, block boundaries restart at the next frame.
     /// Real-time safe.
-    public func reset() {
+    package func reset() {
         inputFIFO.update(repeating: 0, count: blockSize)
         outputBlock.update(repeating: 0, count: 2 * blockSize)
         timeBuffer.update(repeating: 0, count: fftSize)
@@ -116,7 +116,7 @@ public final class HRTFConvolver {
     /// (the filter choice still follows the direction at each block boundary crossed, as
     /// processing zeros would). Only valid when ``isQuiet`` (the output would be zeros).
     /// Real-time safe.
-    public func skip(frameCount: Int, direction directionAt: (Int) -> Vector3) {
+    package func skip(frameCount: Int, direction directionAt: (Int) -> Vector3) {
         assert(isQuiet, "skip needs a quiet convolver")
         let total = fill + frameCount
         let blocks = total / blockSize
@@ -138,14 +138,14 @@ public final class HRTFConvolver {
     /// frame in `directions` (our listener frame: x right, y up, z behind; any length), into
     /// `left` and `right` — added to what they hold when `accumulate` is true, written otherwise.
     /// Real-time safe.
-    public func process(input: UnsafePointer<Float>, directions: UnsafePointer<Vector3>,
+    package func process(input: UnsafePointer<Float>, directions: UnsafePointer<Vector3>,
                         left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                         frameCount: Int, accumulate: Bool) {
         run(input: input, left: left, right: right, frameCount: frameCount, accumulate: accumulate) { directions[$0] }
     }
 
     /// `process` with one direction for the whole call. Real-time safe.
-    public func process(input: UnsafePointer<Float>, direction: Vector3,
+    package func process(input: UnsafePointer<Float>, direction: Vector3,
                         left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                         frameCount: Int, accumulate: Bool) {
         run(input: input, left: left, right: right, frameCount: frameCount, accumulate: accumulate) { _ in direction }

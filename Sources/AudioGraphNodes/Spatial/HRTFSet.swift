@@ -28,9 +28,9 @@ import CMySofa
 /// Thread safety: immutable after `init` (made on a control thread; it allocates, reads the
 /// file and plans FFTs). All its methods and storage may then be read from any thread, the
 /// render thread included, without locks; `nearestMeasurement(to:)` is real-time safe.
-public final class HRTFSet: @unchecked Sendable {
+package final class HRTFSet: @unchecked Sendable {
     /// Why a set could not be loaded.
-    public enum Error: Swift.Error, Equatable, CustomStringConvertible {
+    package enum Error: Swift.Error, Equatable, CustomStringConvertible {
         /// The path is no regular file with the HDF5 signature (missing, a directory, a FIFO, a
         /// device, or some other format), so it is not handed to libmysofa, which would block on
         /// a FIFO; `reason` is `FileSystemPath.sofaProblem`'s.
@@ -45,7 +45,7 @@ public final class HRTFSet: @unchecked Sendable {
         /// does not check before reading them; `reason` names the array.
         case malformed(path: String, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .notSOFA(path, reason): return "cannot open HRTF set '\(path)': \(reason)"
             case let .cannotOpen(path, code): return "cannot open HRTF set '\(path)' (libmysofa error \(code))"
@@ -56,7 +56,7 @@ public final class HRTFSet: @unchecked Sendable {
     }
 
     /// The MIT KEMAR (normal pinna) set that Debian's libmysofa package ships.
-    public static let defaultPath = "/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa"
+    package static let defaultPath = "/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa"
 
     private struct CacheKey: Hashable {
         var path: String
@@ -68,7 +68,7 @@ public final class HRTFSet: @unchecked Sendable {
     /// The set for `path` at `sampleRate`, loaded once per process and then shared (loading
     /// resamples every response with libmysofa, about 2.5 s for MIT KEMAR from 44.1 to 48 kHz).
     /// Control threads only: it may read the file while holding a lock.
-    public static func shared(path: String = HRTFSet.defaultPath, sampleRate: Double, blockSize: Int = 128) throws(Error) -> HRTFSet {
+    package static func shared(path: String = HRTFSet.defaultPath, sampleRate: Double, blockSize: Int = 128) throws(Error) -> HRTFSet {
         let key = CacheKey(path: path, sampleRate: sampleRate, blockSize: blockSize)
         let result: Result<HRTFSet, Error> = cache.withLock { cache in
             if let set = cache[key] { return .success(set) }
@@ -84,21 +84,21 @@ public final class HRTFSet: @unchecked Sendable {
     }
 
     /// The rate the responses were resampled to.
-    public let sampleRate: Double
+    package let sampleRate: Double
     /// The partition (and internal block) size of the convolution, in frames.
-    public let blockSize: Int
+    package let blockSize: Int
     /// How many measured directions the set holds.
-    public let measurementCount: Int
+    package let measurementCount: Int
     /// The length of every stored response, separate delays included, in frames.
-    public let filterLength: Int
+    package let filterLength: Int
     /// The length of the responses as libmysofa returns them (without separate delays).
-    public let sofaFilterLength: Int
+    package let sofaFilterLength: Int
     /// How many partitions of `blockSize` frames cover `filterLength`.
-    public let partitionCount: Int
+    package let partitionCount: Int
     /// The FFT size, `2 · blockSize`.
-    public let fftSize: Int
+    package let fftSize: Int
     /// Complex bins per spectrum (`blockSize + 1`) and the padded stride between spectra.
-    public let binCount: Int
+    package let binCount: Int
     let spectrumStride: Int
 
     // MARK: Immutable storage (read by any thread)
@@ -114,7 +114,7 @@ public final class HRTFSet: @unchecked Sendable {
 
     /// Loads `path` for `sampleRate`, cut into partitions of `blockSize` frames (a power of two).
     /// A path that is no regular HDF5 file is refused before libmysofa sees it (`Error.notSOFA`).
-    public init(path: String = HRTFSet.defaultPath, sampleRate: Double, blockSize: Int = 128) throws(Error) {
+    package init(path: String = HRTFSet.defaultPath, sampleRate: Double, blockSize: Int = 128) throws(Error) {
         precondition(blockSize > 0 && blockSize & (blockSize - 1) == 0, "blockSize must be a power of two")
         if let reason = FileSystemPath.sofaProblem(path) { throw .notSOFA(path: path, reason: reason) }
         if let reason = Self.positionProblem(path: path) { throw .malformed(path: path, reason: reason) }
@@ -272,7 +272,7 @@ public final class HRTFSet: @unchecked Sendable {
     /// The index of the measurement nearest in angle to `direction` (our listener frame: x right,
     /// y up, z behind; any length; the zero vector counts as straight ahead). Real-time safe.
     @inline(__always)
-    public func nearestMeasurement(to direction: Vector3) -> Int {
+    package func nearestMeasurement(to direction: Vector3) -> Int {
         var d = direction.normalized
         if d == .zero { d = Vector3(0, 0, -1) }
         var best = 0
@@ -288,18 +288,18 @@ public final class HRTFSet: @unchecked Sendable {
     }
 
     /// The unit direction of a measurement in our listener frame.
-    public func direction(ofMeasurement index: Int) -> Vector3 {
+    package func direction(ofMeasurement index: Int) -> Vector3 {
         Vector3(directions[3 * index], directions[3 * index + 1], directions[3 * index + 2])
     }
 
     /// The stored impulse response of one ear (0 left, 1 right), `filterLength` frames, separate
     /// delay included.
-    public func impulseResponse(measurement index: Int, ear: Int) -> UnsafeBufferPointer<Float> {
+    package func impulseResponse(measurement index: Int, ear: Int) -> UnsafeBufferPointer<Float> {
         UnsafeBufferPointer(start: responses + (2 * index + ear) * filterLength, count: filterLength)
     }
 
     /// The separate delay (frames) put in front of one ear's response.
-    public func delay(measurement index: Int, ear: Int) -> Int { Int(delays[2 * index + ear]) }
+    package func delay(measurement index: Int, ear: Int) -> Int { Int(delays[2 * index + ear]) }
 
     /// The start of one partition's spectrum (interleaved complex, `binCount` values).
     @inline(__always)
@@ -309,5 +309,5 @@ public final class HRTFSet: @unchecked Sendable {
 
     /// Converts a direction in our listener frame (x right, y up, z behind) to SOFA's
     /// (x forward, y left, z up).
-    public static func sofaCoordinates(_ v: Vector3) -> Vector3 { Vector3(-v.z, -v.x, v.y) }
+    package static func sofaCoordinates(_ v: Vector3) -> Vector3 { Vector3(-v.z, -v.x, v.y) }
 }

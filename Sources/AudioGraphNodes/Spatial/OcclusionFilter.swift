@@ -29,46 +29,46 @@ import Darwin
 ///
 /// Thread safety: a value type owned by the render thread; `setAttenuation` and `process` are
 /// real-time safe (no allocation, no locks).
-public struct OcclusionFilter: Sendable {
+package struct OcclusionFilter: Sendable {
     /// The frequency of the cutoff at 0 dB (the start of the mapping).
-    public static let topCutoff = 20000.0
+    package static let topCutoff = 20000.0
     /// The lowest cutoff.
-    public static let bottomCutoff = 20.0
+    package static let bottomCutoff = 20.0
 
     // MARK: Render thread only
-    public private(set) var attenuation: Double = 0
-    public private(set) var gain: Float = 1
+    package private(set) var attenuation: Double = 0
+    package private(set) var gain: Float = 1
     /// The low-pass coefficient `a`; 1 is the identity.
-    public private(set) var coefficient: Float = 1
+    package private(set) var coefficient: Float = 1
     private var state: Float = 0
     private let sampleRate: Double
 
-    public init(sampleRate: Double) {
+    package init(sampleRate: Double) {
         self.sampleRate = sampleRate
     }
 
     /// The low-pass cutoff (Hz) for an attenuation in dB; infinity for 0 dB (no filter).
     @inlinable
-    public static func cutoff(attenuation dB: Double) -> Double {
+    package static func cutoff(attenuation dB: Double) -> Double {
         if dB >= 0 { return .infinity }
         return max(bottomCutoff, topCutoff * pow(10, dB / 20))
     }
 
     /// The direct path's attenuation: occlusion plus obstruction, floored at -100 dB.
     @inlinable
-    public static func directAttenuation(occlusion: Double, obstruction: Double) -> Double {
+    package static func directAttenuation(occlusion: Double, obstruction: Double) -> Double {
         max(-100, min(0, occlusion) + min(0, obstruction))
     }
 
     /// The reverb send's attenuation: the occlusion alone.
     @inlinable
-    public static func reverbAttenuation(occlusion: Double, obstruction: Double) -> Double {
+    package static func reverbAttenuation(occlusion: Double, obstruction: Double) -> Double {
         max(-100, min(0, occlusion))
     }
 
     /// Sets the attenuation in dB (clamped to -100...0). Cheap when the value is unchanged.
     @inline(__always)
-    public mutating func setAttenuation(_ dB: Double) {
+    package mutating func setAttenuation(_ dB: Double) {
         let v = max(-100, min(0, dB))
         if v == attenuation { return }
         attenuation = v
@@ -79,7 +79,7 @@ public struct OcclusionFilter: Sendable {
 
     /// Filters one sample.
     @inline(__always)
-    public mutating func process(_ x: Float) -> Float {
+    package mutating func process(_ x: Float) -> Float {
         let u = gain * x
         if coefficient == 1 {
             state = u
@@ -95,16 +95,16 @@ public struct OcclusionFilter: Sendable {
     /// Clears the low-pass memory when it is NaN or infinite (a non-finite input sample), so the
     /// bad value goes no further than the slice that carried it (call once per slice). Real-time safe.
     @inline(__always)
-    public mutating func clearNonFiniteState() {
+    package mutating func clearNonFiniteState() {
         if !state.isFinite { state = 0 }
     }
 
     /// Whether the filter passes its input unchanged (0 dB: gain 1, no low-pass).
-    @inlinable public var isIdentity: Bool { coefficient == 1 && gain == 1 }
+    @inlinable package var isIdentity: Bool { coefficient == 1 && gain == 1 }
 
     /// Whether the filter's memory is exactly zero (zero in gives zero out).
-    public var isAtRest: Bool { state == 0 }
+    package var isAtRest: Bool { state == 0 }
 
     /// Forgets the filter's memory.
-    public mutating func reset() { state = 0 }
+    package mutating func reset() { state = 0 }
 }

@@ -12,13 +12,13 @@ import Darwin
 /// https://www.w3.org/TR/webaudio/#Spatialization-sound-cones.
 ///
 /// Thread safety: a namespace of pure functions; all are real-time safe.
-public enum WebAudioPanning {
+package enum WebAudioPanning {
     /// Azimuth and elevation (degrees) of `source` as heard by a listener at `listenerPosition`
     /// facing `forward` with `up` the top of the head. Azimuth is 0 ahead, +90 to the right,
     /// -90 to the left, ±180 behind; elevation is +90 straight up. A source at the listener's
     /// position gives (0, 0).
     @inlinable
-    public static func azimuthElevation(source: Vector3, listenerPosition: Vector3,
+    package static func azimuthElevation(source: Vector3, listenerPosition: Vector3,
                                         forward: Vector3, up: Vector3) -> (azimuth: Double, elevation: Double) {
         var sourceListener = source - listenerPosition
         if sourceListener == .zero { return (0, 0) }
@@ -49,7 +49,7 @@ public enum WebAudioPanning {
     /// front (-135 behaves as -45), `x = (azimuth + 90) / 180`, `left = cos(x·π/2)`,
     /// `right = sin(x·π/2)`. Ahead gives 0.70710678 on each side.
     @inlinable
-    public static func equalPowerGains(azimuth: Double) -> (left: Double, right: Double) {
+    package static func equalPowerGains(azimuth: Double) -> (left: Double, right: Double) {
         let x = (frontAzimuth(azimuth) + 90) / 180
         return (cos(x * Double.pi / 2), sin(x * Double.pi / 2))
     }
@@ -57,7 +57,7 @@ public enum WebAudioPanning {
     /// The azimuth folded into the front half-plane, `-90...90` (-135 behaves as -45), after
     /// clamping to `-180...180`, as the equal-power algorithm does first.
     @inlinable
-    public static func frontAzimuth(_ azimuth: Double) -> Double {
+    package static func frontAzimuth(_ azimuth: Double) -> Double {
         let a = max(-180, min(180, azimuth))
         if a < -90 { return -180 - a }
         if a > 90 { return 180 - a }
@@ -72,7 +72,7 @@ public enum WebAudioPanning {
     /// `x = azimuth / 90`, `outL = inL·cos(x·π/2)`, `outR = inR + inL·sin(x·π/2)`. Ahead passes
     /// the input (nearly) unchanged; hard left sends both channels left.
     @inlinable
-    public static func equalPowerStereoMatrix(azimuth: Double)
+    package static func equalPowerStereoMatrix(azimuth: Double)
         -> (leftFromLeft: Double, leftFromRight: Double, rightFromLeft: Double, rightFromRight: Double) {
         let a = frontAzimuth(azimuth)
         if a <= 0 {
@@ -88,7 +88,7 @@ public enum WebAudioPanning {
     /// from the source to the listener, 1 inside `coneInnerAngle/2`, `coneOuterGain` outside
     /// `coneOuterAngle/2`, and linear between them. A listener at the source's position is at 90°.
     @inlinable
-    public static func coneGain(sourcePosition: Vector3, orientation: Vector3, listenerPosition: Vector3,
+    package static func coneGain(sourcePosition: Vector3, orientation: Vector3, listenerPosition: Vector3,
                                 coneInnerAngle: Double, coneOuterAngle: Double, coneOuterGain: Double) -> Double {
         if orientation == .zero || (coneInnerAngle == 360 && coneOuterAngle == 360) { return 1 }
         let sourceToListener = (listenerPosition - sourcePosition).normalized
