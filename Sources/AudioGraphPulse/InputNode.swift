@@ -129,11 +129,12 @@ public final class InputNode: GraphNode, @unchecked Sendable {
         return false
     }
 
-    /// What the capture ring keeps just before each fragment arrives in full duplex: 3 ms (the
-    /// jitter of a fragment's arrival and of the output's requests on a loaded machine), at
-    /// least two output quanta.
+    /// What the capture ring keeps just before each fragment arrives in full duplex: half the
+    /// input's latency, at least 5 ms (a fragment's arrival passes through the server's main
+    /// thread, which a loaded machine delays by a few milliseconds: with 3 ms, 12-16 capture
+    /// underruns a minute at a load average of 12) and two output quanta.
     public func duplexMarginFrames(graph: AudioGraph, quantum: Int) -> Int {
-        max(2 * quantum, Int((0.003 * graph.sampleRate).rounded(.up)))
+        max(2 * quantum, Int((max(0.005, properties.latency / 2000) * graph.sampleRate).rounded(.up)))
     }
 
     /// Connects the capture stream (after initialize). No-op without a context.
