@@ -96,8 +96,9 @@ public final class InputNode: GraphNode, @unchecked Sendable {
     /// fragment (the input's `latency`) plus that margin.
     ///
     /// When the input does not reach the output (a tap, a recorder or an analyser listens to it)
-    /// nothing captured is dropped: the reads hand out silence until a fragment and the margin
-    /// have arrived, and then every frame from the first one captured. No-op without a context.
+    /// nothing captured is dropped: the reads hand out silence until a fragment and 50 ms have
+    /// arrived, and then every frame from the first one captured (drift control only when the
+    /// ring is nearly full). No-op without a context.
     public func startCapture(before output: OutputNode, graph: AudioGraph) throws(PulseError) {
         guard let capture else { return }
         try startCapture()
@@ -105,8 +106,10 @@ public final class InputNode: GraphNode, @unchecked Sendable {
         guard Self.reaches(from: id, to: output.id, in: graph.connections) else {
             let fragment = max(capture.bufferAttributes?.fragmentSize ?? 0,
                                Int((properties.latency * graph.sampleRate / 1000).rounded(.up)))
-            let margin = duplexMarginFrames(graph: graph, quantum: playback.playbackQuantumFrames)
-            capture.setBacklogLimit(frames: 3 * fragment + margin + 2 * graph.maximumFramesPerSlice)
+            // Latency matters little here, holes do: a 50 ms margin rides out a loaded machine's
+            // late fragments, and drift control waits until the ring is nearly full.
+            let margin = Int((0.050 * graph.sampleRate).rounded(.up))
+            capture.setBacklogLimit(frames: capture.capacityFrames - 2 * graph.maximumFramesPerSlice)
             capture.setStartThreshold(frames: fragment + margin)
             return
         }
