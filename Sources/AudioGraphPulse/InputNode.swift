@@ -110,7 +110,9 @@ public final class InputNode: GraphNode, @unchecked Sendable {
             // late fragments, and drift control waits until the ring is nearly full.
             let margin = Int((0.050 * graph.sampleRate).rounded(.up))
             capture.setBacklogLimit(frames: capture.capacityFrames - 2 * graph.maximumFramesPerSlice)
-            capture.setStartThreshold(frames: fragment + margin)
+            // Never above what the ring can hold (a server granting a huge fragment would
+            // otherwise keep the reads silent for good).
+            capture.setStartThreshold(frames: min(fragment + margin, capture.capacityFrames - 2 * graph.maximumFramesPerSlice))
             return
         }
         let rate = graph.sampleRate
