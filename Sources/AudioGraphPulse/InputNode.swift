@@ -226,3 +226,32 @@ final class InputNodeKernel: NodeKernel, @unchecked Sendable {
         outputIsSilent[0] = got == 0
     }
 }
+
+extension InputNode {
+    /// The `input` node type: the PulseAudio capture source (``InputProperties``), at most one
+    /// per graph. Rendered offline or by a caller that attaches no server it is silent on
+    /// purpose; played live (``OutputPlacement/live(device:)``) it captures.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "input", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
+        propertyKeys: ["device", "channels", "latency", "channelMap"],
+        decode: { reader in
+            var result = InputProperties()
+            if let device = reader.string("device") { result.device = device }
+            if let channels = reader.integer("channels", in: 1...FormatDescription.maximumChannelCount) { result.channels = channels }
+            if let latency = reader.latency("latency") { result.latency = latency }
+            if let map = reader.channelMap("channelMap", channels: 0...(result.channels - 1)) { result.channelMap = map }
+            return result
+        },
+        checkFormat: { options, context in
+            guard let p = options as? InputProperties else { return }
+            let mapped = p.channelMap != nil
+            context.checkDeclaredChannels(property: p.outputChannelCount, propertyGiven: mapped || context.isGiven("channels"),
+                                          what: mapped ? "the channelMap's length" : "the property channels")
+        },
+        maximumPerGraph: 1,
+        makeNode: { (context: NodeBuildContext) throws(AudioGraphError) -> GraphNode in
+            let input = InputNode(id: context.id, properties: context.options(as: InputProperties.self) ?? InputProperties())
+            if case .live = context.placement {} else { input.rendersSilenceWithoutContext = true }
+            return input
+        })
+}
