@@ -52,7 +52,7 @@ public final class AnalyserNode: GraphNode, @unchecked Sendable {
 
     /// The `analyser` node type: one input passed through, `properties` ``AnalyserProperties``
     /// (fftSize a power of two, smoothingTimeConstant 0...1, minDecibels below maxDecibels).
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "analyser", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["fftSize", "smoothingTimeConstant", "minDecibels", "maxDecibels"],
         decode: { reader in

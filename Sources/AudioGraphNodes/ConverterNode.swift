@@ -38,7 +38,7 @@ public final class ConverterNode: GraphNode, @unchecked Sendable {
 
     /// The `converter` node type: one input at any rate and channel count, `properties`
     /// ``ConverterProperties`` (`quality` may change while the graph runs).
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "converter", kind: .converter, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["format", "quality", "channelMap"], runtimePropertyKeys: ["quality"], convertsInputs: true,
         decode: { reader in

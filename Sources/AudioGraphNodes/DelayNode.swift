@@ -21,7 +21,7 @@ public final class DelayNode: GraphNode, @unchecked Sendable {
     }
 
     /// The `delay` node type: one input, one output, no properties, ``ParameterTable/delay``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "delay", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .delay
     ) { context in DelayNode(id: context.id, sampleRate: context.sampleRate) }
 

@@ -201,7 +201,7 @@ extension EQNode {
     /// The `eq` node type: an effect with `bands` (up to ``EQProperties/maximumBandCount``, each
     /// a filter type and its band parameters' initial values) or a `preset`, fixed at creation;
     /// ``ParameterTable/eq`` with one `band.N.*` group per band.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "eq", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["bands", "preset"], parameters: .eq,
         decode: { reader in

@@ -591,7 +591,7 @@ extension EnvironmentNode {
     /// The `environment` node type: 1...1024 mono or stereo inputs placed in 3D, a stereo output,
     /// ``EnvironmentProperties`` (`distanceModel` and `reverb` may change while the graph runs;
     /// an `hrtf` SOFA file is checked before it is read), ``ParameterTable/environment``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "environment", kind: .mixer,
         inputBuses: BusCountRule(defaultCount: 1, minimum: 1, maximum: maximumInputBusCount), outputBusCount: 1,
         propertyKeys: ["distanceModel", "renderingAlgorithm", "hrtf", "reverb", "channels"],

@@ -58,7 +58,7 @@ extension GenericOutputNode {
     /// The `genericOutput` node type: the graph's output for offline rendering, whose
     /// `properties.format` (``GenericOutputProperties``) is the client format. Played live
     /// (``OutputPlacement/live(device:)``) it hands over to the PulseAudio output type.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "genericOutput", kind: .output, inputBuses: .fixed(1), outputBusCount: 0,
         propertyKeys: ["format"], convertsInputs: true,
         decode: { reader in

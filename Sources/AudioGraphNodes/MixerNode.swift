@@ -30,7 +30,7 @@ public final class MixerNode: GraphNode, @unchecked Sendable {
 
     /// The `mixer` node type: 1...1024 input buses (the file's `inputBusCount`), each converted
     /// to the output's rate and channel count; `properties.channels`; ``ParameterTable/mixer``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "mixer", kind: .mixer, inputBuses: BusCountRule(defaultCount: 1, minimum: 1, maximum: maximumInputBusCount),
         outputBusCount: 1, propertyKeys: ["channels"], convertsInputs: true, parameters: .mixer,
         decode: { reader in

@@ -29,7 +29,7 @@ public final class OscillatorNode: GraphNode, @unchecked Sendable {
 
     /// The `oscillator` node type: a source, `properties` ``OscillatorProperties`` (waveform,
     /// startTime and stopTime may change while the graph runs), ``ParameterTable/oscillator``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "oscillator", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
         propertyKeys: ["waveform", "channels", "seed", "startTime", "stopTime"],
         runtimePropertyKeys: ["waveform", "startTime", "stopTime"], parameters: .oscillator,

@@ -275,7 +275,7 @@ extension PlayerNode {
     /// Its file is read once by the checker (rate, channels, length: the segment must start
     /// before the end, a declared format must match the file) and its end sets the default
     /// length of an offline render.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "player", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
         propertyKeys: ["file", "loop", "startTime", "segment"],
         runtimePropertyKeys: ["loop", "startTime", "segment"], parameters: .player,

@@ -238,7 +238,7 @@ extension RecorderNode {
     /// `properties.file` (``RecorderProperties``; the extension picks the file type, as for taps).
     /// No other tap or recorder may write the same file; offline, the renderer drains it after
     /// every render call (nothing lost), live, its writer thread does.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "recorder", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["file", "sampleType"],
         decode: { reader in

@@ -31,7 +31,7 @@ public final class ReverbNode: GraphNode, @unchecked Sendable {
 
     /// The `reverb` node type: one input, one output, `properties.preset` (``ReverbProperties``),
     /// ``ParameterTable/reverb``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "reverb", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, propertyKeys: ["preset"],
         parameters: .reverb,
         decode: { reader in

@@ -6,9 +6,9 @@ import AudioGraphCore
 /// ``register()`` makes graph files accept them; AudioGraphKit's loader calls it.
 ///
 /// Thread safety: any control thread.
-public enum StockNodeTypes {
+package enum StockNodeTypes {
     /// The descriptors, in the graph format's order.
-    public static let descriptors: [NodeTypeDescriptor] = [
+    package static let descriptors: [NodeTypeDescriptor] = [
         OscillatorNode.descriptor, MixerNode.descriptor, ConverterNode.descriptor, DelayNode.descriptor, AnalyserNode.descriptor, ReverbNode.descriptor, TimePitchNode.descriptor, VarispeedNode.descriptor,
         PlayerNode.descriptor,
         EnvironmentNode.descriptor,
@@ -18,7 +18,7 @@ public enum StockNodeTypes {
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).
-    public static func register() {
+    package static func register() {
         for d in descriptors { NodeTypeRegistry.register(d) }
     }
 }

@@ -41,7 +41,7 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
 
     /// The `timePitch` node type: one input, one output, no properties, ``ParameterTable/timePitch``
     /// (`overlap` is read when the node is set up).
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "timePitch", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .timePitch
     ) { context in TimePitchNode(id: context.id, sampleRate: context.sampleRate) }
 

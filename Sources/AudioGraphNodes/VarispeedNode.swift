@@ -22,7 +22,7 @@ public final class VarispeedNode: GraphNode, @unchecked Sendable {
     }
 
     /// The `varispeed` node type: one input, one output, no properties, ``ParameterTable/varispeed``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "varispeed", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .varispeed
     ) { context in VarispeedNode(id: context.id, sampleRate: context.sampleRate) }
 

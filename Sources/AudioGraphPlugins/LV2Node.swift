@@ -159,7 +159,7 @@ extension LV2Node {
     /// The `lv2` node type: an installed LV2 plugin named by `properties.plugin` (its URI, looked
     /// up in ``PluginCatalogue``), whose parameters are its control inputs by port symbol (and
     /// `bypass`), from the catalogue rather than a table.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "lv2", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["plugin"],
         decode: { reader in

@@ -5,14 +5,14 @@ import AudioGraphCore
 /// ``register()`` makes graph files accept them; AudioGraphKit's loader calls it.
 ///
 /// Thread safety: any control thread.
-public enum PluginNodeTypes {
+package enum PluginNodeTypes {
     /// The descriptors.
-    public static let descriptors: [NodeTypeDescriptor] = [
+    package static let descriptors: [NodeTypeDescriptor] = [
         LV2Node.descriptor,
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).
-    public static func register() {
+    package static func register() {
         for d in descriptors { NodeTypeRegistry.register(d) }
     }
 }

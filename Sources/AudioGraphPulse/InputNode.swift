@@ -231,7 +231,7 @@ extension InputNode {
     /// The `input` node type: the PulseAudio capture source (``InputProperties``), at most one
     /// per graph. Rendered offline or by a caller that attaches no server it is silent on
     /// purpose; played live (``OutputPlacement/live(device:)``) it captures.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "input", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
         propertyKeys: ["device", "channels", "latency", "channelMap"],
         decode: { reader in

@@ -147,7 +147,7 @@ extension OutputNode {
     /// The `output` node type: the PulseAudio playback output (``OutputProperties``). Rendered
     /// offline (``OutputPlacement/offline``) it hands over to the generic output type; played
     /// live on a chosen device, that device replaces the node's.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "output", kind: .output, inputBuses: .fixed(1), outputBusCount: 0,
         propertyKeys: ["device", "latency", "streamName"],
         decode: { reader in

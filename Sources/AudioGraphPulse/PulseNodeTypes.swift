@@ -5,15 +5,15 @@ import AudioGraphCore
 /// ``register()`` makes graph files accept them; AudioGraphKit's loader calls it.
 ///
 /// Thread safety: any control thread.
-public enum PulseNodeTypes {
+package enum PulseNodeTypes {
     /// The descriptors.
-    public static let descriptors: [NodeTypeDescriptor] = [
+    package static let descriptors: [NodeTypeDescriptor] = [
         InputNode.descriptor,
         OutputNode.descriptor,
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).
-    public static func register() {
+    package static func register() {
         for d in descriptors { NodeTypeRegistry.register(d) }
     }
 }

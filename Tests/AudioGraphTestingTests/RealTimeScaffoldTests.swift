@@ -187,10 +187,15 @@ final class RealTimeScaffoldTests: XCTestCase {
         }
         defer { holder.join() }
         while !holding.load(ordering: .acquiring) { usleep(100) }
+        let locking = Atomic<Bool>(false)
         let run = RealTimeScaffold.runRenderThread(render: {
+            locking.store(true, ordering: .releasing)
             mutex.withLock { $0 += 1 }
         }, whileRendering: { step in
-            usleep(20_000)   // the render thread is blocked on the mutex by now
+            // Release only once the render thread has reached the lock (a loaded machine may
+            // start it late), and 50 ms later: by then it is waiting in the kernel.
+            while !locking.load(ordering: .acquiring) { usleep(1000) }
+            usleep(50_000)
             release.store(true, ordering: .releasing)
         })
         holder.join()
