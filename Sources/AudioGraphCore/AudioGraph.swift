@@ -77,10 +77,7 @@ public final class AudioGraph: @unchecked Sendable {
     /// The graph frame of the next slice (render thread; read it from the render thread only).
     public private(set) var renderSampleTime: Int64 = 0
 
-    struct BusKey: Hashable {
-        var node: String
-        var bus: Int
-    }
+    typealias BusKey = BusPoint
 
     public init(sampleRate: Double = 48000, maximumFramesPerSlice: Int = 512) {
         precondition(sampleRate > 0 && maximumFramesPerSlice > 0)

@@ -1,70 +1,39 @@
 // The graph's nodes and connections as a value: edited on a copy, validated, then committed.
 
 /// Nodes and connections of a graph, as a value that a change list is applied to on a copy.
+/// The structural rules are ``GraphStructure``'s (the one copy every front door uses); this adds
+/// the nodes themselves.
 /// Thread safety: a value; the graph keeps its own under its control mutex.
 struct Topology {
     var nodes: [String: GraphNode]
-    var order: [String]
+    /// The shape and the rules.
+    private(set) var structure: GraphStructure
+
+    init(nodes: [String: GraphNode], order: [String], connections: [AudioGraph.BusKey: AudioGraph.BusKey]) {
+        self.nodes = nodes
+        structure = GraphStructure(shapes: nodes.mapValues { $0.shape }, order: order, connections: connections)
+    }
+
+    var order: [String] { structure.order }
     /// Destination input bus → source output bus.
-    var connections: [AudioGraph.BusKey: AudioGraph.BusKey]
+    var connections: [AudioGraph.BusKey: AudioGraph.BusKey] { structure.connections }
 
     /// Applies one structural change, validating it against the topology so far.
     mutating func apply(_ change: PendingChange) throws(AudioGraphError) {
+        guard let edit = change.structuralEdit else { return }
+        try structure.apply(edit)
         switch change {
-        case .addNode(let n):
-            guard nodes[n.id] == nil else { throw .duplicateNode(n.id) }
-            nodes[n.id] = n
-            order.append(n.id)
-        case .removeNode(let id):
-            guard nodes[id] != nil else { throw .nodeNotFound(id) }
-            nodes[id] = nil
-            order.removeAll { $0 == id }
-            connections = connections.filter { $0.key.node != id && $0.value.node != id }
-        case let .connect(source, sourceBus, destination, destinationBus):
-            guard let s = nodes[source] else { throw .nodeNotFound(source) }
-            guard let d = nodes[destination] else { throw .nodeNotFound(destination) }
-            guard sourceBus >= 0 && sourceBus < s.outputBusCount else {
-                throw .busOutOfRange(node: source, scope: .output, bus: sourceBus, count: s.outputBusCount)
-            }
-            guard destinationBus >= 0 && destinationBus < d.inputBusCount else {
-                throw .busOutOfRange(node: destination, scope: .input, bus: destinationBus, count: d.inputBusCount)
-            }
-            let key = AudioGraph.BusKey(node: destination, bus: destinationBus)
-            guard connections[key] == nil else { throw .inputAlreadyConnected(node: destination, bus: destinationBus) }
-            if source == destination || reaches(from: destination, to: source) { throw .cycle(node: destination) }
-            connections[key] = AudioGraph.BusKey(node: source, bus: sourceBus)
-        case let .disconnect(destination, destinationBus):
-            guard let d = nodes[destination] else { throw .nodeNotFound(destination) }
-            guard destinationBus >= 0 && destinationBus < d.inputBusCount else {
-                throw .busOutOfRange(node: destination, scope: .input, bus: destinationBus, count: d.inputBusCount)
-            }
-            let key = AudioGraph.BusKey(node: destination, bus: destinationBus)
-            guard connections[key] != nil else { throw .inputNotConnected(node: destination, bus: destinationBus) }
-            connections[key] = nil
-        case .setParameter, .setProperty:
-            break
+        case .addNode(let n): nodes[n.id] = n
+        case .removeNode(let id): nodes[id] = nil
+        default: break
         }
     }
 
     /// Whether audio flows from `a` to `b` (b is downstream of a).
-    func reaches(from a: String, to b: String) -> Bool {
-        var stack = [a]
-        var seen: Set<String> = [a]
-        while let n = stack.popLast() {
-            if n == b { return true }
-            for (dst, src) in connections where src.node == n && !seen.contains(dst.node) {
-                seen.insert(dst.node)
-                stack.append(dst.node)
-            }
-        }
-        return false
-    }
+    func reaches(from a: String, to b: String) -> Bool { structure.reaches(from: a, to: b) }
 
     /// Exactly one output node.
-    func checkOutputCount() throws(AudioGraphError) {
-        let count = nodes.values.filter(\.isOutputNode).count
-        guard count == 1 else { throw .outputNodeCount(count) }
-    }
+    func checkOutputCount() throws(AudioGraphError) { try structure.checkOutputCount() }
 
     /// Node ids with every source before the nodes it feeds (Kahn's algorithm, stable by
     /// insertion order). Throws on a cycle, naming a node in it.
@@ -92,5 +61,26 @@ struct Topology {
             throw .cycle(node: stuck)
         }
         return result
+    }
+}
+
+extension GraphNode {
+    /// The node as the structural rules see it.
+    package var shape: NodeShape {
+        NodeShape(id: id, inputBusCount: inputBusCount, outputBusCount: outputBusCount, isOutput: isOutputNode)
+    }
+}
+
+extension PendingChange {
+    /// What the change does to the graph's shape (nil for parameter and property changes).
+    package var structuralEdit: StructuralEdit? {
+        switch self {
+        case .addNode(let n): return .addNode(n.shape)
+        case .removeNode(let id): return .removeNode(id)
+        case let .connect(source, sourceBus, destination, destinationBus):
+            return .connect(source: BusPoint(node: source, bus: sourceBus), destination: BusPoint(node: destination, bus: destinationBus))
+        case let .disconnect(destination, destinationBus): return .disconnect(BusPoint(node: destination, bus: destinationBus))
+        case .setParameter, .setProperty: return nil
+        }
     }
 }

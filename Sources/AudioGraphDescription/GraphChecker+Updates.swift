@@ -41,22 +41,30 @@ extension GraphChecker {
         case .connect(let connection):
             connect(connection, at: location, in: &topology)
         case .disconnect(let to):
-            guard let node = existing(to.node, at: join("to")) else { return nil }
-            if to.bus >= node.inputBusCount {
-                report(join("to"), .busOutOfRange(node: node.id, bus: to.bus, count: node.inputBusCount, isInput: true))
-            } else if topology.inputs.removeValue(forKey: BusKey(node: to.node, bus: to.bus)) == nil {
-                report(join("to"), .invalidUpdate("nothing is connected to \"\(to)\" at this point"))
-            }
-        case .addNode(let node):
-            if let first = topology.locations[node.id] {
-                report(join("id"), .duplicateIdentifier(node.id, firstUsedAt: first))
+            let point = BusPoint(node: to.node, bus: to.bus)
+            for (_, error) in topology.structure.problems(.disconnect(point)) {
+                switch error {
+                case .nodeNotFound(let id):
+                    if !reader.brokenNodeIDs.contains(id) { report(join("to"), .missingNode(id)) }
+                case let .busOutOfRange(node, _, bus, count):
+                    report(join("to"), .busOutOfRange(node: node, bus: bus, count: count, isInput: true))
+                default:
+                    report(join("to"), .invalidUpdate("nothing is connected to \"\(to)\" at this point"))
+                }
                 return nil
             }
+            topology.structure.commit(.disconnect(point))
+            topology.inputs[point] = nil
+        case .addNode(let node):
+            guard addable(node, at: join("id"), in: topology) else { return nil }
             checkFiles(of: node, at: location)
             checkDeclaredFormat(of: node, at: location)
             topology.add(node, at: location)
         case .removeNode(let id):
-            guard existing(id, at: location) != nil else { return nil }
+            if case .nodeNotFound = topology.structure.problems(.removeNode(id)).first?.error {
+                if !reader.brokenNodeIDs.contains(id) { report(location, .missingNode(id)) }
+                return nil
+            }
             topology.remove(id)
         case .setProperty(let id, let name, let value, _):
             guard var node = existing(id, at: join("node")) else { return nil }

@@ -7,33 +7,36 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The whole-graph checks, over a simulated topology that updates change.
+/// The whole-graph checks, over the graph's structure as updates change it. The structural
+/// rules (duplicate id, missing node, bus range, taken input, disconnect, output count) are the
+/// engine's own (``GraphStructure``, the one copy every front door uses); this maps each problem
+/// to its JSON location and carries on, so one pass reports every problem of a file. Cycles and
+/// formats are reported by the engine's pass on the real nodes (``GraphRules``), once these
+/// checks pass.
 ///
 /// Thread safety: one instance per validation, used by the loading thread only.
 final class GraphChecker {
-    /// One input bus of one node.
-    struct BusKey: Hashable {
-        var node: String
-        var bus: Int
-    }
-
-    /// The graph as the engine would hold it at one moment.
+    /// The graph as the engine would hold it at one moment: its structure (the engine's rules)
+    /// and, for messages, each node's description, where it was defined and where each
+    /// connection was made.
     struct Topology {
+        var structure = GraphStructure()
         var nodes: [String: NodeDescription] = [:]
-        var order: [String] = []
         var locations: [String: String] = [:]
-        /// What feeds each connected input bus, and where the connection was made.
-        var inputs: [BusKey: (from: BusReference, location: String)] = [:]
+        /// What feeds each connected input bus, as the file wrote it, and where.
+        var inputs: [BusPoint: (from: BusReference, location: String)] = [:]
+
+        var order: [String] { structure.order }
 
         mutating func add(_ node: NodeDescription, at location: String) {
+            structure.commit(.addNode(node.shape))
             nodes[node.id] = node
-            order.append(node.id)
             locations[node.id] = location
         }
 
         mutating func remove(_ id: String) {
+            structure.commit(.removeNode(id))
             nodes[id] = nil
-            order.removeAll { $0 == id }
             locations[id] = nil
             inputs = inputs.filter { $0.key.node != id && $0.value.from.node != id }
         }
@@ -57,10 +60,7 @@ final class GraphChecker {
         var topology = Topology()
         for (index, node) in graph.nodes.enumerated() {
             let location = reader.nodeLocationList[index]
-            if let first = topology.locations[node.id] {
-                report(DescriptionReader.join(location, "id"), .duplicateIdentifier(node.id, firstUsedAt: first))
-                continue
-            }
+            guard addable(node, at: DescriptionReader.join(location, "id"), in: topology) else { continue }
             checkFiles(of: node, at: location)
             checkDeclaredFormat(of: node, at: location)
             topology.add(node, at: location)
@@ -81,7 +81,7 @@ final class GraphChecker {
         if topology.order.count > GraphDescription.maximumNodeCount {
             report(location, .limitExceeded("\(topology.order.count) nodes are more than a graph may hold, \(GraphDescription.maximumNodeCount)"))
         }
-        let outputs = topology.order.filter { topology.nodes[$0]?.schema.kind == .output }
+        let outputs = topology.structure.outputIDs
         if outputs.count != 1 { report(location, .outputNodeCount(ids: outputs)) }
         for type in NodeType.allCases {
             guard let maximum = type.descriptor?.maximumPerGraph else { continue }
@@ -130,42 +130,44 @@ final class GraphChecker {
 
     // MARK: Connections
 
-    /// Adds a connection when both ends exist, the buses exist and the input bus is free.
-    @discardableResult
-    func connect(_ connection: ConnectionDescription, at location: String, in topology: inout Topology) -> Bool {
-        var valid = true
-        let from = topology.nodes[connection.from.node]
-        let to = topology.nodes[connection.to.node]
-        if from == nil {
-            valid = false
-            if !reader.brokenNodeIDs.contains(connection.from.node) {
-                report(DescriptionReader.join(location, "from"), .missingNode(connection.from.node))
-            }
-        }
-        if to == nil {
-            valid = false
-            if !reader.brokenNodeIDs.contains(connection.to.node) {
-                report(DescriptionReader.join(location, "to"), .missingNode(connection.to.node))
-            }
-        }
-        if let from, connection.from.bus >= from.outputBusCount {
-            valid = false
-            report(DescriptionReader.join(location, "from"),
-                   .busOutOfRange(node: from.id, bus: connection.from.bus, count: from.outputBusCount, isInput: false))
-        }
-        if let to, connection.to.bus >= to.inputBusCount {
-            valid = false
-            report(DescriptionReader.join(location, "to"),
-                   .busOutOfRange(node: to.id, bus: connection.to.bus, count: to.inputBusCount, isInput: true))
-        }
-        guard valid else { return false }
-        let key = BusKey(node: connection.to.node, bus: connection.to.bus)
-        if let existing = topology.inputs[key] {
-            report(DescriptionReader.join(location, "to"),
-                   .inputBusTaken(node: key.node, bus: key.bus, by: "\"\(existing.from)\" in \(existing.location)"))
+    /// Whether `node` may be added (its id is not taken: the engine's rule), reported at `idLocation` when not.
+    func addable(_ node: NodeDescription, at idLocation: String, in topology: Topology) -> Bool {
+        guard topology.structure.problems(.addNode(node.shape)).isEmpty else {
+            report(idLocation, .duplicateIdentifier(node.id, firstUsedAt: topology.locations[node.id] ?? "nodes"))
             return false
         }
-        topology.inputs[key] = (connection.from, location)
+        return true
+    }
+
+    /// Adds a connection when the engine's rules allow it (both ends exist, the buses exist, the
+    /// input bus is free); each problem is reported at the connection's `from` or `to`. A
+    /// connection that closes a cycle is added: the engine's pass on the real nodes reports it.
+    @discardableResult
+    func connect(_ connection: ConnectionDescription, at location: String, in topology: inout Topology) -> Bool {
+        let to = BusPoint(node: connection.to.node, bus: connection.to.bus)
+        let edit = StructuralEdit.connect(source: BusPoint(node: connection.from.node, bus: connection.from.bus), destination: to)
+        var valid = true
+        for (site, error) in topology.structure.problems(edit) {
+            let at = DescriptionReader.join(location, site == .source ? "from" : "to")
+            switch error {
+            case .nodeNotFound(let id):
+                valid = false
+                if !reader.brokenNodeIDs.contains(id) { report(at, .missingNode(id)) }
+            case let .busOutOfRange(node, scope, bus, count):
+                valid = false
+                report(at, .busOutOfRange(node: node, bus: bus, count: count, isInput: scope == .input))
+            case let .inputAlreadyConnected(node, bus):
+                let existing = topology.inputs[to]
+                report(at, .inputBusTaken(node: node, bus: bus, by: existing.map { "\"\($0.from)\" in \($0.location)" } ?? "another connection"))
+                return false
+            default:
+                // A cycle: reported by the engine's pass (GraphRules), at this connection.
+                break
+            }
+        }
+        guard valid else { return false }
+        topology.structure.commit(edit)
+        topology.inputs[to] = (connection.from, location)
         return true
     }
 

@@ -145,4 +145,17 @@ extension GraphDescription {
             (updates[$0].when.frame(sampleRate: sampleRate), $0) < (updates[$1].when.frame(sampleRate: sampleRate), $1)
         }
     }
+
+    /// Each update's frame on a timeline running at `timelineRate` (the output's rate, which a
+    /// renderer may run at rather than the graph's), in ``updateOrder``: an update never lands
+    /// before one the order puts first. The one schedule the offline renderer and live playback
+    /// apply (at the graph's own rate this is every update's frame, already in order).
+    public func updateSchedule(timelineRate: Double) -> [(frame: Int64, index: Int)] {
+        var schedule: [(frame: Int64, index: Int)] = []
+        for index in updateOrder {
+            let frame = max(updates[index].when.frame(sampleRate: timelineRate), schedule.last?.frame ?? 0)
+            schedule.append((frame, index))
+        }
+        return schedule
+    }
 }

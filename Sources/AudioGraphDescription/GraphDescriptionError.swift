@@ -58,6 +58,23 @@ public enum GraphDescriptionProblem: Sendable, Hashable {
     /// nodes): the same error `initialize` or `update` would throw.
     case engine(AudioGraphError)
 
+    /// The engine's rule this problem is, when it is one of the structural rules every front
+    /// door shares (``GraphStructure``: missing node, duplicate id, bus range, taken input,
+    /// output count) or the engine's own refusal; nil for the file's own checks. The file says
+    /// it in its words at its place; the engine API and `AudioGraph` throw this.
+    public var engineError: AudioGraphError? {
+        switch self {
+        case .missingNode(let id): return .nodeNotFound(id)
+        case .duplicateIdentifier(let id, _): return .duplicateNode(id)
+        case let .busOutOfRange(node, bus, count, isInput):
+            return .busOutOfRange(node: node, scope: isInput ? .input : .output, bus: bus, count: count)
+        case let .inputBusTaken(node, bus, _): return .inputAlreadyConnected(node: node, bus: bus)
+        case .outputNodeCount(let ids): return .outputNodeCount(ids.count)
+        case .engine(let error): return error
+        default: return nil
+        }
+    }
+
     /// The problem in words, without file or place.
     public var message: String {
         switch self {

@@ -72,3 +72,10 @@ public struct NodeDescription: Sendable, Hashable {
         return values
     }
 }
+
+extension NodeDescription {
+    /// The node as the engine's structural rules see it (``GraphStructure``).
+    package var shape: NodeShape {
+        NodeShape(id: id, inputBusCount: inputBusCount, outputBusCount: outputBusCount, isOutput: schema.kind == .output)
+    }
+}

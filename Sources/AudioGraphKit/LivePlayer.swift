@@ -143,9 +143,8 @@ public final class LivePlayer {
                 context.close()
                 throw LivePlayerError.notLive("the graph has no output node")
             }
-            updates = try d.updateOrder.map { index in
-                (frame: d.updates[index].when.frame(sampleRate: d.sampleRate),
-                 changes: try GraphAssembly.changes(for: d.updates[index], sampleRate: d.sampleRate))
+            updates = try d.updateSchedule(timelineRate: d.sampleRate).map { entry in
+                (frame: entry.frame, changes: try GraphAssembly.changes(for: d.updates[entry.index], sampleRate: d.sampleRate))
             }
             self.output = output
         } catch let error as LivePlayerError {

@@ -219,13 +219,9 @@ public final class OfflineRenderer {
             throw .file(error)
         }
 
-        // Updates in the description's one order (GraphDescription.updateOrder), each at its frame
-        // on the output's timeline; an update never goes before one the order puts first.
-        var updates: [(frame: Int64, index: Int, update: UpdateDescription)] = []
-        for index in d.updateOrder {
-            let frame = max(d.updates[index].when.frame(sampleRate: graphTimelineRate), updates.last?.frame ?? 0)
-            updates.append((frame, index, d.updates[index]))
-        }
+        // Updates in the description's one schedule (GraphDescription.updateSchedule), each at its
+        // frame on the output's timeline.
+        let updates = d.updateSchedule(timelineRate: graphTimelineRate).map { (frame: $0.frame, index: $0.index, update: d.updates[$0.index]) }
         var nextUpdate = 0
         let silence = ChannelBufferStorage(channelCount: 64, capacity: sliceSize)
         let mapped = ChannelBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)

@@ -172,16 +172,11 @@ public final class AudioEngine: @unchecked Sendable {
         withLock {
             let snapshot = Snapshot(self)
             let call = "connect(_:to:fromBus:toBus:format:)"
-            requireAttached(node1, call)
-            requireAttached(node2, call)
-            node1.checkBus(bus1, count: node1.numberOfOutputs, call, scope: "output")
-            node2.checkBus(bus2, count: node2.maximumInputBuses, call, scope: "input")
-            if node1 === node2 { engineProgrammerError(call, node1, "a node cannot feed itself") }
-            connections.removeAll { ($0.destination === node2 && $0.destinationBus == bus2)
-                || ($0.source === node1 && $0.sourceBus == bus1) }
-            if reaches(from: node2, to: node1) {
-                engineProgrammerError(call, node2, "connecting \(node1) to it would make a cycle")
-            }
+            // One to one: what fed bus2 and what bus1 fed are replaced (checked without them).
+            let replaced = { (c: EngineConnection) in (c.destination === node2 && c.destinationBus == bus2)
+                || (c.source === node1 && c.sourceBus == bus1) }
+            requireConnectable(node1, bus1, to: node2, bus2, call, in: structure(excluding: replaced))
+            connections.removeAll(where: replaced)
             if let format { node1.connectionFormats[bus1] = format }
             connections.append(EngineConnection(source: node1, sourceBus: bus1, destination: node2, destinationBus: bus2))
             applyEdit(call, undo: snapshot)
@@ -196,21 +191,18 @@ public final class AudioEngine: @unchecked Sendable {
         withLock {
             let snapshot = Snapshot(self)
             let call = "connect(_:to:fromBus:format:)"
-            requireAttached(sourceNode, call)
-            sourceNode.checkBus(sourceBus, count: sourceNode.numberOfOutputs, call, scope: "output")
             let points: [(AudioNode, Int)] = destNodes.compactMap { p in p.node.map { ($0, p.bus) } }
-            for (n, b) in points {
-                requireAttached(n, call)
-                n.checkBus(b, count: n.maximumInputBuses, call, scope: "input")
-                if n === sourceNode { engineProgrammerError(call, n, "a node cannot feed itself") }
-            }
-            connections.removeAll { c in
+            let replaced = { (c: EngineConnection) in
                 (c.source === sourceNode && c.sourceBus == sourceBus)
                     || points.contains { $0.0 === c.destination && $0.1 == c.destinationBus }
             }
-            for (n, _) in points where reaches(from: n, to: sourceNode) {
-                engineProgrammerError(call, n, "connecting \(sourceNode) to it would make a cycle")
+            let rules = structure(excluding: replaced)
+            if points.isEmpty {
+                requireAttached(sourceNode, call)
+                sourceNode.checkBus(sourceBus, count: sourceNode.numberOfOutputs, call, scope: "output")
             }
+            for (n, b) in points { requireConnectable(sourceNode, sourceBus, to: n, b, call, in: rules) }
+            connections.removeAll(where: replaced)
             if let format { sourceNode.connectionFormats[sourceBus] = format }
             for (n, b) in points {
                 connections.append(EngineConnection(source: sourceNode, sourceBus: sourceBus, destination: n, destinationBus: b))
@@ -327,17 +319,48 @@ public final class AudioEngine: @unchecked Sendable {
         attached.append(node)
     }
 
-    /// Whether audio flows from `a` to `b` through the model's connections.
-    func reaches(from a: AudioNode, to b: AudioNode) -> Bool {
-        var stack = [a]
-        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(a)]
-        while let n = stack.popLast() {
-            if n === b { return true }
-            for c in connections where c.source === n && seen.insert(ObjectIdentifier(c.destination)).inserted {
-                stack.append(c.destination)
+    /// The model as the graph's structural rules see it (``GraphStructure``, the rules every
+    /// front door shares): the attached nodes, keyed by identity, with their bus counts, and the
+    /// model's connections except those `replaced` (what a one-to-one connect breaks first).
+    func structure(excluding replaced: (EngineConnection) -> Bool = { _ in false }) -> GraphStructure {
+        var rules = GraphStructure()
+        for n in attached where n.engine === self {
+            rules.commit(.addNode(NodeShape(id: Self.ruleID(n), inputBusCount: n.maximumInputBuses,
+                                            outputBusCount: n.numberOfOutputs, isOutput: false)))
+        }
+        for c in connections where !replaced(c) {
+            rules.commit(.connect(source: BusPoint(node: Self.ruleID(c.source), bus: c.sourceBus),
+                                  destination: BusPoint(node: Self.ruleID(c.destination), bus: c.destinationBus)))
+        }
+        return rules
+    }
+
+    /// A node's key in ``structure(excluding:)``: its identity (two engines' nodes never match).
+    static func ruleID(_ node: AudioNode) -> String { String(UInt(bitPattern: ObjectIdentifier(node).hashValue)) }
+
+    /// Stops the program with the engine API's one-line message (as Apple's raises) when
+    /// connecting `source`'s bus `sourceBus` to `destination`'s bus `destinationBus` breaks one of
+    /// the graph's structural rules in `rules`: a node not attached, a bus that does not exist, a
+    /// cycle (a node feeding itself included).
+    func requireConnectable(_ source: AudioNode, _ sourceBus: Int, to destination: AudioNode, _ destinationBus: Int,
+                            _ call: String, in rules: GraphStructure) {
+        let edit = StructuralEdit.connect(source: BusPoint(node: Self.ruleID(source), bus: sourceBus),
+                                          destination: BusPoint(node: Self.ruleID(destination), bus: destinationBus))
+        for (site, error) in rules.problems(edit) {
+            let node = site == .source ? source : destination
+            switch error {
+            case .nodeNotFound:
+                engineProgrammerError(call, node, "the node is not attached to this engine")
+            case let .busOutOfRange(_, scope, bus, count):
+                engineProgrammerError(call, node, "\(scope == .output ? "output" : "input") bus \(bus) does not exist (the node has \(count))")
+            case .cycle:
+                if source === destination { engineProgrammerError(call, source, "a node cannot feed itself") }
+                engineProgrammerError(call, destination, "connecting \(source) to it would make a cycle")
+            default:
+                // A taken input cannot happen: what fed it was replaced.
+                break
             }
         }
-        return false
     }
 
     func requireAttached(_ node: AudioNode, _ call: String) {
