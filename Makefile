@@ -36,7 +36,8 @@ CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency|LiveTap
 DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libsoxr-dev libpulse-dev pulseaudio pulseaudio-utils \
                 libmysofa-dev libmysofa1 libfftw3-dev libebur128-dev libcairo2-dev liblilv-dev lv2-dev swh-lv2 \
                 librubberband-dev gcc libc6-dev sox \
-                libavformat-dev libavcodec-dev libavutil-dev ffmpeg
+                libavformat-dev libavcodec-dev libavutil-dev ffmpeg \
+                libfluidsynth-dev fluidsynth timgm6mb-soundfont synthv1-lv2
 # Only `make bench` needs the peer renderers: those ../shared/bench/interleaved.sh runs (sox,
 # ffmpeg, GStreamer; numpy comes with deps-python), GNU time, which times them, and gcc with the C
 # library headers for the C floors of scripts/bench-kernels.sh.
