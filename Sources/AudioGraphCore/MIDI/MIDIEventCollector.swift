@@ -140,7 +140,17 @@ public final class MIDIEventCollector: @unchecked Sendable {
                 if s.wasPlaying[k] { releaseNotes(track) }
                 s.generations[k] = snap.generation
                 s.wasPlaying[k] = snap.isPlaying
-                s.cursors[k] = track.firstIndex(atOrAfter: snap.anchorSeconds)
+                // From the first event not before this slice (a schedule attached while playing
+                // starts at its own position, not at the anchor): a binary search half a frame
+                // early, then past what rounds before the slice.
+                if snap.isPlaying && snap.anchorFrame != .min && sliceStart > snap.anchorFrame {
+                    let now = snap.anchorSeconds + Double(sliceStart - snap.anchorFrame) * snap.rate / context.sampleRate
+                    var i = track.firstIndex(atOrAfter: now - snap.rate / context.sampleRate)
+                    while i < track.count && snap.frame(forSeconds: track.time(at: i), sampleRate: context.sampleRate) < sliceStart { i += 1 }
+                    s.cursors[k] = i
+                } else {
+                    s.cursors[k] = track.firstIndex(atOrAfter: snap.anchorSeconds)
+                }
             }
             guard snap.isPlaying else { continue }
             var i = s.cursors[k]

@@ -6,7 +6,7 @@ import Foundation
 /// `sendController`, … and their timed variants) and by an ``AudioSequencer``'s tracks.
 ///
 /// Thread safety: the engine's; the MIDI methods from any thread but a render thread.
-public class AudioUnitMIDIInstrument: AudioUnit, MIDIInstrumentUnit, @unchecked Sendable {
+public class AudioUnitMIDIInstrument: AudioUnit, MIDIInstrumentUnit, SequenceDestination, @unchecked Sendable {
     /// No input bus: an instrument is a source.
     public override var numberOfInputs: Int { 0 }
 
@@ -22,6 +22,44 @@ public class AudioUnitMIDIInstrument: AudioUnit, MIDIInstrumentUnit, @unchecked 
         super.didMakeGraphNode(node)
         if !sequenceTracks.isEmpty {
             try? node.setProperty(MIDISequenceSources.propertyName, MIDISequenceSources(tracks: sequenceTracks))
+        }
+    }
+}
+
+/// An engine node an ``AudioSequencer`` can play tracks into: it keeps the schedules and hands
+/// them to every graph node made for it.
+protocol SequenceDestination: AudioNode {
+    /// The schedules playing into the node (of every sequencer). Under the engine's lock.
+    var sequenceTracks: [MIDITrackSchedule] { get set }
+}
+
+extension SequenceDestination {
+    /// Replaces the schedules of `clock`'s sequence with `schedules`, on the graph node too.
+    func attachSequence(_ schedules: [MIDITrackSchedule], clock: MIDIPlaybackClock) {
+        guard let engine else { return }
+        engine.withLock {
+            sequenceTracks = sequenceTracks.filter { $0.clock !== clock } + schedules
+            pushSequenceTracks(engine)
+        }
+    }
+
+    /// Removes the schedules of `clock`'s sequence.
+    func detachSequence(clock: MIDIPlaybackClock) {
+        guard let engine else { return }
+        engine.withLock {
+            sequenceTracks = sequenceTracks.filter { $0.clock !== clock }
+            pushSequenceTracks(engine)
+        }
+    }
+
+    /// Hands the schedules to the graph node (applied at the next slice). Under the lock.
+    private func pushSequenceTracks(_ engine: AudioEngine) {
+        guard let gn = graphNode else { return }
+        do throws(AudioGraphError) {
+            try gn.setProperty(MIDISequenceSources.propertyName, MIDISequenceSources(tracks: sequenceTracks))
+            if let graph = engine.graph, engine.changeDepth == 0 { try engine.commit(graph) }
+        } catch {
+            engine.recordEditFault(.graph(call: "AudioSequencer", error))
         }
     }
 }

@@ -22,7 +22,7 @@ public let kAUSampler_DefaultBankLSB: UInt8 = 0x00
 /// Thread safety: the engine's; the MIDI methods and parameters from any thread.
 public final class AudioUnitSampler: AudioUnitMIDIInstrument, @unchecked Sendable {
     /// What the graph node loads.
-    private var properties = SamplerProperties(program: 0)
+    private var properties = SamplerProperties()
 
     /// Makes a sampler to attach to an engine.
     public init() { super.init(kindName: "sampler") }
