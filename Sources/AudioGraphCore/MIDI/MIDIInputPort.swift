@@ -61,9 +61,9 @@ public final class MIDIInputPort: @unchecked Sendable {
     /// pending list or a slice's event list was full). Any thread.
     public var droppedEventCount: Int { dropped.load(ordering: .relaxed) }
 
-    /// Counts `n` events dropped on the consumer side. Real-time safe.
+    /// Counts `n` events dropped on the consumer side (a full slice or plugin buffer). Real-time safe.
     @inline(__always)
-    func countDropped(_ n: Int) { dropped.add(n, ordering: .relaxed) }
+    public func countDropped(_ n: Int) { dropped.add(n, ordering: .relaxed) }
 
     /// Hands every waiting event to `body`, oldest first. Consumer side (render thread);
     /// real-time safe.
