@@ -33,9 +33,26 @@ public protocol NodePropertyReader {
     func reportMissing(_ key: String)
     /// True when a `setProperty` value is checked on its own: required keys may be absent.
     var isPartial: Bool { get }
+    /// An array of objects (keys among `allowed`, `required` present), each read by its own
+    /// reader whose problems are reported at `key[i]`.
+    func objects(_ key: String, allowed: [String], required: [String]) -> [any NodePropertyReader]?
+    /// An array of integers, each within `range`.
+    func integers(_ key: String, in range: ClosedRange<Int>) -> [Int]?
 }
 
 extension NodePropertyReader {
     /// A number without a range.
     public func number(_ key: String) -> Double? { number(key, in: nil) }
+
+    /// Readers that do not read arrays report them as invalid.
+    public func objects(_ key: String, allowed: [String], required: [String]) -> [any NodePropertyReader]? {
+        if has(key) { reportInvalid(key, "arrays of objects are not read here") }
+        return nil
+    }
+
+    /// Readers that do not read arrays report them as invalid.
+    public func integers(_ key: String, in range: ClosedRange<Int>) -> [Int]? {
+        if has(key) { reportInvalid(key, "arrays are not read here") }
+        return nil
+    }
 }

@@ -54,6 +54,27 @@ struct PropertyObjectReader: NodePropertyReader {
         return (name, GraphDescription.resolve(name, against: reader.baseDirectory))
     }
 
+    func objects(_ key: String, allowed: [String], required: [String]) -> [any NodePropertyReader]? {
+        guard let value = properties[key], let items = reader.array(value, at: at(key)) else { return nil }
+        var result: [any NodePropertyReader] = []
+        for (i, item) in items.enumerated() {
+            let location = at(key) + "[\(i)]"
+            guard let object = reader.object(item, at: location, allowed: allowed, required: required) else { return nil }
+            result.append(PropertyObjectReader(reader: reader, properties: object, location: location, isPartial: isPartial))
+        }
+        return result
+    }
+
+    func integers(_ key: String, in range: ClosedRange<Int>) -> [Int]? {
+        guard let value = properties[key], let items = reader.array(value, at: at(key)) else { return nil }
+        var result: [Int] = []
+        for (i, item) in items.enumerated() {
+            guard let v = reader.integer(item, at: at(key) + "[\(i)]", in: range) else { return nil }
+            result.append(v)
+        }
+        return result
+    }
+
     func reportInvalid(_ key: String, _ reason: String) { reader.report(at(key), .invalidValue(reason)) }
 
     func reportMissing(_ key: String) {

@@ -22,11 +22,16 @@ public struct ValidatedGraph: Sendable, Hashable {
     }
 
     /// The length of an offline render when the command line gives none: the graph's `duration`,
-    /// else the end of the longest non-looping player (its `startTime` plus what it plays), else 10 s.
+    /// else the end of the longest non-looping player (its `startTime` plus what it plays) or of a
+    /// node whose options know their length (``NodePlaybackLength``: a sampler playing a MIDI
+    /// file or notes), else 10 s.
     public var defaultRenderDuration: Double {
         if let duration = description.duration { return duration }
         var end: Double?
         for node in description.nodes {
+            if case .registered(let r) = node.configuration, let p = r.options as? NodePlaybackLength, let length = p.playbackLength {
+                end = max(end ?? 0, length)
+            }
             guard case .player(let player) = node.configuration, !player.loop,
                   let info = audioFiles[player.path] else { continue }
             let start = player.segment?.start ?? 0

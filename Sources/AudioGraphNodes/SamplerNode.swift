@@ -31,6 +31,8 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
     private var synth: FluidSynthInstance
     /// The sequence tracks last attached (``MIDISequenceSources``), given to every new kernel.
     private var sequenceTracks: [MIDITrackSchedule] = []
+    /// How many of `sequenceTracks` come first as the node's own (its `midiFile` and `notes`).
+    private var ownTrackCount = 0
 
     /// The sampler's parameters: `gain` (dB), `pan`, `tuning` (cents).
     public static let parameterTable = ParameterTable([
@@ -45,9 +47,25 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
         self.properties = properties
         self.sampleRate = sampleRate
         synth = try Self.makeSynth(id: id, properties: properties, sampleRate: sampleRate)
+        var ownTracks: [MIDITrackSchedule] = []
+        if properties.midiFile != nil || !properties.notes.isEmpty {
+            let clock = MIDIPlaybackClock()
+            if let path = properties.midiFile {
+                do throws(MIDIFileError) {
+                    ownTracks = properties.midiSchedules(try MIDIFile(contentsOf: path), clock: clock)
+                } catch {
+                    throw .nodeSetupFailed(node: id, reason: error.description)
+                }
+            }
+            if !properties.notes.isEmpty { ownTracks.append(properties.noteSchedule(clock: clock)) }
+            // From the first slice the node renders (the graph's start, or when it is added).
+            clock.start(atSeconds: 0, rate: 1, anchorFrame: nil)
+        }
         super.init(id: id, typeName: "sampler", inputBusCount: 0, outputBusCount: 1,
                    parameters: Self.parameterTable.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0),
                    declaredFormat: PartialStreamFormat(sampleRate: sampleRate, channelCount: 2))
+        sequenceTracks = ownTracks
+        ownTrackCount = ownTracks.count
     }
 
     private static func makeSynth(id: String, properties: SamplerProperties, sampleRate: Double) throws(AudioGraphError) -> FluidSynthInstance {
@@ -66,7 +84,8 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
     /// change while the graph runs), parameters ``parameterTable``.
     public static let descriptor = NodeTypeDescriptor(
         name: "sampler", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
-        propertyKeys: ["soundfont", "program", "bank"], runtimePropertyKeys: ["soundfont", "program", "bank"],
+        propertyKeys: ["soundfont", "program", "bank", "midiFile", "midiTracks", "midiChannels", "notes"],
+        runtimePropertyKeys: ["soundfont", "program", "bank"],
         parameters: parameterTable,
         decode: { reader in
             var result = SamplerProperties()
@@ -81,6 +100,35 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
             }
             if let p = reader.integer("program", in: 0...127) { result.program = p }
             if let b = reader.integer("bank", in: 0...16383) { result.bank = b }
+            var last: Double?
+            if let file = reader.file("midiFile") {
+                do throws(MIDIFileError) {
+                    let midi = try MIDIFile(contentsOf: file.path)
+                    result.midiFile = file.path
+                    if let tracks = reader.integers("midiTracks", in: 0...65535) {
+                        if let bad = tracks.first(where: { $0 >= midi.tracks.count }) {
+                            reader.reportInvalid("midiTracks", "\(file.name) has \(midi.tracks.count) tracks (0...\(midi.tracks.count - 1)); \(bad) is not one")
+                        } else {
+                            result.midiTracks = tracks
+                        }
+                    }
+                    if let channels = reader.integers("midiChannels", in: 0...15) { result.midiChannels = channels }
+                    last = result.midiSchedules(midi, clock: MIDIPlaybackClock()).compactMap { $0.count > 0 ? $0.time(at: $0.count - 1) : nil }.max()
+                } catch {
+                    reader.reportInvalid("midiFile", error.description)
+                }
+            }
+            if let notes = reader.objects("notes", allowed: ["time", "key", "duration", "velocity", "channel"], required: ["time", "key", "duration"]) {
+                for n in notes {
+                    guard let time = n.time("time"), let key = n.integer("key", in: 0...127),
+                          let duration = n.number("duration", in: 0...1e6) else { continue }
+                    let note = SamplerNote(time: time, key: key, duration: duration,
+                                           velocity: n.integer("velocity", in: 1...127) ?? 100, channel: n.integer("channel", in: 0...15) ?? 0)
+                    result.notes.append(note)
+                    last = max(last ?? 0, time + duration)
+                }
+            }
+            result.lastEventTime = last
             return result
         },
         typedProperty: { name, options in
@@ -149,8 +197,10 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
 
     public override func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? {
         if name == MIDISequenceSources.propertyName, let m = value as? MIDISequenceSources {
-            sequenceTracks = m.tracks
-            return m
+            // The node's own file and notes keep playing beside what is attached.
+            let own = ownTrackCount > 0 ? Array(sequenceTracks.prefix(ownTrackCount)) : []
+            sequenceTracks = own + m.tracks
+            return own.isEmpty ? m : MIDISequenceSources(tracks: sequenceTracks)
         }
         guard let s = pendingSynth, let p = pendingProperties else { return nil }
         pendingSynth = nil
@@ -269,4 +319,31 @@ final class SamplerKernel: NodeKernel, @unchecked Sendable {
     private static func leftWeight(_ pan: Double) -> Double { pan > 0 ? 1 - pan / 100 : 1 }
     @inline(__always)
     private static func rightWeight(_ pan: Double) -> Double { pan < 0 ? 1 + pan / 100 : 1 }
+}
+
+extension SamplerProperties {
+    /// The chosen tracks of `midi` (``midiTracks``, ``midiChannels``) as schedules of `clock`.
+    public func midiSchedules(_ midi: MIDIFile, clock: MIDIPlaybackClock) -> [MIDITrackSchedule] {
+        let tracks = midiTracks ?? Array(midi.tracks.indices)
+        return tracks.filter { $0 < midi.tracks.count }.map { index in
+            var t = midi.timedEvents(track: index)
+            if let channels = midiChannels {
+                let keep = t.events.map { e in !(e.kind >= 0x80 && e.kind < 0xF0) || channels.contains(Int(e.channel)) }
+                t.times = zip(t.times, keep).filter(\.1).map(\.0)
+                t.events = zip(t.events, keep).filter(\.1).map(\.0)
+            }
+            return MIDITrackSchedule(clock: clock, times: t.times, events: t.events)
+        }
+    }
+
+    /// ``notes`` as one schedule of `clock` (note-offs before note-ons at the same time).
+    public func noteSchedule(clock: MIDIPlaybackClock) -> MIDITrackSchedule {
+        var timed: [(Double, Int, MIDIEvent)] = []
+        for n in notes {
+            timed.append((n.time, 1, .noteOn(channel: UInt8(n.channel), key: UInt8(n.key), velocity: UInt8(n.velocity))))
+            timed.append((n.time + n.duration, 0, .noteOff(channel: UInt8(n.channel), key: UInt8(n.key))))
+        }
+        timed.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+        return MIDITrackSchedule(clock: clock, times: timed.map(\.0), events: timed.map(\.2))
+    }
 }
