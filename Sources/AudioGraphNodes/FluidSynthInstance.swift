@@ -42,6 +42,9 @@ final class FluidSynthInstance: @unchecked Sendable {
         self.path = path
         guard FileManager.default.isReadableFile(atPath: path) else { throw .init("cannot read SoundFont \(path)") }
         guard fluid_is_soundfont(path) != 0 else { throw .init("\(path) is not a SoundFont 2 file") }
+        // A RIFF whose size disagrees with the file's is refused here: fluidsynth would hand it on
+        // to libinstpatch's loader, which prints GLib warnings on stderr before failing.
+        guard Self.riffSizeMatches(path) else { throw .init("\(path) is not a SoundFont 2 file (its RIFF size does not match the file's)") }
         guard let s = new_fluid_settings() else { throw .init("fluidsynth: out of memory") }
         fluid_settings_setint(s, "synth.threadsafe-api", 0)
         fluid_settings_setint(s, "synth.cpu-cores", 1)
@@ -74,6 +77,16 @@ final class FluidSynthInstance: @unchecked Sendable {
         settings = s
         synth = syn
         soundFontID = id
+    }
+
+    /// Whether the RIFF header's size plus 8 is the file's size.
+    static func riffSizeMatches(_ path: String) -> Bool {
+        guard let h = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? h.close() }
+        guard let header = try? h.read(upToCount: 12), header.count == 12,
+              let end = try? h.seekToEnd() else { return false }
+        let size = UInt64(header[4]) | UInt64(header[5]) << 8 | UInt64(header[6]) << 16 | UInt64(header[7]) << 24
+        return size + 8 == end
     }
 
     deinit {
