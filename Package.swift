@@ -97,6 +97,8 @@ let package = Package(
                           exclude: ["Apple.swift.txt"]),
         .executableTarget(name: "GraphCheck", dependencies: ["AudioGraphKit"], path: "Examples/GraphCheck",
                           exclude: ["Apple.swift.txt"]),
+        .executableTarget(name: "MIDIPlayer", dependencies: ["AudioGraphKit"], path: "Examples/MIDIPlayer",
+                          exclude: ["Apple.swift.txt"]),
         // The microphone-to-speech converter, built twice: in the Swift 6 language mode (the package's)
         // and, from the same file (Swift5/main.swift links to it), in the Swift 5 mode.
         .executableTarget(name: "SpeechConverter", dependencies: ["AudioGraphKit"], path: "Examples/SpeechConverter",
