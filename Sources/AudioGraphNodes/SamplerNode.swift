@@ -118,9 +118,11 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
                     reader.reportInvalid("midiFile", error.description)
                 }
             }
-            if let notes = reader.objects("notes", allowed: ["time", "key", "duration", "velocity", "channel"], required: ["time", "key", "duration"]) {
-                for n in notes {
-                    guard let time = n.time("time"), let key = n.integer("key", in: 0...127),
+            if let count = reader.count("notes") {
+                for i in 0..<count {
+                    guard let n = reader.element("notes", i, allowed: ["time", "key", "duration", "velocity", "channel"],
+                                                 required: ["time", "key", "duration"]),
+                          let time = n.time("time"), let key = n.integer("key", in: 0...127),
                           let duration = n.number("duration", in: 0...1e6) else { continue }
                     let note = SamplerNote(time: time, key: key, duration: duration,
                                            velocity: n.integer("velocity", in: 1...127) ?? 100, channel: n.integer("channel", in: 0...15) ?? 0)
@@ -140,6 +142,7 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
             default: return nil
             }
         },
+        playbackEnd: { options, _ in (options as? SamplerProperties)?.playbackLength },
         makeNode: { (context: NodeBuildContext) throws(AudioGraphError) -> GraphNode in
             try SamplerNode(id: context.id, sampleRate: context.sampleRate,
                             properties: context.options(as: SamplerProperties.self) ?? SamplerProperties())

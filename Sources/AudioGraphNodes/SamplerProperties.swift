@@ -11,7 +11,7 @@ import Foundation
 /// (`{ "time", "key", "duration", "velocity": 100, "channel": 0 }`, seconds).
 ///
 /// Thread safety: a value; any thread.
-public struct SamplerProperties: Hashable, Sendable, NodePlaybackLength {
+public struct SamplerProperties: Hashable, Sendable {
     /// The SoundFont file (nil: ``defaultSoundFontPath``).
     public var soundFont: String?
     /// The preset every channel plays; nil: General MIDI.
