@@ -23,11 +23,13 @@ extension GraphLoader {
                          baseDirectory: FileManager.default.currentDirectoryPath)
     }
 
-    /// Whether `path` names a Standard MIDI File (by extension, else by its `MThd` header).
+    /// Whether `path` names a Standard MIDI File (by extension, else by the `MThd` header of a
+    /// regular file: a FIFO or a device is never opened here, where opening could block).
     public static func isMIDIFile(_ path: String) -> Bool {
         let lower = path.lowercased()
         if lower.hasSuffix(".mid") || lower.hasSuffix(".midi") || lower.hasSuffix(".smf") || lower.hasSuffix(".kar") { return true }
-        guard let h = FileHandle(forReadingAtPath: path) else { return false }
+        guard let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType,
+              type == .typeRegular, let h = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? h.close() }
         return (try? h.read(upToCount: 4)) == Data("MThd".utf8)
     }

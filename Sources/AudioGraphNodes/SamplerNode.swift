@@ -6,11 +6,12 @@ import Foundation
 /// A SoundFont 2 instrument (cf. `AVAudioUnitSampler`): a source whose output is what
 /// libfluidsynth (``FluidSynthInstance``) plays for the MIDI events it receives through its
 /// ``midiInput`` (``MIDIEventReceiver``: the engine API's `startNote`…, a sequencer's tracks,
-/// a graph file's `events`). Stereo output (a mono connection gets the average of the two).
+/// its own `midiFile` and `notes` from a graph file). Stereo output (a mono connection gets the
+/// average of the two).
 ///
 /// Events apply at their frame: the render splits the slice at each event's offset, so a note
-/// starts in the 64-frame block of fluidsynth's that contains its frame (see
-/// ``FluidSynthInstance`` for the rounding up to that block's end). Renders are bit-identical
+/// starts at fluidsynth's first 64-frame block boundary at or after its frame, `64·⌈f/64⌉`
+/// (see ``FluidSynthInstance``). Renders are bit-identical
 /// across slice sizes.
 ///
 /// Parameters: `gain` (dB, -90...12, 0; 0 dB is fluidsynth's own level, its `synth.gain` 0.2),
