@@ -36,12 +36,14 @@ CONCURRENCY_TESTS ?= PendingChange|RenderPlan|RealTime|Concurrency|LiveTap
 DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libsoxr-dev libpulse-dev pulseaudio pulseaudio-utils \
                 libmysofa-dev libmysofa1 libfftw3-dev libebur128-dev libcairo2-dev liblilv-dev lv2-dev swh-lv2 \
                 librubberband-dev gcc libc6-dev sox \
-                libavformat-dev libavcodec-dev libavutil-dev ffmpeg
-# Only `make bench` needs the peer renderers: those ../shared/bench/interleaved.sh runs (sox,
+                libavformat-dev libavcodec-dev libavutil-dev ffmpeg \
+                libfluidsynth-dev fluidsynth timgm6mb-soundfont synthv1-lv2
+# Only `make bench` needs the peer renderers: fluidsynth and timidity with the TimGM6mb SoundFont
+# (scripts/bench/midi.sh), those ../shared/bench/interleaved.sh runs (sox,
 # ffmpeg, GStreamer; numpy comes with deps-python), GNU time, which times them, and gcc with the C
 # library headers for the C floors of scripts/bench-kernels.sh.
 BENCH_DEB_PACKAGES := sox ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base \
-                      gstreamer1.0-plugins-good time gcc libc6-dev
+                      gstreamer1.0-plugins-good time gcc libc6-dev fluidsynth timidity timgm6mb-soundfont
 # Rounds per benchmark case (interleaved: every round times every peer once).
 BENCH_ROUNDS ?= 5
 # The conformance runner's Python modules, and pyloudnorm, the tests' independent EBU R128

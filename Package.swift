@@ -44,6 +44,8 @@ let package = Package(
         // libsndfile does not do.
         .systemLibrary(name: "CAVCodec", pkgConfig: "libavformat",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        // libfluidsynth: the SoundFont 2 voice engine of the sampler node (AudioUnitSampler).
+        .systemLibrary(name: "CFluidSynth", pkgConfig: "fluidsynth", providers: [.apt(["libfluidsynth-dev"])]),
         // C macros of libpulse that do not import into Swift (PA_VOLUME_NORM, ...).
         .target(name: "CPulseShim", dependencies: ["CPulse"]),
         // A malloc/pthread_mutex_lock interposer counting calls made on marked threads (tests only).
@@ -59,7 +61,7 @@ let package = Package(
         // Stock nodes: oscillator, player, mixer, eq, delay, converter, environment, generic output.
         .target(name: "AudioGraphNodes",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW",
-                               "CRubberBand"]),
+                               "CRubberBand", "CFluidSynth"]),
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CPulse", "CPulseShim"]),
@@ -93,6 +95,8 @@ let package = Package(
         .executableTarget(name: "Repatch", dependencies: ["AudioGraphKit"], path: "Examples/Repatch",
                           exclude: ["Apple.swift.txt"]),
         .executableTarget(name: "GraphCheck", dependencies: ["AudioGraphKit"], path: "Examples/GraphCheck",
+                          exclude: ["Apple.swift.txt"]),
+        .executableTarget(name: "MIDIPlayer", dependencies: ["AudioGraphKit"], path: "Examples/MIDIPlayer",
                           exclude: ["Apple.swift.txt"]),
         // The microphone-to-speech converter, built twice: in the Swift 6 language mode (the package's)
         // and, from the same file (Swift5/main.swift links to it), in the Swift 5 mode.

@@ -15,6 +15,8 @@
 #    and --threads $(nproc) (at least 2), best wall of 3 and user+sys CPU, and the ratio
 #    serial wall / parallel wall (above 1: the parallel render is faster).
 # 3. The demo graph against sox synthesising the same tones, and the HRTF scene against real time.
+# 4. A 3-minute General MIDI song through the sampler against fluidsynth -F and timidity -Ow
+#    (scripts/bench/midi.sh).
 #
 # The machine's load average is printed before and after: on a shared 2-core VM other work
 # makes absolute times meaningless; compare ratios from one run. `make bench` installs the peers.
@@ -166,4 +168,7 @@ hrtf=scripts/bench/hrtf16.json
 hrtf_time=$(best_time "$cli" render "$hrtf" -o "$tmp/hrtf16.wav" --quiet)
 printf 'bench: 16 HRTF sources + reverb (%s): %.3f s for 10 s (%.1fx real time; includes loading the SOFA set)\n' \
   "$hrtf" "$hrtf_time" "$(calc "10 / $hrtf_time")"
+
+# ---------------------------------------------- 4. a General MIDI song against fluidsynth, timidity
+bash scripts/bench/midi.sh "$runs"
 load "end"

@@ -66,9 +66,17 @@ public protocol NodePropertyReader {
     func reportInvalid(_ reason: String)
     /// Reports that the value of `key` goes beyond a limit of the format, with `reason`.
     func reportLimitExceeded(_ key: String, _ reason: String)
+    /// An array of integers, each within `range`.
+    func integers(_ key: String, in range: ClosedRange<Int>) -> [Int]?
 }
 
 extension NodePropertyReader {
     /// A number without a range.
     public func number(_ key: String) -> Double? { number(key, in: nil) }
+
+    /// Readers that do not read arrays report them as invalid.
+    public func integers(_ key: String, in range: ClosedRange<Int>) -> [Int]? {
+        if has(key) { reportInvalid(key, "arrays are not read here") }
+        return nil
+    }
 }

@@ -9,7 +9,12 @@ package struct ParameterValues {
 
     /// The value at frame `i` of the slice. Real-time safe.
     @inline(__always)
-    package subscript(i: Int) -> Float { values.map { $0[i] } ?? constant }
+    package subscript(i: Int) -> Float {
+        // Not `values.map { … }`: the closure's generic metadata is instantiated (a lock and an
+        // allocation) on first use in debug builds.
+        if let values { return values[i] }
+        return constant
+    }
 
     /// Whether the value is the same for every frame of the slice.
     @inline(__always)

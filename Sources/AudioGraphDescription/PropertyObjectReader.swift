@@ -54,6 +54,16 @@ struct PropertyObjectReader: NodePropertyReader {
         return (name, GraphDescription.resolve(name, against: reader.baseDirectory))
     }
 
+    func integers(_ key: String, in range: ClosedRange<Int>) -> [Int]? {
+        guard let value = properties[key], let items = reader.array(value, at: at(key)) else { return nil }
+        var result: [Int] = []
+        for (i, item) in items.enumerated() {
+            guard let v = reader.integer(item, at: at(key) + "[\(i)]", in: range) else { return nil }
+            result.append(v)
+        }
+        return result
+    }
+
     func reportInvalid(_ key: String, _ reason: String) { reader.report(at(key), .invalidValue(reason)) }
 
     func reportMissing(_ key: String) {

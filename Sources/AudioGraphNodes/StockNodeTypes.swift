@@ -15,6 +15,7 @@ package enum StockNodeTypes {
         EQNode.descriptor,
         RecorderNode.descriptor,
         GenericOutputNode.descriptor,
+        SamplerNode.descriptor,
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).

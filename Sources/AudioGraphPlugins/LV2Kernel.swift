@@ -26,6 +26,8 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
     /// The atom port buffers of each instance (same order as `instances`).
     private let atoms: [LV2AtomBuffers]
     private let hasAtoms: Bool
+    /// The MIDI events of each slice (nil: the plugin takes no MIDI).
+    private let collector: MIDIEventCollector?
     /// Parameter indices of the control inputs, in port order; `controlValues` follows it.
     private let controlCount: Int
     /// Which control inputs are `lv2:toggled` / `lv2:integer` (their values are quantised).
@@ -127,6 +129,7 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
         }
         atoms = atomBuffers
         hasAtoms = atomBuffers.contains { !$0.isEmpty }
+        collector = atomBuffers.contains { $0.takesMIDI } ? MIDIEventCollector(port: node.midiInput) : nil
         portScratch = scratch
         latencyValue = latency
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
@@ -149,9 +152,16 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
         portScratch.forEach { $0.deallocate() }
     }
 
+    override func receive(_ message: KernelMessage) {
+        if let m = message as? MIDISequenceSources { collector?.install(m) }
+    }
+
     override func render(context: RenderContext, inputs: RenderInputs) {
         let n = context.frameCount
         let out = outputs[0]
+        // This slice's MIDI events, sorted by offset; `nextEvent` walks them piece by piece.
+        let eventCount = collector?.collect(context) ?? 0
+        var nextEvent = 0
         let input = inputs.pull(0)
         var varying = false
         for k in 0..<parameters.count {
@@ -192,6 +202,13 @@ final class LV2Kernel: NodeKernel, @unchecked Sendable {
                 }
                 faults.countNonFiniteInput(nonFinite)
                 if hasAtoms { for i in 0..<atoms.count { atoms[i].prepare() } }
+                if let collector {
+                    while nextEvent < eventCount && collector.offset(at: nextEvent) < end {
+                        let e = collector.event(at: nextEvent), frame = max(0, collector.offset(at: nextEvent) - start)
+                        for i in 0..<atoms.count where !atoms[i].appendMIDI(e, frame: frame) { collector.port.countDropped(1) }
+                        nextEvent += 1
+                    }
+                }
                 for i in 0..<instances.count { instances[i].run(frameCount: length) }
                 var sane = true
                 for c in 0..<outScratch.channelCount

@@ -12,7 +12,10 @@ import Synchronization
 /// Parameters: one per control input port, named by the port's symbol, with the plugin's range
 /// and default; plus `bypass` (0/1: the input passes to the output unchanged and the plugin is
 /// not run) unless the plugin has a control of that symbol itself. CV inputs read silence; atom
-/// inputs read an empty sequence and atom outputs are dropped (``LV2AtomBuffers``); event
+/// inputs that support `midi:MidiEvent` (an instrument's MIDI input) carry the events sent to
+/// ``midiInput`` and the sequences attached to the node (``MIDIEventReceiver``), each stamped
+/// with its frame in the run (sample-exact); other atom inputs read an empty sequence and atom
+/// outputs are dropped (``LV2AtomBuffers``); event
 /// ports and ports of unknown kinds are refused unless optional
 /// (``LV2Error/unsupportedPort(uri:symbol:kind:)``). The plugin gets the features of
 /// ``LV2InstanceFeatures`` (URID map/unmap, options, bounded block length 1...maximum frames
@@ -33,9 +36,15 @@ import Synchronization
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread;
 /// ``latencyFrames`` may be read from any thread.
-public final class LV2Node: GraphNode, @unchecked Sendable {
+public final class LV2Node: GraphNode, MIDIEventReceiver, @unchecked Sendable {
     /// The hosted plugin.
     package let plugin: LV2PluginInfo
+    /// The node's MIDI input (events from any control thread; read when the plugin has a MIDI atom input).
+    public let midiInput = MIDIInputPort()
+    /// Whether the plugin takes MIDI (an atom input supporting `midi:MidiEvent`).
+    public var takesMIDI: Bool { plugin.ports.contains { $0.kind == .atom && $0.isInput && $0.supportsMIDI } }
+    /// The sequence tracks last attached, given to every new kernel (control thread).
+    var sequenceTracks: [MIDITrackSchedule] = []
     /// The catalogue that instantiates it.
     package let world: LV2World
 
@@ -133,10 +142,25 @@ public final class LV2Node: GraphNode, @unchecked Sendable {
 
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
         do throws(LV2Error) {
-            return try LV2Kernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
+            let k = try LV2Kernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
+            if !sequenceTracks.isEmpty { k.receive(MIDISequenceSources(tracks: sequenceTracks)) }
+            return k
         } catch {
             throw .nodeSetupFailed(node: id, reason: error.description)
         }
+    }
+
+    /// The one property: ``MIDISequenceSources/propertyName`` (sequences playing into the plugin).
+    public override func validateProperty(_ name: String, _ value: any Sendable) throws(AudioGraphError) {
+        guard name == MIDISequenceSources.propertyName, value is MIDISequenceSources else {
+            throw .invalidProperty(node: id, name: name, reason: "no such property")
+        }
+    }
+
+    public override func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? {
+        guard let m = value as? MIDISequenceSources else { return nil }
+        sequenceTracks = m.tracks
+        return m
     }
 }
 

@@ -9,7 +9,8 @@ package enum LV2PortKind: String, Sendable, Hashable {
     /// Control-voltage samples (`lv2:CVPort`): connected to silence (inputs) or scratch (outputs).
     case cv
     /// Atom sequences (`atom:AtomPort`): connected to host-owned buffers (``LV2AtomBuffers``:
-    /// empty input sequences, output sequences with room), so plugins with atom ports are accepted.
+    /// input sequences carrying the node's MIDI events when the port supports them, empty
+    /// otherwise; output sequences with room).
     case atom
     /// Old-style events (`ev:EventPort`): not supported (refused unless optional).
     case event
@@ -43,6 +44,9 @@ package struct LV2PortInfo: Sendable, Hashable {
     package var isToggled: Bool
     /// Whether the control takes whole numbers only (`lv2:integer`).
     package var isInteger: Bool = false
+    /// Whether an atom port takes MIDI events (`atom:supports midi:MidiEvent`): an instrument's
+    /// MIDI input, fed from the node's ``LV2Node/midiInput`` and sequences.
+    package var supportsMIDI: Bool = false
 
     /// The value the host writes into this control input for the parameter value `value`:
     /// rounded for an integer port, 0 or 1 (at or above 0.5) for a toggled one, unchanged

@@ -33,6 +33,7 @@ enum LV2URI {
     static let atomFloat = "http://lv2plug.in/ns/ext/atom#Float"
     static let atomSequence = "http://lv2plug.in/ns/ext/atom#Sequence"
     static let atomChunk = "http://lv2plug.in/ns/ext/atom#Chunk"
+    static let midiEvent = "http://lv2plug.in/ns/ext/midi#MidiEvent"
     static let workerSchedule = "http://lv2plug.in/ns/ext/worker#schedule"
     static let workerInterface = "http://lv2plug.in/ns/ext/worker#interface"
     /// lilv's world option naming the directories searched for bundles (`LILV_OPTION_LV2_PATH`).

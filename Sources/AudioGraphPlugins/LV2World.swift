@@ -99,6 +99,16 @@ package final class LV2World: @unchecked Sendable {
         return info
     }
 
+    /// Some plugins start Qt when instantiated (synthv1, its siblings); without a display Qt
+    /// aborts the process. With neither `DISPLAY` nor `WAYLAND_DISPLAY` nor `QT_QPA_PLATFORM`
+    /// set, the offscreen platform is chosen (once, before the first instance).
+    private static let headlessQt: Bool = {
+        if getenv("DISPLAY") == nil && getenv("WAYLAND_DISPLAY") == nil && getenv("QT_QPA_PLATFORM") == nil {
+            setenv("QT_QPA_PLATFORM", "offscreen", 0)
+        }
+        return true
+    }()
+
     /// A new instance of the plugin at `sampleRate`, checked hostable first (control thread:
     /// loads the plugin's binary and allocates; ``LV2Instance`` frees it). `maximumFrames` is
     /// the longest run the caller will ask for: the plugin is told it through
@@ -107,6 +117,7 @@ package final class LV2World: @unchecked Sendable {
     package func instantiate(uri: String, sampleRate: Double, maximumFrames: Int = 4096) throws(LV2Error) -> LV2Instance {
         let info = try plugin(uri: uri)
         try info.checkHostable()
+        _ = Self.headlessQt
         let worker = info.requiredFeatures.contains(LV2URI.workerSchedule) ? LV2Worker() : nil
         let features = LV2InstanceFeatures(map: uridMap, sampleRate: sampleRate, maximumFrames: maximumFrames, worker: worker)
         // lilv prints its reason ("Failed to open library …") itself: captured, and made part of ours.
@@ -173,7 +184,7 @@ package final class LV2World: @unchecked Sendable {
 
         let classes = [LV2URI.audioPort, LV2URI.controlPort, LV2URI.cvPort, LV2URI.atomPort, LV2URI.eventPort,
                        LV2URI.inputPort, LV2URI.reportsLatency, LV2URI.connectionOptional, LV2URI.toggled,
-                       LV2URI.hardRTCapable, LV2URI.core + "pluginProperty", LV2URI.integer]
+                       LV2URI.hardRTCapable, LV2URI.core + "pluginProperty", LV2URI.integer, LV2URI.midiEvent]
             .map { (uri: String) -> OpaquePointer? in lilv_new_uri(world, uri) }
         defer { classes.forEach { lilv_node_free($0) } }
         let (audio, control, cv, atom, event, input, latency, optional, toggled) =
@@ -209,7 +220,8 @@ package final class LV2World: @unchecked Sendable {
                 isOptional: lilv_port_has_property(plugin, port, optional),
                 reportsLatency: lilv_port_has_property(plugin, port, latency),
                 isToggled: lilv_port_has_property(plugin, port, toggled),
-                isInteger: lilv_port_has_property(plugin, port, classes[11])))
+                isInteger: lilv_port_has_property(plugin, port, classes[11]),
+                supportsMIDI: kind == .atom && lilv_port_supports_event(plugin, port, classes[12])))
         }
 
         var required: [String] = []

@@ -6,10 +6,14 @@ import Foundation
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render a graph offline to a sound file (the extension picks the file type).")
+        abstract: "Render a graph offline to a sound file (the extension picks the file type).",
+        discussion: "A Standard MIDI File (.mid) in place of the graph renders through the default sampler graph: a SoundFont sampler (--soundfont, default the installed General MIDI SoundFont) playing every track.")
 
-    @Argument(help: "The graph file.")
+    @Argument(help: "The graph file, or a Standard MIDI File.")
     var graph: String
+
+    @Option(help: "The SoundFont 2 file a MIDI file is played with (default: the installed General MIDI SoundFont).")
+    var soundfont: String?
 
     @Option(name: .shortAndLong, help: "Output file (default: the graph's name with .wav, in the current folder).")
     var output: String?
@@ -55,12 +59,32 @@ struct RenderCommand: ParsableCommand {
     var outputPath: String {
         if let output { return output }
         let name = graph.split(separator: "/").last.map(String.init) ?? graph
-        let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
+        var stem = name
+        for ext in [".json", ".mid", ".midi", ".MID", ".MIDI"] where stem.hasSuffix(ext) { stem = String(stem.dropLast(ext.count)) }
         return stem + ".wav"
     }
 
     func run() throws {
-        let validated = try Diagnostics.loadGraph(graph)
+        let isMIDI = GraphLoader.isMIDIFile(graph)
+        if soundfont != nil && !isMIDI {
+            Diagnostics.error("\(graph): --soundfont is for MIDI files (a graph names its SoundFont in its sampler's properties)")
+            throw ExitCode(ExitStatus.invalidInput)
+        }
+        let validated: ValidatedGraph
+        if isMIDI {
+            // The MIDI file's own problems first, as one line naming the file and byte.
+            do { _ = try MIDIFile(contentsOf: graph) } catch {
+                Diagnostics.error("\(graph): " + (FileManager.default.fileExists(atPath: graph)
+                                                   ? (error.offset.map { "byte \($0): " } ?? "") + error.reason : "no such file"))
+                throw ExitCode(ExitStatus.invalidInput)
+            }
+            do { validated = try GraphLoader.loadMIDIFile(graph, soundFont: soundfont) } catch {
+                Diagnostics.report(error)
+                throw ExitCode(ExitStatus.invalidInput)
+            }
+        } else {
+            validated = try Diagnostics.loadGraph(graph)
+        }
         let out = outputPath
         let renderer: OfflineRenderer
         do {

@@ -5,7 +5,7 @@ import Foundation
 import XCTest
 
 final class ExamplesTests: XCTestCase {
-    static let names = ["SoundMeter", "BackToBack", "Synth", "Repatch", "GraphCheck", "SpeechConverter"]
+    static let names = ["SoundMeter", "BackToBack", "Synth", "Repatch", "GraphCheck", "SpeechConverter", "MIDIPlayer"]
     /// The package's root (this file is Tests/AudioGraphKitTests/ExamplesTests.swift).
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -74,6 +74,34 @@ final class ExamplesTests: XCTestCase {
     }
 
     // MARK: Running them
+
+    /// MIDIPlayer: a two-track file (tempo 120 then 240 BPM) through the sampler after a count-in
+    /// of four notes sent with times: the file is 2 s of count-in plus the song plus 1 s, the
+    /// count-in's clicks start at 0, 0.5, 1 and 1.5 s (within fluidsynth's 64-frame block), the song at 2 s.
+    func testMIDIPlayerRendersACountInAndASong() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        typealias W = StandardMIDIFileWriter
+        let song = W(format: 1, division: 480, tracks: [[W.tempo(500_000, at: 0), W.tempo(250_000, at: 960)],
+                                                       [0, 480, 960, 1440].flatMap { W.note(60, at: $0, length: 240) }])
+        let mid = dir.appendingPathComponent("song.mid")
+        try song.data().write(to: mid)
+        let wav = dir.appendingPathComponent("song.wav")
+        let r = try run("MIDIPlayer", [mid.path, "/usr/share/sounds/sf2/TimGM6mb.sf2", wav.path], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.output)
+        let file = try WAVFile(contentsOf: wav)
+        let songLength = 1.0 + 0.25 * (1680.0 - 960) / 480   // the end of the last note: tick 1680
+        XCTAssertEqual(file.frameCount, 96000 + Int((songLength + 1) * 48000))
+        // Each click's first audible frame in its half second (measured: 15, 15, 15, 9).
+        var onsets: [Int] = []
+        for beat in 0..<4 {
+            let w = file.samples[0][(beat * 24000)..<(beat * 24000 + 24000)]
+            onsets.append((w.firstIndex { abs($0) > 1e-4 } ?? -1) - beat * 24000)
+        }
+        print("MIDIPlayer count-in onsets (frames after the beat): \(onsets)")
+        // The beats are on fluidsynth's 64-frame grid: the clicks sound within the sample's own attack.
+        XCTAssertTrue(onsets.allSatisfy { $0 >= 0 && $0 < 64 }, "\(onsets)")
+        XCTAssertGreaterThan(SignalMeasurement.peak(file.samples[0][96000...]), 0.01, "the song plays")
+    }
 
     func testGraphCheckPassesOffline() throws {
         let r = try run("GraphCheck", [])

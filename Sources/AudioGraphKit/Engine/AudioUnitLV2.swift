@@ -11,7 +11,7 @@ import Foundation
 /// its list). `bypass` passes the input unchanged. ``latency`` is what the plugin reports.
 ///
 /// Thread safety: the engine's; parameters and `bypass` may be set from any thread.
-public final class AudioUnitLV2: AudioUnitEffect, @unchecked Sendable {
+public final class AudioUnitLV2: AudioUnitEffect, MIDIInstrumentUnit, SequenceDestination, @unchecked Sendable {
     /// The plugin's description (ports, features).
     package let plugin: LV2PluginInfo
     /// The control input ports, by port index (cf. `auAudioUnit.parameterTree.allParameters`).
@@ -34,6 +34,21 @@ public final class AudioUnitLV2: AudioUnitEffect, @unchecked Sendable {
         }
         infos = Dictionary(uniqueKeysWithValues: LV2Node.parameterInfos(info).map { ($0.address.name, $0) })
         super.init(kindName: "lv2")
+    }
+
+    /// The sequence tracks playing into the plugin (re-attached to every graph node made for it).
+    var sequenceTracks: [MIDITrackSchedule] = []
+
+    /// Sends one MIDI message to the plugin's MIDI input (dropped when it has none; see ``MIDIInstrumentUnit``).
+    public func send(_ event: MIDIEvent, at time: AudioTime?) {
+        sendMIDI(event, at: time)
+    }
+
+    override func didMakeGraphNode(_ node: GraphNode) {
+        super.didMakeGraphNode(node)
+        if !sequenceTracks.isEmpty {
+            try? node.setProperty(MIDISequenceSources.propertyName, MIDISequenceSources(tracks: sequenceTracks))
+        }
     }
 
     /// The plugin's name.
