@@ -1,7 +1,6 @@
 // Proves the MIDI render path (event queue, collector, sequence tracks, the sampler's fluidsynth) allocates nothing and takes no lock.
 import AudioGraphRealtime
 import AudioGraphCore
-import CAllocationCounter
 import Foundation
 import AudioGraphTesting
 import XCTest
@@ -9,8 +8,8 @@ import XCTest
 
 final class MIDIRealTimeSafetyTests: XCTestCase {
     override func setUpWithError() throws {
-        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
-        XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
+        try XCTSkipIf(!RealTimeScaffold.isCounting, "allocations are not counted under sanitizers")
+        XCTAssertTrue(RealTimeScaffold.interposerIsActive, "the malloc interposer is not linked into the test bundle")
     }
 
     /// Two samplers (GM and a fixed preset) -> mixer -> out: 3000 slices of 256 frames with only
@@ -42,11 +41,7 @@ final class MIDIRealTimeSafetyTests: XCTestCase {
         clock.start(atSeconds: 0, rate: 1, anchorFrame: nil)
         for _ in 0..<8 { _ = g.render(frameCount: 256) }   // warm up
 
-        var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
-        let savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = savedTrapping }
-        RenderThread.resetLockViolations()
+        var counts = RealTimeScaffold.Counts(), audible = 0
         var firstBad: Int?
         var now: Int64 = 8 * 256
         for i in 0..<3000 {
@@ -70,22 +65,14 @@ final class MIDIRealTimeSafetyTests: XCTestCase {
             case 2000: try gm.setParameter("tuning", 35)
             default: break
             }
-            ag_counter_reset()
-            RenderThread.markCurrentThread(true)
-            ag_counter_track_this_thread(1)
-            let r = g.render(frameCount: 256)
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
+            let (r, c) = RealTimeScaffold.count { g.render(frameCount: 256) }
             now += 256
-            if firstBad == nil && ag_counter_allocations() + ag_counter_locks() > 0 { firstBad = i }
-            allocations += ag_counter_allocations()
-            locks += ag_counter_locks()
+            if firstBad == nil && c.violation != nil { firstBad = i }
+            counts += c
             if let r, !r.isSilent { audible += 1 }
         }
         g.collectRetiredPlans()
-        XCTAssertEqual(allocations, 0, "first at slice \(firstBad ?? -1)")
-        XCTAssertEqual(locks, 0, "first at slice \(firstBad ?? -1)")
-        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertNil(counts.violation, "first at slice \(firstBad ?? -1)")
         XCTAssertGreaterThan(audible, 2900)
         XCTAssertEqual(gm.midiInput.droppedEventCount + piano.midiInput.droppedEventCount, 0)
     }

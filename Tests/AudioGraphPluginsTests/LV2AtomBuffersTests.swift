@@ -2,7 +2,6 @@
 import AudioGraphCore
 import AudioGraphRealtime
 import AudioGraphTesting
-import CAllocationCounter
 import Foundation
 import XCTest
 @testable import AudioGraphPlugins
@@ -71,7 +70,7 @@ final class LV2AtomBuffersTests: XCTestCase {
     /// sequence for 1500 slices of 256 frames: the host's MIDI path (queue, collector, atom
     /// sequences) and synthv1's run allocate nothing and take no lock on the render thread.
     func testMIDIIntoSynthv1AllocatesNothingAndTakesNoLock() throws {
-        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
+        try XCTSkipIf(!RealTimeScaffold.isCounting, "allocations are not counted under sanitizers")
         let node = try LV2Node(id: "syn", uri: Self.synthv1)
         let clock = MIDIPlaybackClock()
         var tracks: [MIDITrackSchedule] = []
@@ -88,11 +87,7 @@ final class LV2AtomBuffersTests: XCTestCase {
         let g = try startedChain([node], ["syn"], slice: 256)
         clock.start(atSeconds: 0, rate: 1, anchorFrame: nil)
         for _ in 0..<8 { _ = g.render(frameCount: 256) }
-        var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
-        let saved = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = saved }
-        RenderThread.resetLockViolations()
+        var counts = RealTimeScaffold.Counts(), audible = 0
         var now: Int64 = 8 * 256
         for i in 0..<1500 {
             if i % 4 == 0 { node.send(.noteOn(channel: 0, key: UInt8(60 + i % 24), velocity: 100), at: now + Int64(i % 256)) }
@@ -101,21 +96,13 @@ final class LV2AtomBuffersTests: XCTestCase {
             if i % 11 == 0 { node.send(.controlChange(channel: 0, controller: 1, value: UInt8(i % 128))) }
             if i == 700 { clock.stop(atSeconds: clock.position(sampleRate: 48000)) }
             if i == 900 { clock.start(atSeconds: 1, rate: 1.25, anchorFrame: nil) }
-            ag_counter_reset()
-            RenderThread.markCurrentThread(true)
-            ag_counter_track_this_thread(1)
-            let r = g.render(frameCount: 256)
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
+            let (r, c) = RealTimeScaffold.count { g.render(frameCount: 256) }
             now += 256
-            allocations += ag_counter_allocations()
-            locks += ag_counter_locks()
+            counts += c
             if let r, !r.isSilent { audible += 1 }
         }
         g.collectRetiredPlans()
-        XCTAssertEqual(allocations, 0)
-        XCTAssertEqual(locks, 0)
-        XCTAssertEqual(RenderThread.lockViolations, 0)
+        XCTAssertNil(counts.violation)
         XCTAssertGreaterThan(audible, 1000)
     }
 }
