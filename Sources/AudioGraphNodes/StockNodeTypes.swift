@@ -10,6 +10,7 @@ public enum StockNodeTypes {
     public static let descriptors: [NodeTypeDescriptor] = [
         OscillatorNode.descriptor, MixerNode.descriptor, ConverterNode.descriptor, DelayNode.descriptor, AnalyserNode.descriptor, ReverbNode.descriptor, TimePitchNode.descriptor, VarispeedNode.descriptor,
         DynamicsCompressorNode.descriptor,
+        ConvolverNode.descriptor,
         PeakLimiterNode.descriptor,
     ]
 
