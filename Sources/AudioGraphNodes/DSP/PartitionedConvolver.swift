@@ -171,7 +171,7 @@ final class PartitionedConvolver {
         history.update(repeating: 0, count: max(1, inputCount) * historyCapacity)
         writePosition = historyFrames
         frame = 0
-        for level in levels { level.reset(inputCount: inputCount, outputCount: outputCount) }
+        for li in 0..<levels.count { levels[li].reset(inputCount: inputCount, outputCount: outputCount) }
     }
 
     /// Convolves `frameCount` frames of `inputs` (``inputCount`` channels) into `outputs`
@@ -200,7 +200,8 @@ final class PartitionedConvolver {
                 for i in 0..<n { y[i] += Self.dot64(taps, x + i) }
             }
             // FFT levels' blocks playing now.
-            for level in levels {
+            for li in 0..<levels.count {
+                let level = levels[li]
                 let phase = Int(frame % Int64(level.block))
                 for o in 0..<outputCount {
                     let src = level.playing + o * level.block + phase, y = outputs[o] + done
@@ -210,7 +211,8 @@ final class PartitionedConvolver {
             writePosition += n
             frame += Int64(n)
             done += n
-            for level in levels where frame % Int64(level.block) == 0 { compute(level) }
+            // (Index loops: a debug build's generic array iterator allocates.)
+            for li in 0..<levels.count where frame % Int64(levels[li].block) == 0 { compute(levels[li]) }
         }
     }
 
