@@ -33,6 +33,8 @@ public protocol NodePropertyReader {
     func reportMissing(_ key: String)
     /// True when a `setProperty` value is checked on its own: required keys may be absent.
     var isPartial: Bool { get }
+    /// An array of finite numbers with a length within `count` (a waveshaper's curve).
+    func numbers(_ key: String, count: ClosedRange<Int>) -> [Double]?
 }
 
 extension NodePropertyReader {

@@ -11,6 +11,7 @@ public enum StockNodeTypes {
         OscillatorNode.descriptor, MixerNode.descriptor, ConverterNode.descriptor, DelayNode.descriptor, AnalyserNode.descriptor, ReverbNode.descriptor, TimePitchNode.descriptor, VarispeedNode.descriptor,
         DynamicsCompressorNode.descriptor,
         ConvolverNode.descriptor,
+        WaveShaperNode.descriptor,
         PeakLimiterNode.descriptor,
     ]
 

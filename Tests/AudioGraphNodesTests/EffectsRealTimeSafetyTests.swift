@@ -40,7 +40,8 @@ final class EffectsRealTimeSafetyTests: XCTestCase {
         return (allocations, locks, audible, firstBad)
     }
 
-    /// noise -> convolver (1.5 s stereo response: every FFT level) -> compressor (automated
+    /// noise -> convolver (1.5 s stereo response: every FFT level) -> waveShaper (2x, then 4x and a
+    /// new curve) -> compressor (automated
     /// threshold) -> limiter (+12 dB pre-gain) -> out: 1500 slices of mixed sizes, parameter
     /// steps and ramps in between.
     func testDynamicsAndConvolutionAllocateNothingAndTakeNoLock() throws {
@@ -54,7 +55,8 @@ final class EffectsRealTimeSafetyTests: XCTestCase {
             .setValue(value: -40, time: 0.5), .linearRamp(value: -10, time: 3)], defaultValue: -24), for: "threshold")
         let lim = PeakLimiterNode(id: "lim", sampleRate: 48000)
         try lim.setParameter("preGain", 12)
-        let g = try startedGraph([src, conv, comp, lim], "src -> conv -> comp -> lim -> out", slice: 512)
+        let ws = try WaveShaperNode(id: "ws", properties: WaveShaperProperties(curve: [-1, -0.5, 0.8, 1], oversample: .twice))
+        let g = try startedGraph([src, conv, ws, comp, lim], "src -> conv -> ws -> comp -> lim -> out", slice: 512)
         for _ in 0..<8 { _ = g.render(frameCount: 512) }
         let result = try trackedRender(g, slices: 1500, sizes: [512, 128, 37, 500]) { i in
             switch i {
@@ -62,6 +64,10 @@ final class EffectsRealTimeSafetyTests: XCTestCase {
             case 400: try comp.setParameter("attack", 0.05, rampFrames: 4800)
             case 600: try lim.setParameter("attackTime", 0.002)
             case 800: try lim.setParameter("ceiling", -6, rampFrames: 9600)
+            case 1000:
+                try ws.setProperty("oversample", "4x")
+                try ws.setProperty("curve", (0..<999).map { Float(tanh(Double($0) / 100 - 5)) })
+                try g.update(waitUntilApplied: false)
             default: break
             }
         }
