@@ -51,8 +51,9 @@ public struct WaveShaperProperties: Hashable, Sendable {
 /// high-rate frames, so with oversampling the output is **32 frames late**; with `none`
 /// there is no delay.
 ///
-/// Properties `curve` (an array of numbers, 2 or more) and `oversample` (`none`, `2x`, `4x`)
-/// may change while the graph runs (the filters' history is kept). No parameters. The output
+/// Properties `curve` (an array of numbers, 2 or more; through `setProperty` an empty array
+/// removes the curve) and `oversample` (`none`, `2x`, `4x`) may change while the graph runs
+/// (the filters' history is kept). No parameters. The output
 /// does not depend on slice sizes.
 ///
 /// Thread safety: configure on a control thread; property changes reach the kernel as messages.
@@ -135,7 +136,7 @@ public final class WaveShaperNode: GraphNode, @unchecked Sendable {
         switch name {
         case "curve":
             guard let c = Self.curve(value) else { throw .invalidProperty(node: id, name: name, reason: "expected an array of numbers") }
-            try Self.check(c, node: id)
+            if !c.isEmpty { try Self.check(c, node: id) }
         case "oversample":
             guard Self.oversample(value) != nil else { throw .invalidProperty(node: id, name: name, reason: "expected none, 2x or 4x") }
         default:
@@ -145,7 +146,7 @@ public final class WaveShaperNode: GraphNode, @unchecked Sendable {
 
     public override func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? {
         switch name {
-        case "curve": properties.curve = Self.curve(value)
+        case "curve": properties.curve = Self.curve(value).flatMap { $0.isEmpty ? nil : $0 }
         case "oversample": properties.oversample = Self.oversample(value) ?? properties.oversample
         default: return nil
         }
