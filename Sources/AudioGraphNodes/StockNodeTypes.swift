@@ -13,6 +13,7 @@ public enum StockNodeTypes {
         ConvolverNode.descriptor,
         WaveShaperNode.descriptor,
         PeakLimiterNode.descriptor,
+        DynamicsProcessorNode.descriptor,
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).

@@ -3,6 +3,7 @@
 
     dynamics_reference.py compressor RATE CHANNELS FRAMES in.f32 out.f32 threshold knee ratio attack release
     dynamics_reference.py limiter    RATE CHANNELS FRAMES in.f32 out.f32 attackTime decayTime preGain ceiling
+    dynamics_reference.py dynamicsProcessor RATE CHANNELS FRAMES in.f32 out.f32 threshold headRoom expansionRatio expansionThreshold attackTime releaseTime overallGain
 
 in.f32 holds CHANNELS planes of FRAMES float32 samples (channel after channel); out.f32 gets the
 output in the same layout (the compressor prints its final reduction in dB, the limiter the
@@ -85,6 +86,25 @@ def limiter(rate, x, attack, decay, pre_gain_db, ceiling_db):
     return np.clip(unclamped, -ceil, ceil)
 
 
+def dynamics_processor(rate, x, t, h, er, et, attack, release, overall):
+    a, r = math.exp(-1.0 / (attack * rate)), math.exp(-1.0 / (release * rate))
+    level = np.max(np.abs(x), axis=0).astype(np.float64)
+    g = 0.0
+    gains = np.zeros(x.shape[1], dtype=np.float32)
+    for n in range(x.shape[1]):
+        lv = 20.0 * math.log10(level[n]) if level[n] > 1e-6 else -120.0
+        if lv > t:
+            goal = t + h * (1.0 - math.exp(-(lv - t) / h)) - lv
+        elif lv < et:
+            goal = (lv - et) * (er - 1.0)
+        else:
+            goal = 0.0
+        g = goal + (g - goal) * (a if goal < g else r)
+        gains[n] = np.float32(10.0 ** ((g + overall) / 20.0))
+    print(g)
+    return (x * gains[np.newaxis, :]).astype(np.float32)
+
+
 def main():
     kind, rate, channels, frames, src, dst = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
     values = [float(v) for v in sys.argv[7:]]
@@ -92,6 +112,8 @@ def main():
     if kind == "compressor":
         y, reduction = compressor(rate, x, *values)
         print(reduction)
+    elif kind == "dynamicsProcessor":
+        y = dynamics_processor(rate, x, *values)
     else:
         y = limiter(rate, x, *values)
     y.astype(np.float32).tofile(dst)
