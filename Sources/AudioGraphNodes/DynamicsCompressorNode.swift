@@ -104,7 +104,10 @@ struct CompressionCurve {
     }
 }
 
-/// Render side of ``DynamicsCompressorNode``.
+/// Render side of ``DynamicsCompressorNode``. The gain is followed in dB (the spec's
+/// multiplicative steps are additions there: `g·10^(±10/(20·t·sr))` is `g_dB ± 10/(t·sr)`), so a
+/// frame costs one logarithm while the level is above the threshold and one exponential while
+/// the gain moves.
 final class DynamicsCompressorKernel: NodeKernel, @unchecked Sendable {
     // MARK: Fixed at creation
     private let thresholdIndex: Int
@@ -118,19 +121,27 @@ final class DynamicsCompressorKernel: NodeKernel, @unchecked Sendable {
     private let meter: ReductionMeter
 
     // MARK: Render thread only
-    /// The look-ahead lines, `delayFrames` per channel.
-    private let delayLine: UnsafeMutablePointer<Float>
-    private var delayPosition = 0
-    /// Frames rendered since start (the k-rate quanta count from it).
-    private var framesSinceStart: Int64 = 0
-    private var compressorGain = 1.0
-    private var detectorAverage = 0.0
+    /// Per channel, the last `delayFrames` input frames then the slice (a linear look-ahead line).
+    private let history: UnsafeMutablePointer<Float>
+    private let historyStride: Int
+    /// The slice's gains.
+    private let gains: UnsafeMutablePointer<Float>
+    /// Frames left in the current k-rate quantum (0: read the parameters at the next frame).
+    private var quantumLeft = 0
+    /// The compressor gain `g` in dB (0 = 1).
+    private var gainDB = 0.0
+    private var lastGainDB = 0.0
+    private var lastGain: Float = 1
     // The quantum's k-rate values.
     private var curve = CompressionCurve(threshold: -24, knee: 30, ratio: 12)
     private var linearThreshold = 0.0
     private var makeupGain = 1.0
-    private var attackStep = 0.0
-    private var releaseStep = 1.0
+    private var attackStepDB = 0.0
+    private var releaseStepDB = 0.0
+
+    /// dB per natural-log unit of amplitude (20 / ln 10) and back.
+    private static let dbPerNeper = 20 / M_LN10
+    private static let neperPerDB = M_LN10 / 20
 
     init(node: DynamicsCompressorNode, meter: ReductionMeter, maximumFramesPerSlice: Int) {
         func index(_ name: String) -> Int { node.parameterIndex(of: ParameterAddress(name: name))! }
@@ -143,22 +154,28 @@ final class DynamicsCompressorKernel: NodeKernel, @unchecked Sendable {
         channelCount = format.channelCount
         sampleRate = format.sampleRate
         delayFrames = DynamicsCompressorNode.lookAheadFrames(sampleRate: format.sampleRate)
-        delayLine = .allocate(capacity: max(1, delayFrames * channelCount))
-        delayLine.initialize(repeating: 0, count: max(1, delayFrames * channelCount))
+        historyStride = delayFrames + maximumFramesPerSlice
+        history = .allocate(capacity: max(1, historyStride * channelCount))
+        history.initialize(repeating: 0, count: max(1, historyStride * channelCount))
+        gains = .allocate(capacity: max(1, maximumFramesPerSlice))
+        gains.initialize(repeating: 1, count: max(1, maximumFramesPerSlice))
         self.meter = meter
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
     }
 
-    deinit { delayLine.deallocate() }
+    deinit {
+        history.deallocate()
+        gains.deallocate()
+    }
 
     override func start(atSampleTime sampleTime: Int64) {
         super.start(atSampleTime: sampleTime)
-        delayLine.update(repeating: 0, count: max(1, delayFrames * channelCount))
-        delayPosition = 0
-        framesSinceStart = 0
-        compressorGain = 1
-        detectorAverage = 0
+        history.update(repeating: 0, count: max(1, historyStride * channelCount))
+        quantumLeft = 0
+        gainDB = 0
+        lastGainDB = 0
+        lastGain = 1
         meter.store(0)
     }
 
@@ -167,16 +184,14 @@ final class DynamicsCompressorKernel: NodeKernel, @unchecked Sendable {
     private func loadQuantum(_ t: ParameterValues, _ k: ParameterValues, _ r: ParameterValues,
                              _ a: ParameterValues, _ rl: ParameterValues, at i: Int) {
         curve = CompressionCurve(threshold: Double(t[i]), knee: Double(k[i]), ratio: Double(r[i]))
-        linearThreshold = Self.dbToLinear(curve.threshold)
-        makeupGain = Self.dbToLinear(-0.6 * curve.apply(0))
+        linearThreshold = exp(curve.threshold * Self.neperPerDB)
+        makeupGain = exp(-0.6 * curve.apply(0) * Self.neperPerDB)
         let attackFrames = Double(a[i]) * sampleRate
-        attackStep = attackFrames > 0 ? Self.dbToLinear(-10 / attackFrames) : 0
+        attackStepDB = attackFrames > 0 ? 10 / attackFrames : .infinity
         let releaseFrames = Double(rl[i]) * sampleRate
-        releaseStep = releaseFrames > 0 ? Self.dbToLinear(10 / releaseFrames) : .infinity
+        releaseStepDB = releaseFrames > 0 ? 10 / releaseFrames : .infinity
+        lastGainDB = .nan  // the makeup may have changed
     }
-
-    @inline(__always)
-    static func dbToLinear(_ db: Double) -> Double { pow(10, db / 20) }
 
     override func render(context: RenderContext, inputs: RenderInputs) {
         let n = context.frameCount
@@ -185,50 +200,43 @@ final class DynamicsCompressorKernel: NodeKernel, @unchecked Sendable {
         let t = parameterValues(thresholdIndex, context), k = parameterValues(kneeIndex, context)
         let r = parameterValues(ratioIndex, context), a = parameterValues(attackIndex, context)
         let rl = parameterValues(releaseIndex, context)
-        let quantum = Int64(DynamicsCompressorNode.quantumFrames)
         let channels = channelCount, d = delayFrames
-        var allZero = true
+        // 1. The gain of every frame, from the loudest channel.
         for i in 0..<n {
-            if framesSinceStart % quantum == 0 { loadQuantum(t, k, r, a, rl, at: i) }
-            // Detector input: the loudest channel.
+            if quantumLeft == 0 {
+                loadQuantum(t, k, r, a, rl, at: i)
+                quantumLeft = DynamicsCompressorNode.quantumFrames
+            }
             var x: Float = 0
             for c in 0..<channels { x = max(x, abs(out.channel(c)[i])) }
             let level = Double(x)
-            var attenuation = 1.0
+            var attenuationDB = 0.0
             if !level.isFinite {
-                attenuation = compressorGain  // NaN or infinity: the detector keeps its state
+                attenuationDB = gainDB  // NaN or infinity: the detector keeps its state
             } else if level >= 0.0001 && level > linearThreshold {
-                let db = 20 * log10(level)
-                attenuation = Self.dbToLinear(curve.apply(db) - db)
+                let db = log(level) * Self.dbPerNeper
+                attenuationDB = min(0, curve.apply(db) - db)
             }
-            let releasing = attenuation > compressorGain
-            detectorAverage = min(1, attenuation)
-            if releasing {
-                compressorGain = releaseStep.isInfinite ? 1 : min(1, compressorGain * releaseStep)
+            if attenuationDB > gainDB {
+                gainDB = min(0, gainDB + releaseStepDB)   // releasing: +10 dB per `release`
             } else {
-                compressorGain = max(detectorAverage, compressorGain * attackStep)
+                gainDB = max(attenuationDB, gainDB - attackStepDB)   // attacking: -10 dB per `attack`
             }
-            let gain = Float(compressorGain * makeupGain)
-            // The look-ahead: in_c[n - D] · gain.
-            if d > 0 {
-                for c in 0..<channels {
-                    let y = out.channel(c), line = delayLine + c * d
-                    let delayed = line[delayPosition]
-                    line[delayPosition] = y[i]
-                    y[i] = delayed * gain
-                    if y[i] != 0 { allZero = false }
-                }
-                delayPosition = delayPosition + 1 == d ? 0 : delayPosition + 1
-            } else {
-                for c in 0..<channels {
-                    let y = out.channel(c)
-                    y[i] *= gain
-                    if y[i] != 0 { allZero = false }
-                }
+            if gainDB != lastGainDB {
+                lastGainDB = gainDB
+                lastGain = Float(exp(gainDB * Self.neperPerDB) * makeupGain)
             }
-            framesSinceStart += 1
-            if framesSinceStart % quantum == 0 { meter.store(Float(20 * log10(compressorGain))) }
+            gains[i] = lastGain
+            quantumLeft -= 1
+            if quantumLeft == 0 { meter.store(Float(gainDB)) }
         }
-        outputIsSilent[0] = allZero
+        // 2. Each channel: in[n - D] · gain[n], through a linear line of D + n frames.
+        for c in 0..<channels {
+            let line = history + c * historyStride, y = out.channel(c)
+            (line + d).update(from: y, count: n)
+            for i in 0..<n { y[i] = line[i] * gains[i] }
+            memmove(line, line + n, d * MemoryLayout<Float>.stride)
+        }
+        outputIsSilent[0] = ChannelPointers.isAllZero(out, frameCount: n)
     }
 }
