@@ -7,9 +7,10 @@
 # Input: 60 s of stereo 48 kHz float WAV (seeded noise and a chord whose level steps every 2 s);
 # response: 3 s of stereo decaying noise at 48 kHz. Every command is timed as a whole process
 # (start-up, reading and writing the files included), rounds interleaved (each round runs every
-# command once, so load drift hits all alike); the median wall time of the rounds counts. Prints
-# the times, x real time, and the ratio peer / audiograph per case (above 1: audiograph is
-# faster). The outputs are compared: ours against scipy's float64 convolution and afir's.
+# command once, so load drift hits all alike); the medians of the rounds' wall times and CPU times
+# (user + system) count. Prints the times, x real time, and the ratios peer / audiograph per case
+# (above 1: audiograph is faster); on a loaded machine the CPU ratio is the steadier one. The
+# outputs are compared: ours against scipy's float64 convolution, and afir's (after its own gain).
 # The machine's load average is printed: on a shared 2-core VM compare ratios from one run only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,13 +72,15 @@ cases=(
 )
 
 load "start"
-declare -A times
+declare -A times cpus
 cd "$tmp"
 for c in "${cases[@]}"; do bash -c "${c#*|}" >/dev/null 2>&1 || { echo "bench-effects: failed: ${c#*|}" >&2; exit 1; }; done
 for r in $(seq "$rounds"); do
   for c in "${cases[@]}"; do
-    t0=$(date +%s.%N); bash -c "${c#*|}" >/dev/null 2>&1; t1=$(date +%s.%N)
-    times[${c%%|*}]+="$(awk "BEGIN { print $t1 - $t0 }") "
+    /usr/bin/time -o "$tmp/time" -f '%e %U %S' bash -c "${c#*|}" >/dev/null 2>&1
+    read -r wall cpu < <(tail -1 "$tmp/time" | awk '{ print $1, $2 + $3 }')
+    times[${c%%|*}]+="$wall "
+    cpus[${c%%|*}]+="$cpu "
   done
 done
 load "end"
@@ -87,23 +90,28 @@ import sys, statistics
 import numpy as np
 from scipy.io import wavfile
 d = sys.argv[1]
-raw = """$(for k in "${!times[@]}"; do echo "$k ${times[$k]}"; done)"""
-med = {}
-for line in raw.strip().splitlines():
-    name, *ts = line.split()
-    med[name] = statistics.median(float(t) for t in ts)
-print("bench-effects: median wall s of $rounds interleaved rounds (60 s of stereo 48 kHz; whole processes)")
+def medians(raw):
+    out = {}
+    for line in raw.strip().splitlines():
+        name, *ts = line.split()
+        out[name] = statistics.median(float(t) for t in ts)
+    return out
+med = medians("""$(for k in "${!times[@]}"; do echo "$k ${times[$k]}"; done)""")
+cpu = medians("""$(for k in "${!cpus[@]}"; do echo "$k ${cpus[$k]}"; done)""")
+print("bench-effects: medians of $rounds interleaved rounds (60 s of stereo 48 kHz; whole processes: start-up and files included)")
 for case, label in (("conv", "convolution, 3 s stereo response"), ("comp", "compressor")):
-    ours = med[case + ":audiograph"]
+    ours, ours_cpu = med[case + ":audiograph"], cpu[case + ":audiograph"]
     print(f"  {label}:")
     for name in sorted(k for k in med if k.startswith(case + ":")):
         peer = name.split(":", 1)[1]
-        ratio = "" if peer == "audiograph" else f"   ratio {peer}/audiograph: {med[name] / ours:.2f}"
-        print(f"    {peer:22s} {med[name]:7.3f} s  {60 / med[name]:6.1f}x real time{ratio}")
+        ratio = "" if peer == "audiograph" else f"   ratio {peer}/audiograph: wall {med[name] / ours:.2f}, CPU {cpu[name] / max(ours_cpu, 1e-3):.2f}"
+        print(f"    {peer:22s} wall {med[name]:7.3f} s ({60 / med[name]:6.1f}x real time)  CPU {cpu[name]:6.3f} s{ratio}")
 def read(p):
     return wavfile.read(f"{d}/{p}")[1].astype(np.float64)
 ag, sc, af = read("out_ag_conv.wav"), read("out_scipy.wav"), read("out_afir.wav")
 peak = np.max(np.abs(sc))
+n = min(len(af), len(sc))
+gain = float(np.sum(af[:n] * sc[:n]) / np.sum(sc[:n] * sc[:n]))
 print(f"  check: audiograph vs scipy convolution: worst |error| {np.max(np.abs(ag - sc)) / peak:.2e} of the peak; "
-      f"ffmpeg afir vs scipy: {np.max(np.abs(af[: len(sc)] - sc[: len(af)])) / peak:.2e}")
+      f"ffmpeg afir = {gain:.4f} x scipy's, then worst |error| {np.max(np.abs(af[:n] / gain - sc[:n])) / peak:.2e}")
 PY
