@@ -11,10 +11,13 @@ public struct ConvolverProperties: Hashable, Sendable {
     public var file: String
     /// Web Audio's `normalize` (default true): scale the response by its equal-power normalization.
     public var normalize: Bool
+    /// The file's name as the graph file wrote it (for messages; `file` when made in code).
+    public var fileName: String
 
-    public init(file: String, normalize: Bool = true) {
+    public init(file: String, normalize: Bool = true, fileName: String? = nil) {
         self.file = file
         self.normalize = normalize
+        self.fileName = fileName ?? file
     }
 }
 
@@ -88,9 +91,24 @@ public final class ConvolverNode: GraphNode, @unchecked Sendable {
         name: "convolver", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, propertyKeys: ["file", "normalize"],
         decode: { reader in
             var result = ConvolverProperties(file: "")
-            if let file = reader.file("file") { result.file = file.path } else if !reader.has("file") { reader.reportMissing("file") }
+            if let file = reader.file("file") {
+                result.file = file.path
+                result.fileName = file.name
+            } else if !reader.has("file") {
+                reader.reportMissing("file")
+            }
             if let n = reader.bool("normalize") { result.normalize = n }
             return result
+        },
+        checkFiles: { options, context in
+            // With the other file checks: readable, 1, 2 or 4 channels, at most 60 s.
+            guard let p = options as? ConvolverProperties, !p.file.isEmpty,
+                  let info = context.audioFileInfo(path: p.file, file: p.fileName, key: "file") else { return }
+            if ![1, 2, 4].contains(info.channels) {
+                context.reportInvalid(["file"], "\"\(p.fileName)\" has \(info.channels) channels; an impulse response has 1, 2 or 4")
+            } else if info.frames < 1 || Double(info.frames) > maximumResponseSeconds * info.sampleRate {
+                context.reportInvalid(["file"], "\"\(p.fileName)\" is \(info.frames) frames at \(Int(info.sampleRate)) Hz; an impulse response has 1 frame to \(Int(maximumResponseSeconds)) s")
+            }
         },
         makeNode: { context throws(AudioGraphError) in
             guard let p = context.options(as: ConvolverProperties.self), !p.file.isEmpty else {
