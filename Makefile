@@ -6,7 +6,8 @@
 #   make conformance  the black-box cases in ../shared/conformance against the release CLI
 #   make tsan         the concurrency tests under ThreadSanitizer
 #   make bench        per-kernel M samples/s against C floors; offline render speed: B1..B6 against sox,
-#                     ffmpeg, gst, numpy (../shared/bench), cost per node
+#                     ffmpeg, gst, numpy (../shared/bench), cost per node; convolution and compressor
+#                     against ffmpeg afir, scipy fftconvolve, sox compand, ffmpeg acompressor
 #   make fuzz         libFuzzer + AddressSanitizer on the graph loader and the WAV readers
 #
 # Works from a fresh clone as root on Debian 12 (`deps` uses apt-get and pip).
@@ -151,6 +152,7 @@ conformance: deps build
 bench: deps deps-bench build
 	bash scripts/bench-kernels.sh
 	bash scripts/bench.sh $(BENCH_ROUNDS)
+	bash scripts/bench-effects.sh $(BENCH_ROUNDS)
 
 # ---------------------------------------------------------------------------------------- fuzz
 

@@ -60,6 +60,21 @@ struct PropertyObjectReader: NodePropertyReader {
         for (i, item) in items.enumerated() {
             guard let v = reader.integer(item, at: at(key) + "[\(i)]", in: range) else { return nil }
             result.append(v)
+    func numbers(_ key: String, count: ClosedRange<Int>) -> [Double]? {
+        guard let value = properties[key] else { return nil }
+        guard case .array(let items) = value else {
+            reader.report(at(key), .wrongType(expected: "an array of numbers", found: value.typeDescription))
+            return nil
+        }
+        guard count.contains(items.count) else {
+            reader.report(at(key), .invalidValue("\(items.count) entries; expected \(count.lowerBound) to \(count.upperBound)"))
+            return nil
+        }
+        var result: [Double] = []
+        result.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            guard let x = reader.number(item, at: DescriptionReader.join(at(key), index: i)) else { return nil }
+            result.append(x)
         }
         return result
     }

@@ -16,6 +16,11 @@ package enum StockNodeTypes {
         RecorderNode.descriptor,
         GenericOutputNode.descriptor,
         SamplerNode.descriptor,
+        DynamicsCompressorNode.descriptor,
+        ConvolverNode.descriptor,
+        WaveShaperNode.descriptor,
+        PeakLimiterNode.descriptor,
+        DynamicsProcessorNode.descriptor,
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).
