@@ -60,6 +60,10 @@ struct PropertyObjectReader: NodePropertyReader {
         for (i, item) in items.enumerated() {
             guard let v = reader.integer(item, at: at(key) + "[\(i)]", in: range) else { return nil }
             result.append(v)
+        }
+        return result
+    }
+
     func numbers(_ key: String, count: ClosedRange<Int>) -> [Double]? {
         guard let value = properties[key] else { return nil }
         guard case .array(let items) = value else {

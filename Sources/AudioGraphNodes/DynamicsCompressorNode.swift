@@ -8,7 +8,7 @@ import Synchronization
 extension ParameterTable {
     /// ``DynamicsCompressorNode``'s parameters, with Web Audio's ranges and defaults (all k-rate:
     /// read at the first frame of each 128-frame render quantum).
-    public static let compressor = ParameterTable([
+    package static let compressor = ParameterTable([
         .init(.global, "threshold", .decibels, -100, 0, -24),
         .init(.global, "knee", .decibels, 0, 40, 30),
         .init(.global, "ratio", .generic, 1, 20, 12),

@@ -7,7 +7,7 @@ import Glibc
 
 extension ParameterTable {
     /// ``DynamicsProcessorNode``'s parameters: AUDynamicsProcessor's names, ranges and defaults.
-    public static let dynamicsProcessor = ParameterTable([
+    package static let dynamicsProcessor = ParameterTable([
         .init(.global, "threshold", .decibels, -40, 20, -20),
         .init(.global, "headRoom", .decibels, 0.1, 40, 5),
         .init(.global, "expansionRatio", .generic, 1, 50, 2),

@@ -7,7 +7,7 @@ import Glibc
 extension ParameterTable {
     /// ``PeakLimiterNode``'s parameters: AUPeakLimiter's `attackTime`, `decayTime` and `preGain`
     /// (their ranges and defaults), and the ceiling (a Linux addition; AUPeakLimiter's is 0 dBFS).
-    public static let peakLimiter = ParameterTable([
+    package static let peakLimiter = ParameterTable([
         .init(.global, "attackTime", .seconds, 0.001, 0.03, 0.012),
         .init(.global, "decayTime", .seconds, 0.001, 0.06, 0.024),
         .init(.global, "preGain", .decibels, -40, 40, 0),

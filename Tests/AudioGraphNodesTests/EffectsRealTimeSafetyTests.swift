@@ -1,7 +1,6 @@
 // Proves the compressor, limiter, convolver and waveshaper render paths allocate nothing and take no lock.
 import AudioGraphRealtime
 import AudioGraphCore
-import CAllocationCounter
 import Foundation
 import AudioGraphTesting
 import XCTest
@@ -9,35 +8,25 @@ import XCTest
 
 final class EffectsRealTimeSafetyTests: XCTestCase {
     override func setUpWithError() throws {
-        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
-        XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
+        try XCTSkipIf(!RealTimeScaffold.isCounting, "allocations are not counted under sanitizers")
+        XCTAssertTrue(RealTimeScaffold.interposerIsActive, "the malloc interposer is not linked into the test bundle")
     }
 
     /// Renders `slices` slices of `g` (sizes cycling through `sizes`) with only the render calls
-    /// tracked, calling `between(i)` before slice i; returns allocations and locks counted.
+    /// counted by the real-time scaffold, calling `between(i)` before slice i.
     func trackedRender(_ g: AudioGraph, slices: Int, sizes: [Int], between: (Int) throws -> Void) rethrows
-        -> (allocations: UInt64, locks: UInt64, audible: Int, firstBad: Int?) {
-        var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
+        -> (counts: RealTimeScaffold.Counts, audible: Int, firstBad: Int?) {
+        var counts = RealTimeScaffold.Counts(), audible = 0
         var firstBad: Int?
-        let savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = savedTrapping }
-        RenderThread.resetLockViolations()
         for i in 0..<slices {
             try between(i)
-            ag_counter_reset()
-            RenderThread.markCurrentThread(true)
-            ag_counter_track_this_thread(1)
-            let r = g.render(frameCount: sizes[i % sizes.count])
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
-            if firstBad == nil && ag_counter_allocations() + ag_counter_locks() > 0 { firstBad = i }
-            allocations += ag_counter_allocations()
-            locks += ag_counter_locks()
+            let (r, c) = RealTimeScaffold.count { g.render(frameCount: sizes[i % sizes.count]) }
+            if firstBad == nil && c.violation != nil { firstBad = i }
+            counts += c
             if let r, !r.isSilent { audible += 1 }
         }
         g.collectRetiredPlans()
-        return (allocations, locks, audible, firstBad)
+        return (counts, audible, firstBad)
     }
 
     /// noise -> convolver (1.5 s stereo response: every FFT level) -> waveShaper (2x, then 4x and a
@@ -71,9 +60,7 @@ final class EffectsRealTimeSafetyTests: XCTestCase {
             default: break
             }
         }
-        XCTAssertEqual(result.allocations, 0, "first at slice \(result.firstBad ?? -1)")
-        XCTAssertEqual(result.locks, 0, "first at slice \(result.firstBad ?? -1)")
-        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertNil(result.counts.violation, "first at slice \(result.firstBad ?? -1)")
         XCTAssertEqual(result.audible, 1500)
     }
 }
