@@ -9,6 +9,12 @@ public enum StockNodeTypes {
     /// The descriptors, in the graph format's order.
     public static let descriptors: [NodeTypeDescriptor] = [
         OscillatorNode.descriptor, MixerNode.descriptor, ConverterNode.descriptor, DelayNode.descriptor, AnalyserNode.descriptor, ReverbNode.descriptor, TimePitchNode.descriptor, VarispeedNode.descriptor,
+        GainNode.descriptor,
+        StereoPannerNode.descriptor,
+        ConstantSourceNode.descriptor,
+        IIRFilterNode.descriptor,
+        ChannelSplitterNode.descriptor,
+        ChannelMergerNode.descriptor,
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).

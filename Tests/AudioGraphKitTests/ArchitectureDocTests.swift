@@ -252,7 +252,7 @@ final class ArchitectureDocTests: XCTestCase {
             guard line.hasPrefix("- `") else { continue }
             let names = Self.backquoted(String(line))
             guard let module = names.first else { continue }
-            listed[module] = Set(names.dropFirst())
+            listed[module, default: []].formUnion(names.dropFirst())   // a module may have several lines
         }
         let declaration = try NSRegularExpression(
             pattern: #"^\s*(?:@\w+(?:\([^)]*\))?\s+)*public\s+(?:final\s+)?(?:class|struct|enum|protocol|typealias|actor)\s+(\w+)"#,

@@ -1,0 +1,94 @@
+// The Web Audio node types (gain, stereoPanner, constantSource, iirFilter, channelSplitter, channelMerger) from graph files: loaded, checked, rendered.
+import AudioGraphKit
+import AudioGraphTesting
+import Foundation
+import XCTest
+
+final class WebAudioNodesGraphFileTests: XCTestCase {
+    func render(_ text: String, channels: Int = 2) throws -> [[Float]] {
+        let validated = try GraphLoader.parse(text: text)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("webaudio-\(getpid()).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try OfflineRenderer(validated, outputPath: path, sampleType: .float32).render(to: path)
+        return try AudioFileReader.read(path: path).channels
+    }
+
+    func errors(_ text: String) -> [String] {
+        do {
+            _ = try GraphLoader.parse(text: text)
+            return []
+        } catch let e as GraphDescriptionErrors {
+            return e.lines
+        } catch {
+            return ["\(error)"]
+        }
+    }
+
+    /// constantSource (automated offset) -> gain (automated) -> iirFilter (one-pole) ->
+    /// stereoPanner -> channelSplitter -> channelMerger (channels swapped) -> out: every frame
+    /// is the formulas' chain computed here.
+    func testAChainOfTheTypesRendersItsFormulas() throws {
+        let text = """
+        { "version": 1, "sampleRate": 48000, "duration": 0.05,
+          "nodes": [
+            { "id": "c", "type": "constantSource", "automation": { "offset": [ { "setValueAtTime": { "value": 0.2, "time": 0 } }, { "linearRampToValueAtTime": { "value": 0.8, "time": 0.04 } } ] } },
+            { "id": "g", "type": "gain", "parameters": { "gain": -1 }, "automation": { "gain": [ { "setValueAtTime": { "value": -1, "time": 0.02 } }, { "linearRampToValueAtTime": { "value": 0.5, "time": 0.03 } } ] } },
+            { "id": "f", "type": "iirFilter", "properties": { "feedforward": [0.1], "feedback": [2, -1.8] } },
+            { "id": "p", "type": "stereoPanner", "parameters": { "pan": -0.25 } },
+            { "id": "s", "type": "channelSplitter", "properties": { "outputs": 2 } },
+            { "id": "m", "type": "channelMerger", "inputBusCount": 2 },
+            { "id": "out", "type": "genericOutput" }
+          ],
+          "connections": [ { "from": "c", "to": "g" }, { "from": "g", "to": "f" }, { "from": "f", "to": "p" }, { "from": "p", "to": "s" },
+                           { "from": "s:0", "to": "m:1" }, { "from": "s:1", "to": "m:0" }, { "from": "m", "to": "out" } ]
+        }
+        """
+        let y = try render(text)
+        XCTAssertEqual(y.count, 2)
+        XCTAssertEqual(y[0].count, 2400)
+        func ramp(_ t: Double, _ t0: Double, _ v0: Double, _ t1: Double, _ v1: Double) -> Double {
+            t <= t0 ? v0 : t >= t1 ? v1 : v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+        }
+        var state = 0.0
+        let theta = (-0.25 + 1) / 2 * Double.pi / 2
+        var worst = 0.0
+        for n in 0..<2400 {
+            let t = Double(n) / 48000
+            let offset = Double(Float(ramp(t, 0, 0.2, 0.04, 0.8)))
+            let gain = Double(Float(ramp(t, 0.02, -1, 0.03, 0.5)))
+            let x = Double(Float(offset) * Float(gain))
+            state = 0.05 * x + 0.9 * state
+            let v = Double(Float(state))
+            worst = max(worst, abs(Double(y[1][n]) - v * cos(theta)), abs(Double(y[0][n]) - v * sin(theta)))
+        }
+        XCTAssertLessThan(worst, 1e-6)
+    }
+
+    /// The file checks: coefficients the spec refuses, a splitter's bus beyond its outputs (the
+    /// engine's rule at the connection), a merger with too many inputs, a pan out of range.
+    func testTheFileChecksApplyWithLocations() {
+        func graph(_ node: String, _ connections: String = #"{ "from": "x", "to": "out" }"#) -> String {
+            """
+            { "version": 1, "nodes": [ { "id": "osc", "type": "oscillator" }, \(node), { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "x" }, \(connections) ] }
+            """
+        }
+        XCTAssertEqual(errors(graph(#"{ "id": "x", "type": "iirFilter", "properties": { "feedforward": [0, 0], "feedback": [0, 1] } }"#)).sorted(), [
+            #"graph.json: nodes[1] (id "x").properties.feedback: the first feedback coefficient is 0"#,
+            #"graph.json: nodes[1] (id "x").properties.feedforward: the feedforward coefficients are all 0"#,
+        ])
+        XCTAssertEqual(errors(graph(#"{ "id": "x", "type": "iirFilter", "properties": { "feedforward": [1] } }"#)),
+                       [#"graph.json: nodes[1] (id "x").properties: missing required key "feedback""#])
+        XCTAssertEqual(errors(graph(#"{ "id": "x", "type": "iirFilter" }"#)).count, 2, "both coefficient lists are required")
+        XCTAssertEqual(errors(graph(#"{ "id": "x", "type": "iirFilter", "properties": { "feedforward": [1, "a"], "feedback": [\#((0..<21).map { _ in "1" }.joined(separator: ", "))] } }"#)).sorted(), [
+            #"graph.json: nodes[1] (id "x").properties.feedback: expected 1...20 numbers, found 21"#,
+            #"graph.json: nodes[1] (id "x").properties.feedforward[1]: expected a number, found a string"#,
+        ])
+        XCTAssertEqual(errors(graph(#"{ "id": "x", "type": "stereoPanner", "parameters": { "pan": 2 } }"#)),
+                       [#"graph.json: nodes[1] (id "x").parameters.pan: 2 is outside -1...1"#])
+        let split = errors(graph(#"{ "id": "x", "type": "channelSplitter", "properties": { "outputs": 2 } }"#, #"{ "from": "x:3", "to": "out" }"#))
+        XCTAssertEqual(split.count, 1)
+        XCTAssertTrue(split.first?.hasPrefix("graph.json: connections[1]") == true && split.first?.contains("bus 3") == true, "\(split)")
+        XCTAssertEqual(errors(graph(#"{ "id": "x", "type": "channelMerger", "inputBusCount": 33 }"#)).count, 1)
+    }
+}
