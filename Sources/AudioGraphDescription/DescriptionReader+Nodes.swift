@@ -307,6 +307,13 @@ extension DescriptionReader {
 
     func decodeEQ(_ properties: JSONObject, at location: String) -> EQProperties {
         func at(_ key: String) -> String { Self.join(location, key) }
+        var result = decodeEQBands(properties, at: location)
+        if let value = properties["smoothing"], let smoothing = bool(value, at: at("smoothing")) { result.smoothing = smoothing }
+        return result
+    }
+
+    private func decodeEQBands(_ properties: JSONObject, at location: String) -> EQProperties {
+        func at(_ key: String) -> String { Self.join(location, key) }
         if properties["bands"] != nil, properties["preset"] != nil {
             report(location, .invalidValue("give either \"bands\" or \"preset\", not both"))
         }

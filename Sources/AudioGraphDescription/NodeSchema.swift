@@ -105,7 +105,7 @@ extension NodeSchema {
 
     static let eq = NodeSchema(
         type: .eq, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: ["bands", "preset"], runtimePropertyKeys: [], convertsInputs: false,
+        propertyKeys: ["bands", "preset", "smoothing"], runtimePropertyKeys: [], convertsInputs: false,
         parameters: .eq)
 
     /// A placeholder for a value whose node type is not known yet (never a node's schema).

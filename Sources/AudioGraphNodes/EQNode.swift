@@ -15,6 +15,8 @@ import Foundation
 /// every frame, which makes the band follow them with a lag of a few milliseconds.
 ///
 /// The bands' filter types come from the `bands` (or `preset`) property, fixed at creation.
+/// With `smoothing` false (``EQProperties/smoothing``) nothing glides: a band change takes
+/// exact coefficients from the next frame and bypass switches, as Web Audio's BiquadFilterNode.
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread.
 public final class EQNode: GraphNode, @unchecked Sendable {
@@ -84,7 +86,7 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
             let start = EQBand(type: band.type, frequency: node.parameters[index("frequency")].value,
                                gain: node.parameters[index("gain")].value, q: node.parameters[index("q")].value,
                                bypass: node.parameters[index("bypass")].value >= 0.5)
-            filters.append(Biquad(band: start, sampleRate: rate, maximumChannelCount: channels))
+            filters.append(Biquad(band: start, sampleRate: rate, maximumChannelCount: channels, smoothing: node.properties.smoothing))
         }
         self.filters = filters
         globalGainIndex = node.parameterIndex(of: ParameterAddress(name: "globalGain"))!

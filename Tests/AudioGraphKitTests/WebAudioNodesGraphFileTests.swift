@@ -91,4 +91,29 @@ final class WebAudioNodesGraphFileTests: XCTestCase {
         XCTAssertTrue(split.first?.hasPrefix("graph.json: connections[1]") == true && split.first?.contains("bus 3") == true, "\(split)")
         XCTAssertEqual(errors(graph(#"{ "id": "x", "type": "channelMerger", "inputBusCount": 33 }"#)).count, 1)
     }
+
+    /// `smoothing` on eq and delay: false renders Web Audio's un-smoothed step (the delay reads
+    /// at the new delay from the update's frame), true or absent keeps the 10 ms crossfade; a
+    /// value that is not a boolean is reported at its place.
+    func testSmoothingSwitchOnEqAndDelay() throws {
+        func graph(_ smoothing: String) -> String {
+            """
+            { "version": 1, "sampleRate": 48000, "duration": 0.1,
+              "nodes": [ { "id": "c", "type": "constantSource", "automation": { "offset": [ { "setValueAtTime": { "value": 0, "time": 0 } }, { "linearRampToValueAtTime": { "value": 1, "time": 0.1 } } ] } },
+                         { "id": "e", "type": "eq", "properties": { \(smoothing) "bands": [ { "type": "lowPass", "frequency": 20000 } ] } },
+                         { "id": "d", "type": "delay", "parameters": { "delayTime": 0.0078125, "feedback": 0, "wetDryMix": 100 }, "properties": { \(smoothing.dropLast(2)) } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "c", "to": "d" }, { "from": "d", "to": "out" }, { "from": "c", "to": "e" } ],
+              "updates": [ { "frame": 2400, "actions": [ { "setParameter": { "node": "d", "address": "delayTime", "value": 0.015625 } } ] } ]
+            }
+            """
+        }
+        let exact = try render(graph(#""smoothing": false, "#))[0]
+        let smooth = try render(graph(""))[0]
+        // The ramp's value is (n/4800) in single precision; the delay reads 375 then 750 frames back.
+        XCTAssertEqual(Double(exact[2500]), Double(Float(Double(2500 - 750) / 4800)), accuracy: 1e-6)
+        XCTAssertEqual(Double(exact[2300]), Double(Float(Double(2300 - 375) / 4800)), accuracy: 1e-6)
+        XCTAssertGreaterThan(abs(smooth[2500] - exact[2500]), 0.01, "the default crossfades")
+        XCTAssertEqual(errors(graph(#""smoothing": 1, "#)).count, 2, "\(errors(graph(#""smoothing": 1, "#)))")
+    }
 }
