@@ -7,6 +7,13 @@ public struct ParameterValues {
     /// Per-frame values, or nil when the value is constant over the slice.
     public let values: UnsafeMutablePointer<Float>?
 
+    /// Values a kernel derives from its parameters (a detuned frequency): `constant`, or
+    /// `values` per frame when not nil. Real-time safe.
+    public init(constant: Float, values: UnsafeMutablePointer<Float>?) {
+        self.constant = constant
+        self.values = values
+    }
+
     /// The value at frame `i` of the slice. Real-time safe.
     @inline(__always)
     public subscript(i: Int) -> Float { values.map { $0[i] } ?? constant }

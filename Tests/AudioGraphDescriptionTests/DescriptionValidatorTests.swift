@@ -138,8 +138,8 @@ final class DescriptionValidatorTests: XCTestCase {
         \(out)
         """
         XCTAssertEqual(lines(nodes), [
-            #"graph.json: nodes[0] (id "osc").properties.colour: unknown key "colour" (allowed: waveform, channels, seed, startTime, stopTime)"#,
-            #"graph.json: nodes[0] (id "osc").properties.waveform: "saw" is not one of sine, square, sawtooth, triangle, noise"#,
+            #"graph.json: nodes[0] (id "osc").properties.colour: unknown key "colour" (allowed: waveform, channels, seed, startTime, stopTime, real, imag, disableNormalization)"#,
+            #"graph.json: nodes[0] (id "osc").properties.waveform: "saw" is not one of sine, square, sawtooth, triangle, noise, custom"#,
             "graph.json: nodes[0] (id \"osc\").properties.channels: 0 is outside 1...256",
             "graph.json: nodes[0] (id \"osc\").properties.seed: -1 is outside 0...9007199254740991",
             "graph.json: nodes[0] (id \"osc\").properties.stopTime: stopTime 0 must be after startTime 0",

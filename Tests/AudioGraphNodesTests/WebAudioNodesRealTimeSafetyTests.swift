@@ -1,4 +1,4 @@
-// Proves the gain, stereoPanner, constantSource, iirFilter, channelSplitter and channelMerger render paths allocate nothing and take no lock.
+// Proves the gain, stereoPanner, constantSource, iirFilter, channelSplitter, channelMerger and custom/detuned oscillator render paths allocate nothing and take no lock.
 import AudioGraphRealtime
 import AudioGraphCore
 import CAllocationCounter
@@ -27,9 +27,14 @@ final class WebAudioNodesRealTimeSafetyTests: XCTestCase {
         let merge = try ChannelMergerNode(id: "m", inputs: 2)
         let six = formulaSource("six", channels: 6) { ch, n in Float(ch + 1) * 0.05 * Float(sin(Double(n) * 0.01)) }
         let pan6 = StereoPannerNode(id: "p6", sampleRate: 48000)
-        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 2)
-        let g = try startedGraph([c, gain, iir, pan, split, merge, six, pan6, mixer],
-                                 "c -> g -> f -> p -> s; s:1 -> m:0; s:0 -> m:1; m -> mix:0; six -> p6 -> mix:1; mix -> out", slice: 256)
+        var wave = OscillatorProperties(waveform: .custom)
+        wave.real = [0, 0.5, 0.2, 0.1]
+        wave.imag = [0, 1, 0, 0.3]
+        let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: wave)
+        try osc.setAutomation(try AutomationTimeline(events: [.setValue(value: -1200, time: 0), .linearRamp(value: 2400, time: 3)], defaultValue: 0), for: "detune")
+        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 3)
+        let g = try startedGraph([c, gain, iir, pan, split, merge, six, pan6, osc, mixer],
+                                 "c -> g -> f -> p -> s; s:1 -> m:0; s:0 -> m:1; m -> mix:0; six -> p6 -> mix:1; osc -> mix:2; mix -> out", slice: 256)
         for _ in 0..<8 { _ = g.render(frameCount: 256) }
 
         var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
@@ -43,6 +48,12 @@ final class WebAudioNodesRealTimeSafetyTests: XCTestCase {
             case 200: try pan.setParameter("pan", -0.7)
             case 400: try pan.setParameter("pan", 0.9, rampFrames: 9000)
             case 600: try pan6.setParameter("pan", 0.4, rampFrames: 3000)
+            case 800:
+                try osc.setProperty("waveform", "sine")   // a custom oscillator switched while running, and back
+                try g.update(waitUntilApplied: false)
+            case 900:
+                try osc.setProperty("waveform", "custom")
+                try g.update(waitUntilApplied: false)
             default: break
             }
             ag_counter_reset()
