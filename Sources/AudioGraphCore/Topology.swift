@@ -7,6 +7,8 @@ struct Topology {
     var order: [String]
     /// Destination input bus → source output bus.
     var connections: [AudioGraph.BusKey: AudioGraph.BusKey]
+    /// Output buses feeding parameters (audio into parameters), in the order made.
+    var parameterConnections: [ParameterConnection] = []
 
     /// Applies one structural change, validating it against the topology so far.
     mutating func apply(_ change: PendingChange) throws(AudioGraphError) {
@@ -20,6 +22,7 @@ struct Topology {
             nodes[id] = nil
             order.removeAll { $0 == id }
             connections = connections.filter { $0.key.node != id && $0.value.node != id }
+            parameterConnections.removeAll { $0.source == id || $0.destination == id }
         case let .connect(source, sourceBus, destination, destinationBus):
             guard let s = nodes[source] else { throw .nodeNotFound(source) }
             guard let d = nodes[destination] else { throw .nodeNotFound(destination) }
@@ -41,12 +44,37 @@ struct Topology {
             let key = AudioGraph.BusKey(node: destination, bus: destinationBus)
             guard connections[key] != nil else { throw .inputNotConnected(node: destination, bus: destinationBus) }
             connections[key] = nil
+        case let .connectParameter(source, sourceBus, destination, parameter):
+            let c = try checkedParameterConnection(source, sourceBus, destination, parameter)
+            guard !parameterConnections.contains(c) else {
+                throw .invalidState("\"\(source)\" output \(sourceBus) is already connected to parameter \(parameter) of \"\(destination)\"")
+            }
+            if source == destination || reaches(from: destination, to: source) { throw .cycle(node: destination) }
+            parameterConnections.append(c)
+        case let .disconnectParameter(source, sourceBus, destination, parameter):
+            let c = try checkedParameterConnection(source, sourceBus, destination, parameter)
+            guard let i = parameterConnections.firstIndex(of: c) else {
+                throw .invalidState("\"\(source)\" output \(sourceBus) is not connected to parameter \(parameter) of \"\(destination)\"")
+            }
+            parameterConnections.remove(at: i)
         case .setParameter, .setProperty:
             break
         }
     }
 
-    /// Whether audio flows from `a` to `b` (b is downstream of a).
+    /// A parameter connection between existing nodes, buses and parameters.
+    private func checkedParameterConnection(_ source: String, _ sourceBus: Int, _ destination: String,
+                                            _ parameter: ParameterAddress) throws(AudioGraphError) -> ParameterConnection {
+        guard let s = nodes[source] else { throw .nodeNotFound(source) }
+        guard let d = nodes[destination] else { throw .nodeNotFound(destination) }
+        guard sourceBus >= 0 && sourceBus < s.outputBusCount else {
+            throw .busOutOfRange(node: source, scope: .output, bus: sourceBus, count: s.outputBusCount)
+        }
+        guard d.parameterIndex(of: parameter) != nil else { throw .parameterNotFound(node: destination, address: parameter.description) }
+        return ParameterConnection(source: source, sourceBus: sourceBus, destination: destination, parameter: parameter)
+    }
+
+    /// Whether audio flows from `a` to `b` (b is downstream of a, through inputs or parameters).
     func reaches(from a: String, to b: String) -> Bool {
         var stack = [a]
         var seen: Set<String> = [a]
@@ -55,6 +83,10 @@ struct Topology {
             for (dst, src) in connections where src.node == n && !seen.contains(dst.node) {
                 seen.insert(dst.node)
                 stack.append(dst.node)
+            }
+            for c in parameterConnections where c.source == n && !seen.contains(c.destination) {
+                seen.insert(c.destination)
+                stack.append(c.destination)
             }
         }
         return false
@@ -75,6 +107,11 @@ struct Topology {
         for (dst, src) in connections {
             indegree[dst.node, default: 0] += 1
             downstream[src.node, default: []].append(dst.node)
+        }
+        // A modulating node renders before the node whose parameter it drives.
+        for c in parameterConnections {
+            indegree[c.destination, default: 0] += 1
+            downstream[c.source, default: []].append(c.destination)
         }
         var ready = order.filter { indegree[$0] == 0 }
         var result: [String] = []

@@ -1,4 +1,4 @@
-// Proves the gain, stereoPanner, constantSource, iirFilter, channelSplitter, channelMerger and custom/detuned oscillator render paths allocate nothing and take no lock.
+// Proves the gain, stereoPanner, constantSource, iirFilter, channelSplitter, channelMerger custom/detuned oscillator and audio-into-parameter render paths allocate nothing and take no lock.
 import AudioGraphRealtime
 import AudioGraphCore
 import CAllocationCounter
@@ -33,8 +33,17 @@ final class WebAudioNodesRealTimeSafetyTests: XCTestCase {
         let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: wave)
         try osc.setAutomation(try AutomationTimeline(events: [.setValue(value: -1200, time: 0), .linearRamp(value: 2400, time: 3)], defaultValue: 0), for: "detune")
         let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 3)
-        let g = try startedGraph([c, gain, iir, pan, split, merge, six, pan6, osc, mixer],
-                                 "c -> g -> f -> p -> s; s:1 -> m:0; s:0 -> m:1; m -> mix:0; six -> p6 -> mix:1; osc -> mix:2; mix -> out", slice: 256)
+        let lfo = OscillatorNode(id: "lfo", sampleRate: 48000, properties: OscillatorProperties(channels: 2))
+        try lfo.setParameter("frequency", 4)
+        let depth = GainNode(id: "depth", sampleRate: 48000)
+        try depth.setParameter("gain", 300)
+        let g = try startedGraph([c, gain, iir, pan, split, merge, six, pan6, osc, mixer, lfo, depth],
+                                 "c -> g -> f -> p -> s; s:1 -> m:0; s:0 -> m:1; m -> mix:0; six -> p6 -> mix:1; osc -> mix:2; mix -> out; lfo -> depth",
+                                 slice: 256) { g in
+            // Audio into parameters: an LFO on the panner's pan and (scaled) on the oscillator's frequency.
+            try g.connect("lfo", to: "p", parameter: "pan")
+            try g.connect("depth", to: "osc", parameter: "frequency")
+        }
         for _ in 0..<8 { _ = g.render(frameCount: 256) }
 
         var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
@@ -53,6 +62,10 @@ final class WebAudioNodesRealTimeSafetyTests: XCTestCase {
                 try g.update(waitUntilApplied: false)
             case 900:
                 try osc.setProperty("waveform", "custom")
+                try g.update(waitUntilApplied: false)
+            case 1000:
+                g.enqueue(.disconnectParameter(source: "lfo", sourceBus: 0, destination: "p", parameter: "pan"))
+                g.enqueue(.connectParameter(source: "lfo", sourceBus: 0, destination: "g", parameter: "gain"))
                 try g.update(waitUntilApplied: false)
             default: break
             }
