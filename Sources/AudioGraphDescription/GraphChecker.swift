@@ -171,10 +171,21 @@ final class GraphChecker {
             report(DescriptionReader.join(location, "from"),
                    .busOutOfRange(node: from.id, bus: connection.from.bus, count: from.outputBusCount, isInput: false))
         }
-        if let to, connection.to.bus >= to.inputBusCount {
+        if let to, connection.parameter == nil, connection.to.bus >= to.inputBusCount {
             valid = false
             report(DescriptionReader.join(location, "to"),
                    .busOutOfRange(node: to.id, bus: connection.to.bus, count: to.inputBusCount, isInput: true))
+        }
+        if let parameter = connection.parameter {
+            // Audio into a parameter: it takes no input bus; the parameter must be the node's.
+            let names = to?.parameterInfos(sampleRate: reader.sampleRate).map(\.address) ?? []
+            if valid, let to, !names.contains(parameter) {
+                report(DescriptionReader.join(location, "parameter"),
+                       .unknownParameter(address: parameter.description,
+                                         reason: "\(to.type.rawValue) node \"\(to.id)\" has " + names.map(\.description).joined(separator: ", ")))
+                return false
+            }
+            return valid
         }
         guard valid else { return false }
         let key = BusKey(node: connection.to.node, bus: connection.to.bus)

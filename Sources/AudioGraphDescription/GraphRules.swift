@@ -145,7 +145,7 @@ public enum GraphRules {
         // An input bus shows what arrives on its connection (the source's output), before the
         // conversion a mixer, environment or converter makes.
         var arriving: [String: [Int: StreamFormat]] = [:]
-        for c in d.connections {
+        for c in d.connections where c.parameter == nil {
             if let f = resolved.outputs[c.from.node]?[c.from.bus] { arriving[c.to.node, default: [:]][c.to.bus] = f }
         }
         for n in d.nodes {

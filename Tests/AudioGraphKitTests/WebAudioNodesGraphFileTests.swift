@@ -116,4 +116,37 @@ final class WebAudioNodesGraphFileTests: XCTestCase {
         XCTAssertGreaterThan(abs(smooth[2500] - exact[2500]), 0.01, "the default crossfades")
         XCTAssertEqual(errors(graph(#""smoothing": 1, "#)).count, 2, "\(errors(graph(#""smoothing": 1, "#)))")
     }
+
+    /// Audio into a parameter from a graph file (`"parameter"` on a connection): a tremolo
+    /// (a 1000 Hz carrier through a gain of 0.5 plus a 10 Hz LFO of 0.25) renders the formula;
+    /// an unknown parameter, a bus on the destination and a loop through a parameter are
+    /// reported at the connection.
+    func testParameterConnectionsFromAGraphFile() throws {
+        func graph(_ extra: String = "", parameter: String = "gain") -> String {
+            """
+            { "version": 1, "sampleRate": 48000, "duration": 0.1,
+              "nodes": [ { "id": "carrier", "type": "oscillator", "parameters": { "frequency": 1000 } },
+                         { "id": "lfo", "type": "oscillator", "parameters": { "frequency": 10, "amplitude": 0.25 } },
+                         { "id": "amp", "type": "gain", "parameters": { "gain": 0.5 } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "carrier", "to": "amp" }, { "from": "amp", "to": "out" },
+                               { "from": "lfo", "to": "amp", "parameter": "\(parameter)" }\(extra) ]
+            }
+            """
+        }
+        let y = try render(graph())[0]
+        var worst = 0.0
+        for n in 0..<4800 {
+            let expected = sin(2 * Double.pi * 1000 * Double(n) / 48000) * (0.5 + 0.25 * sin(2 * Double.pi * 10 * Double(n) / 48000))
+            worst = max(worst, abs(Double(y[n]) - expected))
+        }
+        XCTAssertLessThan(worst, 2e-7)
+        XCTAssertEqual(errors(graph(parameter: "volume")),
+                       [#"graph.json: connections[2].parameter: "volume" is not a parameter: gain node "amp" has gain"#])
+        XCTAssertEqual(errors(graph().replacingOccurrences(of: #""to": "amp", "parameter""#, with: #""to": "amp:1", "parameter""#)),
+                       [#"graph.json: connections[2].to: a connection into a parameter names the node only, not an input bus"#])
+        let loop = errors(graph(#", { "from": "amp", "to": "lfo", "parameter": "frequency" }"#))
+        XCTAssertEqual(loop.count, 1)
+        XCTAssertTrue(loop.first?.hasPrefix("graph.json: connections[3]") == true && loop.first?.contains("cycle") == true, "\(loop)")
+    }
 }

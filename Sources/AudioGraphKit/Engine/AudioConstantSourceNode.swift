@@ -21,6 +21,9 @@ public final class AudioConstantSourceNode: AudioNode, @unchecked Sendable {
         set { setStoredParameter("offset", Double(newValue), call: "offset") }
     }
 
+    /// ``offset`` as a destination of ``AudioEngine/connect(_:to:fromBus:)``.
+    public var offsetParameter: AudioNodeParameter { parameter("offset") }
+
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
         let f = outputFormat ?? engineFormat

@@ -20,6 +20,9 @@ public final class AudioGainNode: AudioNode, @unchecked Sendable {
         set { setStoredParameter("gain", Double(newValue), call: "gain") }
     }
 
+    /// ``gain`` as a destination of ``AudioEngine/connect(_:to:fromBus:)`` (audio into the parameter: AM, tremolo).
+    public var gainParameter: AudioNodeParameter { parameter("gain") }
+
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
         let node = GainNode(id: graphID, sampleRate: sampleRate)

@@ -19,6 +19,9 @@ public final class AudioStereoPannerNode: AudioNode, @unchecked Sendable {
         set { setStoredParameter("pan", Double(newValue), call: "pan") }
     }
 
+    /// ``pan`` as a destination of ``AudioEngine/connect(_:to:fromBus:)`` (an auto-panner).
+    public var panParameter: AudioNodeParameter { parameter("pan") }
+
     /// Stereo at the input's rate.
     override func defaultOutputFormat(bus: Int, engineFormat: AudioFormat, input: AudioFormat?) -> AudioFormat {
         AudioFormat(standardFormatWithSampleRate: (input ?? engineFormat).sampleRate, channels: 2) ?? engineFormat

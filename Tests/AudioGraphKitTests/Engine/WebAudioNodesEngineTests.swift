@@ -95,4 +95,26 @@ final class WebAudioNodesEngineTests: XCTestCase {
         XCTAssertEqual(y[0][500], -0.5)
         XCTAssertEqual(y[1][500], 0.25)
     }
+
+    /// Audio into a parameter through the engine API: a constant source (0.5) through a gain of
+    /// 0.5 whose gain parameter takes another constant source (0.25): 0.5 · 0.75; disconnected
+    /// while running: 0.5 · 0.5 from the next render on.
+    func testConnectAudioToAParameterAndDisconnectWhileRunning() throws {
+        let engine = try makeManualEngine()
+        let carrier = AudioConstantSourceNode(), modulator = AudioConstantSourceNode(), amp = AudioGainNode()
+        carrier.offset = 0.5
+        modulator.offset = 0.25
+        amp.gain = 0.5
+        for n in [carrier, modulator, amp] { engine.attach(n) }
+        engine.connect(carrier, to: amp, format: nil)
+        engine.connect(amp, to: engine.mainMixerNode, format: nil)
+        engine.connect(modulator, to: amp.gainParameter)
+        try engine.start()
+        XCTAssertEqual(try render(engine, frames: 1000)[0][500], 0.375)
+        engine.disconnect(modulator, from: amp.gainParameter)
+        XCTAssertEqual(try render(engine, frames: 1000)[0][0], 0.25)
+        engine.connect(modulator, to: amp.parameter("gain"))
+        XCTAssertEqual(try render(engine, frames: 1000)[0][0], 0.375)
+        XCTAssertEqual(engine.editFaultCount, 0)
+    }
 }
