@@ -42,6 +42,13 @@ public enum GraphRules {
         } catch {
             throw refusal(error.error, at: error.location)
         }
+        // A tap's bus against the real node (a channel splitter has as many outputs as its
+        // `outputs` property says, fewer than its type's most).
+        for (index, tap) in d.taps.enumerated() {
+            if let node = graph.node(tap.node), tap.bus >= node.outputBusCount {
+                throw refusal(.busOutOfRange(node: tap.node, scope: .output, bus: tap.bus, count: node.outputBusCount), at: "taps[\(index)]")
+            }
+        }
         let initial: ResolvedBusFormats
         do {
             initial = try graph.resolve()

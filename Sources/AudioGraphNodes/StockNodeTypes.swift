@@ -15,6 +15,7 @@ public enum StockNodeTypes {
         IIRFilterNode.descriptor,
         ChannelSplitterNode.descriptor,
         ChannelMergerNode.descriptor,
+        BufferSourceNode.descriptor,
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).

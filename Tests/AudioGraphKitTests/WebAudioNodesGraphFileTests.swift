@@ -90,6 +90,11 @@ final class WebAudioNodesGraphFileTests: XCTestCase {
         XCTAssertEqual(split.count, 1)
         XCTAssertTrue(split.first?.hasPrefix("graph.json: connections[1]") == true && split.first?.contains("bus 3") == true, "\(split)")
         XCTAssertEqual(errors(graph(#"{ "id": "x", "type": "channelMerger", "inputBusCount": 33 }"#)).count, 1)
+        // A tap on a splitter's bus beyond its outputs is refused at the tap (the file's bus check allows 32).
+        let tap = errors(graph(#"{ "id": "x", "type": "channelSplitter", "properties": { "outputs": 2 } }"#, #"{ "from": "x:1", "to": "out" }"#)
+            .replacingOccurrences(of: #""connections""#, with: #""taps": [ { "node": "x", "bus": 5, "file": "t.wav" } ], "connections""#))
+        XCTAssertEqual(tap.count, 1)
+        XCTAssertTrue(tap.first?.hasPrefix("graph.json: taps[0]") == true, "\(tap)")
     }
 
     /// `smoothing` on eq and delay: false renders Web Audio's un-smoothed step (the delay reads
@@ -148,5 +153,28 @@ final class WebAudioNodesGraphFileTests: XCTestCase {
         let loop = errors(graph(#", { "from": "amp", "to": "lfo", "parameter": "frequency" }"#))
         XCTAssertEqual(loop.count, 1)
         XCTAssertTrue(loop.first?.hasPrefix("graph.json: connections[3]") == true && loop.first?.contains("cycle") == true, "\(loop)")
+    }
+
+    /// A `bufferSource` from a graph file: detune 1200 cents (rate 2) over a ramp buffer plays
+    /// every second frame exactly; a missing file is refused at the node.
+    func testBufferSourceFromAGraphFile() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let file = dir.appendingPathComponent("ramp.wav").path
+        let x = (0..<4800).map { Float($0) / 8192 }
+        try TestFiles.writeSoundFile(file, [x], sampleRate: 48000)
+        func graph(_ path: String) -> String {
+            """
+            { "version": 1, "sampleRate": 48000, "duration": 0.04,
+              "nodes": [ { "id": "b", "type": "bufferSource", "parameters": { "detune": 1200 }, "properties": { "file": "\(path)" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "b", "to": "out" } ] }
+            """
+        }
+        let y = try render(graph(file))[0]
+        XCTAssertEqual(y.count, 1920)
+        for n in 0..<1920 { XCTAssertEqual(y[n], x[2 * n], "frame \(n)"); if y[n] != x[2 * n] { break } }
+        let missing = errors(graph(dir.appendingPathComponent("none.wav").path))
+        XCTAssertEqual(missing.count, 1)
+        XCTAssertTrue(missing.first?.contains("nodes[0]") == true, "\(missing)")
     }
 }

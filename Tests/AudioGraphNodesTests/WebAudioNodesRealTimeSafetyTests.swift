@@ -1,4 +1,4 @@
-// Proves the gain, stereoPanner, constantSource, iirFilter, channelSplitter, channelMerger custom/detuned oscillator and audio-into-parameter render paths allocate nothing and take no lock.
+// Proves the gain, stereoPanner, constantSource, iirFilter, channelSplitter, channelMerger custom/detuned oscillator, bufferSource and audio-into-parameter render paths allocate nothing and take no lock.
 import AudioGraphRealtime
 import AudioGraphCore
 import CAllocationCounter
@@ -32,17 +32,23 @@ final class WebAudioNodesRealTimeSafetyTests: XCTestCase {
         wave.imag = [0, 1, 0, 0.3]
         let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: wave)
         try osc.setAutomation(try AutomationTimeline(events: [.setValue(value: -1200, time: 0), .linearRamp(value: 2400, time: 3)], defaultValue: 0), for: "detune")
-        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 3)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let file = dir.appendingPathComponent("loop.wav").path
+        try TestFiles.writeSoundFile(file, [(0..<4800).map { Float(sin(Double($0) * 0.03)) }], sampleRate: 48000)
+        let buffer = try BufferSourceNode(id: "buf", options: .init(file: "loop.wav", path: file, loop: true, loopStart: 0.01, loopEnd: 0.08))
+        try buffer.setAutomation(try AutomationTimeline(events: [.setValue(value: 0.7, time: 0), .linearRamp(value: -1.3, time: 4)], defaultValue: 1), for: "playbackRate")
+        let mixer = MixerNode(id: "mix", sampleRate: 48000, inputBusCount: 4)
         let lfo = OscillatorNode(id: "lfo", sampleRate: 48000, properties: OscillatorProperties(channels: 2))
         try lfo.setParameter("frequency", 4)
         let depth = GainNode(id: "depth", sampleRate: 48000)
         try depth.setParameter("gain", 300)
-        let g = try startedGraph([c, gain, iir, pan, split, merge, six, pan6, osc, mixer, lfo, depth],
-                                 "c -> g -> f -> p -> s; s:1 -> m:0; s:0 -> m:1; m -> mix:0; six -> p6 -> mix:1; osc -> mix:2; mix -> out; lfo -> depth",
+        let g = try startedGraph([c, gain, iir, pan, split, merge, six, pan6, osc, mixer, lfo, depth, buffer],
+                                 "c -> g -> f -> p -> s; s:1 -> m:0; s:0 -> m:1; m -> mix:0; six -> p6 -> mix:1; osc -> mix:2; buf -> mix:3; mix -> out; lfo -> depth",
                                  slice: 256) { g in
             // Audio into parameters: an LFO on the panner's pan and (scaled) on the oscillator's frequency.
             try g.connect("lfo", to: "p", parameter: "pan")
             try g.connect("depth", to: "osc", parameter: "frequency")
+            try g.connect("lfo", to: "buf", parameter: "detune")
         }
         for _ in 0..<8 { _ = g.render(frameCount: 256) }
 
