@@ -55,6 +55,8 @@ public final class AudioGraph: @unchecked Sendable {
     var nodesByID: [String: GraphNode] = [:]
     private var nodeOrder: [String] = []
     private var connectionsByInput: [BusKey: BusKey] = [:]
+    /// Output buses feeding parameters (see ``ParameterConnection``).
+    private var parameterConnectionList: [ParameterConnection] = []
     private var livePlans: [RenderPlan] = []
     private var adapters: [Connection: InputAdapter] = [:]
     private var nextGeneration: UInt64 = 1
@@ -149,6 +151,8 @@ public final class AudioGraph: @unchecked Sendable {
                 .sorted { ($0.destination, $0.destinationBus) < ($1.destination, $1.destinationBus) }
         }
     }
+    /// Every connection from an output bus to a parameter, in the order made.
+    public var parameterConnections: [ParameterConnection] { control.withLock { _ in parameterConnectionList } }
     /// The output node, if there is exactly one.
     public var outputNode: GraphNode? {
         let outs = nodes.filter(\.isOutputNode)
@@ -179,6 +183,23 @@ public final class AudioGraph: @unchecked Sendable {
         try edit(.disconnect(destination: destination, destinationBus: inputBus))
     }
 
+    /// Connects `source`'s output bus to `destination`'s parameter at `parameter` (Web Audio's
+    /// `AudioNode.connect(AudioParam)`): the bus, down-mixed to mono, is added to the parameter's
+    /// value per sample (``ParameterConnection``). At once while open (cycles, unknown parameters
+    /// and repeated connections rejected), queued once initialized. The source must run at the
+    /// destination's rate (checked when formats are resolved).
+    public func connect(_ source: String, outputBus sourceBus: Int = 0, to destination: String,
+                        parameter: ParameterAddress) throws(AudioGraphError) {
+        try edit(.connectParameter(source: source, sourceBus: sourceBus, destination: destination, parameter: parameter))
+    }
+
+    /// Removes a connection made by ``connect(_:outputBus:to:parameter:)``: at once while open,
+    /// queued once initialized.
+    public func disconnect(_ source: String, outputBus sourceBus: Int = 0, from destination: String,
+                           parameter: ParameterAddress) throws(AudioGraphError) {
+        try edit(.disconnectParameter(source: source, sourceBus: sourceBus, destination: destination, parameter: parameter))
+    }
+
     /// Queues changes to apply together at the next `update()`.
     public func enqueue(_ change: PendingChange) { pendingChanges.append(contentsOf: [change]) }
 
@@ -194,7 +215,7 @@ public final class AudioGraph: @unchecked Sendable {
                 enqueue(change)
                 return nil
             }
-            var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
+            var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput, parameterConnections: parameterConnectionList)
             var changed: (GraphNode, String)?
             switch change {
             case .setParameter(let node, let address, let value, _):
@@ -214,6 +235,7 @@ public final class AudioGraph: @unchecked Sendable {
             nodesByID = t.nodes
             nodeOrder = t.order
             connectionsByInput = t.connections
+            parameterConnectionList = t.parameterConnections
             return changed
         }
         // Listeners run outside the graph lock: one that reads or edits the graph must not deadlock.
@@ -227,7 +249,7 @@ public final class AudioGraph: @unchecked Sendable {
     public func initialize() throws(AudioGraphError) {
         try control.withLock { _ throws(AudioGraphError) in
             guard state == .open else { throw .invalidState("the graph is already initialized") }
-            let t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
+            let t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput, parameterConnections: parameterConnectionList)
             // Initialize = resolve (the graph rules validation runs too) + allocate.
             _ = try resolve(t)
             var allocated: [Connection: InputAdapter]? = [:]
@@ -262,7 +284,7 @@ public final class AudioGraph: @unchecked Sendable {
     ///   produces).
     package func resolve() throws(AudioGraphError) -> ResolvedBusFormats {
         try control.withLock { _ throws(AudioGraphError) -> ResolvedBusFormats in
-            try resolve(Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput))
+            try resolve(Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput, parameterConnections: parameterConnectionList))
         }
     }
 
@@ -374,7 +396,7 @@ public final class AudioGraph: @unchecked Sendable {
     // Called with `control` held. Returns the new plan's generation and the properties changed
     // (their listeners are called by the caller, after it releases `control`).
     private func applyChanges(_ changes: [PendingChange], activationTime: Int64) throws(AudioGraphError) -> (UInt64, [(GraphNode, String)]) {
-        var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput)
+        var t = Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput, parameterConnections: parameterConnectionList)
         var added: [GraphNode] = []
         var parameterSets: [(GraphNode, Int, Double, Double)] = []
         var propertySets: [(GraphNode, String, any Sendable)] = []
@@ -433,6 +455,7 @@ public final class AudioGraph: @unchecked Sendable {
         nodesByID = t.nodes
         nodeOrder = t.order
         connectionsByInput = t.connections
+        parameterConnectionList = t.parameterConnections
 
         // A plan published but not adopted yet is taken back: its commands run with this one.
         var commands: [PlanCommand] = takeBackUnadoptedPlan()?.commands ?? []
@@ -468,7 +491,7 @@ public final class AudioGraph: @unchecked Sendable {
             activationTime = unadopted.activationTime
         }
         all += commands
-        publish(compile(Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput),
+        publish(compile(Topology(nodes: nodesByID, order: nodeOrder, connections: connectionsByInput, parameterConnections: parameterConnectionList),
                         commands: all, activationTime: activationTime))
     }
 
@@ -571,10 +594,19 @@ public final class AudioGraph: @unchecked Sendable {
         }
         let output = t.order.firstIndex { t.nodes[$0]!.isOutputNode } ?? 0
         let pulled = t.order.indices.filter { t.nodes[t.order[$0]]!.isPulledEverySlice }
+        // Per entry, the parameters fed by other nodes' outputs, grouped by parameter index.
+        var modulations = [[RenderPlan.ParameterInput]](repeating: [], count: t.order.count)
+        for c in t.parameterConnections {
+            guard let d = index[c.destination], let s = index[c.source],
+                  let p = t.nodes[c.destination]!.parameterIndex(of: c.parameter) else { continue }
+            modulations[d].append(RenderPlan.ParameterInput(parameter: p, source: s, bus: c.sourceBus))
+        }
+        for i in modulations.indices { modulations[i].sort { $0.parameter < $1.parameter } }
         defer { nextGeneration += 1 }
         return RenderPlan(generation: nextGeneration, kernels: kernels, inputs: inputs, outputEntry: output,
                           pulledEntries: pulled, commands: commands, activationTime: activationTime,
-                          workers: workerPool)
+                          // Parameter inputs reach across the parallel units: such a graph renders serially.
+                          workers: t.parameterConnections.isEmpty ? workerPool : nil, parameterInputs: modulations)
     }
 
     /// Formats of every bus, from the sources towards the output, with the adapters that
@@ -631,6 +663,17 @@ public final class AudioGraph: @unchecked Sendable {
                 throw .formatNotSupported(node: id, reason: "resolved \(outs.count) output formats for \(n.outputBusCount) buses")
             }
             r.outputs[id] = outs
+        }
+        // A parameter takes its input sample for sample: the source must run at the rate the
+        // modulated node counts its parameter frames at.
+        for c in t.parameterConnections {
+            let sourceRate = r.outputs[c.source]![c.sourceBus].sampleRate
+            let d = t.nodes[c.destination]!
+            let rate = r.outputs[c.destination]?.first?.sampleRate
+                ?? d.processingSampleRate(inputFormats: r.inputs[c.destination] ?? [], graphSampleRate: sampleRate)
+            guard sourceRate == rate else {
+                throw .sampleRateMismatch(source: c.source, sourceRate: sourceRate, destination: c.destination, destinationRate: rate)
+            }
         }
         return r
     }

@@ -68,6 +68,9 @@ package struct GraphStructure: Sendable {
     package private(set) var order: [String] = []
     /// Destination input bus → source output bus.
     package private(set) var connections: [BusPoint: BusPoint] = [:]
+    /// Audio into parameters as the cycle rule sees them: source node → the nodes whose
+    /// parameters it drives (one entry per connection; which parameter is the owner's concern).
+    package private(set) var parameterEdges: [(source: String, destination: String)] = []
 
     package init() {}
 
@@ -138,6 +141,7 @@ package struct GraphStructure: Sendable {
             shapes[id] = nil
             order.removeAll { $0 == id }
             connections = connections.filter { $0.key.node != id && $0.value.node != id }
+            parameterEdges.removeAll { $0.source == id || $0.destination == id }
         case let .connect(source, destination):
             guard let s = shapes[source.node], let d = shapes[destination.node], (0..<s.outputBusCount).contains(source.bus),
                   (0..<d.inputBusCount).contains(destination.bus), connections[destination] == nil else { return }
@@ -147,7 +151,20 @@ package struct GraphStructure: Sendable {
         }
     }
 
-    /// Whether audio flows from `a` to `b` (b is downstream of a, or is a).
+    /// Records that `source`'s audio drives a parameter of `destination` (the caller checked the
+    /// nodes, the bus, the parameter and the cycle rule: ``reaches(from:to:)``).
+    package mutating func addParameterEdge(from source: String, to destination: String) {
+        parameterEdges.append((source, destination))
+    }
+
+    /// Removes one such edge.
+    package mutating func removeParameterEdge(from source: String, to destination: String) {
+        if let i = parameterEdges.firstIndex(where: { $0.source == source && $0.destination == destination }) {
+            parameterEdges.remove(at: i)
+        }
+    }
+
+    /// Whether audio flows from `a` to `b` (b is downstream of a through inputs or parameters, or is a).
     package func reaches(from a: String, to b: String) -> Bool {
         var stack = [a]
         var seen: Set<String> = [a]
@@ -156,6 +173,10 @@ package struct GraphStructure: Sendable {
             for (dst, src) in connections where src.node == n && !seen.contains(dst.node) {
                 seen.insert(dst.node)
                 stack.append(dst.node)
+            }
+            for e in parameterEdges where e.source == n && !seen.contains(e.destination) {
+                seen.insert(e.destination)
+                stack.append(e.destination)
             }
         }
         return false

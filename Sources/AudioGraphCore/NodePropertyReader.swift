@@ -25,6 +25,8 @@ public protocol NodePropertyReader {
     func format(_ key: String) -> FormatDescription?
     /// A channel map: 1...32 entries, each within `channels` (-1: silence).
     func channelMap(_ key: String, channels: ClosedRange<Int>) -> [Int]?
+    /// An array of `count` finite numbers (the IIR filter's coefficients, a periodic wave's terms).
+    func numbers(_ key: String, count: ClosedRange<Int>) -> [Double]?
     /// A file name and its path resolved against the graph file's folder (an empty name is reported).
     func file(_ key: String) -> (name: String, path: String)?
     /// Reports that the value of `key` is invalid, with `reason` (one line).

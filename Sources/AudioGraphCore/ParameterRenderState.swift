@@ -7,6 +7,13 @@ package struct ParameterValues {
     /// Per-frame values, or nil when the value is constant over the slice.
     package let values: UnsafeMutablePointer<Float>?
 
+    /// Values a kernel derives from its parameters (a detuned frequency): `constant`, or
+    /// `values` per frame when not nil. Real-time safe.
+    public init(constant: Float, values: UnsafeMutablePointer<Float>?) {
+        self.constant = constant
+        self.values = values
+    }
+
     /// The value at frame `i` of the slice. Real-time safe.
     @inline(__always)
     package subscript(i: Int) -> Float {
@@ -35,6 +42,9 @@ package struct ParameterRenderState {
     private var rampLength: Int = 0
     private var rampPosition: Int = 0
     private let scratch: UnsafeMutablePointer<Float>
+    /// This slice's sum of the audio connected to the parameter (mono), or nil: set by the
+    /// render plan around the kernel's render call (``ParameterConnection``).
+    var modulation: UnsafePointer<Float>?
 
     init(initialValue: Double, scratch: UnsafeMutablePointer<Float>) {
         current = initialValue
@@ -66,9 +76,28 @@ package struct ParameterRenderState {
         }
     }
 
-    /// The values for a slice, advancing the ramp by `context.frameCount` frames. Real-time safe.
+    /// The values for a slice, advancing the ramp by `context.frameCount` frames; with audio
+    /// connected, Web Audio's computed value: the intrinsic value (set value, ramp or automation)
+    /// plus the input, per sample, clamped to the parameter's range. ``current`` stays the
+    /// intrinsic value. Real-time safe.
     @inline(__always)
     mutating func values(_ parameter: AudioParameter, _ context: RenderContext) -> ParameterValues {
+        let intrinsic = intrinsicValues(parameter, context)
+        guard let m = modulation else { return intrinsic }
+        let n = context.frameCount
+        let low = Float(parameter.info.minValue), high = Float(parameter.info.maxValue)
+        if let v = intrinsic.values {   // v is `scratch`
+            for i in 0..<n { v[i] = min(max(v[i] + m[i], low), high) }
+        } else {
+            let c = intrinsic.constant
+            for i in 0..<n { scratch[i] = min(max(c + m[i], low), high) }
+        }
+        return ParameterValues(constant: intrinsic.constant, values: scratch)
+    }
+
+    /// The parameter's own values for a slice (set value, ramp, automation). Real-time safe.
+    @inline(__always)
+    private mutating func intrinsicValues(_ parameter: AudioParameter, _ context: RenderContext) -> ParameterValues {
         let n = context.frameCount
         if let automation = parameter.automation {
             automation.fill(scratch, startFrame: context.sampleTime, count: n, sampleRate: context.sampleRate)

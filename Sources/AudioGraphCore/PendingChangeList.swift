@@ -13,6 +13,11 @@ public enum PendingChange: @unchecked Sendable {
     case connect(source: String, sourceBus: Int, destination: String, destinationBus: Int)
     /// Removes the connection into an input bus.
     case disconnect(destination: String, destinationBus: Int)
+    /// Connects an output bus to a parameter (Web Audio's `AudioNode.connect(AudioParam)`): its
+    /// samples, down-mixed to mono, are added to the parameter's value per sample.
+    case connectParameter(source: String, sourceBus: Int, destination: String, parameter: ParameterAddress)
+    /// Removes that connection.
+    case disconnectParameter(source: String, sourceBus: Int, destination: String, parameter: ParameterAddress)
     /// Sets a parameter, sample-exactly with the rest of the list, ramping over `rampDuration` s.
     /// The address is structured (parsed once, where the text was: a graph file's reader, or a
     /// string literal); the graph finds the parameter by it in the node's index, not by name.

@@ -31,6 +31,27 @@ final class RenderPlan: @unchecked Sendable {
         unowned(unsafe) let kernel: NodeKernel
         let firstInput: Int
         let inputCount: Int
+        /// The entry's parameter inputs: `parameterSlots[firstParameterInput ..< + parameterInputCount]`.
+        var firstParameterInput = 0
+        var parameterInputCount = 0
+    }
+
+    /// One output bus feeding a parameter of an entry (see ``ParameterConnection``).
+    struct ParameterInput {
+        /// The parameter's index in the kernel.
+        let parameter: Int
+        /// Entry index and output bus of the source.
+        let source: Int
+        let bus: Int
+    }
+
+    /// A parameter input as the render thread reads it, with its mono buffer (owned by the plan).
+    struct ParameterSlot {
+        let input: ParameterInput
+        /// Whether this is the first slot of its parameter (the one whose buffer collects the sum).
+        let first: Bool
+        /// The buffer the parameter's inputs are summed into (the first slot's).
+        let buffer: UnsafeMutablePointer<Float>
     }
 
     struct InputSlot {
@@ -68,14 +89,20 @@ final class RenderPlan: @unchecked Sendable {
     private let parallelRoots: UnsafeMutablePointer<Int>
     private let parallelGroupCount: Int
 
+    /// Every entry's parameter inputs, grouped by entry, then by parameter.
+    let parameterSlots: UnsafeMutablePointer<ParameterSlot>
+    let parameterSlotCount: Int
+
     // MARK: Ownership (released with the plan, on a control thread)
     private let kernels: [NodeKernel]
     private let adapters: [InputAdapter]
+    /// The parameter inputs' mono buffers (written by the render thread while it renders with this plan).
+    private let parameterBuffers: UnsafeMutablePointer<Float>
 
     /// `inputs[i]` lists, for kernel i, each input bus's (source kernel index, bus, adapter).
     init(generation: UInt64, kernels: [NodeKernel], inputs: [[(source: Int, bus: Int, adapter: InputAdapter?)]],
          outputEntry: Int, pulledEntries: [Int] = [], commands: [PlanCommand], activationTime: Int64 = .min,
-         workers: RenderWorkerPool? = nil) {
+         workers: RenderWorkerPool? = nil, parameterInputs: [[ParameterInput]] = []) {
         self.generation = generation
         let schedule = workers.map { pool in
             ParallelSchedule.make(inputs: inputs.map { $0.map { ParallelSchedule.Input(source: $0.source, adapted: $0.adapter != nil) } },
@@ -117,6 +144,34 @@ final class RenderPlan: @unchecked Sendable {
             }
         }
         self.adapters = adapters
+        // Parameter inputs: one mono buffer per modulated parameter, sized for the kernel's slices.
+        let slotCount = parameterInputs.reduce(0) { $0 + $1.count }
+        parameterSlotCount = slotCount
+        parameterSlots = .allocate(capacity: max(1, slotCount))
+        var bufferFrames = 0
+        for (i, list) in parameterInputs.enumerated() where i < kernels.count {
+            for (j, input) in list.enumerated() where j == 0 || list[j - 1].parameter != input.parameter {
+                _ = input
+                bufferFrames += kernels[i].maximumFramesPerSlice
+            }
+        }
+        parameterBuffers = .allocate(capacity: max(1, bufferFrames))
+        parameterBuffers.initialize(repeating: 0, count: max(1, bufferFrames))
+        var slotIndex = 0, bufferOffset = 0
+        for (i, list) in parameterInputs.enumerated() where i < kernels.count {
+            entries[i].firstParameterInput = slotIndex
+            entries[i].parameterInputCount = list.count
+            var buffer = parameterBuffers
+            for (j, input) in list.enumerated() {
+                let first = j == 0 || list[j - 1].parameter != input.parameter
+                if first {
+                    buffer = parameterBuffers + bufferOffset
+                    bufferOffset += kernels[i].maximumFramesPerSlice
+                }
+                (parameterSlots + slotIndex).initialize(to: ParameterSlot(input: input, first: first, buffer: buffer))
+                slotIndex += 1
+            }
+        }
     }
 
     deinit {
@@ -124,6 +179,8 @@ final class RenderPlan: @unchecked Sendable {
         commandStorage.deallocate()
         entries.deallocate()
         inputSlots.deallocate()
+        parameterSlots.deallocate()
+        parameterBuffers.deallocate()
         pulledEntries.deallocate()
         parallelGroupStarts.deallocate()
         parallelRoots.deallocate()
@@ -174,8 +231,10 @@ final class RenderPlan: @unchecked Sendable {
         if k.lastRenderedSampleTime == context.sampleTime && k.lastRenderedFrameCount == context.frameCount { return }
         k.lastRenderedSampleTime = context.sampleTime
         k.lastRenderedFrameCount = context.frameCount
+        if e.parameterInputCount > 0 { prepareParameterInputs(e, context) }
         k.render(context: context, inputs: RenderInputs(plan: self, first: e.firstInput, count: e.inputCount,
                                                         context: context))
+        if e.parameterInputCount > 0 { finishParameterInputs(e) }
         if !k.taps.isEmpty { k.recordTaps(frameCount: context.frameCount) }
         if let live = k.liveTapSet { live.record(k, frameCount: context.frameCount, sampleTime: context.sampleTime) }
     }

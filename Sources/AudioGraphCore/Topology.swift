@@ -9,27 +9,60 @@ struct Topology {
     /// The shape and the rules.
     private(set) var structure: GraphStructure
 
-    init(nodes: [String: GraphNode], order: [String], connections: [AudioGraph.BusKey: AudioGraph.BusKey]) {
+    init(nodes: [String: GraphNode], order: [String], connections: [AudioGraph.BusKey: AudioGraph.BusKey],
+         parameterConnections: [ParameterConnection] = []) {
         self.nodes = nodes
         structure = GraphStructure(shapes: nodes.mapValues { $0.shape }, order: order, connections: connections)
+        self.parameterConnections = parameterConnections
+        for c in parameterConnections { structure.addParameterEdge(from: c.source, to: c.destination) }
     }
 
     var order: [String] { structure.order }
     /// Destination input bus → source output bus.
     var connections: [AudioGraph.BusKey: AudioGraph.BusKey] { structure.connections }
+    /// Output buses feeding parameters (audio into parameters), in the order made.
+    private(set) var parameterConnections: [ParameterConnection] = []
 
     /// Applies one structural change, validating it against the topology so far.
     mutating func apply(_ change: PendingChange) throws(AudioGraphError) {
-        guard let edit = change.structuralEdit else { return }
-        try structure.apply(edit)
+        if let edit = change.structuralEdit { try structure.apply(edit) }
         switch change {
         case .addNode(let n): nodes[n.id] = n
-        case .removeNode(let id): nodes[id] = nil
+        case .removeNode(let id):
+            nodes[id] = nil
+            parameterConnections.removeAll { $0.source == id || $0.destination == id }
+        case let .connectParameter(source, sourceBus, destination, parameter):
+            let c = try checkedParameterConnection(source, sourceBus, destination, parameter)
+            guard !parameterConnections.contains(c) else {
+                throw .invalidState("\"\(source)\" output \(sourceBus) is already connected to parameter \(parameter) of \"\(destination)\"")
+            }
+            if source == destination || reaches(from: destination, to: source) { throw .cycle(node: destination) }
+            parameterConnections.append(c)
+            structure.addParameterEdge(from: source, to: destination)
+        case let .disconnectParameter(source, sourceBus, destination, parameter):
+            let c = try checkedParameterConnection(source, sourceBus, destination, parameter)
+            guard let i = parameterConnections.firstIndex(of: c) else {
+                throw .invalidState("\"\(source)\" output \(sourceBus) is not connected to parameter \(parameter) of \"\(destination)\"")
+            }
+            parameterConnections.remove(at: i)
+            structure.removeParameterEdge(from: source, to: destination)
         default: break
         }
     }
 
-    /// Whether audio flows from `a` to `b` (b is downstream of a).
+    /// A parameter connection between existing nodes, buses and parameters.
+    private func checkedParameterConnection(_ source: String, _ sourceBus: Int, _ destination: String,
+                                            _ parameter: ParameterAddress) throws(AudioGraphError) -> ParameterConnection {
+        guard let s = nodes[source] else { throw .nodeNotFound(source) }
+        guard let d = nodes[destination] else { throw .nodeNotFound(destination) }
+        guard sourceBus >= 0 && sourceBus < s.outputBusCount else {
+            throw .busOutOfRange(node: source, scope: .output, bus: sourceBus, count: s.outputBusCount)
+        }
+        guard d.parameterIndex(of: parameter) != nil else { throw .parameterNotFound(node: destination, address: parameter.description) }
+        return ParameterConnection(source: source, sourceBus: sourceBus, destination: destination, parameter: parameter)
+    }
+
+    /// Whether audio flows from `a` to `b` (b is downstream of a, through inputs or parameters).
     func reaches(from a: String, to b: String) -> Bool { structure.reaches(from: a, to: b) }
 
     /// Exactly one output node.
@@ -44,6 +77,11 @@ struct Topology {
         for (dst, src) in connections {
             indegree[dst.node, default: 0] += 1
             downstream[src.node, default: []].append(dst.node)
+        }
+        // A modulating node renders before the node whose parameter it drives.
+        for c in parameterConnections {
+            indegree[c.destination, default: 0] += 1
+            downstream[c.source, default: []].append(c.destination)
         }
         var ready = order.filter { indegree[$0] == 0 }
         var result: [String] = []
@@ -80,7 +118,7 @@ extension PendingChange {
         case let .connect(source, sourceBus, destination, destinationBus):
             return .connect(source: BusPoint(node: source, bus: sourceBus), destination: BusPoint(node: destination, bus: destinationBus))
         case let .disconnect(destination, destinationBus): return .disconnect(BusPoint(node: destination, bus: destinationBus))
-        case .setParameter, .setProperty: return nil
+        case .setParameter, .setProperty, .connectParameter, .disconnectParameter: return nil
         }
     }
 }

@@ -1,21 +1,26 @@
-// A connection from one node's output bus to another node's input bus.
+// A connection from one node's output bus to another node's input bus (or, with `parameter`, to one of its parameters).
 import AudioGraphCore
 
-/// `{ "from": "osc", "to": "mix:1" }`.
+/// `{ "from": "osc", "to": "mix:1" }`, or audio into a parameter:
+/// `{ "from": "lfo", "to": "amp", "parameter": "gain" }`.
 ///
 /// Thread safety: a value type; safe to share between threads.
 public struct ConnectionDescription: Sendable, Hashable, CustomStringConvertible {
     /// The source node's output bus.
     public var from: BusReference
-    /// The destination node's input bus.
+    /// The destination node's input bus (with ``parameter``: the destination node, bus 0).
     public var to: BusReference
+    /// The parameter of `to.node` the audio feeds (``ParameterConnection``), or nil for a
+    /// connection into an input bus.
+    public var parameter: ParameterAddress?
 
     /// Creates a connection.
-    public init(from: BusReference, to: BusReference) {
+    public init(from: BusReference, to: BusReference, parameter: ParameterAddress? = nil) {
         self.from = from
         self.to = to
+        self.parameter = parameter
     }
 
-    /// `osc -> mix:1`.
-    public var description: String { "\(from) -> \(to)" }
+    /// `osc -> mix:1`, `lfo -> amp.gain`.
+    public var description: String { parameter.map { "\(from) -> \(to.node).\($0)" } ?? "\(from) -> \(to)" }
 }

@@ -3,7 +3,7 @@ import AudioGraphCore
 
 extension DescriptionReader {
     /// Decodes one parameter's event list and checks it as Web Audio would when the calls are made
-    /// in file order: times >= 0, values in range, exponential ramps never reach 0 (values are
+    /// in file order: times >= 0 and finite (no upper limit, as in Web Audio), values in range, exponential ramps never reach 0 (values are
     /// single precision, as in Web Audio: one that rounds to 0 as a `Float` is 0),
     /// setTarget time constants > 0, curves of >= 2 values over a duration > 0 that overlap no
     /// other event.
@@ -93,10 +93,8 @@ extension DescriptionReader {
                 report(at(key), .invalidAutomation("\(key) \(ParameterInfo.format(number)) must not be negative"))
                 return nil
             }
-            guard number <= GraphDescription.maximumTime else {
-                report(at(key), .limitExceeded(Self.timeLimit(Self.spelling(object[key]!))))
-                return nil
-            }
+            // Any finite time, as Web Audio accepts (the W3C `large-endtime` cases): the
+            // timeline computes in seconds and its frame conversions saturate (FrameCount).
             return number
         }
         func valueField(_ key: String) -> Double? {
@@ -135,9 +133,7 @@ extension DescriptionReader {
             let start = time("startTime")
             var duration: Double?
             if let number = number(object["duration"]!, at: at("duration")) {
-                if number > GraphDescription.maximumTime {
-                    report(at("duration"), .limitExceeded(Self.timeLimit(Self.spelling(object["duration"]!))))
-                } else if number > 0 { duration = number } else {
+                if number > 0 { duration = number } else {
                     report(at("duration"), .invalidAutomation("duration \(ParameterInfo.format(number)) must be greater than 0"))
                 }
             }

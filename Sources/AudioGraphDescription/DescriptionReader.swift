@@ -243,11 +243,25 @@ final class DescriptionReader {
     var actionLocations: [String: [String]] = [:]
 
     func decodeConnection(_ value: JSONValue, at location: String) -> ConnectionDescription? {
-        guard let object = object(value, at: location, allowed: ["from", "to"], required: ["from", "to"]) else { return nil }
+        guard let object = object(value, at: location, allowed: ["from", "to", "parameter"], required: ["from", "to"]) else { return nil }
         let from = object["from"].flatMap { busReference($0, at: Self.join(location, "from")) }
         let to = object["to"].flatMap { busReference($0, at: Self.join(location, "to")) }
+        var parameter: ParameterAddress?
+        if let value = object["parameter"] {
+            let path = Self.join(location, "parameter")
+            guard let text = string(value, at: path) else { return nil }
+            guard let address = ParameterAddress(text) else {
+                report(path, .invalidValue("\"\(text)\" is not a parameter address (name, input.N.name, band.N.name, listener.name)"))
+                return nil
+            }
+            if let to, to.bus != 0 {
+                report(Self.join(location, "to"), .invalidValue("a connection into a parameter names the node only, not an input bus"))
+                return nil
+            }
+            parameter = address
+        }
         guard let from, let to else { return nil }
-        return ConnectionDescription(from: from, to: to)
+        return ConnectionDescription(from: from, to: to, parameter: parameter)
     }
 
     func decodeTap(_ value: JSONValue, at location: String) -> TapDescription? {

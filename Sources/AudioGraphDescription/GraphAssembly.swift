@@ -25,7 +25,11 @@ public enum GraphAssembly {
         }
         for (index, c) in d.connections.enumerated() {
             do {
-                try graph.connect(c.from.node, outputBus: c.from.bus, to: c.to.node, inputBus: c.to.bus)
+                if let parameter = c.parameter {
+                    try graph.connect(c.from.node, outputBus: c.from.bus, to: c.to.node, parameter: parameter)
+                } else {
+                    try graph.connect(c.from.node, outputBus: c.from.bus, to: c.to.node, inputBus: c.to.bus)
+                }
             } catch {
                 throw LocatedEngineError(error, at: "connections[\(index)]")
             }

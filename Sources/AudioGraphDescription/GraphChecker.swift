@@ -144,6 +144,9 @@ final class GraphChecker {
     /// connection that closes a cycle is added: the engine's pass on the real nodes reports it.
     @discardableResult
     func connect(_ connection: ConnectionDescription, at location: String, in topology: inout Topology) -> Bool {
+        if let parameter = connection.parameter {
+            return connectParameter(connection, parameter, at: location, in: topology)
+        }
         let to = BusPoint(node: connection.to.node, bus: connection.to.bus)
         let edit = StructuralEdit.connect(source: BusPoint(node: connection.from.node, bus: connection.from.bus), destination: to)
         var valid = true
@@ -168,6 +171,41 @@ final class GraphChecker {
         guard valid else { return false }
         topology.structure.commit(edit)
         topology.inputs[to] = (connection.from, location)
+        return true
+    }
+
+    /// Audio into a parameter (it takes no input bus): both nodes exist, the source bus exists and
+    /// the parameter is the destination's. A cycle through it is the engine's pass's to report.
+    func connectParameter(_ connection: ConnectionDescription, _ parameter: ParameterAddress, at location: String,
+                          in topology: Topology) -> Bool {
+        var valid = true
+        let from = topology.nodes[connection.from.node]
+        let to = topology.nodes[connection.to.node]
+        if from == nil {
+            valid = false
+            if !reader.brokenNodeIDs.contains(connection.from.node) {
+                report(DescriptionReader.join(location, "from"), .missingNode(connection.from.node))
+            }
+        }
+        if to == nil {
+            valid = false
+            if !reader.brokenNodeIDs.contains(connection.to.node) {
+                report(DescriptionReader.join(location, "to"), .missingNode(connection.to.node))
+            }
+        }
+        if let from, connection.from.bus >= from.outputBusCount {
+            valid = false
+            report(DescriptionReader.join(location, "from"),
+                   .busOutOfRange(node: from.id, bus: connection.from.bus, count: from.outputBusCount, isInput: false))
+        }
+        guard valid, let to else { return false }
+        let names = to.parameterInfos(sampleRate: reader.sampleRate).map(\.address)
+        guard names.contains(parameter) else {
+            report(DescriptionReader.join(location, "parameter"),
+                   .unknownParameter(address: parameter.description,
+                                     reason: "\(to.type.rawValue) node \"\(to.id)\" has " + names.map(\.description).joined(separator: ", ")))
+            return false
+        }
         return true
     }
 

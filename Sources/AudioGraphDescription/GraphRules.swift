@@ -41,6 +41,13 @@ public enum GraphRules {
         } catch {
             throw refusal(error.error, at: error.location)
         }
+        // A tap's bus against the real node (a channel splitter has as many outputs as its
+        // `outputs` property says, fewer than its type's most).
+        for (index, tap) in d.taps.enumerated() {
+            if let node = graph.node(tap.node), tap.bus >= node.outputBusCount {
+                throw refusal(.busOutOfRange(node: tap.node, scope: .output, bus: tap.bus, count: node.outputBusCount), at: "taps[\(index)]")
+            }
+        }
         let initial: ResolvedBusFormats
         do {
             initial = try graph.resolve()
@@ -144,7 +151,7 @@ public enum GraphRules {
         // An input bus shows what arrives on its connection (the source's output), before the
         // conversion a mixer, environment or converter makes.
         var arriving: [String: [Int: StreamFormat]] = [:]
-        for c in d.connections {
+        for c in d.connections where c.parameter == nil {
             if let f = resolved.outputs[c.from.node]?[c.from.bus] { arriving[c.to.node, default: [:]][c.to.bus] = f }
         }
         for n in d.nodes {

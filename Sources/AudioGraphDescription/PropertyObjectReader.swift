@@ -45,6 +45,19 @@ struct PropertyObjectReader: NodePropertyReader {
         properties[key].flatMap { reader.channelMap($0, at: at(key), channels: channels) }
     }
 
+    func numbers(_ key: String, count: ClosedRange<Int>) -> [Double]? {
+        guard let value = properties[key], let array = reader.array(value, at: at(key)) else { return nil }
+        guard count.contains(array.count) else {
+            reader.report(at(key), .invalidValue("expected \(count.lowerBound)...\(count.upperBound) numbers, found \(array.count)"))
+            return nil
+        }
+        var result: [Double] = []
+        for (index, element) in array.enumerated() {
+            if let x = reader.number(element, at: DescriptionReader.join(at(key), index: index)) { result.append(x) }
+        }
+        return result.count == array.count ? result : nil
+    }
+
     func file(_ key: String) -> (name: String, path: String)? {
         guard let name = string(key) else { return nil }
         guard !name.isEmpty else {

@@ -12,7 +12,7 @@ package enum GraphInspection {
             s += "  \(n.id) (\(n.type.rawValue))\n"
             let f = v.formats[n.id]
             for (i, input) in (f?.inputs ?? []).enumerated() {
-                let source = d.connections.first { $0.to.node == n.id && $0.to.bus == i }.map { " <- \($0.from)" } ?? ""
+                let source = d.connections.first { $0.parameter == nil && $0.to.node == n.id && $0.to.bus == i }.map { " <- \($0.from)" } ?? ""
                 s += "    input \(i): \(input.map(\.description) ?? "unconnected")\(source)\n"
             }
             for (i, output) in (f?.outputs ?? []).enumerated() {
@@ -22,7 +22,7 @@ package enum GraphInspection {
             s += pluginLines(n, sampleRate: f?.outputs.first?.sampleRate ?? d.sampleRate)
         }
         s += "connections:\n"
-        for c in d.connections { s += "  \(c.from) -> \(c.to)\n" }
+        for c in d.connections { s += "  \(c)\n" }
         if !d.updates.isEmpty {
             s += "updates:\n"
             for u in d.updates {
@@ -51,7 +51,8 @@ package enum GraphInspection {
             s += "  \"\(escape(n.id))\" [label=\"\(escape(n.id))\\n\(n.type.rawValue)\(out)\"];\n"
         }
         for c in d.connections {
-            s += "  \"\(escape(c.from.node))\" -> \"\(escape(c.to.node))\" [label=\"\(c.from.bus)→\(c.to.bus)\"];\n"
+            let label = c.parameter.map { "\(c.from.bus)→\($0)" } ?? "\(c.from.bus)→\(c.to.bus)"
+            s += "  \"\(escape(c.from.node))\" -> \"\(escape(c.to.node))\" [label=\"\(escape(label))\"];\n"
         }
         s += "}\n"
         return s

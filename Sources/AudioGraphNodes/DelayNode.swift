@@ -11,19 +11,41 @@
 /// their values exactly per sample (a step is a step; use a ramp for a fade). `delayTime`
 /// changes crossfade between the old and the new delay over 10 ms, and `lowPassCutoff` glides
 /// over 10 ms, so neither clicks; per-sample `delayTime` values (a ramp or automation) are
-/// followed in 10 ms crossfades.
+/// followed in 10 ms crossfades. With the `smoothing` property false (``Options``) neither
+/// glides: a `delayTime` change reads at the new delay from the next frame (Web Audio's
+/// DelayNode) and the cutoff steps.
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread.
 public final class DelayNode: GraphNode, @unchecked Sendable {
-    public init(id: String, sampleRate: Double) {
+    /// `properties` of a `delay` node.
+    public struct Options: Hashable, Sendable {
+        /// Whether `delayTime` crossfades and `lowPassCutoff` glides over 10 ms (true); false:
+        /// Web Audio's un-smoothed changes.
+        public var smoothing: Bool
+        public init(smoothing: Bool = true) { self.smoothing = smoothing }
+    }
+
+    /// The node's options.
+    public let options: Options
+
+    public init(id: String, sampleRate: Double, options: Options = Options()) {
+        self.options = options
         super.init(id: id, typeName: "delay", inputBusCount: 1, outputBusCount: 1,
                    parameters: ParameterTable.delay.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
     }
 
-    /// The `delay` node type: one input, one output, no properties, ``ParameterTable/delay``.
+    /// The `delay` node type: one input, one output, property `smoothing` (true),
+    /// ``ParameterTable/delay``.
     package static let descriptor = NodeTypeDescriptor(
-        name: "delay", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .delay
-    ) { context in DelayNode(id: context.id, sampleRate: context.sampleRate) }
+        name: "delay", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, propertyKeys: ["smoothing"], parameters: .delay,
+        decode: { reader in
+            var o = Options()
+            if let smoothing = reader.bool("smoothing") { o.smoothing = smoothing }
+            return o
+        },
+        makeNode: { context in
+            DelayNode(id: context.id, sampleRate: context.sampleRate, options: context.options(as: Options.self) ?? Options())
+        })
 
     /// The delay line: ``MemoryBudget/maximumDelayTime`` seconds per channel at the node's rate.
     public override func stateMemoryEstimate(outputFormat: StreamFormat) -> (bytes: Int64, reason: String)? {
@@ -58,7 +80,7 @@ final class DelayKernel: NodeKernel, @unchecked Sendable {
         let p = node.parameters
         line = DelayLine(sampleRate: format.sampleRate, maximumChannelCount: format.channelCount,
                          delayTime: p[delayTimeIndex].value, feedback: p[feedbackIndex].value,
-                         lowPassCutoff: p[cutoffIndex].value, wetDryMix: p[wetIndex].value)
+                         lowPassCutoff: p[cutoffIndex].value, wetDryMix: p[wetIndex].value, smoothing: node.options.smoothing)
         pointers = ChannelPointers(capacity: format.channelCount)
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)

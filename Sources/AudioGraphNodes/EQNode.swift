@@ -15,6 +15,8 @@ import Foundation
 /// every frame, which makes the band follow them with a lag of a few milliseconds.
 ///
 /// The bands' filter types come from the `bands` (or `preset`) property, fixed at creation.
+/// With `smoothing` false (``EQProperties/smoothing``) nothing glides: a band change takes
+/// exact coefficients from the next frame and bypass switches, as Web Audio's BiquadFilterNode.
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread.
 public final class EQNode: GraphNode, @unchecked Sendable {
@@ -84,7 +86,7 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
             let start = EQBand(type: band.type, frequency: node.parameters[index("frequency")].value,
                                gain: node.parameters[index("gain")].value, q: node.parameters[index("q")].value,
                                bypass: node.parameters[index("bypass")].value >= 0.5)
-            filters.append(Biquad(band: start, sampleRate: rate, maximumChannelCount: channels))
+            filters.append(Biquad(band: start, sampleRate: rate, maximumChannelCount: channels, smoothing: node.properties.smoothing))
         }
         self.filters = filters
         globalGainIndex = node.parameterIndex(of: ParameterAddress(name: "globalGain"))!
@@ -203,15 +205,22 @@ extension EQNode {
     /// ``ParameterTable/eq`` with one `band.N.*` group per band.
     package static let descriptor = NodeTypeDescriptor(
         name: "eq", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: ["bands", "preset"], parameters: .eq,
+        propertyKeys: ["bands", "preset", "smoothing"], parameters: .eq,
         decode: { reader in
+            // `smoothing: false`: Web Audio's un-smoothed band changes (see EQProperties.smoothing).
+            let smoothing = reader.bool("smoothing") ?? true
+            func done(_ properties: EQProperties) -> EQProperties {
+                var p = properties
+                p.smoothing = smoothing
+                return p
+            }
             if reader.has("bands"), reader.has("preset") {
                 reader.reportInvalid("give either \"bands\" or \"preset\", not both")
             }
             if let preset = reader.choice("preset", as: EQPreset.self) {
-                return EQProperties(preset: preset, sampleRate: reader.sampleRate)
+                return done(EQProperties(preset: preset, sampleRate: reader.sampleRate))
             }
-            guard let count = reader.count("bands") else { return EQProperties() }
+            guard let count = reader.count("bands") else { return done(EQProperties()) }
             if count > EQProperties.maximumBandCount {
                 reader.reportInvalid("bands", "an eq has at most \(EQProperties.maximumBandCount) bands, found \(count)")
             }
@@ -245,7 +254,7 @@ extension EQNode {
                 }
                 bands.append(band)
             }
-            return EQProperties(bands: bands)
+            return done(EQProperties(bands: bands))
         },
         bandCount: { options in (options as? EQProperties)?.bands.count ?? 0 },
         parameterDefaults: { options in

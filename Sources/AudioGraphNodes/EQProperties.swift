@@ -48,6 +48,9 @@ public struct EQProperties: Sendable, Hashable {
     public var bands: [EQBand]
     /// The preset the bands came from, nil when given one by one.
     public var preset: EQPreset?
+    /// Whether band changes glide and bypass crossfades over 10 ms (true); false: Web Audio's
+    /// un-smoothed changes (coefficients exact from the next frame, bypass a switch).
+    public var smoothing: Bool = true
 
     /// The most bands one eq accepts.
     public static let maximumBandCount = 64

@@ -3,7 +3,11 @@ import Foundation
 
 /// A source node generating a waveform (cf. Web Audio's OscillatorNode, plus noise).
 ///
-/// Parameters: `frequency` (Hz, 0...sampleRate/2, 440) and `amplitude` (0...1, 1), both a-rate.
+/// Parameters: `frequency` (Hz, 0...sampleRate/2, 440), `amplitude` (0...1, 1) and `detune`
+/// (cents, ±153600, 0), all a-rate; the oscillator runs at Web Audio's computed frequency
+/// `frequency · 2^(detune/1200)` (at most sampleRate/2). Waveform `custom` plays a
+/// ``PeriodicWave`` from the `real`/`imag` properties (Web Audio's PeriodicWave: peak-normalized
+/// unless `disableNormalization`, band-limited).
 /// Sine is `amplitude * sin(2*pi*phase)` with the phase accumulated in Double from the node's
 /// start frame (so a constant frequency gives `sin(2*pi*f*n/sampleRate)`); the sine is a
 /// polynomial within 7e-16 of libm's (see `OscillatorKernel.sine(ofPhases:)`). Square, sawtooth and
@@ -31,7 +35,7 @@ public final class OscillatorNode: GraphNode, @unchecked Sendable {
     /// startTime and stopTime may change while the graph runs), ``ParameterTable/oscillator``.
     package static let descriptor = NodeTypeDescriptor(
         name: "oscillator", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
-        propertyKeys: ["waveform", "channels", "seed", "startTime", "stopTime"],
+        propertyKeys: ["waveform", "channels", "seed", "startTime", "stopTime", "real", "imag", "disableNormalization"],
         runtimePropertyKeys: ["waveform", "startTime", "stopTime"], parameters: .oscillator,
         decode: { reader in
             var result = OscillatorProperties()
@@ -44,6 +48,21 @@ public final class OscillatorNode: GraphNode, @unchecked Sendable {
                     reader.reportInvalid("stopTime", "stopTime \(ParameterInfo.format(time)) must be after startTime \(ParameterInfo.format(result.startTime))")
                 } else {
                     result.stopTime = time
+                }
+            }
+            let terms = 1...PeriodicWave.maximumTermCount
+            let real = reader.numbers("real", count: terms), imag = reader.numbers("imag", count: terms)
+            if let flag = reader.bool("disableNormalization") { result.disableNormalization = flag }
+            if reader.has("real") || reader.has("imag") {
+                if reader.has("waveform") && result.waveform != .custom {
+                    reader.reportInvalid("waveform", "real and imag make a custom waveform: write \"custom\" or leave waveform out")
+                }
+                result.waveform = .custom
+                if let problem = PeriodicWave.problem(real: real, imag: imag) {
+                    reader.reportInvalid(reader.has("real") ? "real" : "imag", problem)
+                } else {
+                    result.real = real
+                    result.imag = imag
                 }
             }
             return result
@@ -134,6 +153,10 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
     private let seed: UInt64
     private let frequencyIndex: Int
     private let amplitudeIndex: Int
+    private let detuneIndex: Int
+    /// The custom waveform (the properties' terms, else Web Audio's default sine), made here on
+    /// the control thread so that a switch to `custom` while running allocates nothing.
+    private let periodicWave: PeriodicWave
     /// Taken here so that its tables are built on the control thread, not while rendering.
     private let series = BandLimitedSeries.shared
 
@@ -150,6 +173,8 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
     /// waves can be evaluated two frames at a time. Sized at init, freed in deinit.
     private let framePhases: UnsafeMutablePointer<Double>
     private let frameFrequencies: UnsafeMutablePointer<Double>
+    /// Per slice: the computed (detuned) frequency of each frame.
+    private let frameScratch: UnsafeMutablePointer<Float>
 
     init(node: OscillatorNode, maximumFramesPerSlice: Int) {
         let p = node.properties
@@ -162,8 +187,12 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         rng = SplitMix64(seed: p.seed)
         frequencyIndex = node.parameterIndex(of: ParameterAddress(name: "frequency"))!
         amplitudeIndex = node.parameterIndex(of: ParameterAddress(name: "amplitude"))!
+        detuneIndex = node.parameterIndex(of: ParameterAddress(name: "detune"))!
+        periodicWave = PeriodicWave(real: p.real, imag: p.imag, disableNormalization: p.disableNormalization)
         framePhases = .allocate(capacity: max(1, maximumFramesPerSlice))
         frameFrequencies = .allocate(capacity: max(1, maximumFramesPerSlice))
+        frameScratch = .allocate(capacity: max(1, maximumFramesPerSlice))
+        frameScratch.initialize(repeating: 0, count: max(1, maximumFramesPerSlice))
         Self.simdMetadataReady
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
@@ -172,6 +201,7 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
     deinit {
         framePhases.deallocate()
         frameFrequencies.deallocate()
+        frameScratch.deallocate()
     }
 
     override func receive(_ message: KernelMessage) {
@@ -191,8 +221,17 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
 
     override func render(context: RenderContext, inputs: RenderInputs) {
         let n = context.frameCount
-        let frequency = parameterValues(frequencyIndex, context)
+        let nominal = parameterValues(frequencyIndex, context)
         let amplitude = parameterValues(amplitudeIndex, context)
+        let detune = parameterValues(detuneIndex, context)
+        // Web Audio's computed frequency: frequency · 2^(detune/1200). Without detune (constant
+        // 0) the frequency's values are used as they are, so outputs stay what they were.
+        let frequency: ParameterValues
+        if detune.isConstant && parameterStates[detuneIndex].current == 0 {
+            frequency = nominal
+        } else {
+            frequency = computedFrequency(nominal, detune, frameCount: context.frameCount)
+        }
         let out = outputs[0]
         let first = out.channel(0)
         let begin = startSampleTime + startOffset
@@ -219,7 +258,7 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
             // The common case with every per-sample decision hoisted (the same arithmetic as below).
             // The phases first (the sequential part), then the sines four frames at a time.
             let a = Double(amplitude.constant)
-            let step = parameterStates[frequencyIndex].current * inverseRate
+            let step = constantFrequency(frequency) * inverseRate
             var p = phase
             for i in 0..<n {
                 framePhases[i] = p
@@ -238,6 +277,19 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
                 i += 1
             }
             framesRendered += Int64(n)
+        case .custom:
+            for i in 0..<n {
+                let t = t0 + Int64(i)
+                if t < begin || t >= end {
+                    first[i] = 0
+                    continue
+                }
+                let f = frequency.isConstant ? constantFrequency(frequency) : Double(frequency[i])
+                first[i] = Float(Double(amplitude[i]) * periodicWave.value(phase: phase, frequency: f, sampleRate: rate))
+                phase += f * inverseRate
+                if phase >= 1 { phase -= phase.rounded(.down) }
+                framesRendered += 1
+            }
         case .sine, .noise:
             for i in 0..<n {
                 let t = t0 + Int64(i)
@@ -249,7 +301,7 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
                 if waveform == .noise {
                     first[i] = Float(a * rng.nextSignedUnit())
                 } else {
-                    let f = frequency.isConstant ? parameterStates[frequencyIndex].current : Double(frequency[i])  // a constant frequency keeps its Double value
+                    let f = frequency.isConstant ? constantFrequency(frequency) : Double(frequency[i])  // a constant frequency keeps its Double value
                     first[i] = Float(a * Self.sine(ofPhase: phase))
                     phase += f * inverseRate
                     if phase >= 1 { phase -= phase.rounded(.down) }
@@ -259,6 +311,33 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
         }
         for c in 1..<max(1, out.channelCount) { out.channel(c).update(from: first, count: n) }
         outputIsSilent[0] = false
+    }
+
+    /// The exact frequency of a slice whose computed frequency is constant: the parameter's Double
+    /// value without detune, else the value ``computedFrequency(_:_:frameCount:)`` put in
+    /// `frequency.constant` (computed in Double, held as Float as every parameter value is).
+    @inline(__always)
+    private func constantFrequency(_ frequency: ParameterValues) -> Double {
+        let d = parameterStates[detuneIndex].current
+        if d == 0 { return parameterStates[frequencyIndex].current }
+        return min(parameterStates[frequencyIndex].current * exp2(d / 1200), rate / 2)
+    }
+
+    /// `frequency · 2^(detune/1200)` (clamped to 0...sampleRate/2) per frame into the detune
+    /// parameter's scratch values, or a constant when both are. Real-time safe.
+    @inline(__always)
+    private func computedFrequency(_ frequency: ParameterValues, _ detune: ParameterValues, frameCount n: Int) -> ParameterValues {
+        if frequency.isConstant && detune.isConstant {
+            return ParameterValues(constant: Float(constantFrequency(frequency)), values: nil)
+        }
+        let out = frameScratch
+        let nyquist = rate / 2
+        for i in 0..<n {
+            let f = frequency.isConstant ? parameterStates[frequencyIndex].current : Double(frequency[i])
+            let d = detune.isConstant ? parameterStates[detuneIndex].current : Double(detune[i])
+            out[i] = Float(min(max(f * exp2(d / 1200), 0), nyquist))
+        }
+        return ParameterValues(constant: out[max(0, n - 1)], values: out)
     }
 
     /// 1.5 * 2^52: `(p + m) - m` rounds `p` (|p| < 2^51) to the nearest integer, ties to even.
@@ -319,7 +398,7 @@ final class OscillatorKernel: NodeKernel, @unchecked Sendable {
                 frameFrequencies[i] = 0
                 continue
             }
-            let f = frequency.isConstant ? parameterStates[frequencyIndex].current : Double(frequency[i])  // a constant frequency keeps its Double value
+            let f = frequency.isConstant ? constantFrequency(frequency) : Double(frequency[i])  // a constant frequency keeps its Double value
             framePhases[i] = phase
             frameFrequencies[i] = f
             phase += f * inverseRate

@@ -21,6 +21,13 @@ package enum StockNodeTypes {
         WaveShaperNode.descriptor,
         PeakLimiterNode.descriptor,
         DynamicsProcessorNode.descriptor,
+        GainNode.descriptor,
+        StereoPannerNode.descriptor,
+        ConstantSourceNode.descriptor,
+        IIRFilterNode.descriptor,
+        ChannelSplitterNode.descriptor,
+        ChannelMergerNode.descriptor,
+        BufferSourceNode.descriptor,
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).

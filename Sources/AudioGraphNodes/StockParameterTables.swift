@@ -6,6 +6,8 @@ extension ParameterTable {
     package static let oscillator = ParameterTable([
         .init(.global, "frequency", .hertz, .value(0), .nyquist, .value(440)),
         .init(.global, "amplitude", .linearGain, 0, 1, 1),
+        // Web Audio's detune (cents): 1200·log2(FLT_MAX) ≈ 153600 either way.
+        .init(.global, "detune", .generic, -153600, 153600, 0),
     ])
 
     /// ``PlayerNode``'s parameters.

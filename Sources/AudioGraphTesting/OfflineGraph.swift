@@ -4,8 +4,10 @@ import AudioGraphNodes
 
 /// Builds a graph from nodes plus a `GenericOutputNode` "out" and connection lines
 /// (`a -> mix:1`, `mix -> out`), initializes and starts it.
+/// `configure` runs before `initialize()` (for edits the text cannot say: parameter connections).
 public func startedGraph(_ nodes: [GraphNode], _ connections: String, sampleRate: Double = 48000,
-                         slice: Int = 512, output: GenericOutputNode = GenericOutputNode(id: "out")) throws -> AudioGraph {
+                         slice: Int = 512, output: GenericOutputNode = GenericOutputNode(id: "out"),
+                         configure: ((AudioGraph) throws -> Void)? = nil) throws -> AudioGraph {
     let g = AudioGraph(sampleRate: sampleRate, maximumFramesPerSlice: slice)
     for n in nodes { try g.addNode(n) }
     try g.addNode(output)
@@ -16,6 +18,7 @@ public func startedGraph(_ nodes: [GraphNode], _ connections: String, sampleRate
             try g.connect(String(s[0]), outputBus: s.count > 1 ? Int(s[1])! : 0, to: String(d[0]), inputBus: d.count > 1 ? Int(d[1])! : 0)
         }
     }
+    try configure?(g)
     try g.initialize()
     try g.start()
     return g

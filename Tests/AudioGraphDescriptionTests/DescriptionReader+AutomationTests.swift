@@ -107,8 +107,8 @@ final class DescriptionReaderAutomationTests: XCTestCase {
     }
 
     func testAddressesAndBooleanParameters() {
-        XCTAssertEqual(errorLines(graph(#"{ "setValueAtTime": { "value": 1, "time": 0 } }"#, address: "detune")),
-                       [#"graph.json: nodes[0] (id "osc").automation.detune: "detune" is not a parameter: an oscillator node has frequency, amplitude"#])
+        XCTAssertEqual(errorLines(graph(#"{ "setValueAtTime": { "value": 1, "time": 0 } }"#, address: "pitch")),
+                       [#"graph.json: nodes[0] (id "osc").automation.pitch: "pitch" is not a parameter: an oscillator node has frequency, amplitude, detune"#])
         XCTAssertEqual(errorLines("""
         { "version": 1, "nodes": [ { "id": "osc", "type": "oscillator" },
           { "id": "m", "type": "mixer", "automation": { "input.0.enable": [ { "setValueAtTime": { "value": 0, "time": 1 } },

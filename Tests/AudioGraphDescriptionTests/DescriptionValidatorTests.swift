@@ -60,7 +60,7 @@ final class DescriptionValidatorTests: XCTestCase {
 
     func testUnknownTypeAndMissingKeys() {
         XCTAssertEqual(lines(#"{ "id": "x", "type": "chorus" }, { "type": "eq" }, \#(out)"#), [
-            #"graph.json: nodes[0] (id "x").type: "chorus" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, reverb, timePitch, varispeed, lv2, compressor, convolver, dynamicsProcessor, limiter, sampler, waveShaper"#,
+            #"graph.json: nodes[0] (id "x").type: "chorus" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, reverb, timePitch, varispeed, lv2, bufferSource, channelMerger, channelSplitter, compressor, constantSource, convolver, dynamicsProcessor, gain, iirFilter, limiter, sampler, stereoPanner, waveShaper"#,
             #"graph.json: nodes[1]: missing required key "id""#,
         ])
     }
@@ -138,8 +138,8 @@ final class DescriptionValidatorTests: XCTestCase {
         \(out)
         """
         XCTAssertEqual(lines(nodes), [
-            #"graph.json: nodes[0] (id "osc").properties.colour: unknown key "colour" (allowed: waveform, channels, seed, startTime, stopTime)"#,
-            #"graph.json: nodes[0] (id "osc").properties.waveform: "saw" is not one of sine, square, sawtooth, triangle, noise"#,
+            #"graph.json: nodes[0] (id "osc").properties.colour: unknown key "colour" (allowed: waveform, channels, seed, startTime, stopTime, real, imag, disableNormalization)"#,
+            #"graph.json: nodes[0] (id "osc").properties.waveform: "saw" is not one of sine, square, sawtooth, triangle, noise, custom"#,
             "graph.json: nodes[0] (id \"osc\").properties.channels: 0 is outside 1...256",
             "graph.json: nodes[0] (id \"osc\").properties.seed: -1 is outside 0...9007199254740991",
             "graph.json: nodes[0] (id \"osc\").properties.stopTime: stopTime 0 must be after startTime 0",
@@ -225,7 +225,7 @@ final class DescriptionValidatorTests: XCTestCase {
 
     func testReferencesToBrokenNodesAreNotReportedTwice() {
         XCTAssertEqual(lines(#"{ "id": "x", "type": "oscilator" }, \#(out)"#, #"{ "from": "x", "to": "out" }"#),
-                       [#"graph.json: nodes[0] (id "x").type: "oscilator" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, reverb, timePitch, varispeed, lv2, compressor, convolver, dynamicsProcessor, limiter, sampler, waveShaper (did you mean "oscillator"?)"#])
+                       [#"graph.json: nodes[0] (id "x").type: "oscilator" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, reverb, timePitch, varispeed, lv2, bufferSource, channelMerger, channelSplitter, compressor, constantSource, convolver, dynamicsProcessor, gain, iirFilter, limiter, sampler, stereoPanner, waveShaper (did you mean "oscillator"?)"#])
     }
 
     // MARK: Many problems at once

@@ -119,7 +119,7 @@ final class GraphDescriptionTests: XCTestCase {
         XCTAssertEqual(description.nodes[0].configuration.options(as: OscillatorProperties.self),
                        OscillatorProperties(waveform: .sine, channels: 1, seed: 0, startTime: 0, stopTime: nil))
         XCTAssertEqual(description.nodes[0].initialParameterValues(sampleRate: 48000),
-                       [ParameterAddress(name: "frequency"): 440, ParameterAddress(name: "amplitude"): 1])
+                       [ParameterAddress(name: "frequency"): 440, ParameterAddress(name: "amplitude"): 1, ParameterAddress(name: "detune"): 0])
         XCTAssertEqual(description.outputNode?.id, "out")
         XCTAssertEqual(graph.formats["osc"]?.outputs, [BusFormat(sampleRate: 48000, channels: 1)])
         XCTAssertEqual(graph.formats["out"], NodeFormats(inputs: [BusFormat(sampleRate: 48000, channels: 1)], outputs: [],

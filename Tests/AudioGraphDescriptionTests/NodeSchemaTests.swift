@@ -81,9 +81,8 @@ final class NodeSchemaTests: XCTestCase {
         XCTAssertEqual(NodeSchema.for(.output).outputBusCount, 0)
         XCTAssertEqual(NodeSchema.for(.genericOutput).outputBusCount, 0)
         XCTAssertEqual(NodeSchema.for(.player).inputBuses.defaultCount, 0)
-        XCTAssertEqual(NodeType.allCases.map { NodeSchema.for($0).kind },
-                       [.source, .source, .source, .mixer, .mixer, .effect, .effect, .effect, .converter, .output, .output, .effect, .effect, .effect, .effect, .effect,
-                        .effect, .effect, .effect, .effect, .source, .effect])  // then compressor, convolver, dynamicsProcessor, limiter, sampler, waveShaper
+        XCTAssertEqual(NodeType.allCases.prefix(16).map { NodeSchema.for($0).kind },   // the stock list; registered types follow
+                       [.source, .source, .source, .mixer, .mixer, .effect, .effect, .effect, .converter, .output, .output, .effect, .effect, .effect, .effect, .effect])
         XCTAssertEqual(NodeType.allCases.filter { NodeSchema.for($0).convertsInputs }, [.mixer, .environment, .converter, .genericOutput])
     }
 

@@ -110,4 +110,30 @@ final class DelayNodeTests: XCTestCase {
             }
         }
     }
+
+    /// `smoothing: false` (Web Audio's DelayNode): a delayTime step read at the new delay from
+    /// the step's frame, exactly the recurrence; the default still crossfades over 10 ms there.
+    func testWithoutSmoothingADelayStepIsExact() throws {
+        let x = (0..<9600).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
+        func render(smoothing: Bool) throws -> [Float] {
+            let d = DelayNode(id: "echo", sampleRate: sr, options: .init(smoothing: smoothing))
+            try d.setParameter("feedback", 0)
+            try d.setParameter("wetDryMix", 100)
+            try d.setAutomation(try AutomationTimeline(events: [.setValue(value: 1.0 / 128, time: 0), .setValue(value: 1.0 / 64, time: 0.1)],
+                                                       defaultValue: 1.0 / 128), for: "delayTime")
+            let g = try startedGraph([formulaSource("src", channels: 1) { _, n in x[Int(n)] }, d], "src -> echo -> out", slice: 256)
+            return renderFrames(g, frames: 9600, channels: 1)[0]
+        }
+        let exact = try render(smoothing: false)
+        // 1/128 s and 1/64 s (exact in single precision): y[n] = x[n - 375] before frame 4800, x[n - 750] from it.
+        for n in 0..<9600 {
+            let D = n < 4800 ? 375 : 750
+            XCTAssertEqual(exact[n], n >= D ? x[n - D] : 0, "frame \(n)")
+            if exact[n] != (n >= D ? x[n - D] : 0) { break }
+        }
+        let smooth = try render(smoothing: true)
+        XCTAssertTrue(smooth[1000..<4800] == exact[1000..<4800], "the same before the step (once the first crossfade, from the parameter's 1 s, is over)")
+        XCTAssertGreaterThan(abs(smooth[4810] - exact[4810]), 1e-3, "the default crossfades over 10 ms")
+        XCTAssertTrue(smooth[5400...] == exact[5400...], "the same once the crossfade is over")
+    }
 }

@@ -177,4 +177,42 @@ final class EQNodeTests: XCTestCase {
             XCTAssertLessThan(e.error, 1e-5, "channel \(c) at frame \(e.at)")
         }
     }
+
+    /// `smoothing: false` (Web Audio's BiquadFilterNode): a low-pass band's frequency stepped by
+    /// automation takes the cookbook coefficients of the new frequency from the step's frame on,
+    /// within 1e-6 of the transposed-direct-form-II recurrence run here with coefficients
+    /// switched at that frame; the default glides there for 10 ms.
+    func testWithoutSmoothingAFrequencyStepIsExact() throws {
+        let x = (0..<4800).map { Float(0.4 * sin(Double($0) * 0.3) + 0.3 * sin(Double($0) * 0.021)) }
+        func render(smoothing: Bool) throws -> [Float] {
+            var properties = EQProperties(bands: [EQBand(type: .lowPass, frequency: 500, q: 0.7)])
+            properties.smoothing = smoothing
+            let eq = EQNode(id: "eq", sampleRate: sr, properties: properties)
+            try eq.setAutomation(try AutomationTimeline(events: [.setValue(value: 500, time: 0), .setValue(value: 4000, time: 0.05)],
+                                                        defaultValue: 500), for: "band.0.frequency")
+            let g = try startedGraph([formulaSource("src", channels: 1) { _, n in x[Int(n)] }, eq], "src -> eq -> out", slice: 256)
+            return renderFrames(g, frames: 4800, channels: 1)[0]
+        }
+        /// The cookbook low-pass (R. Bristow-Johnson), normalized by a0.
+        func lowPass(_ f0: Double, _ q: Double) -> [Double] {
+            let w = 2 * Double.pi * f0 / sr, alpha = sin(w) / (2 * q), c = cos(w), a0 = 1 + alpha
+            return [(1 - c) / 2 / a0, (1 - c) / a0, (1 - c) / 2 / a0, -2 * c / a0, (1 - alpha) / a0]
+        }
+        var z1 = 0.0, z2 = 0.0
+        var reference = [Double]()
+        for n in 0..<4800 {
+            let k = lowPass(n < 2400 ? 500 : 4000, 0.7)
+            let xn = Double(x[n])
+            let y = k[0] * xn + z1
+            z1 = k[1] * xn - k[3] * y + z2
+            z2 = k[2] * xn - k[4] * y
+            reference.append(y)
+        }
+        let exact = try render(smoothing: false)
+        let e = SignalMeasurement.worstError(exact) { reference[$0] }
+        XCTAssertLessThan(e.error, 1e-6, "at \(e.at)")
+        print("eq smoothing false: worst error against the recurrence \(e.error)")
+        let smooth = try render(smoothing: true)
+        XCTAssertGreaterThan(abs(Double(smooth[2420]) - reference[2420]), 1e-3, "the default glides over 10 ms")
+    }
 }

@@ -79,6 +79,9 @@ extension AudioEngine {
             for c in connections {
                 try g.connect(c.source.graphID, outputBus: c.sourceBus, to: c.destination.graphID, inputBus: c.destinationBus)
             }
+            for c in parameterConnections {
+                try g.connect(c.source.graphID, outputBus: c.sourceBus, to: c.parameter.node.graphID, parameter: .parsed(c.parameter.address))
+            }
             for c in connections {
                 let destination = made.first { $0.0 === c.destination }!.1
                 for (address, value) in mixingParameters(for: c) { try destination.setClampedParameter(address, value) }
@@ -218,11 +221,23 @@ extension AudioEngine {
         for c in existing.subtracting(desired) {
             changes.append(.disconnect(destination: c.destination, destinationBus: c.destinationBus))
         }
+        // Audio into parameters: the graph's against the model's (a remade node took its own with it).
+        let desiredParameters = parameterConnections.map {
+            ParameterConnection(source: $0.source.graphID, sourceBus: $0.sourceBus, destination: $0.parameter.node.graphID,
+                                parameter: .parsed($0.parameter.address))
+        }
+        let existingParameters = graph.parameterConnections.filter { !remade.contains($0.source) && !remade.contains($0.destination) }
+        for c in existingParameters where !desiredParameters.contains(c) {
+            changes.append(.disconnectParameter(source: c.source, sourceBus: c.sourceBus, destination: c.destination, parameter: c.parameter))
+        }
         changes += removals.map { .removeNode($0) }
         changes += made.map { .addNode($0.1) }
         let added = desired.subtracting(existing)
         for c in added.sorted(by: { ($0.destination, $0.destinationBus) < ($1.destination, $1.destinationBus) }) {
             changes.append(.connect(source: c.source, sourceBus: c.sourceBus, destination: c.destination, destinationBus: c.destinationBus))
+        }
+        for c in desiredParameters where !existingParameters.contains(c) {
+            changes.append(.connectParameter(source: c.source, sourceBus: c.sourceBus, destination: c.destination, parameter: c.parameter))
         }
         for c in connections where added.contains(Connection(source: c.source.graphID, sourceBus: c.sourceBus,
                                                              destination: c.destination.graphID, destinationBus: c.destinationBus)) {

@@ -46,7 +46,11 @@ extension AudioEngine {
         withLock { namedNodes = byID }
         for c in validated.description.connections {
             guard let from = byID[c.from.node], let to = byID[c.to.node] else { continue }
-            connect(from, to: to, fromBus: c.from.bus, toBus: c.to.bus, format: nil)
+            if let parameter = c.parameter {
+                connect(from, to: to.parameter(parameter.description), fromBus: c.from.bus)
+            } else {
+                connect(from, to: to, fromBus: c.from.bus, toBus: c.to.bus, format: nil)
+            }
         }
     }
 

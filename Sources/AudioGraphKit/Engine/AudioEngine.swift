@@ -38,6 +38,8 @@ public final class AudioEngine: @unchecked Sendable {
     let lock = NSRecursiveLock()
     var attached: [AudioNode] = []
     var connections: [EngineConnection] = []
+    /// Output buses feeding parameters (``connect(_:to:fromBus:)``, audio into parameters).
+    var parameterConnections: [EngineParameterConnection] = []
     var kindCounters: [String: Int] = [:]
     var outputNodeStorage: AudioOutputNode?
     var mainMixerStorage: AudioMixerNode?
@@ -105,6 +107,7 @@ public final class AudioEngine: @unchecked Sendable {
                 return
             }
             connections.removeAll { $0.source === node || $0.destination === node }
+            parameterConnections.removeAll { $0.source === node || $0.parameter.node === node }
             attached.removeAll { $0 === node }
             applyEdit("detach(_:)", undo: snapshot)
             guard !attached.contains(where: { $0 === node }) else { return }  // refused: undone
@@ -405,12 +408,14 @@ public final class AudioEngine: @unchecked Sendable {
     struct Snapshot {
         let attached: [AudioNode]
         let connections: [EngineConnection]
+        let parameterConnections: [EngineParameterConnection]
         let formats: [(AudioNode, [Int: AudioFormat])]
         let engines: [(AudioNode, AudioEngine?)]
 
         init(_ e: AudioEngine) {
             attached = e.attached
             connections = e.connections
+            parameterConnections = e.parameterConnections
             formats = e.attached.map { ($0, $0.connectionFormats) }
             engines = e.attached.map { ($0, $0.engine) }
         }
@@ -419,6 +424,7 @@ public final class AudioEngine: @unchecked Sendable {
             for n in e.attached where !attached.contains(where: { $0 === n }) { n.engine = nil }
             e.attached = attached
             e.connections = connections
+            e.parameterConnections = parameterConnections
             for (n, f) in formats { n.connectionFormats = f }
             for (n, engine) in engines { n.engine = engine }
         }

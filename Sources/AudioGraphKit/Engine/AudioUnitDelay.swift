@@ -18,6 +18,17 @@ public final class AudioUnitDelay: AudioUnitEffect, @unchecked Sendable {
 
     private var wetDryValue: Float = 100
 
+    /// Whether `delayTime` changes crossfade and `lowPassCutoff` glides over 10 ms (true);
+    /// false: Web Audio's un-smoothed changes (a Linux addition). Changing it makes a new graph
+    /// node (the delay line restarts).
+    public var smoothing: Bool = true {
+        didSet {
+            guard smoothing != oldValue else { return }
+            needsNewGraphNode = true
+            if graphNode != nil { engine?.applyEdit("smoothing") }
+        }
+    }
+
     /// Delay time in seconds, 0...2.
     public var delayTime: TimeInterval {
         get { storedParameter("delayTime", default: 1) }
@@ -51,7 +62,7 @@ public final class AudioUnitDelay: AudioUnitEffect, @unchecked Sendable {
 
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
-        let node = DelayNode(id: graphID, sampleRate: sampleRate)
+        let node = DelayNode(id: graphID, sampleRate: sampleRate, options: .init(smoothing: smoothing))
         if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
         return node
     }

@@ -29,6 +29,17 @@ public final class AudioUnitEQ: AudioUnitEffect, @unchecked Sendable {
 
     override var parameterTable: ParameterTable { .eq }
 
+    /// Whether band changes glide and bypass crossfades over 10 ms (true, as Apple's units do
+    /// not click); false: Web Audio's un-smoothed changes, exact from the next frame (a Linux
+    /// addition). Changing it makes a new graph node (the filters restart).
+    public var smoothing: Bool = true {
+        didSet {
+            guard smoothing != oldValue else { return }
+            needsNewGraphNode = true
+            if graphNode != nil { engine?.applyEdit("smoothing") }
+        }
+    }
+
     private var globalGainValue: Float = 0
 
     /// Gain applied after the bands, dB (-96...24; clamped to the range).
@@ -79,7 +90,9 @@ public final class AudioUnitEQ: AudioUnitEffect, @unchecked Sendable {
                    q: storedParameter("band.\(b.index).q", default: 0.70710678),
                    bypass: storedParameter("band.\(b.index).bypass", default: 1) != 0)
         }
-        let node = EQNode(id: graphID, sampleRate: sampleRate, properties: EQProperties(bands: eqBands))
+        var properties = EQProperties(bands: eqBands)
+        properties.smoothing = smoothing
+        let node = EQNode(id: graphID, sampleRate: sampleRate, properties: properties)
         if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
         return node
     }

@@ -58,9 +58,15 @@ package final class Biquad {
     /// Per-channel transposed-direct-form-II state: z1 at [2c], z2 at [2c+1].
     let state: UnsafeMutablePointer<Double>
 
-    /// A section for at most `maximumChannelCount` channels, starting settled on `band`.
-    /// Allocates: call on the control thread.
-    package init(band: EQBand, sampleRate: Double, maximumChannelCount: Int) {
+    /// Whether parameter changes glide and bypass crossfades (true, the default); false: every
+    /// change applies at the next frame, as Web Audio's BiquadFilterNode (coefficients exact at
+    /// once, bypass a switch).
+    let smoothing: Bool
+
+    /// A section for at most `maximumChannelCount` channels, starting settled on `band`
+    /// (`smoothing`: see ``smoothing``). Allocates: call on the control thread.
+    package init(band: EQBand, sampleRate: Double, maximumChannelCount: Int, smoothing: Bool = true) {
+        self.smoothing = smoothing
         self.sampleRate = sampleRate
         self.maximumChannelCount = max(1, maximumChannelCount)
         self.glideFrames = max(1, Int((Self.glideDuration * sampleRate).rounded()))
@@ -108,7 +114,7 @@ package final class Biquad {
         if newBand == band { return }
         let old = band
         band = newBand
-        if newBand.type != old.type {
+        if newBand.type != old.type || !smoothing {
             land()
         } else if newBand.frequency != old.frequency || newBand.gain != old.gain || newBand.q != old.q {
             let now = currentValues()
@@ -121,7 +127,7 @@ package final class Biquad {
             glideRemaining = glideFrames
             coefficientsDirty = true
         }
-        if newBand.bypass != old.bypass {
+        if newBand.bypass != old.bypass && smoothing {
             // Reverse the fade from where it is.
             bypassRemaining = glideFrames - bypassRemaining
         }

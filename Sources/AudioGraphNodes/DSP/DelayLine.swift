@@ -67,10 +67,15 @@ package final class DelayLine {
     /// the steady loop bit for bit).
     var testOnly_alwaysGeneralLoop = false
 
+    /// Whether `delayTime` changes crossfade and `lowPassCutoff` glides (true, the default);
+    /// false: both apply at the next frame (Web Audio's DelayNode reads at the new delay at once).
+    public let smoothing: Bool
+
     /// A delay line for at most `maximumChannelCount` channels, settled on the given values.
     /// Allocates: control thread.
     package init(sampleRate: Double, maximumChannelCount: Int, delayTime: Double = 1, feedback: Double = 50,
-                lowPassCutoff: Double = 15000, wetDryMix: Double = 100) {
+                lowPassCutoff: Double = 15000, wetDryMix: Double = 100, smoothing: Bool = true) {
+        self.smoothing = smoothing
         self.sampleRate = sampleRate
         self.maximumChannelCount = max(1, maximumChannelCount)
         self.glideFrames = max(1, Int((Self.glideDuration * sampleRate).rounded()))
@@ -108,6 +113,11 @@ package final class DelayLine {
     /// Changes the delay time (seconds, clamped to 0...2), crossfading over 10 ms. Real-time safe.
     package func setDelayTime(_ seconds: Double) {
         let d = Self.clampDelay(seconds, sampleRate)
+        if !smoothing {
+            tapFrames = d
+            nextTapFrames = d
+            return
+        }
         if fadeRemaining > 0 {
             pendingTapFrames = d == nextTapFrames ? nil : d
         } else if d != tapFrames {
@@ -131,7 +141,7 @@ package final class DelayLine {
     /// Changes the feedback low-pass cutoff (Hz), gliding in log frequency over 10 ms.
     /// Real-time safe.
     package func setLowPassCutoff(_ hertz: Double) {
-        cutoffGlide.set(log(max(hertz, 1e-3)), frames: glideFrames)
+        cutoffGlide.set(log(max(hertz, 1e-3)), frames: smoothing ? glideFrames : 0)
         cutoffTarget = hertz
     }
 

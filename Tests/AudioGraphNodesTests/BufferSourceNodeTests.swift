@@ -1,0 +1,71 @@
+// Tests of BufferSourceNode (Web Audio's AudioBufferSourceNode) against numpy's playhead (scripts/reference/buffer_source_reference.py).
+import AudioGraphCore
+import AudioGraphTesting
+import Foundation
+import XCTest
+@testable import AudioGraphNodes
+
+final class BufferSourceNodeTests: XCTestCase {
+    let sr = 48000.0
+
+    /// A 4800-frame mono buffer: a 300 Hz sine plus a slow ramp (so loops and directions show).
+    private func buffer() -> [Float] {
+        (0..<4800).map { Float(0.5 * sin(2 * Double.pi * 300 * Double($0) / 48000) + Double($0) / 48000) }
+    }
+
+    private func numpy(_ x: [Float], rate: Double, loop: Bool, loopStart: Double, loopEnd: Double, offset: Double, frames: Int) throws -> [Double] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let path = dir.appendingPathComponent("buffer.f32")
+        try x.withUnsafeBytes { Data($0) }.write(to: path)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", root.appendingPathComponent("scripts/reference/buffer_source_reference.py").path, path.path,
+                       "\(rate)", loop ? "1" : "0", "\(loopStart)", "\(loopEnd)", "\(offset)", "\(frames)"]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, "python3 with numpy (make deps-python)")
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
+    }
+
+    /// Rates (1.5; detune +700 cents on rate 1; a negative rate from the end; rate 0.37 looping
+    /// 0.01...0.03 s from an offset; detune 1200 = rate 2), loops and offsets: within 1e-6 of
+    /// numpy's playhead, the same for any slicing.
+    func testPlayheadMatchesNumpy() throws {
+        let x = buffer()
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let file = dir.appendingPathComponent("b.wav").path
+        try TestFiles.writeSoundFile(file, [x], sampleRate: sr)
+        let cases: [(rate: Double, detune: Double, loop: Bool, loopStart: Double, loopEnd: Double, offset: Double)] = [
+            (1.5, 0, false, 0, 0, 0),
+            (1, 700, false, 0, 0, 0.01),
+            (-0.8, 0, false, 0, 0, 0.0999),
+            (0.37, 0, true, 0.01, 0.03, 0.02),
+            (1, 1200, true, 0, 0, 0),
+        ]
+        for c in cases {
+            func render(_ pattern: [Int]) throws -> [Float] {
+                let node = try BufferSourceNode(id: "b", options: .init(file: "b.wav", path: file, loop: c.loop, loopStart: c.loopStart,
+                                                                         loopEnd: c.loopEnd, offset: c.offset))
+                try node.setParameter("playbackRate", c.rate)
+                try node.setParameter("detune", c.detune)
+                let g = try startedGraph([node], "b -> out", slice: 256)
+                return renderFrames(g, frames: 9600, channels: 1, slices: pattern)[0]
+            }
+            let y = try render([256])
+            let rate = c.rate * pow(2, c.detune / 1200)
+            let ref = try numpy(x, rate: rate, loop: c.loop, loopStart: c.loopStart * sr, loopEnd: c.loopEnd * sr, offset: c.offset * sr, frames: 9600)
+            let e = SignalMeasurement.worstError(y) { ref[$0] }
+            XCTAssertLessThan(e.error, 1e-6, "\(c) at \(e.at)")
+            print("bufferSource \(c): worst error against numpy \(e.error)")
+            XCTAssertTrue(y == (try render([1, 256, 100])), "slicing changed the output")
+        }
+    }
+
+    func testAnUnreadableFileIsRefused() {
+        XCTAssertThrowsError(try BufferSourceNode(id: "b", options: .init(file: "none.wav", path: "/nonexistent/none.wav")))
+    }
+}
