@@ -70,8 +70,6 @@ public protocol NodePropertyReader {
     func reportLimitExceeded(_ key: String, _ reason: String)
     /// An array of integers, each within `range`.
     func integers(_ key: String, in range: ClosedRange<Int>) -> [Int]?
-    /// An array of finite numbers with a length within `count` (a waveshaper's curve).
-    func numbers(_ key: String, count: ClosedRange<Int>) -> [Double]?
 }
 
 extension NodePropertyReader {

@@ -77,25 +77,6 @@ struct PropertyObjectReader: NodePropertyReader {
         return result
     }
 
-    func numbers(_ key: String, count: ClosedRange<Int>) -> [Double]? {
-        guard let value = properties[key] else { return nil }
-        guard case .array(let items) = value else {
-            reader.report(at(key), .wrongType(expected: "an array of numbers", found: value.typeDescription))
-            return nil
-        }
-        guard count.contains(items.count) else {
-            reader.report(at(key), .invalidValue("\(items.count) entries; expected \(count.lowerBound) to \(count.upperBound)"))
-            return nil
-        }
-        var result: [Double] = []
-        result.reserveCapacity(items.count)
-        for (i, item) in items.enumerated() {
-            guard let x = reader.number(item, at: DescriptionReader.join(at(key), index: i)) else { return nil }
-            result.append(x)
-        }
-        return result
-    }
-
     func reportInvalid(_ key: String, _ reason: String) { reader.report(at(key), .invalidValue(reason)) }
 
     func reportMissing(_ key: String) {

@@ -116,7 +116,7 @@ public final class BufferSourceNode: GraphNode, @unchecked Sendable {
 extension ParameterTable {
     /// ``BufferSourceNode``'s parameters, k-rate as Web Audio's: `playbackRate` (±3.4028235e38, 1)
     /// and `detune` (cents, ±3.4028235e38, 0).
-    public static let bufferSource = ParameterTable([
+    package static let bufferSource = ParameterTable([
         .init(.global, "playbackRate", .generic, -Double(Float.greatestFiniteMagnitude), Double(Float.greatestFiniteMagnitude), 1),
         .init(.global, "detune", .generic, -Double(Float.greatestFiniteMagnitude), Double(Float.greatestFiniteMagnitude), 0),
     ])

@@ -67,7 +67,7 @@ public final class ConstantSourceNode: GraphNode, @unchecked Sendable {
 
 extension ParameterTable {
     /// ``ConstantSourceNode``'s parameters: `offset` (the finite single floats; default 1).
-    public static let constantSource = ParameterTable([
+    package static let constantSource = ParameterTable([
         .init(.global, "offset", .generic, -Double(Float.greatestFiniteMagnitude), Double(Float.greatestFiniteMagnitude), 1),
     ])
 }

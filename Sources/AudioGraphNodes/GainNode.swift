@@ -27,7 +27,7 @@ public final class GainNode: GraphNode, @unchecked Sendable {
 
 extension ParameterTable {
     /// ``GainNode``'s parameters: `gain` (Web Audio's range: the finite single floats; default 1).
-    public static let gain = ParameterTable([
+    package static let gain = ParameterTable([
         .init(.global, "gain", .linearGain, -Double(Float.greatestFiniteMagnitude), Double(Float.greatestFiniteMagnitude), 1),
     ])
 }

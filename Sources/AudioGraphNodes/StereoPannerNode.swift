@@ -39,7 +39,7 @@ public final class StereoPannerNode: GraphNode, @unchecked Sendable {
 
 extension ParameterTable {
     /// ``StereoPannerNode``'s parameters: `pan` -1...1 (0).
-    public static let stereoPanner = ParameterTable([.init(.global, "pan", .pan, -1, 1, 0)])
+    package static let stereoPanner = ParameterTable([.init(.global, "pan", .pan, -1, 1, 0)])
 }
 
 /// Render side of ``StereoPannerNode``.

@@ -1,7 +1,6 @@
 // Proves the gain, stereoPanner, constantSource, iirFilter, channelSplitter, channelMerger custom/detuned oscillator, bufferSource and audio-into-parameter render paths allocate nothing and take no lock.
 import AudioGraphRealtime
 import AudioGraphCore
-import CAllocationCounter
 import Foundation
 import AudioGraphTesting
 import XCTest
@@ -9,8 +8,8 @@ import XCTest
 
 final class WebAudioNodesRealTimeSafetyTests: XCTestCase {
     override func setUpWithError() throws {
-        try XCTSkipIf(ag_counter_is_sanitized() != 0, "allocations are not counted under sanitizers")
-        XCTAssertEqual(ag_counter_is_active(), 1, "the malloc interposer is not linked into the test bundle")
+        try XCTSkipIf(!RealTimeScaffold.isCounting, "allocations are not counted under sanitizers")
+        XCTAssertTrue(RealTimeScaffold.interposerIsActive, "the malloc interposer is not linked into the test bundle")
     }
 
     /// constantSource (automated) -> gain (automated) -> iirFilter -> stereoPanner -> splitter ->
@@ -52,11 +51,7 @@ final class WebAudioNodesRealTimeSafetyTests: XCTestCase {
         }
         for _ in 0..<8 { _ = g.render(frameCount: 256) }
 
-        var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
-        let savedTrapping = RenderThread.trapsOnViolation
-        RenderThread.trapsOnViolation = false
-        defer { RenderThread.trapsOnViolation = savedTrapping }
-        RenderThread.resetLockViolations()
+        var counts = RealTimeScaffold.Counts(), audible = 0
         var firstBad: Int?
         for i in 0..<1500 {
             switch i {
@@ -75,21 +70,13 @@ final class WebAudioNodesRealTimeSafetyTests: XCTestCase {
                 try g.update(waitUntilApplied: false)
             default: break
             }
-            ag_counter_reset()
-            RenderThread.markCurrentThread(true)
-            ag_counter_track_this_thread(1)
-            let r = g.render(frameCount: 256)
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
-            if firstBad == nil && ag_counter_allocations() + ag_counter_locks() > 0 { firstBad = i }
-            allocations += ag_counter_allocations()
-            locks += ag_counter_locks()
+            let (r, c) = RealTimeScaffold.count { g.render(frameCount: 256) }
+            if firstBad == nil && c.violation != nil { firstBad = i }
+            counts += c
             if let r, !r.isSilent { audible += 1 }
         }
         g.collectRetiredPlans()
-        XCTAssertEqual(allocations, 0, "first at slice \(firstBad ?? -1)")
-        XCTAssertEqual(locks, 0, "first at slice \(firstBad ?? -1)")
-        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
+        XCTAssertNil(counts.violation, "first at slice \(firstBad ?? -1)")
         XCTAssertEqual(audible, 1500)
     }
 }

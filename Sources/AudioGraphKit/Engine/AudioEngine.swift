@@ -335,6 +335,10 @@ public final class AudioEngine: @unchecked Sendable {
             rules.commit(.connect(source: BusPoint(node: Self.ruleID(c.source), bus: c.sourceBus),
                                   destination: BusPoint(node: Self.ruleID(c.destination), bus: c.destinationBus)))
         }
+        // Audio into parameters: the cycle rule follows them too.
+        for c in parameterConnections where c.source.engine === self && c.parameter.node.engine === self {
+            rules.addParameterEdge(from: Self.ruleID(c.source), to: Self.ruleID(c.parameter.node))
+        }
         return rules
     }
 

@@ -45,7 +45,7 @@ extension AudioEngine {
             requireAttached(parameter.node, call)
             node.checkBus(bus, count: node.numberOfOutputs, call, scope: "output")
             if node === parameter.node { engineProgrammerError(call, node, "a node cannot feed its own parameter") }
-            if reaches(from: parameter.node, to: node) {
+            if structure().reaches(from: Self.ruleID(parameter.node), to: Self.ruleID(node)) {
                 engineProgrammerError(call, parameter.node, "connecting \(node) to its parameter \(parameter.address) would make a cycle")
             }
             guard !parameterConnections.contains(where: { $0.source === node && $0.sourceBus == bus
