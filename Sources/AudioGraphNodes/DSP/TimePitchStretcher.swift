@@ -52,7 +52,7 @@ final class TimePitchStretcher: @unchecked Sendable {
     let quality: TimePitchQuality
     /// The largest rate per unit of pitch scale (see ``maximumRatePerPitchScale(_:)``).
     let maximumRatePerPitchScale: Double
-    /// Blocks fed per ratio in ``warmUp()``: R2 outputs its first chunk later than R3.
+    /// Blocks fed per pitch ratio at rate 1 in ``warmUp()``: R2 resamples its first chunk later than R3.
     private let warmUpBlocks: Int
     /// Passes through the extreme ratios in ``warmUp()``.
     private let warmUpPasses: Int
@@ -204,7 +204,9 @@ final class TimePitchStretcher: @unchecked Sendable {
         for (rate, cents) in Array(repeating: ratios, count: warmUpPasses).joined() + [(1.0, 0.0)] {
             rubberband_set_time_ratio(state, timeRatio(rate: rate, cents: cents))
             rubberband_set_pitch_scale(state, Self.pitchScale(cents))
-            for _ in 0..<warmUpBlocks {
+            // Blocks: 8 (R3, and R2 at the extreme rates); R2 at rate 1 needs more input before
+            // its resampler runs, and costs little there (at rate 1/32 each block is 32 chunks).
+            for _ in 0..<(rate == 1 ? warmUpBlocks : 8) {
                 rubberband_process(state, inputTable, UInt32(blockSize), 0)
                 while true {
                     let available = Int(rubberband_available(state))
