@@ -44,7 +44,7 @@ DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libsoxr-dev libpulse-dev puls
 # ffmpeg, GStreamer; numpy comes with deps-python), GNU time, which times them, and gcc with the C
 # library headers for the C floors of scripts/bench-kernels.sh.
 BENCH_DEB_PACKAGES := sox ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base \
-                      gstreamer1.0-plugins-good time gcc libc6-dev fluidsynth timidity timgm6mb-soundfont
+                      gstreamer1.0-plugins-good time gcc libc6-dev fluidsynth timidity timgm6mb-soundfont rubberband-cli
 # Rounds per benchmark case (interleaved: every round times every peer once).
 BENCH_ROUNDS ?= 5
 # The conformance runner's Python modules, and pyloudnorm, the tests' independent EBU R128

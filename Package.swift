@@ -42,8 +42,12 @@ let package = Package(
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
         // FFmpeg's libavformat/libavcodec/libavutil: AAC in M4A (`AudioFile` with kAudioFormatMPEG4AAC), which
         // libsndfile does not do.
-        .systemLibrary(name: "CAVCodec", pkgConfig: "libavformat",
-                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        // Headers only: the libraries are not linked but loaded on first use by CAVCodecLazy.
+        .systemLibrary(name: "CAVCodec", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        // dlopen on first use: the one loader the lazy C wrappers share (Docs/Architecture.md "Lazy C libraries").
+        .target(name: "CLazyLibrary"),
+        // The libav* functions AudioGraphKit calls, resolved from FFmpeg on first use (CLazyLibrary).
+        .target(name: "CAVCodecLazy", dependencies: ["CAVCodec", "CLazyLibrary"]),
         // libfluidsynth: the SoundFont 2 voice engine of the sampler node (AudioUnitSampler).
         .systemLibrary(name: "CFluidSynth", pkgConfig: "fluidsynth", providers: [.apt(["libfluidsynth-dev"])]),
         // C macros of libpulse that do not import into Swift (PA_VOLUME_NORM, ...).
@@ -74,7 +78,7 @@ let package = Package(
         // The embedding API: load graph files, render offline, play live.
         .target(name: "AudioGraphKit",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins",
-                               "AudioGraphDescription", "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate", "CAVCodec"]),
+                               "AudioGraphDescription", "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate", "CAVCodec", "CAVCodecLazy"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "CAllocationCounter"]),

@@ -7,7 +7,9 @@
 #    sox, ffmpeg, gst and numpy with ../shared/bench/interleaved.sh (each round times every peer
 #    once, so the machine's drift hits all alike); prints each peer's median wall time and the
 #    ratio table: the fastest other peer's time / ours per case (above 1: audiograph is faster).
-#    Inputs are generated once into BENCH_DIR (default .build/bench).
+#    Then B7 (time-stretch) with both timePitch qualities against the rubberband tool, ffmpeg's
+#    rubberband filter and sox, and one table of every case: median wall, x real time, peak RSS
+#    and ratio per peer. Inputs are generated once into BENCH_DIR (default .build/bench).
 # 2. Node-count scaling: N oscillators -> one mixer, and one noise source through a chain of N
 #    eq nodes (one peak band each), N = 1, 16, 64, 256, 1024, 10 s at 48 kHz; prints the wall
 #    time (best of 3) and the cost per node: total / N and the marginal cost between sizes
@@ -58,7 +60,43 @@ if [ -d "$peers_dir" ]; then
   # Graph files follow the CLI's format version; regenerate them each time (cheap), not the inputs.
   rm -f "$bench_dir"/audiograph_B*.json
   AUDIOGRAPH=$cli bash "$peers_dir/interleaved.sh" -n "$runs" -p "$peers" "$bench_dir"
+  cp "$bench_dir/interleaved.tsv" "$tmp/b1-b6.tsv"
   load "after B1..B6"
+
+  # B7, time-stretch (60 s stereo at tempo 1.25): timePitch's default quality (finer, R3)
+  # against the rubberband tool (`-3`, R3), ffmpeg's rubberband filter (R2) and SoX's tempo
+  # (WSOLA); then quality "faster" (R2) against ffmpeg's filter, from a second directory with
+  # the same inputs and the graph file set to "faster" (row B7faster).
+  echo "bench: B7 time-stretch, $runs interleaved rounds: audiograph (finer) rubberband ffmpeg sox"
+  AUDIOGRAPH=$cli bash "$peers_dir/interleaved.sh" -n "$runs" -c B7 -p "audiograph rubberband ffmpeg sox" "$bench_dir"
+  tail -n +2 "$bench_dir/interleaved.tsv" > "$tmp/b7.tsv"
+  fast=$tmp/b7faster
+  mkdir -p "$fast"
+  ln -s "$bench_dir/in" "$fast/in"
+  ln -s "$bench_dir/params.env" "$fast/params.env"   # the shell peers' case parameters
+  python3 "$peers_dir/audiograph_graphs.py" "$fast"
+  python3 - "$fast/audiograph_B7.json" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+for n in g["nodes"]:
+    if n["type"] == "timePitch":
+        n.setdefault("properties", {})["quality"] = "faster"
+json.dump(g, open(sys.argv[1], "w"), indent=1)
+PY
+  echo "bench: B7 with timePitch quality faster, $runs interleaved rounds: audiograph ffmpeg"
+  AUDIOGRAPH=$cli bash "$peers_dir/interleaved.sh" -n "$runs" -c B7 -p "audiograph ffmpeg" "$fast"
+  tail -n +2 "$fast/interleaved.tsv" | sed 's/^B7\t/B7faster\t/' > "$tmp/b7faster.tsv"
+  load "after B7"
+
+  # One table with every case: each peer's median wall time, x real time, peak RSS, and
+  # ratio = that peer's time / audiograph's (above 1: audiograph is faster).
+  echo "bench: all cases (peak RSS per case from GNU time; ratio = peer's median wall / audiograph's)"
+  cat "$tmp/b1-b6.tsv" "$tmp/b7.tsv" "$tmp/b7faster.tsv" > "$bench_dir/all.tsv"
+  awk -F'\t' 'NR == 1 { print "case\tpeer\tmedian_wall_s\tx_realtime\tpeak_rss_MiB\tratio"; next }
+    { row[NR] = $0; c[NR] = $1; p[NR] = $2; w[NR] = $3; if ($2 == "audiograph") ours[$1] = $3 }
+    END { for (i = 2; i <= NR; i++) {
+            r = (c[i] in ours && ours[c[i]] > 0) ? sprintf("%.2f", w[i] / ours[c[i]]) : "-"
+            print row[i] "\t" r } }' "$bench_dir/all.tsv" | column -t
 else
   echo "bench: $peers_dir does not exist: B1..B6 against the peers skipped"
 fi

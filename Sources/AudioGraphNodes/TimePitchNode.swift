@@ -4,6 +4,10 @@ import AudioGraphCore
 /// Changes tempo and pitch independently (cf. `AVAudioUnitTimePitch`), with librubberband in
 /// real-time mode (see ``TimePitchStretcher``).
 ///
+/// Property: `quality` (``TimePitchQuality``: `finer`, rubberband's R3 engine, the default;
+/// `faster`, its R2 engine, about a quarter of the CPU, whose pitch is taken at initialize and
+/// whose rate is at most 5 times its pitch scale), chosen when the node is set up.
+///
 /// Parameters: `rate` (playback rate, 1/32...32, 1: at 2 the input plays twice as fast, half as
 /// long, same pitch), `pitch` (cents, -2400...2400, 0), `overlap` (3...32, 8: rubberband's
 /// analysis window, chosen when the kernel is made — a change takes effect at the next
@@ -33,17 +37,42 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
     /// Input frames per rubberband call (independent of the render slice).
     public static let blockSize = 256
 
-    /// A time-pitch node with the schema's parameters (ranges at `sampleRate`). Control thread.
-    public init(id: String, sampleRate: Double) {
+    // MARK: Control thread only
+    /// The stretch engine, taken when the kernel is made (at initialize).
+    public private(set) var quality: TimePitchQuality
+    /// Whether `pitch` may be set while the graph plays (true unless the node was made for an
+    /// offline render of a graph file, where only the file's automation moves it). Where it is
+    /// false and the pitch is 0 without automation at initialize, rubberband runs without its
+    /// always-on pitch resampler (16 % fewer instructions with R3, see ``TimePitchStretcher``);
+    /// a pitch set later still shifts, after a gap of about 20 ms while the resampler starts.
+    public let livePitchChanges: Bool
+
+    /// A time-pitch node with the schema's parameters (ranges at `sampleRate`), the stretch
+    /// engine `quality`, and whether the pitch may be set while it plays (see
+    /// ``livePitchChanges``). Control thread.
+    public init(id: String, sampleRate: Double, quality: TimePitchQuality = .default, livePitchChanges: Bool = true) {
+        self.quality = quality
+        self.livePitchChanges = livePitchChanges
         super.init(id: id, typeName: "timePitch", inputBusCount: 1, outputBusCount: 1,
                    parameters: ParameterTable.timePitch.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
     }
 
-    /// The `timePitch` node type: one input, one output, no properties, ``ParameterTable/timePitch``
-    /// (`overlap` is read when the node is set up).
+    /// The `timePitch` node type: one input, one output, `properties.quality`
+    /// (``TimePitchProperties``), ``ParameterTable/timePitch`` (`overlap` and `quality` are read
+    /// when the node is set up).
     package static let descriptor = NodeTypeDescriptor(
-        name: "timePitch", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .timePitch
-    ) { context in TimePitchNode(id: context.id, sampleRate: context.sampleRate) }
+        name: "timePitch", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, propertyKeys: ["quality"],
+        parameters: .timePitch,
+        decode: { reader in
+            var result = TimePitchProperties()
+            if let quality = reader.choice("quality", as: TimePitchQuality.self) { result.quality = quality }
+            return result
+        },
+        makeNode: { context in
+            TimePitchNode(id: context.id, sampleRate: context.sampleRate,
+                          quality: context.options(as: TimePitchProperties.self)?.quality ?? .default,
+                          livePitchChanges: !context.rendersOffline)
+        })
 
     /// True: rubberband consumes `rate` times the output.
     public override var pullsInputsOnTheirOwnTimeline: Bool { true }
@@ -88,6 +117,9 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     private var outputFrame: Int64 = 0
     /// Whether the current output block is bypassed.
     private var blockBypassed = false
+    /// The pitch in cents for the whole run where it is fixed at initialize (`faster`: see
+    /// ``TimePitchQuality/faster``), nil where it follows the parameter.
+    private let fixedCents: Double?
 
     // MARK: Fixed at creation
     private let channelCount: Int
@@ -103,8 +135,13 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         let format = node.outputFormats[0]
         channelCount = format.channelCount
         let p = node.parameters
+        // Rubberband's pitch resampler runs always only where the pitch may move while playing
+        // (see TimePitchStretcher's `consistentPitch`).
+        let pitchMoves = node.livePitchChanges || p[pitchIndex].value != 0 || p[pitchIndex].automation != nil
+        fixedCents = node.quality == .faster ? p[pitchIndex].value : nil
         stretcher = TimePitchStretcher(sampleRate: format.sampleRate, channelCount: format.channelCount,
-                                       overlap: p[index("overlap")].value, blockSize: TimePitchNode.blockSize,
+                                       overlap: p[index("overlap")].value, quality: node.quality,
+                                       consistentPitch: pitchMoves, blockSize: TimePitchNode.blockSize,
                                        maximumOutputPerRead: maximumFramesPerSlice,
                                        rate: p[rateIndex].value, cents: p[pitchIndex].value)
         block = ChannelBufferStorage(channelCount: format.channelCount, capacity: TimePitchNode.blockSize)
@@ -174,7 +211,7 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         let out = outputs[0]
         let length = e - s
         if needsPrime {
-            stretcher.prime(rate: Double(rate[s]), cents: Double(pitch[s]))
+            stretcher.prime(rate: Double(rate[s]), cents: fixedCents ?? Double(pitch[s]))
             needsPrime = false
         }
         // Each block's ratios are the parameters at the output frame where its output begins
@@ -183,7 +220,7 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         let maximumFeeds = 64 + (length * 40) / TimePitchNode.blockSize
         while stretcher.level < length && feeds < maximumFeeds {
             let at = s + stretcher.level
-            stretcher.setRatios(rate: Double(rate[at]), cents: Double(pitch[at]))
+            stretcher.setRatios(rate: Double(rate[at]), cents: fixedCents ?? Double(pitch[at]))
             fillBlock(inputs)
             stretcher.process(blockTable, frameCount: TimePitchNode.blockSize)
             feeds += 1

@@ -97,7 +97,7 @@ final class NodeSchemaTests: XCTestCase {
         XCTAssertEqual(info(.timePitch, "overlap")?.defaultValue, 8)
         XCTAssertEqual(info(.timePitch, "bypass")?.maxValue, 1)
         XCTAssertNil(info(.timePitch, "wetDryMix"))
-        XCTAssertEqual(NodeSchema.for(.timePitch).propertyKeys, [])
+        XCTAssertEqual(NodeSchema.for(.timePitch).propertyKeys, ["quality"])
     }
 
     func testSmoothedParameters() {

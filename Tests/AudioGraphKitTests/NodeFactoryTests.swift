@@ -5,11 +5,11 @@ import Foundation
 import XCTest
 
 final class NodeFactoryTests: XCTestCase {
-    func timePitchGraph(_ parameters: String) -> String {
+    func timePitchGraph(_ parameters: String, properties: String = "{}") -> String {
         """
         { "version": 1, "sampleRate": 48000, "duration": 0.5, "nodes": [
           { "id": "osc", "type": "oscillator", "parameters": { "frequency": 500 } },
-          { "id": "tp", "type": "timePitch", "parameters": \(parameters) },
+          { "id": "tp", "type": "timePitch", "parameters": \(parameters), "properties": \(properties) },
           { "id": "out", "type": "genericOutput" } ],
           "connections": [ { "from": "osc", "to": "tp" }, { "from": "tp", "to": "out" } ] }
         """
@@ -35,6 +35,28 @@ final class NodeFactoryTests: XCTestCase {
                                                    baseDirectory: dir.path)) { error in
             let text = "\(error)"
             XCTAssertTrue(text.contains("tp.json") && text.contains("rate") && text.contains("64"), text)
+        }
+    }
+
+    func testTimePitchQualityFromAGraphFile() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let v = try parseGraph(timePitchGraph(#"{ "rate": 1.25 }"#, properties: #"{ "quality": "faster" }"#), in: dir)
+        let node = try XCTUnwrap(try NodeFactory.makeNode(v.description.nodes[1], sampleRate: 48000) as? TimePitchNode)
+        XCTAssertEqual(node.quality, .faster)
+        let plain = try parseGraph(timePitchGraph(#"{ "rate": 1.25 }"#), in: dir)
+        XCTAssertEqual((try NodeFactory.makeNode(plain.description.nodes[1], sampleRate: 48000) as? TimePitchNode)?.quality, .finer)
+        let y = try renderToFile(v, dir.appendingPathComponent("tp.wav").path)
+        // R2 spreads a steady tone (Docs/Performance.md "Time-stretch"): within 35 cents.
+        XCTAssertEqual(SignalMeasurement.estimateFrequency(y.channels[0][4800...], sampleRate: 48000) ?? 0, 500, accuracy: 10)
+    }
+
+    func testAnUnknownTimePitchQualityIsOneLineNamingThePlace() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        XCTAssertThrowsError(try GraphLoader.parse(text: timePitchGraph("{}", properties: #"{ "quality": "best" }"#),
+                                                   fileName: "tp.json", baseDirectory: dir.path)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("tp.json") && text.contains("quality") && text.contains("faster"), text)
+            XCTAssertFalse(text.contains("\n"), text)
         }
     }
 }

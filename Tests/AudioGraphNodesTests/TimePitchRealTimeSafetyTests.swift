@@ -38,11 +38,35 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
     /// automation, the extremes (rate 32 and 1/32, ±2400 cents), and bypass on and off (rubberband
     /// reset and primed again on the render thread).
     func testRenderAllocatesNothingAndTakesNoLock() throws {
+        try checkRenderAllocatesNothingAndTakesNoLock(quality: .finer, automatePitch: true)
+    }
+
+    /// The same with the stretcher made at 0 cents for an offline file render (no always-on
+    /// pitch resampler): the resampler starts on the render thread when the pitch first moves.
+    /// It leaves a gap of 4 silent slices (≈ 20 ms) there, which is why live nodes keep it on.
+    func testRenderAllocatesNothingAndTakesNoLockWhenThePitchStartsAtZero() throws {
+        try checkRenderAllocatesNothingAndTakesNoLock(quality: .finer, automatePitch: false, livePitchChanges: false,
+                                                      silentSlices: 4)
+    }
+
+    /// The same with the R2 engine (`quality` `faster`; its pitch is fixed at initialize, so the
+    /// pitch changes are ignored). Before the pitch was fixed and the rate limited, R2
+    /// allocated on the render thread at the pitch ramps and at rate 32 (this test failed).
+    func testFasterRenderAllocatesNothingAndTakesNoLock() throws {
+        try checkRenderAllocatesNothingAndTakesNoLock(quality: .faster, automatePitch: true)
+        try checkRenderAllocatesNothingAndTakesNoLock(quality: .faster, automatePitch: false)
+    }
+
+    func checkRenderAllocatesNothingAndTakesNoLock(quality: TimePitchQuality, automatePitch: Bool,
+                                                   livePitchChanges: Bool = true, silentSlices: Int = 0,
+                                                   file: StaticString = #filePath, line: UInt = #line) throws {
         let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine, channels: 2))
         try osc.setParameter("frequency", 500)
-        let tp = TimePitchNode(id: "tp", sampleRate: 48000)
-        try tp.setAutomation(try AutomationTimeline(events: [
-            .setValue(value: 0, time: 0.5), .linearRamp(value: 700, time: 2)], defaultValue: 0), for: "pitch")
+        let tp = TimePitchNode(id: "tp", sampleRate: 48000, quality: quality, livePitchChanges: livePitchChanges)
+        if automatePitch {
+            try tp.setAutomation(try AutomationTimeline(events: [
+                .setValue(value: 0, time: 0.5), .linearRamp(value: 700, time: 2)], defaultValue: 0), for: "pitch")
+        }
         let g = try startedGraph([osc, tp], "osc -> tp -> out", slice: 256)
         for _ in 0..<8 { _ = g.render(frameCount: 256) }   // warm up (first-touch lazies)
         let m = try measure(g, slices: 2000) { i in
@@ -60,9 +84,9 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
             default: break
             }
         }
-        XCTAssertEqual(m.allocations, 0, "first at slice \(m.firstBad ?? -1)")
-        XCTAssertEqual(m.frees, 0)
-        XCTAssertEqual(m.locks, 0, "first at slice \(m.firstBad ?? -1)")
-        XCTAssertEqual(m.audible, 2000)
+        XCTAssertEqual(m.allocations, 0, "\(quality): first at slice \(m.firstBad ?? -1)", file: file, line: line)
+        XCTAssertEqual(m.frees, 0, "\(quality)", file: file, line: line)
+        XCTAssertEqual(m.locks, 0, "\(quality): first at slice \(m.firstBad ?? -1)", file: file, line: line)
+        XCTAssertEqual(m.audible, 2000 - silentSlices, "\(quality)", file: file, line: line)
     }
 }

@@ -1,6 +1,7 @@
 // AAC in an MPEG-4 (.m4a/.mp4) or ADTS (.aac) file through FFmpeg's libavformat and libavcodec: writing and decoding.
 import AudioGraphNodes
 import CAVCodec
+import CAVCodecLazy
 import Foundation
 
 /// FFmpeg's `AVERROR(EAGAIN)` and `AVERROR_EOF` (function-like macros, which do not import).
@@ -35,6 +36,7 @@ final class AACFileWriter {
     static let defaultBitRatePerChannel = 64_000
 
     init(path: String, sampleRate: Int, channelCount: Int, bitRate: Int) throws(AudioFileError) {
+        try Self.loadFFmpeg(path: path)   // before any stored property: no deinit on failure
         self.path = path
         self.channelCount = channelCount
         // Every stored property has its value from here: a throw below runs deinit, which frees
@@ -158,6 +160,15 @@ final class AACFileWriter {
         guard av_write_trailer(format) >= 0 else { throw .ioFailed(path: path, reason: "cannot finish the file") }
     }
 
+    /// Loads FFmpeg on first use (CAVCodecLazy: a run without AAC never loads its ~100 shared
+    /// objects); a system without it gets a clear error naming the file. Control threads.
+    static func loadFFmpeg(path: String) throws(AudioFileError) {
+        var error = [CChar](repeating: 0, count: 256)
+        guard ag_avcodec_load(&error, error.count) == 0 else { return }
+        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw .cannotOpen(path: path, reason: "FFmpeg (libavformat) cannot be loaded: \(reason)")
+    }
+
     /// Whether `path` names a file this writer makes (`.m4a`, `.mp4`, `.aac`).
     static func handles(path: String) -> Bool {
         ["m4a", "mp4", "aac"].contains(URL(fileURLWithPath: path).pathExtension.lowercased())
@@ -166,6 +177,7 @@ final class AACFileWriter {
     /// Decodes the first audio stream of `path` (any codec FFmpeg decodes) into one float array
     /// per channel, honouring the container's priming and padding; returns them with the rate.
     static func decode(path: String) throws(AudioFileError) -> (sampleRate: Double, channels: [[Float]]) {
+        try loadFFmpeg(path: path)
         var fmt: UnsafeMutablePointer<AVFormatContext>?
         guard avformat_open_input(&fmt, path, nil, nil) >= 0, let fmt else {
             throw .cannotOpen(path: path, reason: "not a file FFmpeg reads")

@@ -39,6 +39,12 @@ public final class AudioUnitTimePitch: AudioUnitEffect, @unchecked Sendable {
         set { set("overlap", Double(newValue)) }
     }
 
+    /// The stretch engine (a Linux addition; AVAudioUnitTimePitch has none): `.finer`,
+    /// rubberband's R3 engine (the default), or `.faster`, its R2 engine at about a quarter of
+    /// the CPU (``TimePitchQuality``). Taken when the engine builds the unit's graph node: set
+    /// it before the engine starts.
+    public var quality: TimePitchQuality = .default
+
     /// How far ahead of its output the unit reads its input, in seconds (rubberband's start
     /// delay; the output itself is aligned). 0 until the engine has built the unit's node.
     public override var latency: TimeInterval {
@@ -61,7 +67,7 @@ public final class AudioUnitTimePitch: AudioUnitEffect, @unchecked Sendable {
 
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
-        let node = TimePitchNode(id: graphID, sampleRate: sampleRate)
+        let node = TimePitchNode(id: graphID, sampleRate: sampleRate, quality: quality)
         if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
         return node
     }

@@ -2,10 +2,21 @@
 import AudioGraphCore
 import CRubberBand
 import Foundation
+import Synchronization
 
-/// One librubberband stretcher (real-time mode, R3 "finer" engine, no threads, pitch mode
-/// "high consistency") fed in fixed blocks of ``blockSize`` frames, its output collected in a
+/// One librubberband stretcher (real-time mode, no threads; R3 "finer" or R2 "faster" engine by
+/// ``TimePitchQuality``) fed in fixed blocks of ``blockSize`` frames, its output collected in a
 /// FIFO that the kernel reads whatever its slice size.
+///
+/// - Pitch mode: "high consistency" (rubberband's resampler runs always, so a pitch that moves
+///   while playing, through 0 cents too, has no discontinuity) only where the pitch may move:
+///   `consistentPitch`, which the node sets unless it renders a graph file offline with a
+///   pitch of 0 and no pitch automation (``TimePitchNode/livePitchChanges``). Otherwise "high
+///   speed": at 0 cents R3 skips the resampler, 16 % of its instructions (callgrind,
+///   Docs/Performance.md "Time-stretch"); this is the default of the `rubberband` tool, which is
+///   why `rubberband -3` was faster than the node. A pitch set away from 0 later still shifts,
+///   through the resampler from then on, after a gap of about 20 ms of silence where it starts
+///   (measured in TimePitchRealTimeSafetyTests) — why live nodes keep it on.
 ///
 /// - `rate` is the playback rate (2: twice as fast, half as long): rubberband's time ratio is
 ///   `1 / rate`. `pitch` is in cents: the pitch scale is `2^(cents/1200)`.
@@ -35,6 +46,26 @@ final class TimePitchStretcher: @unchecked Sendable {
     /// Input frames per `rubberband_process` call.
     let blockSize: Int
     let channelCount: Int
+    /// The rubberband options it was made with (``options(quality:overlap:consistentPitch:)``).
+    let options: UInt32
+    /// Its engine.
+    let quality: TimePitchQuality
+    /// The largest rate per unit of pitch scale (see ``maximumRatePerPitchScale(_:)``).
+    let maximumRatePerPitchScale: Double
+    /// Blocks fed per pitch ratio at rate 1 in ``warmUp()``: R2 resamples its first chunk later than R3.
+    private let warmUpBlocks: Int
+    /// Passes through the extreme ratios in ``warmUp()``.
+    private let warmUpPasses: Int
+
+    /// The largest rate per unit of pitch scale a quality renders: unlimited for R3; 5 for R2,
+    /// whose real-time mode changes its FFT size when the effective ratio (pitch scale / rate)
+    /// falls below about 0.19 (librubberband 3.1.2 `R2Stretcher::calculateSizes`), and that
+    /// reallocates its onset detector on the render thread (seen by
+    /// TimePitchRealTimeSafetyTests at rate 32). The `faster` mode therefore plays at most 5
+    /// times faster than its pitch scale.
+    static func maximumRatePerPitchScale(_ quality: TimePitchQuality) -> Double {
+        quality == .finer ? .infinity : 5
+    }
     /// Frames the output FIFO holds per channel.
     let fifoCapacity: Int
     private let state: RubberBandState
@@ -58,6 +89,8 @@ final class TimePitchStretcher: @unchecked Sendable {
     private var discard = 0
     private var rate = 1.0
     private var cents = 0.0
+    /// The time ratio rubberband was last given.
+    private var currentTimeRatio = 1.0
     /// Input frames fed since the last prime, and output frames kept (diagnostics and tests).
     private(set) var framesFed: Int64 = 0
     private(set) var framesProduced: Int64 = 0
@@ -67,19 +100,29 @@ final class TimePitchStretcher: @unchecked Sendable {
         overlap < 6 ? RubberBandOptionWindowShort : RubberBandOptionWindowStandard
     }
 
-    /// The options every stretcher is made with (besides the window).
+    /// The options every stretcher is made with (besides the engine, window and pitch mode).
     static let baseOptions: UInt32 = RubberBandOptionProcessRealTime.rawValue | RubberBandOptionThreadingNever.rawValue
-        | RubberBandOptionEngineFiner.rawValue | RubberBandOptionPitchHighConsistency.rawValue
+
+    /// The rubberband options for a quality, an `overlap` and a pitch mode (see the type's notes).
+    static func options(quality: TimePitchQuality, overlap: Double, consistentPitch: Bool) -> UInt32 {
+        let engine = quality == .finer ? RubberBandOptionEngineFiner : RubberBandOptionEngineFaster
+        let pitch = consistentPitch ? RubberBandOptionPitchHighConsistency : RubberBandOptionPitchHighSpeed
+        return baseOptions | engine.rawValue | pitch.rawValue | windowOption(overlap: overlap).rawValue
+    }
 
     /// A stretcher for `channelCount` channels at `sampleRate` (control thread: allocates).
     /// `maximumOutputPerRead` is the most frames one ``read(into:frameCount:)`` asks for.
-    init(sampleRate: Double, channelCount: Int, overlap: Double, blockSize: Int = 256, maximumOutputPerRead: Int,
-         rate: Double, cents: Double) {
+    init(sampleRate: Double, channelCount: Int, overlap: Double, quality: TimePitchQuality = .finer,
+         consistentPitch: Bool = true, blockSize: Int = 256, maximumOutputPerRead: Int, rate: Double, cents: Double) {
         self.blockSize = blockSize
         self.channelCount = max(1, channelCount)
-        let options = Int32(bitPattern: Self.baseOptions | Self.windowOption(overlap: overlap).rawValue)
+        let optionBits = Self.options(quality: quality, overlap: overlap, consistentPitch: consistentPitch)
+        options = optionBits
+        maximumRatePerPitchScale = Self.maximumRatePerPitchScale(quality)
+        warmUpBlocks = quality == .finer ? 8 : 32
+        warmUpPasses = quality == .finer ? 1 : 2
         Self.silenceLibraryLog
-        state = rubberband_new(UInt32(sampleRate.rounded()), UInt32(self.channelCount), options,
+        state = rubberband_new(UInt32(sampleRate.rounded()), UInt32(self.channelCount), Int32(bitPattern: optionBits),
                                1 / rate, Self.pitchScale(cents))
         rubberband_set_max_process_size(state, UInt32(blockSize))
         // One block at the slowest rate (time ratio 32) makes up to 32 blocks of output; keep room
@@ -93,10 +136,28 @@ final class TimePitchStretcher: @unchecked Sendable {
         inputTable.initialize(repeating: nil, count: self.channelCount)
         outputTable = .allocate(capacity: self.channelCount)
         outputTable.initialize(repeating: nil, count: self.channelCount)
-        warmUp()
-        alignmentCorrection = measureAlignment()
+        self.quality = quality
+        warmUp(initialRate: rate, initialCents: cents)
+        // The alignment depends on the resampler's history, which the warm-up's ratios set.
+        let key = AlignmentKey(sampleRate: sampleRate, channelCount: self.channelCount, options: optionBits, blockSize: blockSize,
+                               warmUpRate: quality == .finer ? 0 : rate, warmUpCents: quality == .finer ? 0 : cents)
+        if let known = Self.alignments.withLock({ $0[key] }) {
+            alignmentCorrection = known
+        } else {
+            alignmentCorrection = measureAlignment()
+            Self.alignments.withLock { $0[key] = alignmentCorrection }
+        }
         prime(rate: rate, cents: cents)
     }
+
+    /// What ``measureAlignment()`` depends on.
+    private struct AlignmentKey: Hashable {
+        let sampleRate: Double, channelCount: Int, options: UInt32, blockSize: Int, warmUpRate: Double, warmUpCents: Double
+    }
+
+    /// ``measureAlignment()``'s results so far: a property of librubberband and the settings,
+    /// measured once per process (it cost 0.4 G instructions of a 0.6 s render). Control threads.
+    private static let alignments = Mutex<[AlignmentKey: Int]>([:])
 
     /// The frames by which the output still lags after discarding rubberband's start delay, at
     /// rate 1 and no pitch shift: the warmed-up resampler's history buffer is longer than the
@@ -132,13 +193,20 @@ final class TimePitchStretcher: @unchecked Sendable {
     /// CAllocationCounter: without this warm-up a pitch ramp allocates on the render thread
     /// (29 times in TimePitchRealTimeSafetyTests); with it, never. The ratios: ±2400 cents and
     /// values just inside (the largest numerators), at rates 32 and 1/32.
-    private func warmUp() {
+    private func warmUp(initialRate: Double, initialCents: Double) {
         for c in 0..<channelCount { inputTable[c] = UnsafePointer(zeros.list.channel(c)) }
-        for (rate, cents) in [(32.0, 2400.0), (1.0 / 32, -2400.0), (1.0, 2399.999_7), (1.0, -2399.999_7),
-                              (1.0, 2399.998_3), (1.0, -2399.998_3), (1.0, 0.0)] {
-            rubberband_set_time_ratio(state, 1 / rate)
+        let extremes = [(32.0, 2400.0), (1.0 / 32, -2400.0), (1.0, 2399.999_7), (1.0, -2399.999_7),
+                        (1.0, 2399.998_3), (1.0, -2399.998_3)]
+        // R2's resampler changes ratio smoothly through a second phase table (its "fade"
+        // state), so each extreme must reach both tables: R2 goes through the list twice.
+        // R2 (whose pitch is fixed at initialize) also builds its tables for the initial ratios.
+        let ratios = quality == .finer ? extremes : extremes + [(initialRate, initialCents)]
+        for (rate, cents) in Array(repeating: ratios, count: warmUpPasses).joined() + [(1.0, 0.0)] {
+            rubberband_set_time_ratio(state, timeRatio(rate: rate, cents: cents))
             rubberband_set_pitch_scale(state, Self.pitchScale(cents))
-            for _ in 0..<8 {
+            // Blocks: 8 (R3, and R2 at the extreme rates); R2 at rate 1 needs more input before
+            // its resampler runs, and costs little there (at rate 1/32 each block is 32 chunks).
+            for _ in 0..<(rate == 1 ? warmUpBlocks : 8) {
                 rubberband_process(state, inputTable, UInt32(blockSize), 0)
                 while true {
                     let available = Int(rubberband_available(state))
@@ -174,14 +242,22 @@ final class TimePitchStretcher: @unchecked Sendable {
     /// (rubberband is called only when a value changes). Real-time safe.
     @inline(__always)
     func setRatios(rate: Double, cents: Double) {
-        if rate != self.rate {
-            self.rate = rate
-            rubberband_set_time_ratio(state, 1 / rate)
+        guard rate != self.rate || cents != self.cents else { return }
+        if cents != self.cents { rubberband_set_pitch_scale(state, Self.pitchScale(cents)) }
+        self.rate = rate
+        self.cents = cents
+        let ratio = timeRatio(rate: rate, cents: cents)
+        if ratio != currentTimeRatio {
+            currentTimeRatio = ratio
+            rubberband_set_time_ratio(state, ratio)
         }
-        if cents != self.cents {
-            self.cents = cents
-            rubberband_set_pitch_scale(state, Self.pitchScale(cents))
-        }
+    }
+
+    /// Rubberband's time ratio for `rate` and `cents`: `1 / rate`, the rate limited to
+    /// ``maximumRatePerPitchScale`` times the pitch scale.
+    @inline(__always)
+    func timeRatio(rate: Double, cents: Double) -> Double {
+        1 / min(rate, maximumRatePerPitchScale * Self.pitchScale(cents))
     }
 
     /// Starts over: resets rubberband, sets the ratios, feeds the start pad and arms the
@@ -190,7 +266,8 @@ final class TimePitchStretcher: @unchecked Sendable {
         rubberband_reset(state)
         self.rate = rate
         self.cents = cents
-        rubberband_set_time_ratio(state, 1 / rate)
+        currentTimeRatio = timeRatio(rate: rate, cents: cents)
+        rubberband_set_time_ratio(state, currentTimeRatio)
         rubberband_set_pitch_scale(state, Self.pitchScale(cents))
         level = 0
         readIndex = 0

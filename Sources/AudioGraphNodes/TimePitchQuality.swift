@@ -1,0 +1,26 @@
+// Which time-stretch engine a timePitch node runs: the quality/CPU choice (a Linux addition).
+
+/// The engine a `timePitch` node stretches with (its graph-file property `quality`,
+/// ``AudioUnitTimePitch``'s `quality` in the engine API). AVAudioUnitTimePitch has no such
+/// choice; this is a Linux addition. Figures per mode (CPU, pitch error, transient smearing,
+/// output length) beside SoX's, ffmpeg's and the rubberband tool's are in Docs/Performance.md
+/// ("Time-stretch").
+///
+/// Thread safety: a value type; safe to share between threads.
+public enum TimePitchQuality: String, Sendable, Hashable, CaseIterable {
+    /// librubberband's R3 ("finer") engine, real-time mode: the best quality (steady pitch at
+    /// every rate, clean transients), the most CPU — the same engine as `rubberband -3`. The
+    /// default.
+    case finer
+    /// librubberband's R2 ("faster") engine, real-time mode, the engine ffmpeg's `rubberband`
+    /// filter runs: about a quarter of R3's CPU; phasier, and a steady tone's spectrum spreads
+    /// (its peak up to about 30 cents off, as with ffmpeg's filter; Docs/Performance.md).
+    /// Two limits keep it real-time safe with librubberband 3.1.2: the pitch is taken at
+    /// initialize (R2 grows its resampler's tables on the render thread for each new pitch
+    /// ratio, measured by TimePitchRealTimeSafetyTests), and the rate is at most 5 times the
+    /// pitch scale (beyond, R2 changes its FFT size, which reallocates).
+    case faster
+
+    /// The default: ``finer``.
+    public static let `default` = TimePitchQuality.finer
+}

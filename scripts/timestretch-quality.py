@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Quality of time-stretching at tempo 1.25 (pitch kept): timePitch's modes beside the peers.
+
+usage: scripts/timestretch-quality.py [AUDIOGRAPH]   (default .build/release/audiograph)
+
+Per engine, three figures (Docs/Performance.md "Time-stretch"):
+  pitch   a 3 s, 440 Hz sine (0.5): the output's spectral peak (Hann window over the middle
+          60 %, FFT zero-padded to 2^22 points) in cents from 440 Hz; and the frequency from
+          zero crossings over the same stretch.
+  smear   a click train (a 2 ms decaying noise burst every 0.5 s, 6 s): per click, the shortest
+          interval holding 90 % of the energy within +-60 ms of where the click belongs; median
+          over the clicks, in ms (the input's own: about 1 ms).
+  offset  the largest distance between a click's energy centroid (within +-60 ms) and where
+          it belongs (its input time / 1.25), in ms: the time scale's accuracy and latency.
+  length  output frames of the 6 s click train against 6 s / 1.25 = 230400 frames (ours: the
+          graph's duration; the peers: their own).
+Peers: `sox tempo -m 1.25` (WSOLA), ffmpeg's `rubberband=tempo=1.25` (R2, real-time mode),
+`rubberband -3 -T1.25` (R3, offline mode), `rubberband -T1.25` (R2, offline mode).
+"""
+import json, os, subprocess, sys, tempfile
+import numpy as np
+import soundfile as sf
+
+SR, TEMPO = 48000, 1.25
+AG = sys.argv[1] if len(sys.argv) > 1 else ".build/release/audiograph"
+
+
+def inputs(d):
+    t = np.arange(3 * SR) / SR
+    sf.write(os.path.join(d, "sine.wav"), (0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32), SR, subtype="FLOAT")
+    x = np.zeros(6 * SR, dtype=np.float32)
+    rng = np.random.default_rng(7)
+    burst = (rng.standard_normal(96) * np.exp(-np.arange(96) / 20)).astype(np.float32) * 0.5
+    clicks = np.arange(int(0.25 * SR), 6 * SR - SR // 4, SR // 2)
+    for c in clicks:
+        x[c:c + 96] += burst
+    sf.write(os.path.join(d, "clicks.wav"), x, SR, subtype="FLOAT")
+    return clicks
+
+
+def audiograph(quality):
+    def run(src, dst, d):
+        frames = sf.info(src).frames
+        g = {"version": 1, "sampleRate": SR, "duration": frames / SR / TEMPO,
+             "nodes": [{"id": "in", "type": "player", "properties": {"file": src}},
+                       {"id": "tp", "type": "timePitch", "parameters": {"rate": TEMPO}, "properties": {"quality": quality}},
+                       {"id": "out", "type": "genericOutput", "properties": {"format": {"channels": 1}}}],
+             "connections": [{"from": "in", "to": "tp"}, {"from": "tp", "to": "out"}]}
+        gp = os.path.join(d, "g.json")
+        with open(gp, "w") as f:
+            json.dump(g, f)
+        subprocess.run([AG, "render", gp, "-o", dst, "--sample-type", "float32", "--quiet"], check=True)
+    return run
+
+
+def cmd(argv):
+    def run(src, dst, d):
+        subprocess.run([a.replace("IN", src).replace("OUT", dst) for a in argv], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return run
+
+
+ENGINES = [
+    ("timePitch finer (R3)", audiograph("finer")),
+    ("timePitch faster (R2)", audiograph("faster")),
+    ("rubberband -3 (R3 offline)", cmd(["rubberband", "-q", "-3", "-T1.25", "IN", "OUT"])),
+    ("rubberband (R2 offline)", cmd(["rubberband", "-q", "-T1.25", "IN", "OUT"])),
+    ("ffmpeg rubberband (R2 real-time)", cmd(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", "IN",
+                                              "-af", "rubberband=tempo=1.25", "-c:a", "pcm_f32le", "OUT"])),
+    ("sox tempo -m (WSOLA)", cmd(["sox", "IN", "-e", "floating-point", "-b", "32", "OUT", "tempo", "-m", "1.25"])),
+]
+
+
+def pitch(y):
+    seg = y[int(0.2 * len(y)):int(0.8 * len(y))]
+    spec = np.abs(np.fft.rfft(seg * np.hanning(len(seg)), 1 << 22))
+    peak = np.argmax(spec) * SR / (1 << 22)
+    zc = np.where((seg[:-1] < 0) & (seg[1:] >= 0))[0]
+    fz = (len(zc) - 1) * SR / (zc[-1] - zc[0])
+    return 1200 * np.log2(peak / 440), fz
+
+
+def timing(y, clicks):
+    """The largest distance (ms) between a click's energy centroid and where it belongs (c / tempo)."""
+    worst = 0.0
+    for c in clicks[1:-1]:
+        centre = int(round(c / TEMPO))
+        lo = max(0, centre - int(0.06 * SR))
+        w = y[lo:centre + int(0.06 * SR)].astype(np.float64) ** 2
+        if w.sum() > 0:
+            worst = max(worst, abs((np.arange(len(w)) + lo) @ w / w.sum() - centre) / SR * 1000)
+    return worst
+
+
+def smear(y, clicks):
+    widths = []
+    for c in clicks[1:-1]:
+        centre = int(round(c / TEMPO))
+        w = y[max(0, centre - int(0.06 * SR)):centre + int(0.06 * SR)].astype(np.float64) ** 2
+        total = w.sum()
+        if total <= 0:
+            continue
+        cs = np.concatenate([[0], np.cumsum(w)])
+        best = len(w)
+        j = 0
+        for i in range(len(w) + 1):   # shortest [i, j) with 90 % of the energy
+            while j <= len(w) and cs[j] - cs[i] < 0.9 * total:
+                j += 1
+            if j > len(w):
+                break
+            best = min(best, j - i)
+        widths.append(best / SR * 1000)
+    return float(np.median(widths))
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        clicks = inputs(d)
+        print("| engine | pitch: spectral peak (cents) | zero-crossing Hz | transient 90 % width (ms) | worst click offset (ms) | length (frames, expected 230400) |")
+        print("|---|---|---|---|---|---|")
+        print("| input | 0.00 | 440.00 | %.1f | 0 | 288000 (in) |" % smear_input(d, clicks))
+        for name, run in ENGINES:
+            a, b = os.path.join(d, "a.wav"), os.path.join(d, "b.wav")
+            run(os.path.join(d, "sine.wav"), a, d)
+            run(os.path.join(d, "clicks.wav"), b, d)
+            ya, _ = sf.read(a)
+            yb, _ = sf.read(b)
+            ya = ya if ya.ndim == 1 else ya[:, 0]
+            yb = yb if yb.ndim == 1 else yb[:, 0]
+            c, fz = pitch(ya)
+            print("| %s | %+.2f | %.2f | %.1f | %.1f | %d |" % (name, c, fz, smear(yb, clicks), timing(yb, clicks), len(yb)))
+
+
+def smear_input(d, clicks):
+    x, _ = sf.read(os.path.join(d, "clicks.wav"))
+    global TEMPO
+    saved, TEMPO = TEMPO, 1.0
+    try:
+        return smear(x, clicks)
+    finally:
+        TEMPO = saved
+
+
+if __name__ == "__main__":
+    main()
