@@ -9,6 +9,7 @@ public enum StockNodeTypes {
     /// The descriptors, in the graph format's order.
     public static let descriptors: [NodeTypeDescriptor] = [
         OscillatorNode.descriptor, MixerNode.descriptor, ConverterNode.descriptor, DelayNode.descriptor, AnalyserNode.descriptor, ReverbNode.descriptor, TimePitchNode.descriptor, VarispeedNode.descriptor,
+        DistortionNode.descriptor,
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).

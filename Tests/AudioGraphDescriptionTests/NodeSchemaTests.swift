@@ -82,7 +82,7 @@ final class NodeSchemaTests: XCTestCase {
         XCTAssertEqual(NodeSchema.for(.genericOutput).outputBusCount, 0)
         XCTAssertEqual(NodeSchema.for(.player).inputBuses.defaultCount, 0)
         XCTAssertEqual(NodeType.allCases.map { NodeSchema.for($0).kind },
-                       [.source, .source, .source, .mixer, .mixer, .effect, .effect, .effect, .converter, .output, .output, .effect, .effect, .effect, .effect, .effect])
+                       [.source, .source, .source, .mixer, .mixer, .effect, .effect, .effect, .converter, .output, .output, .effect, .effect, .effect, .effect, .effect, .effect])
         XCTAssertEqual(NodeType.allCases.filter { NodeSchema.for($0).convertsInputs }, [.mixer, .environment, .converter, .genericOutput])
     }
 
