@@ -38,6 +38,9 @@ public class AudioIONode: AudioNode, @unchecked Sendable {
         }
         device = name
         engine?.deviceFormats = nil
+        // A graph prepared for the old device (by prepare(), or left by a start() that failed
+        // to open it) is built again for this one at the next start().
+        engine?.discardPreparedGraph()
     }
 
     /// Voice processing does not exist on Linux: always false.

@@ -48,6 +48,7 @@ public final class AudioInputNode: AudioIONode, AudioMixing, @unchecked Sendable
             if let map = channelMap, map.isEmpty || map.contains(where: { $0 < 0 || $0 >= 32 }) {
                 engineProgrammerError("channelMap", self, "\(map) needs 1 to 32 source channels, each 0...31")
             }
+            engine?.discardPreparedGraph()
         }
     }
 
