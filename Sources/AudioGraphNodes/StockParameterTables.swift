@@ -46,6 +46,7 @@ extension ParameterTable {
         .init(.perInput, "coneInnerAngle", .degrees, 0, 360, 360),
         .init(.perInput, "coneOuterAngle", .degrees, 0, 360, 360),
         .init(.perInput, "coneOuterGain", .linearGain, 0, 1, 0),
+        .init(.perInput, "mode", .generic, 0, 6, 0),
     ])
 
     /// ``EQNode``'s parameters.
