@@ -75,3 +75,19 @@ final class AudioInputNodeTests: XCTestCase {
         XCTAssertFalse(engine.inputNode.setManualRenderingInputPCMFormat(f) { _ in nil })
     }
 }
+
+/// Voice processing's API is there with a documented refusal (not available on Linux yet).
+final class AudioIONodeVoiceProcessingTests: XCTestCase {
+    func testEnablingVoiceProcessingThrowsAOneLineReasonAndDisablingSucceeds() throws {
+        let engine = AudioEngine()
+        for node in [engine.inputNode as AudioIONode, engine.outputNode] {
+            XCTAssertNoThrow(try node.setVoiceProcessingEnabled(false))
+            XCTAssertThrowsError(try node.setVoiceProcessingEnabled(true)) { error in
+                let text = "\(error)"
+                XCTAssertTrue(text.hasPrefix("setVoiceProcessingEnabled(_:): ") && !text.contains("\n"), text)
+                XCTAssertEqual((error as? AudioEngineError)?.code, -10879)
+            }
+            XCTAssertFalse(node.isVoiceProcessingEnabled)
+        }
+    }
+}
