@@ -67,9 +67,8 @@ let package = Package(
         // lilv and loads foreign binaries.
         .target(name: "AudioGraphPlugins", dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CLilv"]),
         // The graph-file format: JSON parser, reader, schema, checker, errors, and the factory
-        // that turns node descriptions into stock nodes.
-        .target(name: "AudioGraphDescription",
-                dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins"]),
+        // that turns node descriptions into nodes through the registered node types.
+        .target(name: "AudioGraphDescription", dependencies: ["AudioGraphCore"]),
         // The embedding API: load graph files, render offline, play live.
         .target(name: "AudioGraphKit",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins",
@@ -110,7 +109,8 @@ let package = Package(
         .testTarget(name: "AudioGraphCoreTests",
                     dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting"]),
         .testTarget(name: "AudioGraphDescriptionTests",
-                    dependencies: ["AudioGraphCore", "AudioGraphDescription", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphTesting"]),
+                    dependencies: ["AudioGraphCore", "AudioGraphDescription", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins",
+                                   "AudioGraphTesting"]),
         .testTarget(name: "AudioGraphNodesTests",
                     dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "AudioGraphTesting",
                                    "CAllocationCounter", "CMySofa", "CSndFile", "CRubberBand"]),

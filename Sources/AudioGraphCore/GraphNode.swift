@@ -148,6 +148,11 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     /// before anything is allocated.
     open func stateMemoryEstimate(outputFormat: StreamFormat) -> (bytes: Int64, reason: String)? { nil }
 
+    /// For an output that hands audio out of the graph in a format of its own (a generic
+    /// output's client format): the fields asked for, filled from the input's format after
+    /// resolution (`audiograph inspect` shows the result); nil for other nodes.
+    open var requestedClientFormat: PartialStreamFormat? { nil }
+
     /// Whether the graph renders this node every slice even when the output does not pull it:
     /// a sink (it consumes audio the output never asks for) or a capture node (its audio is
     /// consumed every slice, so taps and sinks see it with nothing connected downstream).

@@ -15,15 +15,34 @@ public struct NodeBuildContext: Sendable {
     /// True when the graph renders offline (`audiograph render`): nodes that hand data to a
     /// thread may hand it to the renderer instead.
     public var rendersOffline: Bool
+    /// Where the graph's output goes (output nodes build what it says; see ``OutputPlacement``).
+    public var placement: OutputPlacement
 
-    public init(id: String, sampleRate: Double, inputBusCount: Int, options: any NodeOptions, rendersOffline: Bool) {
+    /// A context; `placement` defaults to ``OutputPlacement/offline`` when `rendersOffline`,
+    /// else ``OutputPlacement/asDescribed``.
+    public init(id: String, sampleRate: Double, inputBusCount: Int, options: any NodeOptions, rendersOffline: Bool,
+                placement: OutputPlacement? = nil) {
         self.id = id
         self.sampleRate = sampleRate
         self.inputBusCount = inputBusCount
         self.options = options
         self.rendersOffline = rendersOffline
+        self.placement = placement ?? (rendersOffline ? .offline : .asDescribed)
     }
 
     /// The options as the type's own value (a descriptor's factory knows which it decoded).
     public func options<T: NodeOptions>(as type: T.Type) -> T? { options as? T }
+
+    /// Builds the node as the registered type `typeName` with that type's default options (an
+    /// output placed elsewhere than described: an `output` rendered offline becomes a generic
+    /// output, a `genericOutput` played live a PulseAudio output).
+    /// - Throws: ``AudioGraphError/invalidProperty(node:name:reason:)`` when no such type is registered.
+    public func handOver(to typeName: String) throws(AudioGraphError) -> GraphNode {
+        guard let descriptor = NodeTypeRegistry.descriptor(named: typeName) else {
+            throw .invalidProperty(node: id, name: "type", reason: "no node type \"\(typeName)\" is registered for this placement")
+        }
+        var context = self
+        context.options = NoNodeOptions()
+        return try descriptor.makeNode(context)
+    }
 }

@@ -33,6 +33,39 @@ public protocol NodePropertyReader {
     func reportMissing(_ key: String)
     /// True when a `setProperty` value is checked on its own: required keys may be absent.
     var isPartial: Bool { get }
+
+    // Added for the types that moved from the format module (player, input, environment, eq,
+    // recorder, output, genericOutput, lv2); the messages are the format's own.
+
+    /// The graph's sample rate (what rate-dependent defaults and ranges use).
+    var sampleRate: Double { get }
+    /// A number greater than 0.
+    func positiveNumber(_ key: String) -> Double?
+    /// A number not below 0.
+    func nonNegativeNumber(_ key: String) -> Double?
+    /// A length in seconds: greater than 0 and at most the format's longest time.
+    func duration(_ key: String) -> Double?
+    /// A latency in milliseconds: greater than 0 and at most the format's largest latency.
+    func latency(_ key: String) -> Double?
+    /// A sound file to write (its extension must name a type the writer knows), with its path
+    /// resolved against the graph file's folder.
+    func fileToWrite(_ key: String) -> (name: String, path: String)?
+    /// Whether the value of `key` is a JSON number.
+    func isNumber(_ key: String) -> Bool
+    /// A number that must be a valid value of the parameter `info` (its range, or 0/1 for a
+    /// boolean parameter), reported as a parameter value is.
+    func parameterValue(_ key: String, _ info: ParameterInfo) -> Double?
+    /// The nested object at `key`, read the same way (its unknown keys and missing `required`
+    /// keys reported); nil when absent or not an object (reported).
+    func object(_ key: String, allowed: [String], required: [String]) -> (any NodePropertyReader)?
+    /// The length of the array at `key`; nil when absent or not an array (reported).
+    func count(_ key: String) -> Int?
+    /// Element `index` of the array at `key` as an object (see ``object(_:allowed:required:)``).
+    func element(_ key: String, _ index: Int, allowed: [String], required: [String]) -> (any NodePropertyReader)?
+    /// Reports that this object as a whole is invalid, with `reason` (one line).
+    func reportInvalid(_ reason: String)
+    /// Reports that the value of `key` goes beyond a limit of the format, with `reason`.
+    func reportLimitExceeded(_ key: String, _ reason: String)
 }
 
 extension NodePropertyReader {

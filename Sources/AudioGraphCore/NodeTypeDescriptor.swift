@@ -9,8 +9,11 @@ public typealias NodeOptions = Hashable & Sendable
 /// is asked for plugins): its name, its schema (kind, buses, property keys and which of them may
 /// change while the graph runs, its ``ParameterTable``), the decoder from a node's `properties`
 /// to typed options, the factory that makes the ``GraphNode``, the conversion of a property
-/// change to the typed value the node's `validateProperty` expects, and (on the node class,
-/// ``GraphNode/stateMemoryEstimate(outputFormat:)``) the memory its state needs.
+/// change to the typed value the node's `validateProperty` expects, optional hooks for what
+/// only some types need (file and format checks, eq bands, a plugin's own parameters, files
+/// written, a player's end, a limit per graph), and (on the node class,
+/// ``GraphNode/stateMemoryEstimate(outputFormat:)``) the memory its state needs. Output
+/// nodes read ``NodeBuildContext/placement`` in their factory.
 ///
 /// The graph-file loader, `audiograph validate`, the renderer and `AudioEngine(contentsOf:)`
 /// find a registered type by its name; Docs/Architecture.md has the recipe for a new one.
@@ -43,14 +46,53 @@ public struct NodeTypeDescriptor: Sendable {
     /// node's `validateProperty` expects), or nil to pass the JSON value as it is.
     public let typedProperty: @Sendable (_ name: String, _ options: any NodeOptions) -> (any Sendable)?
 
+    // MARK: Optional hooks (each defaults to "nothing to say")
+
+    /// Checks the files the options name (a player's sound file and its segment, an
+    /// environment's HRTF set), reporting through the context; nil: nothing to check.
+    public let checkFiles: (@Sendable (_ options: any NodeOptions, _ context: any NodeCheckContext) -> Void)?
+    /// Checks the node's declared `format` against its options or file (a channel count the
+    /// properties fix, a player's file rate); nil: nothing beyond the format's general rules.
+    public let checkFormat: (@Sendable (_ options: any NodeOptions, _ context: any NodeCheckContext) -> Void)?
+    /// How many elements the table's per-band parameters have for these options (an eq's bands).
+    public let bandCount: @Sendable (_ options: any NodeOptions) -> Int
+    /// Parameter defaults the options set over the table's (an eq band's frequency, gain, q).
+    public let parameterDefaults: @Sendable (_ options: any NodeOptions) -> [ParameterAddress: Double]
+    /// Parameters the options define beyond the table (an LV2 plugin's ports); nil: the table's only.
+    public let optionParameters: (@Sendable (_ options: any NodeOptions) -> OptionParameters)?
+    /// The files the node writes (a recorder's), checked against the graph's other writers.
+    public let writtenFiles: @Sendable (_ options: any NodeOptions) -> [NodeWrittenFile]
+    /// When the node's sound ends on the graph's timeline, seconds, given the sound files read
+    /// (a non-looping player: its start time plus what it plays); nil: it does not end by
+    /// itself. An offline render without a duration lasts until the last one ends.
+    public let playbackEnd: (@Sendable (_ options: any NodeOptions, _ files: (String) -> AudioFileInfo?) -> Double?)?
+    /// The most nodes of this type one graph may hold at any moment (an input: one); nil: no limit.
+    public let maximumPerGraph: Int?
+
     /// A node type. `decode` defaults to no options (a type without properties),
-    /// `typedProperty` to the JSON value.
+    /// `typedProperty` to the JSON value, the hooks to nothing.
     public init(name: String, kind: NodeKind, inputBuses: BusCountRule, outputBusCount: Int,
                 propertyKeys: [String] = [], runtimePropertyKeys: [String] = [], convertsInputs: Bool = false,
                 parameters: ParameterTable = .none,
                 decode: @escaping @Sendable (_ reader: any NodePropertyReader) -> any NodeOptions = { _ in NoNodeOptions() },
                 typedProperty: @escaping @Sendable (_ name: String, _ options: any NodeOptions) -> (any Sendable)? = { _, _ in nil },
+                checkFiles: (@Sendable (_ options: any NodeOptions, _ context: any NodeCheckContext) -> Void)? = nil,
+                checkFormat: (@Sendable (_ options: any NodeOptions, _ context: any NodeCheckContext) -> Void)? = nil,
+                bandCount: @escaping @Sendable (_ options: any NodeOptions) -> Int = { _ in 0 },
+                parameterDefaults: @escaping @Sendable (_ options: any NodeOptions) -> [ParameterAddress: Double] = { _ in [:] },
+                optionParameters: (@Sendable (_ options: any NodeOptions) -> OptionParameters)? = nil,
+                writtenFiles: @escaping @Sendable (_ options: any NodeOptions) -> [NodeWrittenFile] = { _ in [] },
+                playbackEnd: (@Sendable (_ options: any NodeOptions, _ files: (String) -> AudioFileInfo?) -> Double?)? = nil,
+                maximumPerGraph: Int? = nil,
                 makeNode: @escaping @Sendable (_ context: NodeBuildContext) throws(AudioGraphError) -> GraphNode) {
+        self.checkFiles = checkFiles
+        self.checkFormat = checkFormat
+        self.bandCount = bandCount
+        self.parameterDefaults = parameterDefaults
+        self.optionParameters = optionParameters
+        self.writtenFiles = writtenFiles
+        self.playbackEnd = playbackEnd
+        self.maximumPerGraph = maximumPerGraph
         self.name = name
         self.kind = kind
         self.inputBuses = inputBuses

@@ -84,3 +84,9 @@ public struct PartialStreamFormat: Hashable, Sendable {
     /// Whether no field is set.
     public var isEmpty: Bool { sampleRate == nil && channelCount == nil && sampleType == nil && isInterleaved == nil }
 }
+
+extension StreamFormat {
+    /// The largest ratio between two rates one conversion bridges, either way (libsamplerate's
+    /// limit, which the nodes' resampler enforces and the graph-file checker reports).
+    public static let maximumConversionRatio = 256.0
+}

@@ -1,6 +1,5 @@
 // Checks a decoded graph as a whole: ids, outputs, connections, cycles, formats, files, taps, updates.
 import AudioGraphCore
-import AudioGraphNodes
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,7 +1,6 @@
 // A graph description as engine objects: the open graph its nodes and connections make, and the
 // pending-change lists its updates make (one assembly for the builder and the validator).
 import AudioGraphCore
-import AudioGraphNodes
 
 /// Turns a graph description into an open ``AudioGraph`` and its updates into pending-change
 /// lists. AudioGraphKit's `GraphBuilder` initializes what this assembles; ``GraphRules`` resolves it.
@@ -63,15 +62,8 @@ public enum GraphAssembly {
 /// The typed value of property `name` in a node's configuration after a change (what the nodes'
 /// `validateProperty` expect), or nil when the property has no typed form.
 func typedPropertyValue(_ name: String, configuration: NodeConfiguration) -> (any Sendable)? {
-    switch (configuration, name) {
-    case (.player(let p), "loop"): return p.loop
-    case (.player(let p), "startTime"): return p.startTime
-    case (.player(let p), "segment"): return p.segment
-    case (.environment(let p), "distanceModel"): return p.distanceModel
-    case (.environment(let p), "reverb"): return p.reverb
-    case (.registered(let r), _): return r.type.descriptor?.typedProperty(name, r.options)
-    default: return nil
-    }
+    guard case .registered(let r) = configuration else { return nil }
+    return r.type.descriptor?.typedProperty(name, r.options)
 }
 
 extension JSONValue {

@@ -77,11 +77,10 @@ extension GraphChecker {
             // Decoded whole again: rules between keys (stopTime after startTime) apply too.
             let configuration = reader.decodeConfiguration(node.type, properties, at: location)
             guard reader.errors.count == before else { return nil }
-            if case .player(let player) = configuration, let segment = player.segment, let info = audioFiles[player.path],
-               segment.start >= info.duration {
-                report(DescriptionReader.join(join("value"), "start"),
-                       .invalidValue("\(ParameterInfo.format(segment.start)) s is not before the end of \"\(player.file)\" (\(ParameterInfo.format(info.duration)) s)"))
-                return nil
+            // The type's file checks on the changed value (files already read; problems at `value`).
+            if case .registered(let r) = configuration, let check = r.type.descriptor?.checkFiles {
+                check(r.options, NodeChecks(checker: self, node: node, location: location, changedValueLocation: join("value")))
+                guard reader.errors.count == before else { return nil }
             }
             node.properties = properties
             node.configuration = configuration

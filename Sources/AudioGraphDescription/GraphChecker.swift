@@ -1,6 +1,5 @@
 // The whole-graph checks behind DescriptionValidator, over a topology that updates change.
 import AudioGraphCore
-import AudioGraphNodes
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -84,29 +83,18 @@ final class GraphChecker {
         }
         let outputs = topology.order.filter { topology.nodes[$0]?.schema.kind == .output }
         if outputs.count != 1 { report(location, .outputNodeCount(ids: outputs)) }
-        let inputs = topology.order.filter { topology.nodes[$0]?.type == .input }
-        if inputs.count > 1 { report(location, .inputNodeCount(ids: inputs)) }
+        for type in NodeType.allCases {
+            guard let maximum = type.descriptor?.maximumPerGraph else { continue }
+            let ids = topology.order.filter { topology.nodes[$0]?.type == type }
+            if ids.count > maximum { report(location, .nodeTypeCount(type: type.rawValue, ids: ids, maximum: maximum)) }
+        }
     }
 
-    /// Reads a player's file information (once per path) and checks its segment; checks that an
-    /// environment's HRTF file exists.
+    /// The checks of the files a node's options name (its type's ``NodeTypeDescriptor/checkFiles``:
+    /// a player's sound file, read once per path, and its segment; an environment's HRTF file).
     func checkFiles(of node: NodeDescription, at location: String) {
-        let properties = DescriptionReader.join(location, "properties")
-        switch node.configuration {
-        case .player(let player):
-            guard !player.path.isEmpty, let info = audioInfo(player.path, node: node.id, file: player.file,
-                                                             at: DescriptionReader.join(properties, "file")) else { return }
-            if let segment = player.segment, segment.start >= info.duration {
-                report(DescriptionReader.join(DescriptionReader.join(properties, "segment"), "start"),
-                       .invalidValue("\(ParameterInfo.format(segment.start)) s is not before the end of \"\(player.file)\" (\(ParameterInfo.format(info.duration)) s)"))
-            }
-        case .environment(let environment):
-            if let path = environment.hrtfPath, let file = environment.hrtf, let reason = FileSystemPath.sofaProblem(path) {
-                report(DescriptionReader.join(properties, "hrtf"), .unreadableAudioFile(node: node.id, file: file, reason: reason))
-            }
-        default:
-            break
-        }
+        guard case .registered(let r) = node.configuration, let check = r.type.descriptor?.checkFiles else { return }
+        check(r.options, NodeChecks(checker: self, node: node, location: location))
     }
 
     func audioInfo(_ path: String, node: String, file: String, at location: String) -> AudioFileInfo? {
@@ -138,12 +126,6 @@ final class GraphChecker {
             report(location, .unreadableAudioFile(node: node, file: file, reason: reason))
             return nil
         }
-    }
-
-    /// The file information of a node's player file, when it was read successfully.
-    func knownAudioInfo(_ node: NodeDescription) -> AudioFileInfo? {
-        guard case .player(let player) = node.configuration else { return nil }
-        return audioFiles[player.path]
     }
 
     // MARK: Connections
@@ -195,15 +177,18 @@ final class GraphChecker {
             for case .addNode(let node) in update.actions where everyNode[node.id] == nil { everyNode[node.id] = node }
         }
         var files: [String: String] = [:]
-        // Recorders write files too: no two writers of one file, recorders first (in id order).
+        // Recorders write files too (a type's ``NodeTypeDescriptor/writtenFiles``): no two writers
+        // of one file, recorders first (in id order).
         for id in everyNode.keys.sorted() {
-            guard case .recorder(let p) = everyNode[id]!.configuration, !p.path.isEmpty else { continue }
-            let location = DescriptionReader.join(DescriptionReader.join(reader.nodeLocations[id] ?? "nodes", "properties"), "file")
-            let resolved = FileSystemPath.resolved(p.path)
-            if let first = files[resolved] {
-                report(location, .invalidValue("\"\(p.file)\" is already written by \(first)"))
-            } else {
-                files[resolved] = location
+            guard case .registered(let r) = everyNode[id]!.configuration, let descriptor = r.type.descriptor else { continue }
+            for written in descriptor.writtenFiles(r.options) {
+                let location = DescriptionReader.join(DescriptionReader.join(reader.nodeLocations[id] ?? "nodes", "properties"), written.key)
+                let resolved = FileSystemPath.resolved(written.path)
+                if let first = files[resolved] {
+                    report(location, .invalidValue("\"\(written.file)\" is already written by \(first)"))
+                } else {
+                    files[resolved] = location
+                }
             }
         }
         for (index, tap) in graph.taps.enumerated() {

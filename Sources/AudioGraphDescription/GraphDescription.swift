@@ -1,6 +1,5 @@
 // A whole graph file, decoded: settings, nodes, connections, updates and taps.
 import AudioGraphCore
-import AudioGraphNodes
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -49,7 +48,7 @@ public struct GraphDescription: Sendable, Hashable {
     public static let maximumTime = 10_000_000.0
     /// The largest ratio between two rates one conversion bridges (libsamplerate's limit, either
     /// way): a converter, a mixer or environment input, or a generic output's client format.
-    public static let maximumConversionRatio = Resampler.maximumConversionRatio
+    public static let maximumConversionRatio = StreamFormat.maximumConversionRatio
     /// The most nodes a graph holds at any moment (every node is pulled, planned and formatted
     /// on each update; beyond this a file is a mistake or an attack).
     public static let maximumNodeCount = 10_000

@@ -28,8 +28,9 @@ public enum GraphDescriptionProblem: Sendable, Hashable {
     case duplicateIdentifier(String, firstUsedAt: String)
     /// The graph does not have exactly one output node.
     case outputNodeCount(ids: [String])
-    /// The graph has more than one `input` node.
-    case inputNodeCount(ids: [String])
+    /// The graph has more nodes of one type than the type allows
+    /// (``NodeTypeDescriptor/maximumPerGraph``: an `input`, at most one).
+    case nodeTypeCount(type: String, ids: [String], maximum: Int)
     /// An address that is not a parameter of this node.
     case unknownParameter(address: String, reason: String)
     /// A reference to a node id that does not exist.
@@ -81,7 +82,8 @@ public enum GraphDescriptionProblem: Sendable, Hashable {
         case .outputNodeCount(let ids):
             if ids.isEmpty { return "the graph has no output node (it needs exactly one \"output\" or \"genericOutput\")" }
             return "the graph has \(ids.count) output nodes (\(Self.quoted(ids))); it needs exactly one"
-        case .inputNodeCount(let ids): return "the graph has \(ids.count) input nodes (\(Self.quoted(ids))); at most one is allowed"
+        case .nodeTypeCount(let type, let ids, let maximum):
+            return "the graph has \(ids.count) \(type) nodes (\(Self.quoted(ids))); at most \(maximum == 1 ? "one is" : "\(maximum) are") allowed"
         case .unknownParameter(let address, let reason): return "\"\(address)\" is not a parameter: \(reason)"
         case .missingNode(let id): return "no node has the id \"\(id)\""
         case .invalidBusReference(let string): return "\"\(string)\" is not a bus (write \"node\" or \"node:N\")"

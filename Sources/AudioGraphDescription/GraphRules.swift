@@ -1,6 +1,5 @@
 // The graph-file validator's graph rules: the engine's own, run on the real nodes.
 import AudioGraphCore
-import AudioGraphNodes
 
 /// The graph rules of a graph file (connections, cycles, formats, updates), checked by the engine
 /// itself: the real nodes are built as the file describes them (``NodeFactory``, placement
@@ -152,9 +151,8 @@ public enum GraphRules {
             guard let resolvedInputs = resolved.inputs[n.id], let outputs = resolved.outputs[n.id] else { continue }
             let inputs = resolvedInputs.indices.map { arriving[n.id]?[$0] }
             var client: BusFormat?
-            if case .genericOutput = n.configuration, let output = graph.node(n.id) as? GenericOutputNode,
-               let input = inputs.first ?? nil {
-                client = bus(output.clientFormatRequest.filled(from: input))
+            if let request = graph.node(n.id)?.requestedClientFormat, let input = inputs.first ?? nil {
+                client = bus(request.filled(from: input))
             }
             result.nodes[n.id] = NodeFormats(inputs: inputs.map { $0.map(bus) }, outputs: outputs.map(bus), clientFormat: client)
         }

@@ -1,22 +1,11 @@
-// A node's typed properties: one case per node type.
+// A node's typed properties: its type's descriptor's options value.
 import AudioGraphCore
-import AudioGraphPlugins
-import AudioGraphNodes
-import AudioGraphPulse
 
-/// The decoded `properties` of a node, typed by its node type.
+/// The decoded `properties` of a node: the options value its type's ``NodeTypeDescriptor``
+/// decoded (``options(as:)`` gives it as the type's own value, e.g. `PlayerProperties`).
 ///
 /// Thread safety: a value type; safe to share between threads.
 public enum NodeConfiguration: Sendable, Hashable {
-    case player(PlayerProperties)
-    case input(InputProperties)
-    case environment(EnvironmentProperties)
-    case eq(EQProperties)
-    case recorder(RecorderProperties)
-    case output(OutputProperties)
-    case genericOutput(GenericOutputProperties)
-    /// An LV2 plugin (its URI and what the catalogue said about it).
-    case lv2(LV2Properties)
     /// A `setProperty` update's value before the checker knows the node's type.
     case unresolved
     /// A type registered with ``NodeTypeRegistry``: its descriptor's options.
@@ -25,29 +14,24 @@ public enum NodeConfiguration: Sendable, Hashable {
     /// The node type this configuration belongs to.
     public var type: NodeType {
         switch self {
-        case .player: return .player
-        case .input: return .input
-        case .environment: return .environment
-        case .eq: return .eq
-        case .recorder: return .recorder
-        case .output: return .output
-        case .genericOutput: return .genericOutput
-        case .lv2: return .lv2
         case .unresolved: return .unresolved
         case .registered(let r): return r.type
         }
     }
 
-    /// The options of a registered type as its own value, or nil.
-    public func options<T: NodeOptions>(as type: T.Type) -> T? {
-        if case .registered(let r) = self { return r.options as? T }
+    /// The decoded options, or nil while unresolved.
+    public var options: (any NodeOptions)? {
+        if case .registered(let r) = self { return r.options }
         return nil
     }
 
-    /// The eq's band count; 0 for other types.
+    /// The options as the type's own value, or nil.
+    public func options<T: NodeOptions>(as type: T.Type) -> T? { options as? T }
+
+    /// The number of elements of the type's per-band parameters (an eq's bands); 0 for others.
     public var bandCount: Int {
-        if case .eq(let properties) = self { return properties.bands.count }
-        return 0
+        guard case .registered(let r) = self, let d = r.type.descriptor else { return 0 }
+        return d.bandCount(r.options)
     }
 }
 

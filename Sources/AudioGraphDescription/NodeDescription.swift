@@ -43,25 +43,19 @@ public struct NodeDescription: Sendable, Hashable {
     /// Output bus count (0 for output nodes, 1 otherwise).
     public var outputBusCount: Int { schema.outputBusCount }
 
-    /// The eq's band count; 0 for other types.
+    /// The count of the type's per-band parameter groups (an eq's bands); 0 for other types.
     public var bandCount: Int { configuration.bandCount }
 
-    /// The parameter table of this node (ranges at `sampleRate`, defaults from the schema, eq band
-    /// defaults from the bands).
+    /// The parameter table of this node (ranges at `sampleRate`, defaults from the schema, then
+    /// those its options set, e.g. eq band defaults from the bands; a plugin's own parameters).
     public func parameterInfos(sampleRate: Double) -> [ParameterInfo] {
         var infos = schema.parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount, bandCount: bandCount)
-        if case .lv2(let plugin) = configuration { infos += plugin.parameters }
-        if case .eq(let eq) = configuration {
-            for index in infos.indices {
-                let address = infos[index].address
-                guard address.group == "band", address.element >= 0, address.element < eq.bands.count else { continue }
-                let band = eq.bands[address.element]
-                switch address.name {
-                case "frequency": infos[index].defaultValue = band.frequency
-                case "gain": infos[index].defaultValue = band.gain
-                case "q": infos[index].defaultValue = band.q
-                case "bypass": infos[index].defaultValue = band.bypass ? 1 : 0
-                default: break
+        if case .registered(let r) = configuration, let descriptor = r.type.descriptor {
+            if let extra = descriptor.optionParameters?(r.options) { infos += extra.infos }
+            let defaults = descriptor.parameterDefaults(r.options)
+            if !defaults.isEmpty {
+                for index in infos.indices {
+                    if let value = defaults[infos[index].address] { infos[index].defaultValue = value }
                 }
             }
         }

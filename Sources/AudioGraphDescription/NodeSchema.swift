@@ -1,4 +1,4 @@
-// The single source of truth per node type: kind, buses, property keys and parameter table.
+// What the format says about one node type (kind, buses, property keys, parameter table), read from its descriptor.
 import AudioGraphCore
 
 /// What the format says about one node type: its kind, buses, property keys and parameters.
@@ -26,28 +26,12 @@ public struct NodeSchema: Sendable {
     /// Its parameters (the node class's own table, so the loader and the engine agree).
     public let parameters: ParameterTable
 
-    /// The largest `inputBusCount` of an environment.
-    public static let maximumEnvironmentInputs = 1024
-
-    /// The schema of `type`.
+    /// The schema of `type`: its registered descriptor's (a placeholder for ``NodeType/unresolved``).
     public static func `for`(_ type: NodeType) -> NodeSchema {
-        switch type {
-        case .player: return player
-        case .input: return input
-        case .environment: return environment
-        case .eq: return eq
-        case .recorder: return recorder
-        case .output: return output
-        case .genericOutput: return genericOutput
-        case .lv2: return lv2
-        case .unresolved: return unresolved
-        default:
-            // A registered type (NodeType's initializer admits no other name).
-            let d = type.descriptor!
-            return NodeSchema(type: type, kind: d.kind, inputBuses: d.inputBuses, outputBusCount: d.outputBusCount,
-                              propertyKeys: d.propertyKeys, runtimePropertyKeys: d.runtimePropertyKeys,
-                              convertsInputs: d.convertsInputs, parameters: d.parameters)
-        }
+        guard let d = type.descriptor else { return unresolved }
+        return NodeSchema(type: type, kind: d.kind, inputBuses: d.inputBuses, outputBusCount: d.outputBusCount,
+                          propertyKeys: d.propertyKeys, runtimePropertyKeys: d.runtimePropertyKeys,
+                          convertsInputs: d.convertsInputs, parameters: d.parameters)
     }
 
     /// The parameter at `address` for a node with `inputBusCount` inputs and `bandCount` eq bands,
@@ -86,48 +70,8 @@ public struct NodeSchema: Sendable {
 
 
 extension NodeSchema {
-    static let player = NodeSchema(
-        type: .player, kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
-        propertyKeys: ["file", "loop", "startTime", "segment"],
-        runtimePropertyKeys: ["loop", "startTime", "segment"], convertsInputs: false,
-        parameters: .player)
-
-    static let input = NodeSchema(
-        type: .input, kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
-        propertyKeys: ["device", "channels", "latency", "channelMap"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
-
-    static let environment = NodeSchema(
-        type: .environment, kind: .mixer,
-        inputBuses: BusCountRule(defaultCount: 1, minimum: 1, maximum: maximumEnvironmentInputs), outputBusCount: 1,
-        propertyKeys: ["distanceModel", "renderingAlgorithm", "hrtf", "reverb", "channels"],
-        runtimePropertyKeys: ["distanceModel", "reverb"], convertsInputs: true,
-        parameters: .environment)
-
-    static let eq = NodeSchema(
-        type: .eq, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: ["bands", "preset"], runtimePropertyKeys: [], convertsInputs: false,
-        parameters: .eq)
-
     /// A placeholder for a value whose node type is not known yet (never a node's schema).
     static let unresolved = NodeSchema(
         type: .unresolved, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: [], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
-
-    static let recorder = NodeSchema(
-        type: .recorder, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: ["file", "sampleType"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
-
-    static let output = NodeSchema(
-        type: .output, kind: .output, inputBuses: .fixed(1), outputBusCount: 0,
-        propertyKeys: ["device", "latency", "streamName"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
-
-    static let genericOutput = NodeSchema(
-        type: .genericOutput, kind: .output, inputBuses: .fixed(1), outputBusCount: 0,
-        propertyKeys: ["format"], runtimePropertyKeys: [], convertsInputs: true, parameters: .none)
-
-    /// The plugin's parameters come from the catalogue (``LV2Properties/parameters``), not a table.
-    static let lv2 = NodeSchema(
-        type: .lv2, kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
-        propertyKeys: ["plugin"], runtimePropertyKeys: [], convertsInputs: false, parameters: .none)
-
 }

@@ -1,24 +1,20 @@
-// The node types a graph file may name: the stock ones and those registered in NodeTypeRegistry.
+// The node types a graph file may name: those registered in NodeTypeRegistry.
 import AudioGraphCore
 
-/// A node type of the graph format (`"type"` of a node object): a stock type (the constants
-/// below) or one registered with ``NodeTypeRegistry`` (its descriptor's name).
+/// A node type of the graph format (`"type"` of a node object): the name of a descriptor
+/// registered with ``NodeTypeRegistry`` (the stock types' names are the constants below; their
+/// behaviour is in their descriptors, beside their classes).
 ///
 /// Thread safety: a value type; safe to share between threads.
 public struct NodeType: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The type's name as graph files write it.
     public let rawValue: String
 
-    /// The type named `rawValue`; nil when it is neither a stock type nor registered.
+    /// The type named `rawValue`; nil when no such type is registered.
     public init?(rawValue: String) {
-        guard Self.builtIn.contains(rawValue) || NodeTypeRegistry.descriptor(named: rawValue) != nil else { return nil }
+        guard NodeTypeRegistry.descriptor(named: rawValue) != nil else { return nil }
         self.rawValue = rawValue
     }
-
-    /// The stock types whose behaviour this module still holds (the others are descriptors
-    /// beside their classes, AudioGraphNodes' `StockNodeTypes`, found only once registered).
-    static let builtIn: Set<String> = ["player", "input", "environment", "eq", "recorder",
-                                       "output", "genericOutput", "lv2"]
 
     /// A `setProperty` value whose node's type is not known yet (never a node's type).
     static let unresolved = NodeType(stock: "")
@@ -42,7 +38,8 @@ public struct NodeType: RawRepresentable, Sendable, Hashable, CaseIterable, Cust
     public static let varispeed = NodeType(stock: "varispeed")
     public static let lv2 = NodeType(stock: "lv2")
 
-    /// The stock types, in the format's order.
+    /// The stock types' names in the order the format lists them (messages list the registered
+    /// types in this order, then the others by name).
     public static let stock: [NodeType] = [.oscillator, .player, .input, .mixer, .environment, .eq, .delay, .recorder, .converter,
                                            .output, .genericOutput, .analyser, .reverb, .timePitch, .varispeed, .lv2]
 
@@ -50,11 +47,11 @@ public struct NodeType: RawRepresentable, Sendable, Hashable, CaseIterable, Cust
     /// descriptors once registered), then the other registered ones by name.
     public static var allCases: [NodeType] {
         let registered = NodeTypeRegistry.names
-        return stock.filter { builtIn.contains($0.rawValue) || registered.contains($0.rawValue) }
+        return stock.filter { registered.contains($0.rawValue) }
             + registered.filter { name in !stock.contains { $0.rawValue == name } }.map(NodeType.init(stock:))
     }
 
-    /// The registered descriptor of a type that is not a stock one.
+    /// The registered descriptor (nil only for ``unresolved``).
     public var descriptor: NodeTypeDescriptor? { NodeTypeRegistry.descriptor(named: rawValue) }
 
     public var description: String { rawValue }

@@ -59,4 +59,47 @@ struct PropertyObjectReader: NodePropertyReader {
     func reportMissing(_ key: String) {
         if !isPartial { reader.report(location, .missingKey(key)) }
     }
+
+    var sampleRate: Double { reader.sampleRate }
+
+    func positiveNumber(_ key: String) -> Double? { properties[key].flatMap { reader.number($0, at: at(key), .positive) } }
+
+    func nonNegativeNumber(_ key: String) -> Double? { properties[key].flatMap { reader.number($0, at: at(key), .nonNegative) } }
+
+    func duration(_ key: String) -> Double? { properties[key].flatMap { reader.number($0, at: at(key), .duration) } }
+
+    func latency(_ key: String) -> Double? { properties[key].flatMap { reader.latency($0, at: at(key)) } }
+
+    func fileToWrite(_ key: String) -> (name: String, path: String)? {
+        guard let name = properties[key].flatMap({ reader.soundFileToWrite($0, at: at(key)) }) else { return nil }
+        return (name, GraphDescription.resolve(name, against: reader.baseDirectory))
+    }
+
+    func isNumber(_ key: String) -> Bool {
+        if case .number = properties[key] { return true }
+        return false
+    }
+
+    func parameterValue(_ key: String, _ info: ParameterInfo) -> Double? {
+        guard let value = properties[key], let number = reader.number(value, at: at(key)) else { return nil }
+        return reader.checkParameterValue(number, info, at: at(key)) ? number : nil
+    }
+
+    func object(_ key: String, allowed: [String], required: [String]) -> (any NodePropertyReader)? {
+        guard let value = properties[key], let object = reader.object(value, at: at(key), allowed: allowed, required: required) else { return nil }
+        return PropertyObjectReader(reader: reader, properties: object, location: at(key), isPartial: isPartial)
+    }
+
+    func count(_ key: String) -> Int? { properties[key].flatMap { reader.array($0, at: at(key)) }?.count }
+
+    func element(_ key: String, _ index: Int, allowed: [String], required: [String]) -> (any NodePropertyReader)? {
+        guard case .array(let array) = properties[key], array.indices.contains(index) else { return nil }
+        let location = DescriptionReader.join(at(key), index: index)
+        guard let object = reader.object(array[index], at: location, allowed: allowed, required: required) else { return nil }
+        return PropertyObjectReader(reader: reader, properties: object, location: location, isPartial: isPartial)
+    }
+
+    func reportInvalid(_ reason: String) { reader.report(location, .invalidValue(reason)) }
+
+    func reportLimitExceeded(_ key: String, _ reason: String) { reader.report(at(key), .limitExceeded(reason)) }
 }

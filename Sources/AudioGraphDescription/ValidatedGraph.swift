@@ -1,6 +1,5 @@
 // What a successful load returns: the description plus what validation worked out.
 import AudioGraphCore
-import AudioGraphNodes
 
 /// A graph description that passed validation, with the formats after propagation and the sound
 /// files' information.
@@ -22,16 +21,15 @@ public struct ValidatedGraph: Sendable, Hashable {
     }
 
     /// The length of an offline render when the command line gives none: the graph's `duration`,
-    /// else the end of the longest non-looping player (its `startTime` plus what it plays), else 10 s.
+    /// else the end of the longest non-looping player (its `startTime` plus what it plays; a node
+    /// type's ``NodeTypeDescriptor/playbackEnd``), else 10 s.
     public var defaultRenderDuration: Double {
         if let duration = description.duration { return duration }
         var end: Double?
         for node in description.nodes {
-            guard case .player(let player) = node.configuration, !player.loop,
-                  let info = audioFiles[player.path] else { continue }
-            let start = player.segment?.start ?? 0
-            let played = player.segment?.duration.map { min($0, max(0, info.duration - start)) } ?? max(0, info.duration - start)
-            end = max(end ?? 0, player.startTime + played)
+            guard case .registered(let r) = node.configuration, let playbackEnd = r.type.descriptor?.playbackEnd,
+                  let nodeEnd = playbackEnd(r.options, { audioFiles[$0] }) else { continue }
+            end = max(end ?? 0, nodeEnd)
         }
         return end ?? 10
     }

@@ -10,18 +10,26 @@ public enum GraphLoader {
     /// on the real nodes (``GraphRules``); sound files are probed with libsndfile.
     /// - Throws: every problem found, one line each (``GraphDescriptionErrors``).
     public static func load(_ path: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
-        LV2World.registerWithGraphFiles()
-        StockNodeTypes.register()
+        registerNodeTypes()
         return try GraphRules.check(GraphDescription.load(contentsOf: path, fileInfo: probe), fileName: path)
     }
 
     /// Validates a graph given as text (relative paths against `baseDirectory`).
     public static func parse(text: String, fileName: String = "graph.json",
                              baseDirectory: String = ".") throws(GraphDescriptionErrors) -> ValidatedGraph {
-        LV2World.registerWithGraphFiles()
-        StockNodeTypes.register()
+        registerNodeTypes()
         return try GraphRules.check(GraphDescription.parse(text: text, fileName: fileName, baseDirectory: baseDirectory, fileInfo: probe),
                                     fileName: fileName)
+    }
+
+    /// Registers every node type of the package with graph files (each module's own list:
+    /// AudioGraphNodes' `StockNodeTypes`, AudioGraphPulse's `PulseNodeTypes`, AudioGraphPlugins'
+    /// `PluginNodeTypes`) and the LV2 catalogue. Idempotent; every loading entry point calls it.
+    package static func registerNodeTypes() {
+        LV2World.registerWithGraphFiles()
+        StockNodeTypes.register()
+        PulseNodeTypes.register()
+        PluginNodeTypes.register()
     }
 
     /// Rate, channels and length of a sound file, for the validator.

@@ -137,8 +137,10 @@ public final class OfflineRenderer {
             throw .pathConflict("\(built.validated.description.fileName): taps[\(index)].file: \"\(tap.file)\" is the render's output file \(outputPath)")
         }
         for node in built.validated.description.nodes {
-            guard case .recorder(let p) = node.configuration, FileSystemPath.resolved(p.path) == output else { continue }
-            throw .pathConflict("\(built.validated.description.fileName): node \"\(node.id)\" properties.file: \"\(p.file)\" is the render's output file \(outputPath)")
+            guard case .registered(let r) = node.configuration, let descriptor = r.type.descriptor else { continue }
+            for written in descriptor.writtenFiles(r.options) where FileSystemPath.resolved(written.path) == output {
+                throw .pathConflict("\(built.validated.description.fileName): node \"\(node.id)\" properties.\(written.key): \"\(written.file)\" is the render's output file \(outputPath)")
+            }
         }
         var needed: [String: (path: String, bytes: Int64)] = [:]
         func account(_ path: String, _ format: StreamFormat, frames: Int64) throws(RenderError) {

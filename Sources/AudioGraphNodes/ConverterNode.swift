@@ -49,6 +49,24 @@ public final class ConverterNode: GraphNode, @unchecked Sendable {
             return result
         },
         typedProperty: { name, options in name == "quality" ? (options as? ConverterProperties)?.quality : nil },
+        checkFormat: { options, context in
+            guard let properties = options as? ConverterProperties else { return }
+            let declared = context.declaredFormat
+            for (field, propertyValue, nodeValue) in [
+                ("sampleRate", properties.format.sampleRate.map { ParameterInfo.format($0) }, declared.sampleRate.map { ParameterInfo.format($0) }),
+                ("channels", properties.format.channels.map(String.init), declared.channels.map(String.init)),
+                ("sampleType", properties.format.sampleType?.rawValue, declared.sampleType?.rawValue),
+                ("interleaved", properties.format.interleaved.map { String($0) }, declared.interleaved.map { String($0) }),
+            ] {
+                if let propertyValue, let nodeValue, propertyValue != nodeValue {
+                    context.reportFormatConflict(formatField: field, "\(nodeValue) contradicts properties.format.\(field) \(propertyValue)")
+                }
+            }
+            if let map = properties.channelMap, let wanted = properties.format.channels ?? declared.channels, wanted != map.count {
+                context.reportFormatConflict(property: "channelMap",
+                                             "the channel map has \(map.count) entries but the output format has \(wanted) channels")
+            }
+        },
         makeNode: { context in
             ConverterNode(id: context.id, properties: context.options(as: ConverterProperties.self) ?? ConverterProperties())
         })

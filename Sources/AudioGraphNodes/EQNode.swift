@@ -196,3 +196,73 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
         outputIsSilent[0] = inputSilent && ChannelPointers.isAllZero(out, frameCount: n)
     }
 }
+
+extension EQNode {
+    /// The `eq` node type: an effect with `bands` (up to ``EQProperties/maximumBandCount``, each
+    /// a filter type and its band parameters' initial values) or a `preset`, fixed at creation;
+    /// ``ParameterTable/eq`` with one `band.N.*` group per band.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "eq", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["bands", "preset"], parameters: .eq,
+        decode: { reader in
+            if reader.has("bands"), reader.has("preset") {
+                reader.reportInvalid("give either \"bands\" or \"preset\", not both")
+            }
+            if let preset = reader.choice("preset", as: EQPreset.self) {
+                return EQProperties(preset: preset, sampleRate: reader.sampleRate)
+            }
+            guard let count = reader.count("bands") else { return EQProperties() }
+            if count > EQProperties.maximumBandCount {
+                reader.reportInvalid("bands", "an eq has at most \(EQProperties.maximumBandCount) bands, found \(count)")
+            }
+            var bands: [EQBand] = []
+            for index in 0..<min(count, EQProperties.maximumBandCount) {
+                var band = EQBand(type: .peak)
+                guard let object = reader.element("bands", index, allowed: ["type", "frequency", "gain", "q", "bypass"],
+                                                  required: ["type"]) else {
+                    bands.append(band)
+                    continue
+                }
+                if let type = object.choice("type", as: EQFilterType.self) { band = EQBand(type: type) }
+                func check(_ key: String) -> Double? {
+                    guard object.has(key),
+                          let info = ParameterTable.eq.parameterInfo(for: ParameterAddress(scope: .global, element: index, group: "band", name: key),
+                                                                     sampleRate: reader.sampleRate, inputBusCount: 1, bandCount: index + 1)
+                    else { return nil }
+                    return object.parameterValue(key, info)
+                }
+                if let frequency = check("frequency") { band.frequency = frequency } else if !object.has("frequency") {
+                    band.frequency = min(1000, reader.sampleRate / 2)
+                }
+                if let gain = check("gain") { band.gain = gain }
+                if let q = check("q") { band.q = q }
+                if object.has("bypass") {
+                    if object.isNumber("bypass") {
+                        if let bypass = check("bypass") { band.bypass = bypass == 1 }
+                    } else if let bypass = object.bool("bypass") {
+                        band.bypass = bypass
+                    }
+                }
+                bands.append(band)
+            }
+            return EQProperties(bands: bands)
+        },
+        bandCount: { options in (options as? EQProperties)?.bands.count ?? 0 },
+        parameterDefaults: { options in
+            guard let eq = options as? EQProperties else { return [:] }
+            var defaults: [ParameterAddress: Double] = [:]
+            for (index, band) in eq.bands.enumerated() {
+                func set(_ name: String, _ value: Double) {
+                    defaults[ParameterAddress(scope: .global, element: index, group: "band", name: name)] = value
+                }
+                set("frequency", band.frequency)
+                set("gain", band.gain)
+                set("q", band.q)
+                set("bypass", band.bypass ? 1 : 0)
+            }
+            return defaults
+        },
+        makeNode: { (context: NodeBuildContext) throws(AudioGraphError) -> GraphNode in
+            EQNode(id: context.id, sampleRate: context.sampleRate, properties: context.options(as: EQProperties.self) ?? EQProperties())
+        })
+}

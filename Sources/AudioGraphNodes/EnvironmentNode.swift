@@ -641,3 +641,63 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         return Pan(leftFromLeft: g.left, leftFromRight: 0, rightFromLeft: g.right, rightFromRight: 0)
     }
 }
+
+extension EnvironmentNode {
+    /// The largest `inputBusCount` a graph file may give an environment.
+    public static let maximumInputBusCount = 1024
+
+    /// The `environment` node type: 1...1024 mono or stereo inputs placed in 3D, a stereo output,
+    /// ``EnvironmentProperties`` (`distanceModel` and `reverb` may change while the graph runs;
+    /// an `hrtf` SOFA file is checked before it is read), ``ParameterTable/environment``.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "environment", kind: .mixer,
+        inputBuses: BusCountRule(defaultCount: 1, minimum: 1, maximum: maximumInputBusCount), outputBusCount: 1,
+        propertyKeys: ["distanceModel", "renderingAlgorithm", "hrtf", "reverb", "channels"],
+        runtimePropertyKeys: ["distanceModel", "reverb"], convertsInputs: true, parameters: .environment,
+        decode: { reader in
+            var result = EnvironmentProperties()
+            if let model = reader.object("distanceModel", allowed: ["model", "referenceDistance", "maxDistance", "rolloffFactor"], required: []) {
+                if let type = model.choice("model", as: DistanceModelType.self) { result.distanceModel.model = type }
+                if let distance = model.nonNegativeNumber("referenceDistance") { result.distanceModel.referenceDistance = distance }
+                if let distance = model.positiveNumber("maxDistance") { result.distanceModel.maxDistance = distance }
+                if let factor = model.nonNegativeNumber("rolloffFactor") { result.distanceModel.rolloffFactor = factor }
+                if result.distanceModel.model == .linear, result.distanceModel.maxDistance < result.distanceModel.referenceDistance {
+                    model.reportInvalid("maxDistance \(ParameterInfo.format(result.distanceModel.maxDistance)) must not be less than referenceDistance \(ParameterInfo.format(result.distanceModel.referenceDistance)) for the linear model")
+                }
+            }
+            if let algorithm = reader.choice("renderingAlgorithm", as: RenderingAlgorithm.self) { result.renderingAlgorithm = algorithm }
+            if let file = reader.file("hrtf") {
+                result.hrtf = file.name
+                result.hrtfPath = file.path
+            }
+            if let channels = reader.integer("channels", in: 1...FormatDescription.maximumChannelCount), channels != 2 {
+                reader.reportInvalid("channels", "an environment's output is stereo: channels must be 2, found \(channels)")
+            }
+            if let reverb = reader.object("reverb", allowed: ["enabled", "preset", "level"], required: []) {
+                if let enabled = reverb.bool("enabled") { result.reverb.enabled = enabled }
+                if let preset = reverb.choice("preset", as: ReverbPreset.self) { result.reverb.preset = preset }
+                if let level = reverb.number("level", in: -40...40) { result.reverb.level = level }
+            }
+            return result
+        },
+        typedProperty: { name, options in
+            guard let p = options as? EnvironmentProperties else { return nil }
+            switch name {
+            case "distanceModel": return p.distanceModel
+            case "reverb": return p.reverb
+            default: return nil
+            }
+        },
+        checkFiles: { options, context in
+            guard let p = options as? EnvironmentProperties, let path = p.hrtfPath, let file = p.hrtf,
+                  let reason = FileSystemPath.sofaProblem(path) else { return }
+            context.reportUnreadable("hrtf", file: file, reason: reason)
+        },
+        checkFormat: { _, context in
+            context.checkDeclaredChannels(property: 2, propertyGiven: true, what: "an environment's output (stereo)")
+        },
+        makeNode: { (context: NodeBuildContext) throws(AudioGraphError) -> GraphNode in
+            EnvironmentNode(id: context.id, sampleRate: context.sampleRate, inputBusCount: context.inputBusCount,
+                            properties: context.options(as: EnvironmentProperties.self) ?? EnvironmentProperties())
+        })
+}

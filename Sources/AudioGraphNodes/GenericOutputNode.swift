@@ -15,6 +15,8 @@ public final class GenericOutputNode: GraphNode, @unchecked Sendable {
     /// The client format's declared fields.
     public let clientFormatRequest: PartialStreamFormat
 
+    public override var requestedClientFormat: PartialStreamFormat? { clientFormatRequest }
+
     public init(id: String, clientFormat: PartialStreamFormat = PartialStreamFormat()) {
         clientFormatRequest = clientFormat
         super.init(id: id, typeName: "genericOutput", inputBusCount: 1, outputBusCount: 0, parameters: [])
@@ -50,4 +52,23 @@ public final class GenericOutputNode: GraphNode, @unchecked Sendable {
     public var clientFormat: StreamFormat? {
         inputFormat.map { clientFormatRequest.filled(from: $0) }
     }
+}
+
+extension GenericOutputNode {
+    /// The `genericOutput` node type: the graph's output for offline rendering, whose
+    /// `properties.format` (``GenericOutputProperties``) is the client format. Played live
+    /// (``OutputPlacement/live(device:)``) it hands over to the PulseAudio output type.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "genericOutput", kind: .output, inputBuses: .fixed(1), outputBusCount: 0,
+        propertyKeys: ["format"], convertsInputs: true,
+        decode: { reader in
+            var result = GenericOutputProperties()
+            if let format = reader.format("format") { result.format = format }
+            return result
+        },
+        makeNode: { (context: NodeBuildContext) throws(AudioGraphError) -> GraphNode in
+            if case .live = context.placement { return try context.handOver(to: OutputPlacement.liveOutputType) }
+            let p = context.options(as: GenericOutputProperties.self) ?? GenericOutputProperties()
+            return GenericOutputNode(id: context.id, clientFormat: p.format.partialStreamFormat)
+        })
 }

@@ -38,6 +38,10 @@ public final class MixerNode: GraphNode, @unchecked Sendable {
             if let channels = reader.integer("channels", in: 1...FormatDescription.maximumChannelCount) { result.channels = channels }
             return result
         },
+        checkFormat: { options, context in
+            guard let p = options as? MixerProperties else { return }
+            context.checkDeclaredChannels(property: p.channels, propertyGiven: context.isGiven("channels"), what: "the property channels")
+        },
         makeNode: { context in
             MixerNode(id: context.id, sampleRate: context.sampleRate, inputBusCount: context.inputBusCount,
                       properties: context.options(as: MixerProperties.self) ?? MixerProperties())

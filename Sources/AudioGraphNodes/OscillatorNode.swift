@@ -57,6 +57,10 @@ public final class OscillatorNode: GraphNode, @unchecked Sendable {
             default: return nil
             }
         },
+        checkFormat: { options, context in
+            guard let p = options as? OscillatorProperties else { return }
+            context.checkDeclaredChannels(property: p.channels, propertyGiven: context.isGiven("channels"), what: "the property channels")
+        },
         makeNode: { context in
             OscillatorNode(id: context.id, sampleRate: context.sampleRate,
                            properties: context.options(as: OscillatorProperties.self) ?? OscillatorProperties())

@@ -268,3 +268,70 @@ final class PlayerKernel: NodeKernel, @unchecked Sendable {
         outputIsSilent[0] = false
     }
 }
+
+extension PlayerNode {
+    /// The `player` node type: a source playing `properties.file` (``PlayerProperties``; `loop`,
+    /// `startTime` and `segment` may change while the graph runs), ``ParameterTable/player``.
+    /// Its file is read once by the checker (rate, channels, length: the segment must start
+    /// before the end, a declared format must match the file) and its end sets the default
+    /// length of an offline render.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "player", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
+        propertyKeys: ["file", "loop", "startTime", "segment"],
+        runtimePropertyKeys: ["loop", "startTime", "segment"], parameters: .player,
+        decode: { reader in
+            var result = PlayerProperties(file: "", path: "")
+            if reader.has("file") {
+                if let file = reader.file("file") {
+                    result.file = file.name
+                    result.path = file.path
+                }
+            } else {
+                reader.reportMissing("file")
+            }
+            if let loop = reader.bool("loop") { result.loop = loop }
+            if let time = reader.time("startTime") { result.startTime = time }
+            if let segment = reader.object("segment", allowed: ["start", "duration"], required: []) {
+                var decoded = PlayerSegment()
+                if let start = segment.time("start") { decoded.start = start }
+                if segment.has("duration") { decoded.duration = segment.duration("duration") }
+                result.segment = decoded
+            }
+            return result
+        },
+        typedProperty: { name, options in
+            guard let p = options as? PlayerProperties else { return nil }
+            switch name {
+            case "loop": return p.loop
+            case "startTime": return p.startTime
+            case "segment": return p.segment
+            default: return nil
+            }
+        },
+        checkFiles: { options, context in
+            guard let p = options as? PlayerProperties, !p.path.isEmpty,
+                  let info = context.audioFileInfo(path: p.path, file: p.file, key: "file") else { return }
+            if let segment = p.segment, segment.start >= info.duration {
+                context.reportInvalid(["segment", "start"], "\(ParameterInfo.format(segment.start)) s is not before the end of \"\(p.file)\" (\(ParameterInfo.format(info.duration)) s)")
+            }
+        },
+        checkFormat: { options, context in
+            guard let p = options as? PlayerProperties, let info = context.knownAudioFileInfo(path: p.path) else { return }
+            if let declaredRate = context.declaredFormat.sampleRate, declaredRate != info.sampleRate {
+                context.reportFormatConflict(formatField: "sampleRate", "the file \"\(p.file)\" is \(ParameterInfo.format(info.sampleRate)) Hz but the format declares \(ParameterInfo.format(declaredRate)) Hz (a player outputs its file's rate; put a converter after it)")
+            }
+            if let declaredChannels = context.declaredFormat.channels, declaredChannels != info.channels {
+                context.reportFormatConflict(formatField: "channels", "the file \"\(p.file)\" has \(info.channels) channels but the format declares \(declaredChannels)")
+            }
+        },
+        playbackEnd: { options, files in
+            guard let p = options as? PlayerProperties, !p.loop, let info = files(p.path) else { return nil }
+            let start = p.segment?.start ?? 0
+            let played = p.segment?.duration.map { min($0, max(0, info.duration - start)) } ?? max(0, info.duration - start)
+            return p.startTime + played
+        },
+        makeNode: { (context: NodeBuildContext) throws(AudioGraphError) -> GraphNode in
+            try PlayerNode(id: context.id, sampleRate: context.sampleRate,
+                           properties: context.options(as: PlayerProperties.self) ?? PlayerProperties(file: "", path: ""))
+        })
+}

@@ -232,3 +232,35 @@ final class RecorderKernel: NodeKernel, @unchecked Sendable {
         tap.record(out, frameCount: n, sampleTime: context.sampleTime)
     }
 }
+
+extension RecorderNode {
+    /// The `recorder` node type: an effect that passes its input through and writes it to
+    /// `properties.file` (``RecorderProperties``; the extension picks the file type, as for taps).
+    /// No other tap or recorder may write the same file; offline, the renderer drains it after
+    /// every render call (nothing lost), live, its writer thread does.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "recorder", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["file", "sampleType"],
+        decode: { reader in
+            var result = RecorderProperties(file: "", path: "")
+            if reader.has("file") {
+                if let file = reader.fileToWrite("file") {
+                    result.file = file.name
+                    result.path = file.path
+                }
+            } else {
+                reader.reportMissing("file")
+            }
+            if reader.has("sampleType") { result.sampleType = reader.choice("sampleType", as: SampleType.self) }
+            return result
+        },
+        writtenFiles: { options in
+            guard let p = options as? RecorderProperties, !p.path.isEmpty else { return [] }
+            return [NodeWrittenFile(key: "file", file: p.file, path: p.path)]
+        },
+        makeNode: { (context: NodeBuildContext) throws(AudioGraphError) -> GraphNode in
+            let p = context.options(as: RecorderProperties.self) ?? RecorderProperties(file: "", path: "")
+            return RecorderNode(id: context.id, path: p.path, sampleType: p.sampleType,
+                                delivery: context.rendersOffline ? .manual : .thread)
+        })
+}

@@ -149,3 +149,38 @@ extension LV2Node: RenderFaultReporting {
     /// silence, blocks of non-finite or absurd output silenced, a mute; nil when nothing.
     public var renderFaultSummary: String? { renderFaults.summary(uri: plugin.uri, limit: outputLimit) }
 }
+
+extension LV2Node {
+    /// The `lv2` node type: an installed LV2 plugin named by `properties.plugin` (its URI, looked
+    /// up in ``PluginCatalogue``), whose parameters are its control inputs by port symbol (and
+    /// `bypass`), from the catalogue rather than a table.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "lv2", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
+        propertyKeys: ["plugin"],
+        decode: { reader in
+            guard reader.has("plugin") else {
+                reader.reportMissing("plugin")
+                return LV2Properties(plugin: "")
+            }
+            guard let uri = reader.string("plugin") else { return LV2Properties(plugin: "") }
+            switch PluginCatalogue.lookUp(uri) {
+            case .success(let plugin): return plugin
+            case .failure(let error):
+                reader.reportInvalid("plugin", error.message)
+                return LV2Properties(plugin: uri)
+            }
+        },
+        optionParameters: { options in
+            let plugin = options as? LV2Properties ?? LV2Properties(plugin: "")
+            let names = plugin.parameters.map { $0.address.description }
+            return OptionParameters(infos: plugin.parameters, unknownReason: plugin.parameters.isEmpty
+                ? "the plugin was not found, so its parameters are unknown"
+                : "LV2 plugin <\(plugin.plugin)> has \(names.joined(separator: ", "))")
+        },
+        makeNode: { (context: NodeBuildContext) throws(AudioGraphError) -> GraphNode in
+            let p = context.options(as: LV2Properties.self) ?? LV2Properties(plugin: "")
+            do throws(LV2Error) { return try LV2Node(id: context.id, uri: p.plugin) } catch {
+                throw .nodeSetupFailed(node: context.id, reason: error.description)
+            }
+        })
+}

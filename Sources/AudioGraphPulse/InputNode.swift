@@ -96,8 +96,9 @@ public final class InputNode: GraphNode, @unchecked Sendable {
     /// fragment (the input's `latency`) plus that margin.
     ///
     /// When the input does not reach the output (a tap, a recorder or an analyser listens to it)
-    /// nothing captured is dropped: the reads hand out silence until a fragment and the margin
-    /// have arrived, and then every frame from the first one captured. No-op without a context.
+    /// nothing captured is dropped: the reads hand out silence until a fragment and 50 ms have
+    /// arrived, and then every frame from the first one captured (drift control only when the
+    /// ring is nearly full). No-op without a context.
     public func startCapture(before output: OutputNode, graph: AudioGraph) throws(PulseError) {
         guard let capture else { return }
         try startCapture()
@@ -105,9 +106,13 @@ public final class InputNode: GraphNode, @unchecked Sendable {
         guard Self.reaches(from: id, to: output.id, in: graph.connections) else {
             let fragment = max(capture.bufferAttributes?.fragmentSize ?? 0,
                                Int((properties.latency * graph.sampleRate / 1000).rounded(.up)))
-            let margin = duplexMarginFrames(graph: graph, quantum: playback.playbackQuantumFrames)
-            capture.setBacklogLimit(frames: 3 * fragment + margin + 2 * graph.maximumFramesPerSlice)
-            capture.setStartThreshold(frames: fragment + margin)
+            // Latency matters little here, holes do: a 50 ms margin rides out a loaded machine's
+            // late fragments, and drift control waits until the ring is nearly full.
+            let margin = Int((0.050 * graph.sampleRate).rounded(.up))
+            capture.setBacklogLimit(frames: capture.capacityFrames - 2 * graph.maximumFramesPerSlice)
+            // Never above what the ring can hold (a server granting a huge fragment would
+            // otherwise keep the reads silent for good).
+            capture.setStartThreshold(frames: min(fragment + margin, capture.capacityFrames - 2 * graph.maximumFramesPerSlice))
             return
         }
         let rate = graph.sampleRate
@@ -129,11 +134,12 @@ public final class InputNode: GraphNode, @unchecked Sendable {
         return false
     }
 
-    /// What the capture ring keeps just before each fragment arrives in full duplex: 3 ms (the
-    /// jitter of a fragment's arrival and of the output's requests on a loaded machine), at
-    /// least two output quanta.
+    /// What the capture ring keeps just before each fragment arrives in full duplex: half the
+    /// input's latency, at least 5 ms (a fragment's arrival passes through the server's main
+    /// thread, which a loaded machine delays by a few milliseconds: with 3 ms, 12-16 capture
+    /// underruns a minute at a load average of 12) and two output quanta.
     public func duplexMarginFrames(graph: AudioGraph, quantum: Int) -> Int {
-        max(2 * quantum, Int((0.003 * graph.sampleRate).rounded(.up)))
+        max(2 * quantum, Int((max(0.005, properties.latency / 2000) * graph.sampleRate).rounded(.up)))
     }
 
     /// Connects the capture stream (after initialize). No-op without a context.
@@ -219,4 +225,33 @@ final class InputNodeKernel: NodeKernel, @unchecked Sendable {
         }
         outputIsSilent[0] = got == 0
     }
+}
+
+extension InputNode {
+    /// The `input` node type: the PulseAudio capture source (``InputProperties``), at most one
+    /// per graph. Rendered offline or by a caller that attaches no server it is silent on
+    /// purpose; played live (``OutputPlacement/live(device:)``) it captures.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "input", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
+        propertyKeys: ["device", "channels", "latency", "channelMap"],
+        decode: { reader in
+            var result = InputProperties()
+            if let device = reader.string("device") { result.device = device }
+            if let channels = reader.integer("channels", in: 1...FormatDescription.maximumChannelCount) { result.channels = channels }
+            if let latency = reader.latency("latency") { result.latency = latency }
+            if let map = reader.channelMap("channelMap", channels: 0...(result.channels - 1)) { result.channelMap = map }
+            return result
+        },
+        checkFormat: { options, context in
+            guard let p = options as? InputProperties else { return }
+            let mapped = p.channelMap != nil
+            context.checkDeclaredChannels(property: p.outputChannelCount, propertyGiven: mapped || context.isGiven("channels"),
+                                          what: mapped ? "the channelMap's length" : "the property channels")
+        },
+        maximumPerGraph: 1,
+        makeNode: { (context: NodeBuildContext) throws(AudioGraphError) -> GraphNode in
+            let input = InputNode(id: context.id, properties: context.options(as: InputProperties.self) ?? InputProperties())
+            if case .live = context.placement {} else { input.rendersSilenceWithoutContext = true }
+            return input
+        })
 }

@@ -142,3 +142,28 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
     /// Sets a handler called on libpulse's mainloop thread when playback fails.
     public func setFaultHandler(_ handler: (@Sendable (PulseError) -> Void)?) { stream?.setFaultHandler(handler) }
 }
+
+extension OutputNode {
+    /// The `output` node type: the PulseAudio playback output (``OutputProperties``). Rendered
+    /// offline (``OutputPlacement/offline``) it hands over to the generic output type; played
+    /// live on a chosen device, that device replaces the node's.
+    public static let descriptor = NodeTypeDescriptor(
+        name: "output", kind: .output, inputBuses: .fixed(1), outputBusCount: 0,
+        propertyKeys: ["device", "latency", "streamName"],
+        decode: { reader in
+            var result = OutputProperties()
+            if let device = reader.string("device") { result.device = device }
+            if let latency = reader.latency("latency") { result.latency = latency }
+            if let name = reader.string("streamName") { result.streamName = name }
+            return result
+        },
+        makeNode: { (context: NodeBuildContext) throws(AudioGraphError) -> GraphNode in
+            var p = context.options(as: OutputProperties.self) ?? OutputProperties()
+            switch context.placement {
+            case .offline: return try context.handOver(to: OutputPlacement.offlineOutputType)
+            case .live(let device): if let device { p.device = device }
+            case .asDescribed: break
+            }
+            return OutputNode(id: context.id, properties: p)
+        })
+}

@@ -41,6 +41,11 @@ public final class PulseCaptureStream: @unchecked Sendable {
     private var warmUp = (remaining: 0, window: 0, lowest: Int.max, margin: 0, hold: 0)
     /// Reads hand out silence without consuming until the ring holds this many frames (0: off).
     private var startAt = 0
+    /// After a warm-up (full duplex): the ring's lowest fill is watched over windows of
+    /// `window` frames read; when it stayed above twice the margin for a whole window (the output
+    /// lost time: an underrun, a stall, and the capture kept what it did not take), the excess
+    /// over the margin is dropped (counted), so the round trip comes back to what it was.
+    private var settle = (window: 0, read: 0, lowest: Int.max, margin: 0)
 
     // MARK: Mainloop thread / under the mainloop lock
     private var stream: OpaquePointer?
@@ -116,7 +121,11 @@ public final class PulseCaptureStream: @unchecked Sendable {
     /// `window` of them (the fill just before a fragment arrives, in steady state) is watched,
     /// and at the end the oldest frames beyond `margin` of that lowest fill are dropped once
     /// (``warmUpTrimmedFrames``), or, when it was below `margin`, the reads go on handing out
-    /// silence without consuming until the ring has gained the difference. From then on every frame read is captured audio, contiguous,
+    /// silence without consuming until the ring has gained the difference. Afterwards the fill
+    /// is watched over quarter-second windows: when the output lost time (an underrun, a stall)
+    /// and the ring held more than twice the margin all through a window, the excess over the
+    /// margin is dropped (counted in ``droppedFrames`` and ``lossCount``), so the round trip
+    /// returns to what it was. From then on every frame read is captured audio, contiguous,
     /// and the ring holds `margin` frames just before each fragment: the capture's share of a
     /// round trip is one fragment (the latency) plus `margin`. Reads that find the ring short
     /// during the warm-up are not underruns. Call before the render thread reads (or between
@@ -202,9 +211,13 @@ public final class PulseCaptureStream: @unchecked Sendable {
         if warmUpRequest.load(ordering: .relaxed) > 0 {
             let requested = warmUpRequest.exchange(0, ordering: .acquiring)
             warmUp = (requested, warmUpWindow.load(ordering: .relaxed), .max, warmUpMargin.load(ordering: .relaxed), 0)
+            settle.window = 0
         }
         if startThresholdRequest.load(ordering: .relaxed) > 0 {
             startAt = startThresholdRequest.exchange(0, ordering: .acquiring)
+            settle.window = 0
+            warmUp.remaining = 0
+            warmUp.hold = 0
         }
         if startAt > 0 {
             if ring.readableCount / channelCount < startAt {
@@ -228,6 +241,7 @@ public final class PulseCaptureStream: @unchecked Sendable {
             dropped.wrappingAdd(excess, ordering: .relaxed)
             drops.wrappingAdd(1, ordering: .relaxed)
         }
+        if settle.window > 0 { settleRead(waiting: min(waiting, limit), frames: frames) }
         let got = ring.read(into: scratch, count: frames * channelCount) / channelCount
         for c in 0..<channelCount {
             let dst = channels[c]
@@ -242,6 +256,23 @@ public final class PulseCaptureStream: @unchecked Sendable {
         return got
     }
 
+    /// Watches the fill before a read of `frames` frames and, at the end of a window, drops
+    /// what waited above twice the margin all through it. Render thread.
+    private func settleRead(waiting: Int, frames: Int) {
+        settle.lowest = min(settle.lowest, waiting)
+        settle.read += frames
+        guard settle.read >= settle.window else { return }
+        let lowest = settle.lowest - frames
+        settle.read = 0
+        settle.lowest = .max
+        guard lowest > 2 * settle.margin else { return }
+        let excess = min(lowest - settle.margin, ring.readableCount / configuration.channels - frames)
+        guard excess > 0 else { return }
+        ring.discard(count: excess * configuration.channels)
+        dropped.wrappingAdd(excess, ordering: .relaxed)
+        drops.wrappingAdd(1, ordering: .relaxed)
+    }
+
     /// One read of the warm-up: consumes like `read`, hands out silence, watches the fill over
     /// the warm-up's last window and trims the ring to the margin when the warm-up ends.
     private func warmUpRead(frameCount: Int, frames: Int, into channels: UnsafePointer<UnsafeMutablePointer<Float>>) -> Int {
@@ -253,6 +284,8 @@ public final class PulseCaptureStream: @unchecked Sendable {
         warmUp.remaining -= frameCount
         if warmUp.remaining <= 0 {
             warmUp.remaining = 0
+            // From now on, watch the fill (windows of a quarter second, at least four fragment periods).
+            settle = (max(configuration.sampleRate / 4, 4 * warmUp.window), 0, .max, warmUp.margin)
             // The lowest fill seen was before a read; after it, `frames` less.
             let lowest = warmUp.lowest == .max ? 0 : warmUp.lowest - frames
             let excess = min(lowest - warmUp.margin, ring.readableCount / channelCount)

@@ -73,7 +73,7 @@ struct PlayCommand: ParsableCommand {
         if failure == nil && !interruptRequested.load(ordering: .relaxed) && player.hasPlayedToEnd {
             // Let the last rendered audio play out (Ctrl-C is not polled here: at most the latency).
             player.drain(timeout: 2 + (validated.description.nodes.compactMap { n -> Double? in
-                if case .output(let o) = n.configuration { return o.latency / 1000 } else { return nil }
+                n.configuration.options(as: OutputProperties.self).map { $0.latency / 1000 }
             }.first ?? 0.02) * 4)
             // A server that stopped answering while the end played out is a failure too.
             if let fault = player.fault { failure = .pulse(fault) }

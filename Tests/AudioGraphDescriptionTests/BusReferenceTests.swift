@@ -5,7 +5,7 @@ import XCTest
 import AudioGraphNodes
 
 final class BusReferenceTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     func testParsesAndPrints() {
         XCTAssertEqual(BusReference("mix"), BusReference(node: "mix", bus: 0))

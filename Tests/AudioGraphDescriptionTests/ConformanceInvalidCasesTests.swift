@@ -5,7 +5,7 @@ import XCTest
 import AudioGraphNodes
 
 final class ConformanceInvalidCasesTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     /// Asserts that one line contains every item of `contains`; an inner array means any one of them.
     func assertOneLine(_ lines: [String], contains: [[String]], maximumLines: Int = 5, file: StaticString = #filePath, line: UInt = #line) {

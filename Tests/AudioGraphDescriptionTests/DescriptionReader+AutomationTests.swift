@@ -5,7 +5,7 @@ import XCTest
 import AudioGraphNodes
 
 final class DescriptionReaderAutomationTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     /// A graph whose oscillator `osc` has `events` on `address` (frequency 0...24000 at 48 kHz).
     func graph(_ events: String, address: String = "frequency", parameters: String = "{}") -> String {

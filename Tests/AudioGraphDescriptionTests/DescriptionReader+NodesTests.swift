@@ -5,7 +5,7 @@ import XCTest
 import AudioGraphNodes
 
 final class DescriptionReaderNodesTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     func testEveryPresetLoadsAtCommonAndLowRates() throws {
         for rate in [8000.0, 16000, 22050, 44100, 48000, 96000] {

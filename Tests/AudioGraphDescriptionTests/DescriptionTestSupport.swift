@@ -3,8 +3,17 @@
 import XCTest
 @testable import AudioGraphDescription
 import AudioGraphNodes
+import AudioGraphPulse
+import AudioGraphPlugins
 import AudioGraphCore
 import Foundation
+
+/// Registers every node type of the package (each module's own list), as AudioGraphKit's loader does.
+func registerNodeTypes() {
+    StockNodeTypes.register()
+    PulseNodeTypes.register()
+    PluginNodeTypes.register()
+}
 
 /// A `fileInfo` for tests: the files a graph names, by resolved path, with what libsndfile would
 /// report; any other path fails like a missing file.
@@ -27,7 +36,7 @@ struct StubFiles {
 /// rate, channels and length in a temporary folder, so a real player node can open them; the
 /// file checks still see the stub's information.
 func validate(_ text: String, stub: StubFiles) throws(GraphDescriptionErrors) -> ValidatedGraph {
-    StockNodeTypes.register()
+    registerNodeTypes()
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ag-desc-\(UUID().uuidString)").path
     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -6,7 +6,7 @@ import AudioGraphNodes
 import AudioGraphTesting
 
 final class DescriptionValidatorTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     let osc = #"{ "id": "osc", "type": "oscillator" }"#
     let out = #"{ "id": "out", "type": "genericOutput" }"#

@@ -5,7 +5,7 @@ import XCTest
 import AudioGraphNodes
 
 final class GraphDescriptionErrorTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     func testLineFormats() {
         let error = GraphDescriptionError(fileName: "bad.json", location: #"nodes[2] (id "echo").parameters.feedback"#,

@@ -6,7 +6,7 @@ import AudioGraphNodes
 import AudioGraphTesting
 
 final class JSONParserTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     func parse(_ text: String) throws -> JSONValue { try JSONValue.parse(text) }
 

@@ -5,7 +5,7 @@ import XCTest
 import AudioGraphNodes
 
 final class JSONValueTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     func testNumberIntegerView() {
         XCTAssertEqual(JSONNumber(3).intValue, 3)

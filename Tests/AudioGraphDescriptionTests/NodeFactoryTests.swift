@@ -4,7 +4,7 @@ import XCTest
 import AudioGraphNodes
 
 final class NodeFactoryTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     let analyserGraph = """
     { "version": 1, "sampleRate": 48000, "duration": 0.5, "nodes": [

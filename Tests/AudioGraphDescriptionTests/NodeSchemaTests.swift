@@ -5,7 +5,7 @@ import XCTest
 import AudioGraphNodes
 
 final class NodeSchemaTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     func info(_ type: NodeType, _ address: String, sampleRate: Double = 48000, inputs: Int = 1, bands: Int = 0) -> ParameterInfo? {
         NodeSchema.for(type).parameterInfo(for: ParameterAddress(address)!, sampleRate: sampleRate, inputBusCount: inputs, bandCount: bands)
@@ -109,7 +109,7 @@ final class NodeSchemaTests: XCTestCase {
 
 /// The reverb and varispeed rows of the spec (graph-format.md).
 final class NodeSchemaUnitsTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     func testReverbAndVarispeedParametersAreTheSpecs() {
         let reverb = NodeSchema.for(.reverb).parameterInfos(sampleRate: 48000, inputBusCount: 1, bandCount: 0)

@@ -5,7 +5,7 @@ import XCTest
 import AudioGraphNodes
 
 final class TapDescriptionTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     func testFileExtension() {
         XCTAssertEqual(TapDescription.fileExtension(of: "a/b.tap.WAV"), "wav")

@@ -5,7 +5,7 @@ import XCTest
 import AudioGraphNodes
 
 final class UpdateDescriptionTests: XCTestCase {
-    override class func setUp() { StockNodeTypes.register() }
+    override class func setUp() { registerNodeTypes() }
 
     /// osc1, osc2 -> mix:0, mix:1 -> out, with `updates`.
     func graph(_ updates: String) -> String {

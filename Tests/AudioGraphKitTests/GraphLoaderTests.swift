@@ -17,7 +17,7 @@ final class GraphLoaderTests: XCTestCase {
               "connections": [ { "from": "p", "to": "mix" }, { "from": "mix", "to": "out" } ] }
             """.utf8).write(to: URL(fileURLWithPath: graphPath))
         let v = try GraphLoader.load(graphPath)
-        guard case .player(let p) = v.description.nodes[0].configuration else { return XCTFail() }
+        guard let p = v.description.nodes[0].configuration.options(as: PlayerProperties.self) else { return XCTFail() }
         XCTAssertEqual(p.file, "sounds/x.wav")
         XCTAssertEqual(URL(fileURLWithPath: p.path).standardizedFileURL.path, sounds.appendingPathComponent("x.wav").standardizedFileURL.path)
         XCTAssertEqual(v.audioFiles[p.path], AudioFileInfo(sampleRate: 22050, channels: 1, frames: 2205))

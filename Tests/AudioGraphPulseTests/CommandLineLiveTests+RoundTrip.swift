@@ -50,21 +50,28 @@ extension CommandLineLiveTests {
         return (measured, reported, out.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// At `latency` 10 and 20 ms the round trip is at most 2 × latency + 15 ms, three runs each,
-    /// and the summary's `round trip X ms (input Y ms + output Z ms + engine W ms)` is within 5 ms
-    /// of the measured one; no capture underrun. (Before the warm-up replaced the full-duplex
-    /// pre-roll: 77.5 ms at 20, 47.5 ms at 10, and no round-trip figure.)
+    /// At `latency` 10 and 20 ms the round trip is at most 2 × latency + 15 ms, and the summary's
+    /// `round trip X ms (input Y ms + output Z ms + engine W ms)` is within 5 ms of the measured
+    /// one, with no capture underrun, in three runs each. A run in which the output underran (a
+    /// loaded machine starving the server or us: the capture then holds what the output did not
+    /// take, and the summary's figure is a mean over a changing delay) is repeated, up to three
+    /// more times. (Before the warm-up replaced the full-duplex pre-roll: 77.5 ms at 20, 47.5 ms
+    /// at 10, and no round-trip figure.)
     func testPlayRoundTripIsCloseToTheRequestedLatencyAndReportedTruly() throws {
         for latency in [10, 20] {
-            for run in 0..<3 {
+            var good = 0
+            for run in 0..<6 where good < 3 {
                 let (measured, reported, summary) = try measureRoundTrip(latency: latency)
                 print(String(format: "round trip at %d ms, run %d: measured %.1f ms; %@", latency, run, measured * 1000, summary))
+                if !summary.contains("; underruns 0;") { continue }
                 XCTAssertLessThanOrEqual(measured, Double(2 * latency + 15) / 1000, "latency \(latency), run \(run)")
                 let r = try XCTUnwrap(reported, "no round trip in the summary: \(summary)")
                 XCTAssertEqual(r, measured, accuracy: 0.005, "latency \(latency), run \(run): reported vs measured")
                 XCTAssertTrue(summary.contains("capture underruns 0,"), summary)
                 XCTAssertTrue(summary.contains("(input "), summary)
+                good += 1
             }
+            XCTAssertEqual(good, 3, "latency \(latency): fewer than 3 runs without an output underrun")
         }
     }
 }

@@ -171,6 +171,39 @@ final class LivePerformanceTests: PulseServerTestCase {
         XCTAssertGreaterThan(total, 10 - 2.5, "the server queue holds at least tlength − minreq: \(run.summary)")
     }
 
+    /// Issue 17 item 3: full duplex (input `agtest.monitor` → output to a second sink) for 60 s
+    /// at 10 and at 20 ms with the other core busy: the summary's round trip stays within
+    /// 2 × latency + 15 ms, and the output and capture underruns are printed. Zero underruns is
+    /// asserted only with AG_QUIET_MACHINE=1 (the lead's final run on a machine doing nothing
+    /// else): with other work on the machine the server's main thread (normal priority) delays
+    /// fragments by more than the margin at times, which the probe does not see (measured at a
+    /// load average of 5-7: 0-5 output and 4-5 capture underruns a minute without a probe stall;
+    /// 0 and 0 in 20 s on a calmer machine).
+    func testFullDuplexPlaysSixtySecondsWithRoundTripWithinBudget() throws {
+        let cli = try releaseCLI()
+        XCTAssertEqual(try server.run("pactl", ["load-module", "module-null-sink", "sink_name=duplex", "format=float32le",
+                                                "rate=48000", "channels=2", "norewinds=1"]).status, 0)
+        let quiet = ProcessInfo.processInfo.environment["AG_QUIET_MACHINE"] == "1"
+        for latency in [10, 20] {
+            let graph = server.directory.appendingPathComponent("duplex-\(latency).json").path
+            try """
+            { "version": 1, "sampleRate": 48000,
+              "nodes": [
+                { "id": "mic", "type": "input", "properties": { "device": "agtest.monitor", "latency": \(latency) } },
+                { "id": "out", "type": "output", "properties": { "device": "duplex", "latency": \(latency) } } ],
+              "connections": [ { "from": "mic", "to": "out" } ] }
+            """.write(toFile: graph, atomically: true, encoding: .utf8)
+            let run = quiet ? try cleanRun(cli, graph, seconds: 60, busy: true, "duplex at \(latency) ms, other core busy", attempts: 3)
+                : try play(cli, graph, seconds: 60, busy: true)
+            print("full duplex at \(latency) ms for 60 s, other core busy: \(run)")
+            XCTAssertTrue(run.summary.hasPrefix("played 60.00 s"), run.summary)
+            if quiet && !run.machineStalled { XCTAssertTrue(run.summary.contains("capture underruns 0, overruns 0"), run.summary) }
+            let r = try XCTUnwrap(run.summary.range(of: "round trip "), run.summary)
+            let roundTrip = try XCTUnwrap(Double(run.summary[r.upperBound...].prefix { $0.isNumber || $0 == "." }), run.summary)
+            XCTAssertLessThanOrEqual(roundTrip, Double(2 * latency + 15), run.summary)
+        }
+    }
+
     /// A `set` command while playing reaches the rendered audio at the next slice boundary: the
     /// recording's amplitude change lies at most one slice (plus half a period, the measurement's
     /// resolution) after the frame the graph had rendered when the command ran; it is heard one

@@ -24,20 +24,20 @@ extension AudioEngine {
         }
         var byID: [String: AudioNode] = [:]
         for d in validated.description.nodes {
-            switch d.configuration {
-            case .output(let p):
+            // The engine's own output and input stand for the file's (their engine-API faces).
+            if let p = d.configuration.options(as: OutputProperties.self) {
                 let output = outputNode
                 output.setDevice(p.device)
                 output.requestedLatency = p.latency
                 byID[d.id] = output
-            case .genericOutput:
+            } else if d.schema.kind == .output {
                 byID[d.id] = outputNode
-            case .input(let p):
+            } else if let p = d.configuration.options(as: InputProperties.self) {
                 let input = inputNode
                 input.setDevice(p.device)
                 input.requestedLatency = p.latency
                 byID[d.id] = input
-            default:
+            } else {
                 let node = DescribedNode(description: d)
                 withLock { register(node, id: d.id) }
                 byID[d.id] = node

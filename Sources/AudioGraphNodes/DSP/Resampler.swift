@@ -97,7 +97,7 @@ public final class Resampler {
 
     /// The largest rate ratio either way (output/input and input/output) a converter accepts; the
     /// graph-file checker reports larger ones before any node is made.
-    public static let maximumConversionRatio = 256.0
+    public static let maximumConversionRatio = StreamFormat.maximumConversionRatio
 
     /// Throws what ``init(channelCount:inputSampleRate:outputSampleRate:quality:provider:)`` throws
     /// for these arguments before it allocates anything (the graph's resolve step asks this

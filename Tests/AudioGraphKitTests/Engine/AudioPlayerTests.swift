@@ -165,7 +165,7 @@ final class AudioPlayerTests: DefaultPulseServerTestCase {
         let end = min(left.count, loud + 28800) - 4800
         let fit = try XCTUnwrap(stride(from: loud + 4800, through: end, by: 2400).compactMap {
             ToneFit(dominantToneOf: left[$0..<($0 + 4800)], sampleRate: 48000)
-        }.min { $0.thdPlusNoiseDB < $1.thdPlusNoiseDB })
+        }.filter { $0.thdPlusNoiseDB.isFinite }.min { $0.thdPlusNoiseDB < $1.thdPlusNoiseDB })
         print("AudioPlayer at rate 2: \(fit.tones[0].frequency) Hz, THD+N \(fit.thdPlusNoiseDB) dB")
         XCTAssertEqual(fit.tones[0].frequency, 1000, accuracy: 2, "the pitch is kept")
     }

@@ -3,9 +3,9 @@
 import Foundation
 import AudioGraphTesting
 import XCTest
-@testable import AudioGraphNodes
+import AudioGraphCore
 
-final class FileSystemPathTests: XCTestCase {
+final class FileSystemPathTests: XCTestCase, TeardownRegistering {
     private func temporaryDirectory() throws -> URL {
         let url = try TestFiles.makeTemporaryDirectory(self)
         // The folder itself may sit behind a symbolic link (/tmp on some systems): resolve it once.

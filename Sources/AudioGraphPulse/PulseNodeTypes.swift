@@ -1,0 +1,19 @@
+// The node types this module defines (input, output), registered with graph files in one call.
+import AudioGraphCore
+
+/// The PulseAudio node types as ``NodeTypeDescriptor``s (each written beside its class).
+/// ``register()`` makes graph files accept them; AudioGraphKit's loader calls it.
+///
+/// Thread safety: any control thread.
+public enum PulseNodeTypes {
+    /// The descriptors.
+    public static let descriptors: [NodeTypeDescriptor] = [
+        InputNode.descriptor,
+        OutputNode.descriptor,
+    ]
+
+    /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).
+    public static func register() {
+        for d in descriptors { NodeTypeRegistry.register(d) }
+    }
+}
