@@ -25,7 +25,12 @@ public enum NodeFactory {
             if declared.sampleType != nil { node.declaredFormat.sampleType = declared.sampleType }
             if declared.isInterleaved != nil { node.declaredFormat.isInterleaved = declared.isInterleaved }
         }
-        let initial = description.initialParameterValues(sampleRate: sampleRate)
+        var initial = description.initialParameterValues(sampleRate: sampleRate)
+        if case .registered = description.configuration {
+            // A descriptor's factory may start parameters away from the table's defaults (the
+            // distortion's `preset`): only the values the file writes override what it set.
+            initial = initial.filter { description.parameters[$0.key] != nil }
+        }
         for (address, value) in initial {
             guard let p = node.parameter(at: address) else { continue }
             try p.setValue(value)
@@ -34,7 +39,7 @@ public enum NodeFactory {
             guard let p = node.parameter(at: address) else { throw .parameterNotFound(node: node.id, address: address.description) }
             do {
                 let timeline = try AutomationTimeline(events: events,
-                                                      defaultValue: initial[address] ?? p.info.defaultValue)
+                                                      defaultValue: initial[address] ?? p.value)
                 try node.setAutomation(timeline, for: address.description)
             } catch {
                 throw .invalidProperty(node: node.id, name: "automation.\(address)", reason: "\(error)")

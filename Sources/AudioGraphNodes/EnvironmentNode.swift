@@ -33,12 +33,34 @@
 /// `input.N.gain` 0...4, `input.N.occlusion` and `input.N.obstruction` (dB, -100...0),
 /// `input.N.reverbBlend` 0...1, `input.N.orientationX|Y|Z` (1, 0, 0),
 /// `input.N.coneInnerAngle` and `input.N.coneOuterAngle` (degrees, 0...360, 360),
-/// `input.N.coneOuterGain` 0...1 (0). Properties: `distanceModel` and `reverb` (also while running),
+/// `input.N.coneOuterGain` 0...1 (0), `input.N.mode` (read per slice: how this input is
+/// rendered, ``InputMode``; 0 = the node's `renderingAlgorithm`). Properties: `distanceModel` and `reverb` (also while running),
 /// `renderingAlgorithm` and `hrtf` (before initialize).
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread; the HRTF
 /// set is loaded (file I/O, FFT planning) at initialize on the control thread.
 public final class EnvironmentNode: GraphNode, @unchecked Sendable {
+    /// How one input is rendered: the values of its `input.N.mode` parameter. Sources on
+    /// different modes share one environment (its distance model, listener and reverb).
+    public enum InputMode: Int, Sendable, CaseIterable {
+        /// The node's `renderingAlgorithm` (the default).
+        case nodeAlgorithm = 0
+        /// Equal-power panning (a stereo input keeps its channels: the PannerNode's stereo law).
+        case equalPower = 1
+        /// HRTF (the input down-mixed to mono); equal power in a node made without HRTF
+        /// (`renderingAlgorithm` equalPower: the node has no HRTF set).
+        case hrtf = 2
+        /// No spatial rendering: the input up/down-mixed to stereo ("speakers" rules) times
+        /// `gain`; no distance, cone, occlusion, obstruction or reverb (AVAudio3DMixingSourceMode.bypass).
+        case bypass = 3
+        /// A point source with equal-power panning: every channel down-mixed to mono first.
+        case pointSource = 4
+        /// A mono input as ``pointSource``, any other as ``bypass`` (spatializeIfMono, speakers).
+        case spatializeIfMonoEqualPower = 5
+        /// A mono input as ``hrtf``, any other as ``bypass`` (spatializeIfMono, headphones).
+        case spatializeIfMonoHRTF = 6
+    }
+
     // MARK: Control thread only
     /// The properties as last applied.
     public private(set) var properties: EnvironmentProperties
@@ -163,6 +185,7 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         var x: Int, y: Int, z: Int, gain: Int, occlusion: Int, obstruction: Int, reverbBlend: Int
         var orientationX: Int, orientationY: Int, orientationZ: Int
         var coneInnerAngle: Int, coneOuterAngle: Int, coneOuterGain: Int
+        var mode: Int
     }
 
     /// The listener's parameter indices, in ``ListenerValues`` order.
@@ -215,6 +238,9 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
     private let listenerFrames: UnsafeMutablePointer<(position: Vector3, right: Vector3, up: Vector3, forward: Vector3)>
     private let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
     private let outputPointer: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    /// A bypassed input's stereo mix before it is added, and its pointer table.
+    private let bypassMix: ChannelBufferStorage
+    private let bypassPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
     init(node: EnvironmentNode, sampleRate: Double, hrtfSet: HRTFSet?, maximumFramesPerSlice: Int) {
         inputCount = node.inputBusCount
@@ -235,7 +261,7 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
                                                            orientationX: input("orientationX"), orientationY: input("orientationY"),
                                                            orientationZ: input("orientationZ"), coneInnerAngle: input("coneInnerAngle"),
                                                            coneOuterAngle: input("coneOuterAngle"),
-                                                           coneOuterGain: input("coneOuterGain")))
+                                                           coneOuterGain: input("coneOuterGain"), mode: input("mode")))
         }
         convolvers = hrtfSet.map { set in (0..<node.inputBusCount).map { _ in HRTFConvolver(set: set) } } ?? []
         let settings = Settings(node.properties)
@@ -266,6 +292,10 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         listenerFrames.initialize(repeating: (.zero, .zero, .zero, .zero), count: n)
         inputPointers = .allocate(capacity: 1024)
         outputPointer = .allocate(capacity: 1)
+        bypassMix = ChannelBufferStorage(channelCount: 2, capacity: maximumFramesPerSlice)
+        bypassPointers = .allocate(capacity: 2)
+        bypassPointers[0] = bypassMix.list.channel(0)
+        bypassPointers[1] = bypassMix.list.channel(1)
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
     }
@@ -276,7 +306,7 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         rightFilters.deallocate()
         sendFilters.deallocate()
         mono.deallocate(); direct.deallocate(); send.deallocate(); directions.deallocate()
-        listenerFrames.deallocate(); inputPointers.deallocate(); outputPointer.deallocate()
+        listenerFrames.deallocate(); inputPointers.deallocate(); outputPointer.deallocate(); bypassPointers.deallocate()
         reverbInputTable.deallocate(); reverbOutputTable.deallocate()
     }
 
@@ -342,11 +372,39 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
                 && outerGain.isConstant
             let geometryIsConstant = listenerIsConstant && x.isConstant && y.isConstant && z.isConstant && coneIsConstant
 
+            let modeValues = parameterValues(idx.mode, context)
+
             let input = inputs.pull(i)
             let hasSignal = input.map { !$0.isSilent } ?? false
-            let convolver: HRTFConvolver? = convolvers.isEmpty ? nil : convolvers[i]
-            // A stereo input keeps its channels in equalPower mode (the PannerNode's stereo law).
-            let stereo = convolver == nil && input?.channelCount == 2
+            // This input's rendering (per slice): the node's algorithm, or its own mode.
+            var mode = EnvironmentNode.InputMode(rawValue: Int(modeValues[0])) ?? .nodeAlgorithm
+            switch mode {
+            case .spatializeIfMonoEqualPower: mode = input?.channelCount ?? 1 == 1 ? .pointSource : .bypass
+            case .spatializeIfMonoHRTF: mode = input?.channelCount ?? 1 == 1 ? .hrtf : .bypass
+            default: break
+            }
+            if mode == .bypass {
+                // No spatial rendering: the input mixed to stereo times its gain, nothing else.
+                if let input, hasSignal {
+                    for c in 0..<input.channelCount { inputPointers[c] = UnsafePointer(input.buffer.channel(c)) }
+                    ChannelMixing.mix(input: UnsafeBufferPointer(start: inputPointers, count: input.channelCount),
+                                      output: UnsafeBufferPointer(start: bypassPointers, count: 2), frameCount: n)
+                    let bl = bypassPointers[0], br = bypassPointers[1]
+                    if gain.isConstant {
+                        let g = gain.constant
+                        for f in 0..<n { left[f] += bl[f] * g; right[f] += br[f] * g }
+                    } else {
+                        for f in 0..<n { left[f] += bl[f] * gain[f]; right[f] += br[f] * gain[f] }
+                    }
+                    audible = true
+                }
+                continue
+            }
+            let usesHRTF = !convolvers.isEmpty && (mode == .nodeAlgorithm || mode == .hrtf)
+            let convolver: HRTFConvolver? = usesHRTF ? convolvers[i] : nil
+            // A stereo input keeps its channels in equalPower mode (the PannerNode's stereo law),
+            // not as a point source.
+            let stereo = convolver == nil && mode != .pointSource && input?.channelCount == 2
             // The right channel's filter carries state only while the input is stereo.
             if !stereo { rightFilters[i].reset() }
             let atRest = directFilters[i].isAtRest && rightFilters[i].isAtRest && sendFilters[i].isAtRest

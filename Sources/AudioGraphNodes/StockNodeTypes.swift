@@ -28,6 +28,7 @@ package enum StockNodeTypes {
         ChannelSplitterNode.descriptor,
         ChannelMergerNode.descriptor,
         BufferSourceNode.descriptor,
+        DistortionNode.descriptor,
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).

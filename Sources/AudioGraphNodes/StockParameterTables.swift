@@ -48,6 +48,7 @@ extension ParameterTable {
         .init(.perInput, "coneInnerAngle", .degrees, 0, 360, 360),
         .init(.perInput, "coneOuterAngle", .degrees, 0, 360, 360),
         .init(.perInput, "coneOuterGain", .linearGain, 0, 1, 0),
+        .init(.perInput, "mode", .generic, 0, 6, 0),
     ])
 
     /// ``EQNode``'s parameters.
@@ -86,5 +87,28 @@ extension ParameterTable {
     package static let varispeed = ParameterTable([
         .init(.global, "rate", .generic, 0.25, 4, 1),
         .init(.global, "bypass", .boolean, 0, 1, 0),
+    ])
+}
+
+extension ParameterTable {
+    /// ``DistortionNode``'s parameters: AUDistortion's 16, with its ranges and defaults
+    /// (AudioUnitParameters.h; `decimation`'s default, which the header leaves out, is 50 %).
+    public static let distortion = ParameterTable([
+        .init(.global, "delay", .generic, 0.1, 500, 0.1),
+        .init(.global, "decay", .generic, 0.1, 50, 1),
+        .init(.global, "delayMix", .percent, 0, 100, 50),
+        .init(.global, "decimation", .percent, 0, 100, 50),
+        .init(.global, "rounding", .percent, 0, 100, 0),
+        .init(.global, "decimationMix", .percent, 0, 100, 50),
+        .init(.global, "linearTerm", .linearGain, 0, 1, 1),
+        .init(.global, "squaredTerm", .linearGain, 0, 20, 0),
+        .init(.global, "cubicTerm", .linearGain, 0, 20, 0),
+        .init(.global, "polynomialMix", .percent, 0, 100, 50),
+        .init(.global, "ringModFreq1", .hertz, 0.5, 8000, 100),
+        .init(.global, "ringModFreq2", .hertz, 0.5, 8000, 100),
+        .init(.global, "ringModBalance", .percent, 0, 100, 50),
+        .init(.global, "ringModMix", .percent, 0, 100, 0),
+        .init(.global, "softClipGain", .decibels, -80, 20, -6),
+        .init(.global, "finalMix", .percent, 0, 100, 50),
     ])
 }

@@ -1,4 +1,4 @@
-// Proves the eq, delay, converter, analyser, reverb and varispeed render paths allocate nothing and take no lock.
+// Proves the eq, delay, converter, analyser, reverb, varispeed and distortion render paths allocate nothing and take no lock.
 import AudioGraphRealtime
 import AudioGraphCore
 import Foundation
@@ -102,6 +102,54 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         XCTAssertEqual(allocations, 0, "first at slice \(firstBad ?? -1)")
         XCTAssertEqual(locks, 0, "first at slice \(firstBad ?? -1)")
         XCTAssertEqual(counted.controlLocks, 0, "the render path took a ControlLock")
+        XCTAssertEqual(audible, 1200)
+    }
+
+    /// oscillator -> distortion (multiEverythingIsBroken: every stage on; delay, decimation and
+    /// ring frequency automated) -> out: 1200 slices with only the render calls tracked; steps
+    /// and ramps on the other parameters in between, constant and per-sample slices both.
+    func testDistortionRenderAllocatesNothingAndTakesNoLock() throws {
+        let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine, channels: 2))
+        let dist = DistortionNode(id: "dist", sampleRate: 48000, preset: .multiEverythingIsBroken)
+        try dist.setAutomation(try AutomationTimeline(events: [
+            .linearRamp(value: 400, time: 1), .setValue(value: 3, time: 2)], defaultValue: 10), for: "delay")
+        try dist.setAutomation(try AutomationTimeline(events: [
+            .setValueCurve(values: [0, 100, 30], startTime: 2.5, duration: 1)], defaultValue: 70), for: "decimation")
+        try dist.setAutomation(try AutomationTimeline(events: [
+            .exponentialRamp(value: 5000, time: 5)], defaultValue: 50), for: "ringModFreq1")
+        let g = try startedGraph([osc, dist], "osc -> dist -> out", slice: 256)
+        for _ in 0..<8 { _ = g.render(frameCount: 256) }
+
+        var allocations: UInt64 = 0, locks: UInt64 = 0, audible = 0
+        let savedTrapping = RenderThread.trapsOnViolation
+        RenderThread.trapsOnViolation = false
+        defer { RenderThread.trapsOnViolation = savedTrapping }
+        RenderThread.resetLockViolations()
+        var firstBad: Int?
+        for i in 0..<1200 {
+            switch i {
+            case 200: try dist.setParameter("finalMix", 0)
+            case 300: try dist.setParameter("finalMix", 100, rampFrames: 4800)
+            case 500: try dist.setParameter("rounding", 100)
+            case 700: try dist.setParameter("softClipGain", 20, rampFrames: 9600)
+            case 900: try dist.setParameter("cubicTerm", 0)
+            default: break
+            }
+            ag_counter_reset()
+            RenderThread.markCurrentThread(true)
+            ag_counter_track_this_thread(1)
+            let r = g.render(frameCount: 256)
+            ag_counter_track_this_thread(0)
+            RenderThread.markCurrentThread(false)
+            if firstBad == nil && ag_counter_allocations() + ag_counter_locks() > 0 { firstBad = i }
+            allocations += ag_counter_allocations()
+            locks += ag_counter_locks()
+            if let r, !r.isSilent { audible += 1 }
+        }
+        g.collectRetiredPlans()
+        XCTAssertEqual(allocations, 0, "first at slice \(firstBad ?? -1)")
+        XCTAssertEqual(locks, 0, "first at slice \(firstBad ?? -1)")
+        XCTAssertEqual(RenderThread.lockViolations, 0, "the render path took a ControlLock")
         XCTAssertEqual(audible, 1200)
     }
 

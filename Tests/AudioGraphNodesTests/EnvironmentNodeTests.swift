@@ -425,6 +425,108 @@ final class EnvironmentNodeTests: XCTestCase {
         }
     }
 
+    // MARK: Per-input modes (input.N.mode)
+
+    /// One HRTF environment, two sources: `a` on equal-power panning (mode 1), `b` on the node's
+    /// algorithm (HRTF). The output is exactly what an equal-power environment makes of `a` plus
+    /// what an HRTF environment makes of `b` (to float rounding of the sum).
+    func testEqualPowerAndHRTFSourcesInOneEnvironment() throws {
+        var hrtf = EnvironmentProperties()
+        hrtf.renderingAlgorithm = .hrtf
+        let frames = 9600
+        let mixed = try render(inputs: 2, properties: hrtf, frames: frames) { g, env in
+            try g.addNode(source("a", Self.sine(300, 0.5)))
+            try g.addNode(source("b", Self.sine(700, 0.4)))
+            try g.connect("a", to: "env", inputBus: 0)
+            try g.connect("b", to: "env", inputBus: 1)
+            try env.setParameter("input.0.mode", Double(EnvironmentNode.InputMode.equalPower.rawValue))
+            try env.setParameter("input.0.x", -2)
+            try env.setParameter("input.1.x", 1)
+            try env.setParameter("input.1.z", -1)
+        }
+        let a = try render(inputs: 1, frames: frames) { g, env in
+            try g.addNode(source("a", Self.sine(300, 0.5)))
+            try g.connect("a", to: "env", inputBus: 0)
+            try env.setParameter("input.0.x", -2)
+        }
+        let b = try render(inputs: 1, properties: hrtf, frames: frames) { g, env in
+            try g.addNode(source("b", Self.sine(700, 0.4)))
+            try g.connect("b", to: "env", inputBus: 0)
+            try env.setParameter("input.0.x", 1)
+            try env.setParameter("input.0.z", -1)
+        }
+        var worst: Float = 0
+        for f in 0..<frames {
+            worst = max(worst, abs(mixed.l[f] - (a.l[f] + b.l[f])), abs(mixed.r[f] - (a.r[f] + b.r[f])))
+        }
+        print("environment: equal-power + HRTF sources in one node vs separate nodes: worst difference \(worst)")
+        XCTAssertLessThan(worst, 1e-6)
+        // The equal-power part is the formula's; the HRTF part is not equal power.
+        let gains = expectedGains(Vector3(-2, 0, 0))
+        XCTAssertLessThan(maxError(a.l, { Double(Self.sine(300, 0.5)(Int64($0))) * gains.0 }), 1e-6)
+        XCTAssertGreaterThan(b.l.map(abs).max()!, 0.01)
+        let bGains = expectedGains(Vector3(1, 0, -1))
+        XCTAssertGreaterThan(maxError(b.r, { Double(Self.sine(700, 0.4)(Int64($0))) * bGains.1 }, from: 1000), 0.01)
+    }
+
+    /// Bypass (mode 3): a stereo input goes to the output times its gain only — far away,
+    /// occluded, sent to the reverb, and still exactly L·g, R·g; a mono input to both sides.
+    func testBypassModeIgnoresSpaceOcclusionAndReverb() throws {
+        var props = EnvironmentProperties()
+        props.reverb = ReverbSettings(enabled: true, preset: .cathedral, level: 0)
+        let frames = 4800
+        let left = Self.sine(440, 0.5), right = Self.sine(660, 0.3)
+        let out = try render(inputs: 2, properties: props, frames: frames) { g, env in
+            try g.addNode(RenderCallbackNode(id: "st", channels: 2, sampleRate: nil) { ctx, buf in
+                for i in 0..<ctx.frameCount {
+                    buf.channel(0)[i] = left(ctx.sampleTime + Int64(i))
+                    buf.channel(1)[i] = right(ctx.sampleTime + Int64(i))
+                }
+                return false
+            })
+            try g.addNode(source("mono", Self.sine(1000, 0.2)))
+            try g.connect("st", to: "env", inputBus: 0)
+            try g.connect("mono", to: "env", inputBus: 1)
+            for i in 0..<2 {
+                try env.setParameter("input.\(i).mode", Double(EnvironmentNode.InputMode.bypass.rawValue))
+                try env.setParameter("input.\(i).x", 50)
+                try env.setParameter("input.\(i).occlusion", -60)
+                try env.setParameter("input.\(i).reverbBlend", 1)
+            }
+            try env.setParameter("input.0.gain", 0.5)
+        }
+        for f in 0..<frames {
+            let m = Self.sine(1000, 0.2)(Int64(f))
+            XCTAssertEqual(out.l[f], left(Int64(f)) * 0.5 + m, "frame \(f)")
+            XCTAssertEqual(out.r[f], right(Int64(f)) * 0.5 + m, "frame \(f)")
+            if out.l[f] != left(Int64(f)) * 0.5 + m { return }
+        }
+    }
+
+    /// spatializeIfMono (modes 5/6): a mono input is a point source, a stereo one is bypassed;
+    /// pointSource (mode 4) down-mixes a stereo input to one panned source.
+    func testSpatializeIfMonoAndPointSource() throws {
+        func one(mode: EnvironmentNode.InputMode, channels: Int) throws -> (l: [Float], r: [Float]) {
+            try render(inputs: 1, frames: 2400) { g, env in
+                try g.addNode(source("x", channels: channels, Self.sine(500, 0.5)))
+                try g.connect("x", to: "env", inputBus: 0)
+                try env.setParameter("input.0.mode", Double(mode.rawValue))
+                try env.setParameter("input.0.x", 3)
+            }
+        }
+        let monoSpatial = try one(mode: .spatializeIfMonoEqualPower, channels: 1)
+        XCTAssertEqual(monoSpatial.l, try one(mode: .pointSource, channels: 1).l)
+        XCTAssertEqual(monoSpatial.r, try one(mode: .pointSource, channels: 1).r)
+        XCTAssertLessThan(monoSpatial.l.map(abs).max()!, monoSpatial.r.map(abs).max()! / 2, "a mono source at the right is panned right")
+        let stereoSpatial = try one(mode: .spatializeIfMonoEqualPower, channels: 2)
+        XCTAssertEqual(stereoSpatial.l, try one(mode: .bypass, channels: 2).l)
+        XCTAssertEqual(stereoSpatial.l, (0..<2400).map { Self.sine(500, 0.5)(Int64($0)) })
+        // pointSource with a stereo input: the down-mix ((L + R) / 2) panned as the mono source.
+        let point = try one(mode: .pointSource, channels: 2)
+        XCTAssertEqual(point.l, monoSpatial.l)
+        XCTAssertEqual(point.r, monoSpatial.r)
+    }
+
     // MARK: Real-time safety
 
     func testRenderAllocatesNothingAndTakesNoLock() throws {
@@ -461,6 +563,10 @@ final class EnvironmentNodeTests: XCTestCase {
                 try env.setParameter("input.\(i).coneOuterAngle", 200, rampFrames: 96000)
                 try env.setParameter("input.\(i).orientationZ", 1, rampFrames: 96000)
             }
+            // Per-input modes: an equal-power source and a bypassed one beside the node's own.
+            try env.setParameter("input.0.mode", Double(EnvironmentNode.InputMode.equalPower.rawValue))
+            try env.setParameter("input.1.mode", Double(algorithm == .hrtf ? EnvironmentNode.InputMode.bypass.rawValue
+                                                                           : EnvironmentNode.InputMode.spatializeIfMonoEqualPower.rawValue))
             try env.setParameter("listener.forwardX", 0.5, rampFrames: 96000)
             try env.setParameter("listener.upZ", 0.5, rampFrames: 96000)
             let (audible, counts) = RealTimeScaffold.count {

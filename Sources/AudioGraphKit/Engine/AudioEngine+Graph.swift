@@ -98,6 +98,15 @@ extension AudioEngine {
     }
 
     /// Releases the graph (after the driver stopped): kernels, plans and taps go.
+    /// Drops a graph that is prepared but not running (its I/O nodes were built for a device
+    /// or channel map that changed); the next `prepare()`/`start()` builds it again.
+    func discardPreparedGraph() {
+        withLock {
+            guard !running, graph != nil else { return }
+            tearDownGraph()
+        }
+    }
+
     func tearDownGraph() {
         guard let g = graph else { return }
         for n in attached {

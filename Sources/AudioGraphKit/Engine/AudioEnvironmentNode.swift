@@ -118,10 +118,14 @@ public final class AudioEnvironmentReverbParameters: @unchecked Sendable {
 /// blend), attenuated with distance, panned (Web Audio equal power) or rendered binaurally
 /// (HRTF, libmysofa's SOFA set), and mixed to stereo, with a shared reverb.
 ///
-/// On Linux the environment renders all its sources with one algorithm: binaurally when any
-/// connected source asks for `.HRTF` or `.HRTFHQ`, else equal-power (a change gives the node a
-/// new graph node in one change list). ``outputVolume`` scales every input's gain (the
-/// environment is linear, so this equals scaling its output). `reverbParameters.filterParameters`
+/// Each source is rendered with its own ``Audio3DMixing/renderingAlgorithm`` (sources on
+/// equal-power panning and on HRTF share one environment, its listener and its reverb), and
+/// with `.auto` by its ``Audio3DMixing/sourceMode`` and the environment's ``outputType``. The
+/// graph node loads the HRTF set when a connected source may need it (a change gives the node
+/// a new graph node in one change list). ``outputVolume`` scales every input's gain (the
+/// environment is linear, so this equals scaling its output). A source's `rate` is kept but not
+/// applied (no Doppler: Apple's environment has no velocities either; use an
+/// ``AudioUnitVarispeed`` before the input to change a source's rate). `reverbParameters.filterParameters`
 /// filters the reverb's output.
 ///
 /// Thread safety: the engine's; listener and source settings may be set from any thread.
@@ -139,7 +143,7 @@ public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Send
     public let reverbParameters = AudioEnvironmentReverbParameters()
 
     /// The algorithms this environment can render with.
-    public var applicableRenderingAlgorithms: [Audio3DMixingRenderingAlgorithm] { [.equalPowerPanning, .HRTF, .HRTFHQ] }
+    public var applicableRenderingAlgorithms: [Audio3DMixingRenderingAlgorithm] { [.equalPowerPanning, .sphericalHead, .HRTF, .soundField, .stereoPassThrough, .HRTFHQ, .auto] }
 
     override var maximumInputBuses: Int { 1024 }
 
@@ -183,6 +187,18 @@ public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Send
         set { listenerAngularOrientation = Self.angles(newValue) }
     }
 
+    /// The output hardware the rendering is meant for (cf. AVAudioEnvironmentOutputType): with
+    /// the `.auto` algorithm, point sources are rendered binaurally (HRTF) for `.auto` and
+    /// `.headphones`, with equal-power panning for `.builtInSpeakers` and `.externalSpeakers`.
+    /// Linux does not detect the device: `.auto` means headphones.
+    public var outputType: AudioEnvironmentOutputType = .auto {
+        didSet {
+            guard outputType != oldValue else { return }
+            engine?.environmentInputsChanged(self, suffix: ".mode", call: "outputType")
+            engine?.withLock { renderingAlgorithmMayHaveChanged() }
+        }
+    }
+
     /// Scales every source's gain (0...1; up to 4 amplifies; beyond, clamped; NaN ignored).
     public var outputVolume: Float = 1 {
         didSet {
@@ -197,15 +213,35 @@ public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Send
          ("input.\(bus).gain", Double(min(max(settings.volume * outputVolume, 0), 4))),
          ("input.\(bus).occlusion", Double(min(max(settings.occlusion, -100), 0))),
          ("input.\(bus).obstruction", Double(min(max(settings.obstruction, -100), 0))),
-         ("input.\(bus).reverbBlend", Double(min(max(settings.reverbBlend, 0), 1)))]
+         ("input.\(bus).reverbBlend", Double(min(max(settings.reverbBlend, 0), 1))),
+         ("input.\(bus).mode", Double(inputMode(settings).rawValue))]
     }
 
-    /// The algorithm the graph node renders with: HRTF when any connected source asks for it.
+    /// Whether point sources under `.auto` are rendered for headphones (binaurally).
+    private var rendersForHeadphones: Bool { outputType == .auto || outputType == .headphones }
+
+    /// The graph node's rendering of one source (`input.N.mode`).
+    func inputMode(_ settings: MixingSettings) -> EnvironmentNode.InputMode {
+        switch settings.renderingAlgorithm {
+        case .HRTF, .HRTFHQ: return .hrtf
+        case .equalPowerPanning, .sphericalHead, .soundField: return .equalPower
+        case .stereoPassThrough: return .bypass
+        case .auto:
+            switch settings.sourceMode {
+            case .bypass, .ambienceBed: return .bypass
+            case .pointSource: return rendersForHeadphones ? .hrtf : .pointSource
+            case .spatializeIfMono: return rendersForHeadphones ? .spatializeIfMonoHRTF : .spatializeIfMonoEqualPower
+            }
+        }
+    }
+
+    /// Whether the graph node loads the HRTF set: when any connected source may render with it.
     var wantsHRTF: Bool {
         guard let engine else { return false }
         return engine.connections.contains {
-            $0.destination === self
-                && [.HRTF, .HRTFHQ].contains($0.source.mixingSettings(for: self, bus: $0.destinationBus).renderingAlgorithm)
+            guard $0.destination === self else { return false }
+            let mode = inputMode($0.source.mixingSettings(for: self, bus: $0.destinationBus))
+            return mode == .hrtf || mode == .spatializeIfMonoHRTF
         }
     }
     private var madeWithHRTF = false
@@ -262,12 +298,13 @@ public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Send
 }
 
 extension AudioEngine {
-    /// The environment's output volume changed: every input's gain is set again.
-    func environmentInputsChanged(_ environment: AudioEnvironmentNode) {
+    /// A setting of the environment that enters its inputs' parameters changed (the output
+    /// volume: `.gain`; the output type: `.mode`): those parameters are set again.
+    func environmentInputsChanged(_ environment: AudioEnvironmentNode, suffix: String = ".gain", call: String = "outputVolume") {
         withLock {
             for c in connections where c.destination === environment {
-                for (address, value) in mixingParameters(for: c) where address.hasSuffix(".gain") {
-                    parameterChanged(environment, address: address, value: value, call: "outputVolume")
+                for (address, value) in mixingParameters(for: c) where address.hasSuffix(suffix) {
+                    parameterChanged(environment, address: address, value: value, call: call)
                 }
             }
         }

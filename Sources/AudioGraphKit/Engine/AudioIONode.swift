@@ -38,8 +38,26 @@ public class AudioIONode: AudioNode, @unchecked Sendable {
         }
         device = name
         engine?.deviceFormats = nil
+        // A graph prepared for the old device (by prepare(), or left by a start() that failed
+        // to open it) is built again for this one at the next start().
+        engine?.discardPreparedGraph()
     }
 
-    /// Voice processing does not exist on Linux: always false.
+    /// Voice processing (echo cancellation, noise suppression, gain control) is not available
+    /// on Linux yet: always false.
     public var isVoiceProcessingEnabled: Bool { false }
+
+    /// Turns voice processing on or off, as AVAudioIONode's method of that name. Not available
+    /// on Linux yet: turning it on throws ``AudioEngineError/invalidState(call:reason:code:)``
+    /// (code -10879, kAudioUnitErr_InvalidProperty) with a one-line reason; turning it off
+    /// succeeds (it is off). A program can route its device through PulseAudio's
+    /// `module-echo-cancel` (webrtc) meanwhile and name that source and sink with
+    /// ``setDevice(_:)``.
+    public func setVoiceProcessingEnabled(_ enabled: Bool) throws {
+        guard enabled else { return }
+        throw AudioEngineError.invalidState(
+            call: "setVoiceProcessingEnabled(_:)",
+            reason: "voice processing is not available on Linux yet (use PulseAudio's module-echo-cancel and setDevice(_:))",
+            code: -10879)
+    }
 }

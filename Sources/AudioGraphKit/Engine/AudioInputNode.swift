@@ -11,7 +11,8 @@ import Foundation
 /// The engine gives the node its PulseAudio connection by itself. It renders every slice
 /// whether or not anything downstream reaches the output, so a tap on it works in an engine
 /// with nothing connected to the output (the speech-recognition pattern). In manual rendering
-/// mode it outputs silence.
+/// mode it outputs silence, or what the block of ``setManualRenderingInputPCMFormat(_:inputBlock:)``
+/// supplies.
 ///
 /// Thread safety: the engine's.
 public final class AudioInputNode: AudioIONode, AudioMixing, @unchecked Sendable {
@@ -48,6 +49,7 @@ public final class AudioInputNode: AudioIONode, AudioMixing, @unchecked Sendable
             if let map = channelMap, map.isEmpty || map.contains(where: { $0 < 0 || $0 >= 32 }) {
                 engineProgrammerError("channelMap", self, "\(map) needs 1 to 32 source channels, each 0...31")
             }
+            engine?.discardPreparedGraph()
         }
     }
 
@@ -58,13 +60,42 @@ public final class AudioInputNode: AudioIONode, AudioMixing, @unchecked Sendable
         return max(device, (map.max() ?? 0) + 1)
     }
 
+    // MARK: Manual rendering input
+
+    /// The format and block of ``setManualRenderingInputPCMFormat(_:inputBlock:)``.
+    private var manualInput: (format: AudioFormat, block: AudioIONodeInputBlock)?
+
+    /// Supplies the input in manual rendering mode, as AVAudioInputNode's method of that name:
+    /// the engine calls `block` once per slice, on the thread that renders, for the slice's
+    /// frames in `format` (any PCM sample type, interleaved or not); the input's output bus
+    /// then has `format`'s channel count. Without it the input is silent in manual rendering.
+    ///
+    /// Returns false (nothing changes) unless the engine is in manual rendering mode and
+    /// stopped, and `format` is PCM at the manual rendering rate (the engine does not convert
+    /// the block's rate: a Linux restriction, stated here).
+    @discardableResult
+    public func setManualRenderingInputPCMFormat(_ format: AudioFormat, inputBlock block: @escaping AudioIONodeInputBlock) -> Bool {
+        guard let engine, engine.isInManualRenderingMode, !engine.isRunning,
+              format.commonFormat != .otherFormat, format.channelCount > 0,
+              format.sampleRate == engine.manualRenderingFormat.sampleRate else { return false }
+        manualInput = (format, block)
+        engine.discardPreparedGraph()
+        return true
+    }
+
     override func defaultOutputFormat(bus: Int, engineFormat: AudioFormat, input: AudioFormat?) -> AudioFormat {
+        if let manualInput, engine?.isInManualRenderingMode == true {
+            return AudioFormat(standardFormatWithSampleRate: engineFormat.sampleRate, channels: manualInput.format.channelCount) ?? engineFormat
+        }
         let channels = AudioChannelCount(channelMap?.count ?? sourceChannels)
         return AudioFormat(standardFormatWithSampleRate: engineFormat.sampleRate, channels: channels) ?? engineFormat
     }
 
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
+        if let manualInput, engine?.manualMode != nil {
+            return InputBlockGraphNode(id: graphID, format: manualInput.format, block: manualInput.block)
+        }
         let properties: InputProperties
         if let map = channelMap {
             properties = InputProperties(device: device, channels: sourceChannels, latency: requestedLatency, channelMap: map)

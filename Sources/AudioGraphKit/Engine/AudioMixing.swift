@@ -18,9 +18,13 @@ public struct Audio3DPoint: Sendable, Hashable {
 /// Makes an ``Audio3DPoint`` (cf. AVAudioMake3DPoint).
 public func AudioMake3DPoint(_ x: Float, _ y: Float, _ z: Float) -> Audio3DPoint { Audio3DPoint(x: x, y: y, z: z) }
 
-/// How an environment renders a source (cf. AVAudio3DMixingRenderingAlgorithm). On Linux,
-/// `.equalPowerPanning` and `.stereoPassThrough` pan with the Web Audio equal-power law, the
-/// others render binaurally with the SOFA HRTF set.
+/// How an environment renders a source (cf. AVAudio3DMixingRenderingAlgorithm), per source. On
+/// Linux `.equalPowerPanning`, `.sphericalHead` and `.soundField` pan with the Web Audio
+/// equal-power law, `.HRTF` and `.HRTFHQ` render binaurally with the SOFA HRTF set,
+/// `.stereoPassThrough` is not spatialized (the channels pass to the output times the volume),
+/// and `.auto` follows the source's ``Audio3DMixing/sourceMode`` and the environment's
+/// ``AudioEnvironmentNode/outputType`` (point sources binaural for headphones, equal power for
+/// speakers).
 public enum Audio3DMixingRenderingAlgorithm: Int, Sendable, CaseIterable {
     case equalPowerPanning = 0
     case sphericalHead = 1
@@ -29,6 +33,31 @@ public enum Audio3DMixingRenderingAlgorithm: Int, Sendable, CaseIterable {
     case stereoPassThrough = 5
     case HRTFHQ = 6
     case auto = 7
+}
+
+/// How an environment distributes a source's channels in space (cf. AVAudio3DMixingSourceMode).
+/// Apple applies it with the `.auto` rendering algorithm only, and so does the environment here.
+public enum Audio3DMixingSourceMode: Int, Sendable, CaseIterable {
+    /// A mono source is a point source; one with more channels is bypassed (the default).
+    case spatializeIfMono = 0
+    /// No spatial rendering: the channels go to the output (up/down-mixed), times the volume;
+    /// no distance, occlusion, obstruction or reverb.
+    case bypass = 1
+    /// All channels down-mixed and rendered as one source at the source's position.
+    case pointSource = 2
+    /// The channels spread around the listener as a far-field bed (on Linux: rendered as
+    /// ``bypass``; the bed is not rotated into global space).
+    case ambienceBed = 3
+}
+
+/// How a point source inside the listener's head is rendered (cf.
+/// AVAudio3DMixingPointSourceInHeadMode; `.auto` rendering only). On Linux a source at the
+/// listener's position is rendered in the middle of the head either way (as `.mono`).
+public enum Audio3DMixingPointSourceInHeadMode: Int, Sendable, CaseIterable {
+    /// One mono source inside the head (the default).
+    case mono = 0
+    /// The source's channels distributed to the output channels inside the head.
+    case bypass = 1
 }
 
 /// The settings a source applies to one mixer or environment input (cf. AVAudioMixing's
@@ -42,6 +71,8 @@ struct MixingSettings: Sendable, Hashable {
     var reverbBlend: Float = 0
     var rate: Float = 1
     var renderingAlgorithm: Audio3DMixingRenderingAlgorithm = .equalPowerPanning
+    var sourceMode: Audio3DMixingSourceMode = .spatializeIfMono
+    var pointSourceInHeadMode: Audio3DMixingPointSourceInHeadMode = .mono
 }
 
 /// Stereo mixing: pan (cf. AVAudioStereoMixing).
@@ -60,10 +91,15 @@ public protocol Audio3DMixing: AnyObject {
     var occlusion: Float { get set }
     /// The share of the source sent to the environment's reverb, 0...1.
     var reverbBlend: Float { get set }
-    /// Playback rate in the environment (0.5...2; kept, not applied on Linux yet).
+    /// Playback rate in the environment (0.5...2; kept, not applied on Linux: no Doppler or
+    /// rate change — put an ``AudioUnitVarispeed`` before the environment for that).
     var rate: Float { get set }
     /// How the environment renders this source.
     var renderingAlgorithm: Audio3DMixingRenderingAlgorithm { get set }
+    /// How the source's channels are placed (with the `.auto` rendering algorithm).
+    var sourceMode: Audio3DMixingSourceMode { get set }
+    /// How the source is rendered inside the listener's head (with `.auto`; stored on Linux).
+    var pointSourceInHeadMode: Audio3DMixingPointSourceInHeadMode { get set }
 }
 
 /// Volume, pan and 3D properties a source applies to the mixer or environment input it feeds
@@ -113,6 +149,18 @@ extension AudioMixing where Self: AudioNode {
         }
     }
 
+    public var sourceMode: Audio3DMixingSourceMode {
+        get { mixing.sourceMode }
+        set {
+            updateMixing("sourceMode") { $0.sourceMode = newValue }
+            engine?.renderingAlgorithmsChanged(for: self)
+        }
+    }
+    public var pointSourceInHeadMode: Audio3DMixingPointSourceInHeadMode {
+        get { mixing.pointSourceInHeadMode }
+        set { updateMixing("pointSourceInHeadMode") { $0.pointSourceInHeadMode = newValue } }
+    }
+
     public func destination(forMixer mixer: AudioNode, bus: AudioNodeBus) -> AudioMixingDestination? {
         guard let engine, engine.outputConnectionPoints(for: self, outputBus: 0)
             .contains(where: { $0.node === mixer && $0.bus == bus }) else { return nil }
@@ -157,6 +205,17 @@ public final class AudioMixingDestination: AudioMixing, @unchecked Sendable {
             update("renderingAlgorithm") { $0.renderingAlgorithm = newValue }
             if let source { source.engine?.renderingAlgorithmsChanged(for: source) }
         }
+    }
+    public var sourceMode: Audio3DMixingSourceMode {
+        get { settings.sourceMode }
+        set {
+            update("sourceMode") { $0.sourceMode = newValue }
+            if let source { source.engine?.renderingAlgorithmsChanged(for: source) }
+        }
+    }
+    public var pointSourceInHeadMode: Audio3DMixingPointSourceInHeadMode {
+        get { settings.pointSourceInHeadMode }
+        set { update("pointSourceInHeadMode") { $0.pointSourceInHeadMode = newValue } }
     }
 
     public func destination(forMixer mixer: AudioNode, bus: AudioNodeBus) -> AudioMixingDestination? {

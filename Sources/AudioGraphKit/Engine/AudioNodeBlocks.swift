@@ -11,6 +11,7 @@ import Foundation
 // | ``AudioNodeTapBlock`` | the engine's tap thread (never the render thread), one call at a time per tap | anything, including calling the engine |
 // | ``AudioSourceNodeRenderBlock`` | the render thread, once per slice | no allocation, lock, wait or I/O |
 // | ``AudioSinkNodeReceiverBlock`` | the render thread, once per slice | no allocation, lock, wait or I/O |
+// | ``AudioIONodeInputBlock`` | the thread that renders manually, once per slice | no allocation, lock, wait or I/O (on `.realtime`) |
 // | ``AudioNodeCompletionHandler`` / ``AudioPlayerNodeCompletionHandler`` | the engine's notifier thread, one at a time, in scheduling order | anything, including scheduling more |
 // | ``AudioConverterInputBlock`` | the thread that called `convert`, before it returns | anything but calling the same converter |
 //
@@ -37,6 +38,13 @@ public typealias AudioSourceNodeRenderBlock = (_ isSilence: UnsafeMutablePointer
 public typealias AudioSinkNodeReceiverBlock = (_ timestamp: UnsafePointer<AudioTimeStamp>,
                                                _ frameCount: AudioFrameCount,
                                                _ inputData: UnsafePointer<AudioBufferList>) -> OSStatus
+
+/// Supplies the input node's audio in manual rendering mode, as `AVAudioIONodeInputBlock`:
+/// return a buffer list holding `frameCount` frames in the format given to
+/// ``AudioInputNode/setManualRenderingInputPCMFormat(_:inputBlock:)`` (it must stay valid
+/// until the next call), or nil for none (the input renders silence). Runs on the thread that
+/// renders (the render thread), once per slice.
+public typealias AudioIONodeInputBlock = (_ frameCount: AudioFrameCount) -> UnsafePointer<AudioBufferList>?
 
 /// A completion callback, as `AVAudioNodeCompletionHandler` (the player's `.dataConsumed`).
 /// Runs on the engine's notifier thread.

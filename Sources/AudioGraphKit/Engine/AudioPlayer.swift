@@ -34,6 +34,16 @@ extension AudioPlayerDelegate {
 /// ``peakPower(forChannel:)`` the largest sample played since the previous `updateMeters()`
 /// (at most the last second) — times ``volume``.
 ///
+/// Each player has its own engine, and so its own PulseAudio playback stream, but only while it
+/// plays: at the end of the sound (reported to the delegate once the output has played it) and
+/// at ``stop()`` the engine stops and the stream is closed; ``play()`` opens it again. Many
+/// idle players thus cost no streams or render threads; players that play at the same time
+/// are mixed by the PulseAudio server, as AVAudioPlayers by the system mixer. (A shared engine
+/// would save a stream per playing player but couple their start, stop and failure; not done.)
+/// After the end ``currentTime`` is 0 at once, so a ``play()`` right after it plays the sound
+/// again; every end is reported exactly once, and an end not yet reported when ``stop()`` is
+/// called is not reported.
+///
 /// Where Linux differs: the delegate is called on a private queue of the player (there is no
 /// main run loop to rely on); `data:` initializers and `settings` of compressed files are not
 /// there; ``deviceCurrentTime`` is CLOCK_MONOTONIC in seconds (``AudioTime``'s host time).
@@ -73,7 +83,16 @@ public final class AudioPlayer: @unchecked Sendable {
     private var meters: [(average: Float, peak: Float)]
     private var lastMeterPosition = 0
     private let queue = DispatchQueue(label: "AudioPlayer.delegate")
+    /// Serializes starting and stopping the engine between the owner's calls and the delegate
+    /// queue's end of playback (which stops the engine when nothing plays any more).
+    private let control = NSLock()
+    // MARK: Under `control`
     private var monitor: DispatchSourceTimer?
+    /// Changed by ``stop()``: an end of playback reported after it is dropped.
+    private var reportGeneration = 0
+    // MARK: Delegate queue only
+    /// The render thread's count of ends already scheduled for a report.
+    private var endsSeen = 0
     private var storedRate: Float = 1
     private var storedVolume: Float = 1
 
@@ -104,7 +123,9 @@ public final class AudioPlayer: @unchecked Sendable {
     }
 
     deinit {
+        control.lock()
         monitor?.cancel()
+        control.unlock()
         if engine.isRunning { engine.stop() }
     }
 
@@ -146,6 +167,8 @@ public final class AudioPlayer: @unchecked Sendable {
 
     private func play(startingAt hostTime: UInt64) -> Bool {
         guard prepareToPlay() else { return false }
+        control.lock()
+        defer { control.unlock() }
         state.startHostTime.store(hostTime, ordering: .relaxed)
         state.loopsRemaining.store(numberOfLoops, ordering: .relaxed)
         state.isPlaying.store(true, ordering: .releasing)
@@ -164,9 +187,19 @@ public final class AudioPlayer: @unchecked Sendable {
         state.isPlaying.store(false, ordering: .releasing)
     }
 
-    /// Stops playback and the engine (the output is released); ``currentTime`` stays where it was.
+    /// Stops playback and the engine (the output is released); ``currentTime`` stays where it
+    /// was. An end of playback not yet reported is not reported (the delegate hears of ends
+    /// only, as on Apple's platforms).
     public func stop() {
+        control.lock()
+        defer { control.unlock() }
         state.isPlaying.store(false, ordering: .releasing)
+        reportGeneration += 1
+        stopEngine()
+    }
+
+    /// Stops the monitor and the engine (the output stream is closed). Call under `control`.
+    private func stopEngine() {
         monitor?.cancel()
         monitor = nil
         if engine.isRunning { engine.stop() }
@@ -253,18 +286,36 @@ public final class AudioPlayer: @unchecked Sendable {
 
     // MARK: Finishing
 
-    /// Watches for the render thread's end of the sound; reports it once the output has played it.
+    /// Watches for the render thread's ends of the sound (it counts them and has already put
+    /// the position back to 0); reports each once, when the output has played it, and then, if
+    /// nothing plays any more, stops the engine so an idle player holds no output stream. Call
+    /// under `control`.
     private func startMonitor() {
         guard monitor == nil else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .milliseconds(10), repeating: .milliseconds(10))
         timer.setEventHandler { [weak self] in
-            guard let self, self.state.finished.exchange(false, ordering: .acquiring) else { return }
+            guard let self else { return }
+            let ends = self.state.endCount.load(ordering: .acquiring)
+            guard ends != self.endsSeen else { return }
+            let newEnds = ends - self.endsSeen
+            self.endsSeen = ends
+            self.control.lock()
+            let generation = self.reportGeneration
+            self.control.unlock()
             let latency = self.engine.outputNode.presentationLatency
             self.queue.asyncAfter(deadline: .now() + latency) { [weak self] in
                 guard let self else { return }
-                self.state.seek(to: 0)
-                self.delegate?.audioPlayerDidFinishPlaying(self, successfully: true)
+                self.control.lock()
+                guard generation == self.reportGeneration else {
+                    self.control.unlock()
+                    return
+                }
+                // play() again before this report keeps the engine; otherwise it stops here,
+                // and the next play() starts it.
+                if !self.state.isPlaying.load(ordering: .acquiring) { self.stopEngine() }
+                self.control.unlock()
+                for _ in 0..<newEnds { self.delegate?.audioPlayerDidFinishPlaying(self, successfully: true) }
             }
         }
         monitor = timer
@@ -286,8 +337,9 @@ package final class AudioPlayerRenderState: @unchecked Sendable {
 
     // MARK: Shared (atomic)
     package let isPlaying = Atomic<Bool>(false)
-    /// Set by the render thread when the sound (and its loops) ended; taken by the monitor.
-    package let finished = Atomic<Bool>(false)
+    /// How many times the sound (and its loops) ended: counted by the render thread, each end
+    /// reported once by the monitor.
+    package let endCount = Atomic<Int>(0)
     package let loopsRemaining = Atomic<Int>(0)
     /// The host time to start at (0: at once).
     let startHostTime = Atomic<UInt64>(0)
@@ -374,8 +426,11 @@ package final class AudioPlayerRenderState: @unchecked Sendable {
                     renderPosition = 0
                     continue
                 }
+                // Ended: back to the start (Apple's currentTime is 0 after the end), so a play()
+                // right after it plays the sound again rather than ending at once.
+                renderPosition = 0
                 isPlaying.store(false, ordering: .releasing)
-                finished.store(true, ordering: .releasing)
+                endCount.add(1, ordering: .releasing)
                 break
             }
             let k = min(n - written, frameCount - renderPosition)

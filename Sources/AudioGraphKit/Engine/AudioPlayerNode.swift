@@ -13,8 +13,12 @@ import Synchronization
 ///
 /// The player's format is its output connection's (or the engine's before it is connected).
 /// Buffers must have its channel count (their samples are copied when scheduled); files its
-/// rate and channel count — as on Apple's platforms, anything else is a programmer error, which
-/// stops the program with one line naming the call, the player and the reason. Volume, pan and
+/// channel count — as on Apple's platforms, anything else is a programmer error, which stops
+/// the program with one line naming the call, the player and the reason. A file at another
+/// rate is converted, as Apple's player does: the segment is read and converted to the
+/// player's rate when it is scheduled (libsoxr, high quality, time-aligned) and then plays as
+/// a buffer — held in memory, so schedule long files at another rate in segments; a file at
+/// the player's rate streams from disk. Volume, pan and
 /// the 3D properties (``AudioMixing``) apply to the mixer or environment input it feeds.
 ///
 /// Underneath, the engine's graph holds a ``ScheduledSoundPlayerNode`` (lock-free command ring
@@ -271,6 +275,17 @@ public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable 
     private func schedule(_ file: AudioFile, _ start: Int64, _ frames: Int64?, _ when: AudioTime?,
                           _ type: AudioPlayerNodeCompletionCallbackType, _ handler: AudioPlayerNodeCompletionHandler?, call: String) {
         let s = activeScheduler(call: call)
+        let fileFormat = file.processingFormat
+        if fileFormat.sampleRate != s.format.sampleRate, Int(fileFormat.channelCount) == s.format.channelCount {
+            // Another rate: converted here (libsoxr, high quality) and scheduled as a buffer.
+            do throws(ScheduledSoundPlayerError) {
+                let converted = try convertedSegment(of: file, start: start, frames: frames, to: s.format.sampleRate)
+                schedule(converted, when, [], type, handler, call: call)
+            } catch {
+                refused(error, call: call, type: type, handler: handler)
+            }
+            return
+        }
         s.outputPresentationLatency = outputPresentationLatency
         do throws(ScheduledSoundPlayerError) {
             try s.scheduleSegment(path: file.url.path, startingFrame: start, frameCount: frames,
@@ -279,6 +294,52 @@ public final class AudioPlayerNode: AudioNode, AudioMixing, @unchecked Sendable 
         } catch {
             refused(error, call: call, type: type, handler: handler)
         }
+    }
+
+    /// Frames `start ..< start + frames` (nil: to the end; clipped there) of `file`, read through
+    /// a reader of its own (the file's `framePosition` stays) and converted to `rate` with an
+    /// ``AudioConverter`` at its default quality (libsoxr `SOXR_HQ`, time-aligned: output frame
+    /// k is the file at time k / rate), `round(frames × rate / file rate)` frames long.
+    private func convertedSegment(of file: AudioFile, start: Int64, frames: Int64?, to rate: Double) throws(ScheduledSoundPlayerError) -> AudioPCMBuffer {
+        let path = file.url.path
+        let reader: AudioFile
+        do { reader = try AudioFile(forReading: file.url) } catch {
+            throw .file(error as? AudioFileError ?? .ioFailed(path: path, reason: "\(error)"))
+        }
+        defer { reader.close() }
+        let length = reader.length
+        let wanted = frames ?? (length - start)
+        guard start >= 0, start <= length, wanted >= 0 else {
+            throw .segmentOutOfRange(path: path, startingFrame: start, frameCount: wanted, fileFrames: length)
+        }
+        let count = min(wanted, length - start)
+        let inFormat = reader.processingFormat
+        let outFormat = AudioFormat(standardFormatWithSampleRate: rate, channels: inFormat.channelCount)!
+        let outFrames = Int64((Double(count) * rate / inFormat.sampleRate).rounded())
+        guard let input = AudioPCMBuffer(pcmFormat: inFormat, frameCapacity: AudioFrameCount(max(1, count))),
+              let output = AudioPCMBuffer(pcmFormat: outFormat, frameCapacity: AudioFrameCount(max(1, outFrames))),
+              let converter = AudioConverter(from: inFormat, to: outFormat) else {
+            throw .file(.formatMismatch(path: path, reason: "cannot convert \(inFormat) to \(outFormat)"))
+        }
+        reader.framePosition = start
+        do { try reader.read(into: input, frameCount: AudioFrameCount(count)) } catch {
+            throw .file(error as? AudioFileError ?? .ioFailed(path: path, reason: "\(error)"))
+        }
+        var supplied = false
+        var conversionError: NSError?
+        _ = converter.convert(to: output, error: &conversionError) { _, status in
+            if supplied {
+                status.pointee = .endOfStream
+                return nil
+            }
+            supplied = true
+            status.pointee = .haveData
+            return input
+        }
+        if let conversionError {
+            throw .file(.ioFailed(path: path, reason: "converting to \(ParameterInfo.format(rate)) Hz: \(conversionError.localizedDescription)"))
+        }
+        return output
     }
 
     // MARK: Refused schedules

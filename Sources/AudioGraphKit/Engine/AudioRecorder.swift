@@ -78,10 +78,12 @@ public final class AudioRecorder: @unchecked Sendable {
     /// A recorder to `url` with `settings`; throws when the settings cannot be recorded (as
     /// ``AudioFile/init(forWriting:settings:)`` would), before anything is created.
     public init(url: URL, settings: [String: Any]) throws {
-        _ = try AudioFileCodec.forWriting(path: url.path, settings: settings)
+        let codec = try AudioFileCodec.forWriting(path: url.path, settings: settings)
         let parsed: StreamFormat
         do {
-            parsed = try AudioFormat.parse(settings: AudioFileCodec.pcmSettings(settings, codec: .aac), requireFormatID: kAudioFormatLinearPCM,
+            // The file's own codec decides which keys the PCM parser sees (a WAV's bit depth and
+            // format ID are checked here, not first when recording starts).
+            parsed = try AudioFormat.parse(settings: AudioFileCodec.pcmSettings(settings, codec: codec), requireFormatID: kAudioFormatLinearPCM,
                                            alsoAccepted: [kAudioFormatFLAC])
         } catch let problem as AudioFormat.SettingsProblem {
             throw AudioFileError.invalidSettings(path: url.path, reason: problem.reason)
@@ -146,15 +148,19 @@ public final class AudioRecorder: @unchecked Sendable {
         guard prepareToRecord() else { return false }
         let inputFormat = engine.inputNode.outputFormat(forBus: 0)
         lock.lock()
-        if converter == nil {
+        // A new stream (no tap yet: the first start, or after a failed one) converts from the
+        // input's format as it is now (the device or the channel map may have changed); a
+        // resume after pause() keeps the converter and its history.
+        let needsTap = !tapInstalled
+        if needsTap || converter == nil {
             converter = AudioConverter(from: inputFormat, to: format)
             converter?.downmix = true
         }
         startHostTime = hostTime
         frameLimit = limit.map { framesWritten + $0 }
         recording = converter != nil
-        let needsTap = !tapInstalled
-        tapInstalled = true
+        // Only a tap that is really installed counts (a failed start leaves none behind).
+        if recording { tapInstalled = true }
         lock.unlock()
         guard recording else { return false }
         if needsTap {
@@ -167,10 +173,21 @@ public final class AudioRecorder: @unchecked Sendable {
                 lock.lock()
                 recording = false
                 lock.unlock()
+                if needsTap { undoTap() }
                 return false
             }
         }
         return true
+    }
+
+    /// Removes the tap a failed ``record()`` installed and forgets its converter, so the next
+    /// start installs both afresh for the input's format then.
+    private func undoTap() {
+        engine.inputNode.removeTap(onBus: 0)
+        lock.lock()
+        tapInstalled = false
+        converter = nil
+        lock.unlock()
     }
 
     /// Pauses; ``record()`` resumes appending to the same file.

@@ -105,4 +105,57 @@ final class AudioEngineRealTimeSafetyTests: XCTestCase {
         XCTAssertGreaterThan(state.audible.load(ordering: .relaxed), 100)
         XCTAssertNil(run.counts.violation, "the engine's render path")
     }
+
+    /// A `.realtime` manual engine whose input node takes an Int16 interleaved input block
+    /// (setManualRenderingInputPCMFormat), through an AudioUnitDistortion preset, rendered by
+    /// its block on a tracked, marked thread for 600 slices (a preset loaded and the mix moved
+    /// halfway): nothing allocated, freed or locked, and the input heard.
+    func testManualRealtimeInputBlockThroughADistortionAllocatesNothing() throws {
+        let engine = AudioEngine()
+        let format = try XCTUnwrap(AudioFormat(standardFormatWithSampleRate: 48000, channels: 2))
+        try engine.enableManualRenderingMode(.realtime, format: format, maximumFrameCount: 256)
+        let inputFormat = try XCTUnwrap(AudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 48000, channels: 2, interleaved: true))
+        let samples = UnsafeMutablePointer<Int16>.allocate(capacity: 512)
+        let input = AudioBufferList.allocate(maximumBuffers: 1)
+        defer { samples.deallocate(); free(input.unsafeMutablePointer) }
+        for i in 0..<512 { samples[i] = Int16((i * 97) % 20_000 - 10_000) }
+        input[0] = AudioBuffer(mNumberChannels: 2, mDataByteSize: 1024, mData: UnsafeMutableRawPointer(samples))
+        let inputList = UnsafePointer(input.unsafeMutablePointer)
+        XCTAssertTrue(engine.inputNode.setManualRenderingInputPCMFormat(inputFormat) { _ in inputList })
+        let distortion = AudioUnitDistortion()
+        distortion.loadFactoryPreset(.multiEverythingIsBroken)
+        engine.attach(distortion)
+        engine.connect(engine.inputNode, to: distortion, format: nil)
+        engine.connect(distortion, to: engine.mainMixerNode, format: nil)
+        try engine.start()
+        let block = try XCTUnwrap(engine.manualRenderingBlock)
+        let out = try XCTUnwrap(AudioPCMBuffer(pcmFormat: format, frameCapacity: 256))
+        out.frameLength = 256
+        var status: OSStatus = 0
+        for _ in 0..<8 { _ = block(256, out.mutableAudioBufferList, &status) }
+        var allocations: UInt64 = 0, frees: UInt64 = 0, locks: UInt64 = 0, audible = 0
+        RenderThread.resetLockViolations()
+        for i in 0..<600 {
+            if i == 300 {
+                distortion.loadFactoryPreset(.speechAlienChatter)
+                distortion.wetDryMix = 80
+            }
+            ag_counter_reset()
+            RenderThread.markCurrentThread(true)
+            ag_counter_track_this_thread(1)
+            _ = block(256, out.mutableAudioBufferList, &status)
+            ag_counter_track_this_thread(0)
+            RenderThread.markCurrentThread(false)
+            allocations += ag_counter_allocations()
+            frees += ag_counter_frees()
+            locks += ag_counter_locks()
+            if out.floatChannelData![0][100] != 0 { audible += 1 }
+        }
+        XCTAssertEqual(status, noErr)
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(frees, 0)
+        XCTAssertEqual(locks, 0)
+        XCTAssertEqual(RenderThread.lockViolations, 0)
+        XCTAssertGreaterThan(audible, 550)
+    }
 }

@@ -173,12 +173,14 @@ final class AudioPlayerNodeTests: XCTestCase {
         }
     }
 
-    func testAFileAtAnotherRateStops() throws {
-        try assertEngineStops("AudioPlayerNodeTests/testAFileAtAnotherRateStops",
-                        expected: ["scheduleFile(_:at:completionHandler:)", "AudioPlayerNode", "44100 Hz, 2 ch does not match the player's format (48000 Hz, 2 ch)"]) {
-            let url = FileManager.default.temporaryDirectory.appendingPathComponent("player-44k-\(getpid()).wav")
-            let w = try AudioFileWriter(path: url.path, format: StreamFormat(sampleRate: 44100, channelCount: 2))
-            try w.write(ChannelBufferStorage(channelCount: 2, capacity: 100).list, frameCount: 100)
+    /// A file at another rate is converted (AudioPlayerNodeRateConversionTests); another
+    /// channel count is a programmer error, as on Apple's platforms.
+    func testAFileWithAnotherChannelCountStops() throws {
+        try assertEngineStops("AudioPlayerNodeTests/testAFileWithAnotherChannelCountStops",
+                        expected: ["scheduleFile(_:at:completionHandler:)", "AudioPlayerNode", "48000 Hz, 1 ch does not match the player's format (48000 Hz, 2 ch)"]) {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("player-mono-\(getpid()).wav")
+            let w = try AudioFileWriter(path: url.path, format: StreamFormat(sampleRate: 48000, channelCount: 1))
+            try w.write(ChannelBufferStorage(channelCount: 1, capacity: 100).list, frameCount: 100)
             try w.close()
             let (engine, player) = try playerEngine()
             let file = try AudioFile(forReading: url)
@@ -273,5 +275,49 @@ final class AudioPlayerNodeFaultTests: XCTestCase {
         player.scheduleBuffer(b)
         XCTAssertEqual(player.scheduleFaultCount, 2)
         XCTAssertTrue(player.lastScheduleFault?.contains("more than 256") == true, "\(player.lastScheduleFault ?? "nil")")
+    }
+}
+
+/// Files at another rate than the player's are converted when scheduled (as Apple's player does).
+final class AudioPlayerNodeRateConversionTests: XCTestCase {
+    /// A 44.1 kHz file of a 1 kHz sine at 0.5 scheduled on a 48 kHz player: the output is the
+    /// same sine sampled at 48 kHz (time-aligned), exactly round(44100 × 48/44.1) = 48000 frames
+    /// long, then silence; a segment (0.1 s in, 0.5 s long) likewise, with its phase.
+    func testA44100HzFileIsConvertedTo48000Hz() throws {
+        let format = AudioFormat(standardFormatWithSampleRate: 48000, channels: 2)!
+        let engine = try makeManualEngine(format: format)
+        let player = AudioPlayerNode()
+        engine.attach(player)
+        engine.connect(player, to: engine.mainMixerNode, format: format)
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let path = dir.appendingPathComponent("tone44k.wav").path
+        let tone = (0..<44100).map { Float(0.5 * sin(2 * Double.pi * 1000 * Double($0) / 44100)) }
+        try TestFiles.writeSoundFile(path, [tone, tone], sampleRate: 44100)
+        let file = try AudioFile(forReading: URL(fileURLWithPath: path))
+        let consumed = Atomic<Int>(0)
+        player.scheduleFile(file, at: nil) { consumed.add(1, ordering: .relaxed) }
+        player.scheduleSegment(file, startingFrame: 4410, frameCount: 22050, at: AudioTime(sampleTime: 60000, atRate: 48000))
+        XCTAssertEqual(file.framePosition, 0, "the application's file is not moved")
+        try engine.start()
+        player.play()
+        let out = try render(engine, frames: 90000, piece: 1000)
+        let whole = Array(out[0][0..<48000])
+        // Away from the ends (the converter's filter sees the file's edges there).
+        let e = SignalMeasurement.worstError(Array(whole[200..<47800])) { i in
+            0.5 * sin(2 * Double.pi * 1000 * Double(i + 200) / 48000)
+        }
+        print("AudioPlayerNode 44.1 -> 48 kHz: worst error \(e.error) at \(e.at + 200); last loud frame \(out[0].lastIndex { abs($0) > 1e-3 } ?? -1)")
+        XCTAssertLessThan(e.error, 1e-4)
+        XCTAssertTrue(out[0][48000..<60000].allSatisfy { abs($0) < 1e-3 }, "the file plays 48000 frames")
+        XCTAssertGreaterThan(out[0][47990..<48000].map { abs($0) }.max()!, 0.05, "the file plays to frame 48000")
+        // The segment: file time 0.1 s ... 0.6 s at player frames 60000 ..< 84000.
+        let s = SignalMeasurement.worstError(Array(out[0][60200..<83800])) { i in
+            0.5 * sin(2 * Double.pi * 1000 * (0.1 + Double(i + 200) / 48000))
+        }
+        XCTAssertLessThan(s.error, 1e-4, "segment at \(s.at)")
+        XCTAssertTrue(out[0][84000..<90000].allSatisfy { abs($0) < 1e-3 })
+        XCTAssertEqual(out[0], out[1])
+        engine.stop()
+        XCTAssertEqual(consumed.load(ordering: .relaxed), 1)
     }
 }

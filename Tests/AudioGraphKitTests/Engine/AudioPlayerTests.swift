@@ -169,4 +169,97 @@ final class AudioPlayerTests: DefaultPulseServerTestCase {
         print("AudioPlayer at rate 2: \(fit.tones[0].frequency) Hz, THD+N \(fit.thdPlusNoiseDB) dB")
         XCTAssertEqual(fit.tones[0].frequency, 1000, accuracy: 2, "the pitch is kept")
     }
+
+    /// The playback streams the server has (a running engine holds one).
+    private func playbackStreams() throws -> Int {
+        try server.run("pactl", ["list", "short", "sink-inputs"]).output.split(separator: "\n").count
+    }
+
+    /// Counts the delegate's reports; fulfils its expectation at the `expected`-th.
+    private final class CountingDelegate: AudioPlayerDelegate {
+        let done: XCTestExpectation
+        let expected: Int
+        var flags: [Bool] = []
+        init(_ e: XCTestExpectation, expected: Int) { done = e; self.expected = expected }
+        func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully flag: Bool) {
+            flags.append(flag)
+            if flags.count == expected { done.fulfill() }
+        }
+    }
+
+    /// At the end of the sound the player stops its engine (its PulseAudio stream goes away, so
+    /// an idle player holds no output); play() starts it again and the sound plays again.
+    func testAnIdlePlayerReleasesItsOutputAndPlaysAgain() throws {
+        let (url, _) = try toneFile(seconds: 0.3)
+        let player = try AudioPlayer(contentsOf: url)
+        let first = expectation(description: "first end"), second = expectation(description: "second end")
+        let delegate = CountingDelegate(first, expected: 1)
+        player.delegate = delegate
+        XCTAssertTrue(player.play())
+        XCTAssertEqual(try playbackStreams(), 1)
+        wait(for: [first], timeout: 5)
+        let ended = Date()
+        var streams = try playbackStreams()
+        while streams > 0 && Date().timeIntervalSince(ended) < 2 {
+            usleep(20_000)
+            streams = try playbackStreams()
+        }
+        print("AudioPlayer: output stream gone \(Date().timeIntervalSince(ended)) s after the end was reported")
+        XCTAssertEqual(streams, 0, "the engine still holds its output after the end")
+        XCTAssertFalse(player.isPlaying)
+        let later = CountingDelegate(second, expected: 1)
+        player.delegate = later
+        XCTAssertTrue(player.play())
+        XCTAssertEqual(try playbackStreams(), 1)
+        wait(for: [second], timeout: 5)
+        XCTAssertEqual(delegate.flags + later.flags, [true, true])
+    }
+
+    /// play() at once after the render thread reached the end (before the end is reported)
+    /// plays the whole sound again from the start, and each end is reported exactly once.
+    func testPlayRightAfterTheEndPlaysTheSoundAgainAndEachEndIsReportedOnce() throws {
+        let (url, samples) = try toneFile(seconds: 0.25)
+        let player = try AudioPlayer(contentsOf: url)
+        let both = expectation(description: "two ends")
+        let delegate = CountingDelegate(both, expected: 2)
+        player.delegate = delegate
+        let raw = server.directory.appendingPathComponent("again.raw")
+        let recorder = try server.startRecording(source: server.monitorSourceName, to: raw)
+        usleep(300_000)
+        XCTAssertTrue(player.play())
+        let deadline = Date().addingTimeInterval(5)
+        while player.isPlaying && Date() < deadline { usleep(500) }
+        XCTAssertFalse(player.isPlaying, "the sound never ended")
+        let reportedBefore = delegate.flags.count
+        XCTAssertEqual(player.currentTime, 0, "back at the start once the sound ended")
+        XCTAssertTrue(player.play())
+        wait(for: [both], timeout: 5)
+        usleep(400_000)
+        server.stopChild(recorder)
+        let recorded = try PulseTestServer.readRawFloat32(raw)
+        let sounding = stride(from: 0, to: recorded.count, by: 2).filter { recorded[$0] != 0 }.count
+        print("AudioPlayer: replayed \(reportedBefore == 0 ? "before" : "after") the first report; \(sounding) frames heard of 2 × \(samples.count); reports \(delegate.flags)")
+        XCTAssertEqual(delegate.flags, [true, true])
+        // Each play is the whole sound (frame 0 of the sine is exactly 0; a loaded machine may
+        // drop a slice of the output).
+        XCTAssertGreaterThan(sounding, 2 * (samples.count - 1) - 2048)
+        XCTAssertLessThanOrEqual(sounding, 2 * (samples.count - 1))
+    }
+
+    /// stop() while an end waits for the output's latency: no report (ends only, never stop()).
+    func testStopDropsAnEndNotYetReported() throws {
+        let (url, _) = try toneFile(seconds: 0.2)
+        let player = try AudioPlayer(contentsOf: url)
+        let never = expectation(description: "no report")
+        never.isInverted = true
+        let delegate = CountingDelegate(never, expected: 1)
+        player.delegate = delegate
+        XCTAssertTrue(player.play())
+        let deadline = Date().addingTimeInterval(5)
+        while player.isPlaying && Date() < deadline { usleep(500) }
+        usleep(12_000)   // the monitor (10 ms period) has seen the end; its report waits for the latency
+        player.stop()
+        wait(for: [never], timeout: 0.5)
+        XCTAssertEqual(delegate.flags, [])
+    }
 }

@@ -172,4 +172,46 @@ final class AudioRecorderLiveTests: DefaultPulseServerTestCase {
         XCTAssertEqual(delegate.flags, [false])
         XCTAssertFalse(recorder.isRecording)
     }
+
+    /// A record() that fails (the engine cannot open its input) leaves no tap and no converter
+    /// behind: after the device is fixed and the input made mono (channel map), the next
+    /// record converts from the input as it is then and records the tone.
+    func testAFailedRecordLeavesNothingBehindAndTheNextStartsAfresh() throws {
+        let url = server.directory.appendingPathComponent("retry.wav")
+        let recorder = try AudioRecorder(url: url, settings: [AVSampleRateKey: 48000, AVNumberOfChannelsKey: 1])
+        recorder.inputNode.setDevice("no-such-source")
+        XCTAssertFalse(recorder.record())
+        XCTAssertFalse(recorder.isRecording)
+        recorder.inputNode.setDevice(server.monitorSourceName)
+        recorder.inputNode.channelMap = [1]
+        let delegate = Delegate(expectation(description: "finished"))
+        recorder.delegate = delegate
+        let player = try playTone(seconds: 3)
+        usleep(300_000)
+        XCTAssertTrue(recorder.record(forDuration: 0.5))
+        wait(for: [delegate.finished], timeout: 5)
+        _ = player.wait(timeout: 5)
+        XCTAssertEqual(delegate.flags, [true])
+        let wav = try WAVFile(contentsOf: url)
+        XCTAssertEqual(wav.frameCount, 24000)
+        guard wav.frameCount == 24000 else { return }
+        let fit = stride(from: 2400, to: 19200, by: 2400).map { ToneFit(wav.samples[0][$0..<($0 + 4800)], sampleRate: 48000, frequencies: [1000]) }
+            .min { $0.thdPlusNoiseDB < $1.thdPlusNoiseDB }!
+        print("AudioRecorder after a failed start: 1 kHz at \(fit.tones[0].amplitude), THD+N \(fit.thdPlusNoiseDB) dB")
+        XCTAssertEqual(fit.tones[0].amplitude, 0.4, accuracy: 0.005)
+    }
+
+    /// Settings a WAV cannot hold throw at init (as AudioFile(forWriting:) does), not first
+    /// when recording starts.
+    func testWAVSettingsAreCheckedAtInit() {
+        for extra: [String: Any] in [[AVLinearPCMBitDepthKey: 7], [AVFormatIDKey: 0x616C_6163 as AudioFormatID]] {
+            let settings = extra.merging([AVSampleRateKey: 48000, AVNumberOfChannelsKey: 1]) { a, _ in a }
+            let url = URL(fileURLWithPath: "/tmp/bad-\(getpid()).wav")
+            XCTAssertThrowsError(try AudioFile(forWriting: url, settings: settings), "\(settings)")
+            XCTAssertThrowsError(try AudioRecorder(url: url, settings: settings), "\(settings)") {
+                XCTAssertTrue("\($0)".contains(url.path), "\($0)")
+            }
+            try? FileManager.default.removeItem(at: url)
+        }
+    }
 }
