@@ -93,7 +93,7 @@ extension ParameterTable {
 extension ParameterTable {
     /// ``DistortionNode``'s parameters: AUDistortion's 16, with its ranges and defaults
     /// (AudioUnitParameters.h; `decimation`'s default, which the header leaves out, is 50 %).
-    public static let distortion = ParameterTable([
+    package static let distortion = ParameterTable([
         .init(.global, "delay", .generic, 0.1, 500, 0.1),
         .init(.global, "decay", .generic, 0.1, 50, 1),
         .init(.global, "delayMix", .percent, 0, 100, 50),

@@ -133,29 +133,17 @@ final class AudioEngineRealTimeSafetyTests: XCTestCase {
         out.frameLength = 256
         var status: OSStatus = 0
         for _ in 0..<8 { _ = block(256, out.mutableAudioBufferList, &status) }
-        var allocations: UInt64 = 0, frees: UInt64 = 0, locks: UInt64 = 0, audible = 0
-        RenderThread.resetLockViolations()
+        var counts = RealTimeScaffold.Counts(), audible = 0
         for i in 0..<600 {
             if i == 300 {
                 distortion.loadFactoryPreset(.speechAlienChatter)
                 distortion.wetDryMix = 80
             }
-            ag_counter_reset()
-            RenderThread.markCurrentThread(true)
-            ag_counter_track_this_thread(1)
-            _ = block(256, out.mutableAudioBufferList, &status)
-            ag_counter_track_this_thread(0)
-            RenderThread.markCurrentThread(false)
-            allocations += ag_counter_allocations()
-            frees += ag_counter_frees()
-            locks += ag_counter_locks()
+            counts += RealTimeScaffold.count { _ = block(256, out.mutableAudioBufferList, &status) }.counts
             if out.floatChannelData![0][100] != 0 { audible += 1 }
         }
         XCTAssertEqual(status, noErr)
-        XCTAssertEqual(allocations, 0)
-        XCTAssertEqual(frees, 0)
-        XCTAssertEqual(locks, 0)
-        XCTAssertEqual(RenderThread.lockViolations, 0)
+        XCTAssertNil(counts.violation)
         XCTAssertGreaterThan(audible, 550)
     }
 }
