@@ -17,7 +17,7 @@ public class AudioIONode: AudioNode, @unchecked Sendable {
     /// AVAudioSession's `preferredIOBufferDuration`): for the output, the stream's queue in the
     /// server (`tlength`; the sink's period and a ring of at most 4 ms come on top); for the
     /// input, the capture fragment (the capture's share of a round trip is one fragment plus a
-    /// margin of half of it, at least 5 ms). Set it before `start()`: it takes effect at the next start. Clamped to
+    /// margin of one latency, at least 10 ms). Set it before `start()`: it takes effect at the next start. Clamped to
     /// 1 ms...10 s (the graph file's range); 0.02 by default. ``presentationLatency`` gives the
     /// figure obtained.
     public var preferredLatency: TimeInterval {
