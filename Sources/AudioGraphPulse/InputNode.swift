@@ -121,7 +121,12 @@ public final class InputNode: GraphNode, @unchecked Sendable {
         let fragment = max(capture.bufferAttributes?.fragmentSize ?? 0, Int((properties.latency * rate / 1000).rounded(.up)))
         let quantum = playback.playbackQuantumFrames
         let window = fragment + 2 * quantum
-        capture.setWarmUp(frames: burst + 2 * fragment + window, window: window, margin: duplexMarginFrames(graph: graph, quantum: quantum))
+        let margin = duplexMarginFrames(graph: graph, quantum: quantum)
+        capture.setWarmUp(frames: burst + 2 * fragment + window, window: window, margin: margin)
+        // The fill peaks at the margin plus a fragment just after one arrives: drift control
+        // (the backlog limit) starts above that, with a fragment to spare; what waits longer is the
+        // settling's to drop.
+        capture.setBacklogLimit(frames: 2 * fragment + margin + 2 * graph.maximumFramesPerSlice)
     }
 
     /// Whether audio flows from node `a` to node `b` through `connections`.

@@ -42,7 +42,7 @@ package final class PulseCaptureStream: @unchecked Sendable {
     /// Reads hand out silence without consuming until the ring holds this many frames (0: off).
     private var startAt = 0
     /// After a warm-up (full duplex): the ring's lowest fill is watched over windows of
-    /// `window` frames read; when it stayed above twice the margin for a whole window (the output
+    /// `window` frames read; when it stayed above the margin plus a tolerance (a quarter of it, at least 2.5 ms) for a whole window (the output
     /// lost time: an underrun, a stall, and the capture kept what it did not take), the excess
     /// over the margin is dropped (counted), so the round trip comes back to what it was.
     private var settle = (window: 0, read: 0, lowest: Int.max, margin: 0)
@@ -123,7 +123,7 @@ package final class PulseCaptureStream: @unchecked Sendable {
     /// (``warmUpTrimmedFrames``), or, when it was below `margin`, the reads go on handing out
     /// silence without consuming until the ring has gained the difference. Afterwards the fill
     /// is watched over quarter-second windows: when the output lost time (an underrun, a stall)
-    /// and the ring held more than twice the margin all through a window, the excess over the
+    /// and the ring held more than the margin plus a tolerance all through a window, the excess over the
     /// margin is dropped (counted in ``droppedFrames`` and ``lossCount``), so the round trip
     /// returns to what it was. From then on every frame read is captured audio, contiguous,
     /// and the ring holds `margin` frames just before each fragment: the capture's share of a
@@ -257,7 +257,8 @@ package final class PulseCaptureStream: @unchecked Sendable {
     }
 
     /// Watches the fill before a read of `frames` frames and, at the end of a window, drops
-    /// what waited above twice the margin all through it. Render thread.
+    /// what waited above the margin plus a tolerance (a quarter of the margin, at least 2.5 ms)
+    /// all through it. Render thread.
     private func settleRead(waiting: Int, frames: Int) {
         settle.lowest = min(settle.lowest, waiting)
         settle.read += frames
@@ -265,7 +266,7 @@ package final class PulseCaptureStream: @unchecked Sendable {
         let lowest = settle.lowest - frames
         settle.read = 0
         settle.lowest = .max
-        guard lowest > 2 * settle.margin else { return }
+        guard lowest > settle.margin + max(settle.margin / 4, configuration.sampleRate / 400) else { return }
         let excess = min(lowest - settle.margin, ring.readableCount / configuration.channels - frames)
         guard excess > 0 else { return }
         ring.discard(count: excess * configuration.channels)

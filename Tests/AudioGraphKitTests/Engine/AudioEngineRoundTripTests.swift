@@ -65,9 +65,9 @@ final class AudioEngineRoundTripTests: DefaultPulseServerTestCase {
 
     /// After the output loses time (the render thread held 150 ms once, as a stalled machine
     /// would: the capture keeps what the output did not take), the round trip comes back to
-    /// what it was (32.7 ms at 20 ms; asserted: at most 40 ms): the capture drops the excess
-    /// (counted in captureFaultCount) instead of keeping it up to its drift limit (without the
-    /// settling: 49.5 ms).
+    /// what it was (42.7 ms at 20 ms with the capture margin of one latency; asserted: at most
+    /// 46 ms): the capture drops the excess (counted in captureFaultCount) instead of keeping it
+    /// up to its drift limit.
     func testTheRoundTripRecoversAfterTheOutputLostTime() throws {
         XCTAssertEqual(try server.run("pactl", ["load-module", "module-null-sink", "sink_name=loop", "format=float32le",
                                                 "rate=48000", "channels=2", "norewinds=1"]).status, 0)
@@ -109,7 +109,9 @@ final class AudioEngineRoundTripTests: DefaultPulseServerTestCase {
         let measured = Double(peaks[1] - peaks[0]) / 48000
         print(String(format: "round trip after a 150 ms output stall: %.1f ms (input %.1f + output %.1f ms); capture faults %d",
                      measured * 1000, input * 1000, output * 1000, faults))
-        XCTAssertLessThanOrEqual(measured, 0.040)
+        // Back to the steady round trip at 20 ms (42.7 ms in every run of the round-trip test
+        // above; the stall leaves about 10 ms more in the ring when nothing settles it).
+        XCTAssertLessThanOrEqual(measured, 0.046)
         XCTAssertGreaterThan(faults, 0, "what was dropped is counted")
     }
 }
