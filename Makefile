@@ -171,8 +171,11 @@ FUZZ_DIR := .build-fuzz
 # SwiftPM links as `main`: instrument like it (coverage for libFuzzer, AddressSanitizer), link
 # libFuzzer without its main, and let Fuzz/*/main.swift call LLVMFuzzerRunDriver.
 FUZZER_LIB := $(firstword $(wildcard $(dir $(shell command -v $(SWIFT)))../lib/swift/clang/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a))
+# The C targets are not built with AddressSanitizer here, so tell the tests' malloc interposer
+# (CAllocationCounter, linked through AudioGraphTesting) to step aside, as it does under
+# `--sanitize`: ASan owns malloc.
 FUZZ_FLAGS := -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
-              -Xlinker $(FUZZER_LIB) -Xlinker -lstdc++
+              -Xcc -DAG_COUNTER_SANITIZED=1 -Xlinker $(FUZZER_LIB) -Xlinker -lstdc++
 FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
 
 fuzz: deps
