@@ -288,8 +288,9 @@ final class ArchitectureDocTests: XCTestCase {
         XCTAssertGreaterThan(declarations, 100, "the symbol graphs were read (public declarations: \(declarations))")
     }
 
-    /// One public symbol of a symbol graph: its kind (`swift.class`, `swift.method`, ...) and path.
-    struct PublicSymbol { var kind: String; var path: [String] }
+    /// One public symbol of a symbol graph: its kind (`swift.class`, `swift.method`, ...), path
+    /// and declaration (`var volume: Float { get set }`).
+    struct PublicSymbol { var kind: String; var path: [String]; var declaration = "" }
 
     /// The public and open symbols of `modules` (synthesized members left out), by symbol-graph
     /// file name (`Module`, or `Module@Other` for what Module adds to Other's types).
@@ -355,7 +356,9 @@ final class ArchitectureDocTests: XCTestCase {
                 let access = symbol["accessLevel"] as? String ?? ""
                 guard !precise.contains("::SYNTHESIZED::"), access == "public" || access == "open" else { continue }
                 let kind = (symbol["kind"] as? [String: Any])?["identifier"] as? String ?? ""
-                symbols.append(PublicSymbol(kind: kind, path: symbol["pathComponents"] as? [String] ?? []))
+                let fragments = symbol["declarationFragments"] as? [[String: Any]] ?? []
+                symbols.append(PublicSymbol(kind: kind, path: symbol["pathComponents"] as? [String] ?? [],
+                                            declaration: fragments.compactMap { $0["spelling"] as? String }.joined()))
             }
             graphs[String(file.dropLast(".symbols.json".count))] = symbols
         }

@@ -17,9 +17,10 @@ import Foundation
 /// time-domain zeros).
 ///
 /// Thread safety: the getters may be called from any thread but the render thread (a tap
-/// block, a UI timer); the properties from control threads. Invalid values (an `fftSize` that
-/// is not a power of two in 32...32768, a smoothing outside 0...1, `minDecibels` not below
-/// `maxDecibels`) stop the program, where Web Audio throws.
+/// block, a UI timer); the properties from control threads. Where Web Audio throws, a smoothing
+/// outside 0...1 is clamped and a decibel range that is not finite or not increasing is ignored
+/// (a value never stops the program); an `fftSize` that is not a power of two in 32...32768 is
+/// misuse and stops it with one line.
 public final class AudioAnalyserNode: AudioNode, @unchecked Sendable {
     private var settings: AnalyserProperties
 
@@ -53,10 +54,13 @@ public final class AudioAnalyserNode: AudioNode, @unchecked Sendable {
     /// Values of the frequency data: `fftSize / 2`.
     public var frequencyBinCount: Int { fftSize / 2 }
 
-    /// Averaging with the previous analysis, 0...1 (0.8).
+    /// Averaging with the previous analysis, 0...1 (0.8). A value outside is clamped to the
+    /// range (NaN is ignored), as an Audio Unit's parameter, where Web Audio throws.
     public var smoothingTimeConstant: Double {
         get { settings.smoothingTimeConstant }
         set {
+            guard !newValue.isNaN else { return }
+            let newValue = min(1, max(0, newValue))
             var s = settings
             s.smoothingTimeConstant = newValue
             check(s, "smoothingTimeConstant")
@@ -77,7 +81,10 @@ public final class AudioAnalyserNode: AudioNode, @unchecked Sendable {
         set { setDecibels(min: settings.minDecibels, max: newValue, "maxDecibels") }
     }
 
+    /// A range Web Audio would refuse (not finite, or `minDecibels` not below `maxDecibels`) is
+    /// ignored: the setter cannot throw, and a value is no reason to stop the program.
     private func setDecibels(min: Double, max: Double, _ name: String) {
+        guard min.isFinite, max.isFinite, min < max else { return }
         var s = settings
         s.minDecibels = min
         s.maxDecibels = max

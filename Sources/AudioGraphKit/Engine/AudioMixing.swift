@@ -73,6 +73,29 @@ struct MixingSettings: Sendable, Hashable {
     var renderingAlgorithm: Audio3DMixingRenderingAlgorithm = .equalPowerPanning
     var sourceMode: Audio3DMixingSourceMode = .spatializeIfMono
     var pointSourceInHeadMode: Audio3DMixingPointSourceInHeadMode = .mono
+
+    /// These settings with every number inside the range of the input parameter it becomes
+    /// (the mixer's `input.N.volume`/`pan`, the environment's `input.N.x`/`obstruction`/…;
+    /// `rate` within Apple's 0.5...2), as an Audio Unit clamps; a NaN keeps `old`'s value.
+    func clamped(keeping old: MixingSettings) -> MixingSettings {
+        func clamp(_ v: Float, _ table: ParameterTable, _ name: String, _ previous: Float) -> Float {
+            guard !v.isNaN else { return previous }
+            guard let a = ParameterAddress("input.0.\(name)"),
+                  let info = table.parameterInfo(for: a, sampleRate: .infinity, inputBusCount: .max, bandCount: .max) else { return v }
+            return Float(info.clamped(Double(v)))
+        }
+        var s = self
+        s.volume = clamp(volume, .mixer, "volume", old.volume)
+        s.pan = clamp(pan, .mixer, "pan", old.pan)
+        s.position = Audio3DPoint(x: clamp(position.x, .environment, "x", old.position.x),
+                                  y: clamp(position.y, .environment, "y", old.position.y),
+                                  z: clamp(position.z, .environment, "z", old.position.z))
+        s.obstruction = clamp(obstruction, .environment, "obstruction", old.obstruction)
+        s.occlusion = clamp(occlusion, .environment, "occlusion", old.occlusion)
+        s.reverbBlend = clamp(reverbBlend, .environment, "reverbBlend", old.reverbBlend)
+        s.rate = rate.isNaN ? old.rate : min(2, max(0.5, rate))
+        return s
+    }
 }
 
 /// Stereo mixing: pan (cf. AVAudioStereoMixing).
@@ -104,7 +127,9 @@ public protocol Audio3DMixing: AnyObject {
 
 /// Volume, pan and 3D properties a source applies to the mixer or environment input it feeds
 /// (cf. AVAudioMixing). Setting them on the source sets them for every such connection; a
-/// ``AudioMixingDestination`` sets them for one.
+/// ``AudioMixingDestination`` sets them for one. A value outside a setting's range (that of the
+/// mixer's or environment's input parameter it becomes) is clamped to it and a NaN ignored, as
+/// an Audio Unit's parameter: the getters report what is applied.
 public protocol AudioMixing: AudioStereoMixing, Audio3DMixing {
     /// Input volume 0...1 (the mixer accepts up to 4).
     var volume: Float { get set }
@@ -238,7 +263,8 @@ extension AudioNode {
 
     func setDestinationMixing(_ s: MixingSettings, mixer: AudioNode, bus: Int, call: String) {
         withEngineLock {
-            destinationMixing[DestinationKey(mixer: ObjectIdentifier(mixer), bus: bus)] = s
+            let key = DestinationKey(mixer: ObjectIdentifier(mixer), bus: bus)
+            destinationMixing[key] = s.clamped(keeping: destinationMixing[key] ?? mixing)
             engine?.mixingChanged(self, call: call)
         }
     }
@@ -246,7 +272,9 @@ extension AudioNode {
     /// Changes the source's own settings (every destination without its own) and applies them.
     func updateMixing(_ call: String, _ change: (inout MixingSettings) -> Void) {
         withEngineLock {
+            let old = mixing
             change(&mixing)
+            mixing = mixing.clamped(keeping: old)
             engine?.mixingChanged(self, call: call)
         }
     }

@@ -208,12 +208,14 @@ public final class AudioPlayer: @unchecked Sendable {
     /// Whether the player is playing.
     public var isPlaying: Bool { state.isPlaying.load(ordering: .acquiring) }
 
-    /// The play position in seconds; setting it seeks (taken at the next render slice), clamped to the sound.
+    /// The play position in seconds; setting it seeks (taken at the next render slice), clamped to
+    /// the sound (NaN is ignored).
     public var currentTime: TimeInterval {
         get { Double(state.currentPosition) / format.sampleRate }
         set {
-            let frame = Int((max(0, newValue) * format.sampleRate).rounded())
-            state.seek(to: min(frame, state.frameCount))
+            guard !newValue.isNaN else { return }
+            let seconds = min(max(0, newValue), Double(state.frameCount) / format.sampleRate)
+            state.seek(to: min(Int((seconds * format.sampleRate).rounded()), state.frameCount))
         }
     }
 
@@ -227,9 +229,13 @@ public final class AudioPlayer: @unchecked Sendable {
     }
 
     /// Moves ``volume`` to `volume` linearly over `duration` seconds (0: at the next slice).
+    /// (Values outside 0...1 are clamped, NaN is ignored; a fade longer than the graph-file
+    /// limit of 10^7 s is cut to it.)
     public func setVolume(_ volume: Float, fadeDuration duration: TimeInterval) {
+        guard !volume.isNaN else { return }
         storedVolume = min(1, max(0, volume))
-        state.fade(to: storedVolume, frames: Int((max(0, duration) * format.sampleRate).rounded()))
+        let seconds = duration.isNaN ? 0 : min(max(0, duration), 10_000_000)
+        state.fade(to: storedVolume, frames: Int((seconds * format.sampleRate).rounded()))
     }
 
     /// Stereo position, -1 (left) ... 1 (right), as the main mixer's pan of the player.
