@@ -1,23 +1,23 @@
 // How many buses a node type has on one side: fixed, or chosen by the graph file within a range.
 
 /// How many buses a node type has on one side.
-public struct BusCountRule: Sendable, Hashable {
+package struct BusCountRule: Sendable, Hashable {
     /// The count when the file does not say (`inputBusCount` default).
-    public var defaultCount: Int
+    package var defaultCount: Int
     /// The smallest count.
-    public var minimum: Int
+    package var minimum: Int
     /// The largest count.
-    public var maximum: Int
+    package var maximum: Int
     /// A rule: `defaultCount` when the file does not say, else `minimum...maximum`.
-    public init(defaultCount: Int, minimum: Int, maximum: Int) {
+    package init(defaultCount: Int, minimum: Int, maximum: Int) {
         self.defaultCount = defaultCount
         self.minimum = minimum
         self.maximum = maximum
     }
 
     /// Whether the file may choose it (`inputBusCount` of mixer and environment).
-    public var isVariable: Bool { minimum != maximum }
+    package var isVariable: Bool { minimum != maximum }
 
     /// A fixed count.
-    public static func fixed(_ count: Int) -> BusCountRule { BusCountRule(defaultCount: count, minimum: count, maximum: count) }
+    package static func fixed(_ count: Int) -> BusCountRule { BusCountRule(defaultCount: count, minimum: count, maximum: count) }
 }

@@ -11,11 +11,11 @@ import Darwin
 /// same file (`a.wav`, `./a.wav`, `dir/../a.wav`, a symbolic link to it).
 ///
 /// Thread safety: stateless; each call does a few system calls (no locks); control threads.
-public enum FileSystemPath {
+package enum FileSystemPath {
     /// The absolute, normalized form of `path`: the deepest existing folder is resolved with
     /// `realpath` (symbolic links, `.`, `..`), the rest is normalized by name. A file that
     /// exists as a symbolic link resolves to its target.
-    public static func resolved(_ path: String) -> String {
+    package static func resolved(_ path: String) -> String {
         var absolute = path
         if !path.hasPrefix("/") {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -50,7 +50,7 @@ public enum FileSystemPath {
     /// Why `path` cannot be read as a file: nil for a regular file (or a link to one), else "no
     /// such file", "it is a FIFO", "it is a directory", "it is a device", ... Never opens the
     /// file, so a FIFO cannot block the caller.
-    public static func notRegularFileReason(_ path: String) -> String? {
+    package static func notRegularFileReason(_ path: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else {
             return errno == ENOENT ? "no such file" : String(cString: strerror(errno))
@@ -69,7 +69,7 @@ public enum FileSystemPath {
     /// files are netCDF-4, i.e. HDF5, whose signature starts the file or follows a 512, 1024,
     /// 2048... byte user block). Never opens a FIFO or device, so it cannot block; the graph
     /// checker and `HRTFSet` ask it before libmysofa reads the file.
-    public static func sofaProblem(_ path: String) -> String? {
+    package static func sofaProblem(_ path: String) -> String? {
         if let reason = notRegularFileReason(path) { return reason }
         if hasHDF5Signature(path) { return nil }
         return "not a SOFA file (no HDF5 signature)"
@@ -78,7 +78,7 @@ public enum FileSystemPath {
     /// Whether the regular file at `path` starts with the HDF5 signature, at offset 0 or after a
     /// user block of 512, 1024, 2048... bytes (up to 1 MiB), as HDF5 allows. SOFA files are
     /// netCDF-4, i.e. HDF5.
-    public static func hasHDF5Signature(_ path: String) -> Bool {
+    package static func hasHDF5Signature(_ path: String) -> Bool {
         let fd = open(path, O_RDONLY | O_NONBLOCK)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -105,7 +105,7 @@ public enum FileSystemPath {
     /// file (the finished file appears whole); what is given up is an atomic swap of old for new
     /// and ext4's implicit flush — like SoX and ffmpeg, the renderer does not sync the disk
     /// (run `sync` before cutting the power).
-    public static func moveIntoPlace(_ finished: String, _ destination: String) -> Int32 {
+    package static func moveIntoPlace(_ finished: String, _ destination: String) -> Int32 {
         var status = stat()
         if lstat(destination, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG {
             if unlink(destination) != 0 { return errno }

@@ -9,10 +9,10 @@
 /// cannot trap either.
 ///
 /// Thread safety: pure functions; real-time safe (no allocation, no locks).
-public enum FrameCount {
+package enum FrameCount {
     /// `x` rounded by `rule` and clamped to `Int64`'s range; NaN gives 0.
     @inline(__always)
-    public static func int64(_ x: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int64 {
+    package static func int64(_ x: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int64 {
         let r = x.rounded(rule)
         if r.isNaN { return 0 }
         // 2^63 is exactly representable; anything at or beyond it saturates.
@@ -23,14 +23,14 @@ public enum FrameCount {
 
     /// `seconds * sampleRate` rounded to the nearest frame, saturating.
     @inline(__always)
-    public static func frames(seconds: Double, sampleRate: Double,
+    package static func frames(seconds: Double, sampleRate: Double,
                               rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int64 {
         int64(seconds * sampleRate, rounding: rule)
     }
 
     /// `x` rounded by `rule` and clamped to `Int`'s range; NaN gives 0.
     @inline(__always)
-    public static func int(_ x: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
+    package static func int(_ x: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
         Int(int64(x, rounding: rule))
     }
 }

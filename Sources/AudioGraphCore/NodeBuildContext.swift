@@ -3,24 +3,24 @@
 /// The arguments of ``NodeTypeDescriptor/makeNode``.
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct NodeBuildContext: Sendable {
+package struct NodeBuildContext: Sendable {
     /// The node's id in the graph.
-    public var id: String
+    package var id: String
     /// The graph's sample rate.
-    public var sampleRate: Double
+    package var sampleRate: Double
     /// The input bus count the file chose (the type's default when it may not choose).
-    public var inputBusCount: Int
+    package var inputBusCount: Int
     /// The decoded `properties` (the type's own options value).
-    public var options: any NodeOptions
+    package var options: any NodeOptions
     /// True when the graph renders offline (`audiograph render`): nodes that hand data to a
     /// thread may hand it to the renderer instead.
-    public var rendersOffline: Bool
+    package var rendersOffline: Bool
     /// Where the graph's output goes (output nodes build what it says; see ``OutputPlacement``).
-    public var placement: OutputPlacement
+    package var placement: OutputPlacement
 
     /// A context; `placement` defaults to ``OutputPlacement/offline`` when `rendersOffline`,
     /// else ``OutputPlacement/asDescribed``.
-    public init(id: String, sampleRate: Double, inputBusCount: Int, options: any NodeOptions, rendersOffline: Bool,
+    package init(id: String, sampleRate: Double, inputBusCount: Int, options: any NodeOptions, rendersOffline: Bool,
                 placement: OutputPlacement? = nil) {
         self.id = id
         self.sampleRate = sampleRate
@@ -31,13 +31,13 @@ public struct NodeBuildContext: Sendable {
     }
 
     /// The options as the type's own value (a descriptor's factory knows which it decoded).
-    public func options<T: NodeOptions>(as type: T.Type) -> T? { options as? T }
+    package func options<T: NodeOptions>(as type: T.Type) -> T? { options as? T }
 
     /// Builds the node as the registered type `typeName` with that type's default options (an
     /// output placed elsewhere than described: an `output` rendered offline becomes a generic
     /// output, a `genericOutput` played live a PulseAudio output).
     /// - Throws: ``AudioGraphError/invalidProperty(node:name:reason:)`` when no such type is registered.
-    public func handOver(to typeName: String) throws(AudioGraphError) -> GraphNode {
+    package func handOver(to typeName: String) throws(AudioGraphError) -> GraphNode {
         guard let descriptor = NodeTypeRegistry.descriptor(named: typeName) else {
             throw .invalidProperty(node: id, name: "type", reason: "no node type \"\(typeName)\" is registered for this placement")
         }

@@ -9,7 +9,7 @@
 /// it changes (at the update's `value`) and reads no file again.
 ///
 /// Thread safety: used on the loading thread only.
-public protocol NodeCheckContext {
+package protocol NodeCheckContext {
     /// The node's id.
     var nodeID: String { get }
     /// The node's declared `format` (empty when not given).
@@ -35,15 +35,15 @@ public protocol NodeCheckContext {
 /// recorders), and never the file an offline render writes.
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct NodeWrittenFile: Sendable, Hashable {
+package struct NodeWrittenFile: Sendable, Hashable {
     /// The property that names it.
-    public var key: String
+    package var key: String
     /// The file as written in the graph.
-    public var file: String
+    package var file: String
     /// Its path, resolved against the graph file's folder.
-    public var path: String
+    package var path: String
 
-    public init(key: String, file: String, path: String) {
+    package init(key: String, file: String, path: String) {
         self.key = key
         self.file = file
         self.path = path
@@ -54,13 +54,13 @@ public struct NodeWrittenFile: Sendable, Hashable {
 /// control ports), and what to say about an address that is not one of them.
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct OptionParameters: Sendable {
+package struct OptionParameters: Sendable {
     /// The parameters.
-    public var infos: [ParameterInfo]
+    package var infos: [ParameterInfo]
     /// Why an address outside ``infos`` is unknown (one line).
-    public var unknownReason: String
+    package var unknownReason: String
 
-    public init(infos: [ParameterInfo], unknownReason: String) {
+    package init(infos: [ParameterInfo], unknownReason: String) {
         self.infos = infos
         self.unknownReason = unknownReason
     }
@@ -69,7 +69,7 @@ public struct OptionParameters: Sendable {
 extension NodeCheckContext {
     /// Reports a declared `format.channels` that differs from the `property` channel count the
     /// node's options fix (`what` names where it comes from), when `propertyGiven`.
-    public func checkDeclaredChannels(property: Int, propertyGiven: Bool, what: String) {
+    package func checkDeclaredChannels(property: Int, propertyGiven: Bool, what: String) {
         if propertyGiven, let declared = declaredFormat.channels, declared != property {
             reportFormatConflict(formatField: "channels", "format declares \(declared) channels but \(what) is \(property)")
         }

@@ -1,7 +1,7 @@
 // What role a node type plays in a graph: source, mixer, effect, converter or output.
 
 /// What role a node type plays in a graph.
-public enum NodeKind: String, Sendable, Hashable {
+package enum NodeKind: String, Sendable, Hashable {
     /// No input bus, one output bus (oscillator, player, input).
     case source
     /// Many input buses mixed into one output bus (mixer, environment).

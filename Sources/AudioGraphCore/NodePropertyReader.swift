@@ -6,7 +6,7 @@
 /// file and the key's location and returns nil; when it is absent it returns nil silently.
 ///
 /// Thread safety: used on the loading thread only.
-public protocol NodePropertyReader {
+package protocol NodePropertyReader {
     /// Whether the object has `key`.
     func has(_ key: String) -> Bool
     /// A number, optionally within `range`.
@@ -74,10 +74,10 @@ public protocol NodePropertyReader {
 
 extension NodePropertyReader {
     /// A number without a range.
-    public func number(_ key: String) -> Double? { number(key, in: nil) }
+    package func number(_ key: String) -> Double? { number(key, in: nil) }
 
     /// Readers that do not read arrays report them as invalid.
-    public func integers(_ key: String, in range: ClosedRange<Int>) -> [Int]? {
+    package func integers(_ key: String, in range: ClosedRange<Int>) -> [Int]? {
         if has(key) { reportInvalid(key, "arrays are not read here") }
         return nil
     }

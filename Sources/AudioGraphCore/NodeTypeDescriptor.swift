@@ -2,7 +2,7 @@
 
 /// What a node type's `properties` object decodes to: the type's own options value (a struct
 /// of typed fields, compared and hashed as a value).
-public typealias NodeOptions = Hashable & Sendable
+package typealias NodeOptions = Hashable & Sendable
 
 /// Everything the graph format, its checker and the engine need to know about one node type,
 /// written beside the node class and registered with ``NodeTypeRegistry`` (as the LV2 catalogue
@@ -19,59 +19,59 @@ public typealias NodeOptions = Hashable & Sendable
 /// find a registered type by its name; Docs/Architecture.md has the recipe for a new one.
 ///
 /// Thread safety: immutable; its closures are called on control threads (never the render thread).
-public struct NodeTypeDescriptor: Sendable {
+package struct NodeTypeDescriptor: Sendable {
     /// The name graph files write in `"type"` (letters, digits; unique among node types).
-    public let name: String
+    package let name: String
     /// What role the type plays (a source, an effect, ...).
-    public let kind: NodeKind
+    package let kind: NodeKind
     /// Its input buses (a variable count is chosen by a node's `inputBusCount`).
-    public let inputBuses: BusCountRule
+    package let inputBuses: BusCountRule
     /// Its output bus count (0 for an output).
-    public let outputBusCount: Int
+    package let outputBusCount: Int
     /// The keys its `properties` object may have (others are reported as unknown).
-    public let propertyKeys: [String]
+    package let propertyKeys: [String]
     /// The properties a `setProperty` update may change while the graph runs.
-    public let runtimePropertyKeys: [String]
+    package let runtimePropertyKeys: [String]
     /// Whether each input bus may arrive at any rate and channel count (the node converts).
-    public let convertsInputs: Bool
+    package let convertsInputs: Bool
     /// Its parameters: the node class's own table (the file's values, automation and the
     /// engine's ranges all come from it).
-    public let parameters: ParameterTable
+    package let parameters: ParameterTable
     /// Decodes a node's `properties` (every key already checked against ``propertyKeys``):
     /// invalid fields are reported through the reader and keep their defaults.
-    public let decode: @Sendable (_ reader: any NodePropertyReader) -> any NodeOptions
+    package let decode: @Sendable (_ reader: any NodePropertyReader) -> any NodeOptions
     /// Makes the node (its parameters' file values and automation are set by the caller).
-    public let makeNode: @Sendable (_ context: NodeBuildContext) throws(AudioGraphError) -> GraphNode
+    package let makeNode: @Sendable (_ context: NodeBuildContext) throws(AudioGraphError) -> GraphNode
     /// The typed value of property `name` in `options` after a `setProperty` change (what the
     /// node's `validateProperty` expects), or nil to pass the JSON value as it is.
-    public let typedProperty: @Sendable (_ name: String, _ options: any NodeOptions) -> (any Sendable)?
+    package let typedProperty: @Sendable (_ name: String, _ options: any NodeOptions) -> (any Sendable)?
 
     // MARK: Optional hooks (each defaults to "nothing to say")
 
     /// Checks the files the options name (a player's sound file and its segment, an
     /// environment's HRTF set), reporting through the context; nil: nothing to check.
-    public let checkFiles: (@Sendable (_ options: any NodeOptions, _ context: any NodeCheckContext) -> Void)?
+    package let checkFiles: (@Sendable (_ options: any NodeOptions, _ context: any NodeCheckContext) -> Void)?
     /// Checks the node's declared `format` against its options or file (a channel count the
     /// properties fix, a player's file rate); nil: nothing beyond the format's general rules.
-    public let checkFormat: (@Sendable (_ options: any NodeOptions, _ context: any NodeCheckContext) -> Void)?
+    package let checkFormat: (@Sendable (_ options: any NodeOptions, _ context: any NodeCheckContext) -> Void)?
     /// How many elements the table's per-band parameters have for these options (an eq's bands).
-    public let bandCount: @Sendable (_ options: any NodeOptions) -> Int
+    package let bandCount: @Sendable (_ options: any NodeOptions) -> Int
     /// Parameter defaults the options set over the table's (an eq band's frequency, gain, q).
-    public let parameterDefaults: @Sendable (_ options: any NodeOptions) -> [ParameterAddress: Double]
+    package let parameterDefaults: @Sendable (_ options: any NodeOptions) -> [ParameterAddress: Double]
     /// Parameters the options define beyond the table (an LV2 plugin's ports); nil: the table's only.
-    public let optionParameters: (@Sendable (_ options: any NodeOptions) -> OptionParameters)?
+    package let optionParameters: (@Sendable (_ options: any NodeOptions) -> OptionParameters)?
     /// The files the node writes (a recorder's), checked against the graph's other writers.
-    public let writtenFiles: @Sendable (_ options: any NodeOptions) -> [NodeWrittenFile]
+    package let writtenFiles: @Sendable (_ options: any NodeOptions) -> [NodeWrittenFile]
     /// When the node's sound ends on the graph's timeline, seconds, given the sound files read
     /// (a non-looping player: its start time plus what it plays); nil: it does not end by
     /// itself. An offline render without a duration lasts until the last one ends.
-    public let playbackEnd: (@Sendable (_ options: any NodeOptions, _ files: (String) -> AudioFileInfo?) -> Double?)?
+    package let playbackEnd: (@Sendable (_ options: any NodeOptions, _ files: (String) -> AudioFileInfo?) -> Double?)?
     /// The most nodes of this type one graph may hold at any moment (an input: one); nil: no limit.
-    public let maximumPerGraph: Int?
+    package let maximumPerGraph: Int?
 
     /// A node type. `decode` defaults to no options (a type without properties),
     /// `typedProperty` to the JSON value, the hooks to nothing.
-    public init(name: String, kind: NodeKind, inputBuses: BusCountRule, outputBusCount: Int,
+    package init(name: String, kind: NodeKind, inputBuses: BusCountRule, outputBusCount: Int,
                 propertyKeys: [String] = [], runtimePropertyKeys: [String] = [], convertsInputs: Bool = false,
                 parameters: ParameterTable = .none,
                 decode: @escaping @Sendable (_ reader: any NodePropertyReader) -> any NodeOptions = { _ in NoNodeOptions() },
@@ -108,6 +108,6 @@ public struct NodeTypeDescriptor: Sendable {
 }
 
 /// The options of a node type without properties.
-public struct NoNodeOptions: Hashable, Sendable {
-    public init() {}
+package struct NoNodeOptions: Hashable, Sendable {
+    package init() {}
 }

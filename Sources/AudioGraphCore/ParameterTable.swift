@@ -6,19 +6,19 @@
 /// table, so the loader and the engine agree on every range and default.
 ///
 /// Thread safety: immutable; safe to share between threads.
-public struct ParameterTable: Sendable {
+package struct ParameterTable: Sendable {
     /// The templates, in order.
-    public let templates: [ParameterTemplate]
+    package let templates: [ParameterTemplate]
 
     /// A table of `templates`.
-    public init(_ templates: [ParameterTemplate]) { self.templates = templates }
+    package init(_ templates: [ParameterTemplate]) { self.templates = templates }
 
     /// The table of a node type without parameters.
-    public static let none = ParameterTable([])
+    package static let none = ParameterTable([])
 
     /// The parameter at `address` for a node with `inputBusCount` inputs and `bandCount` eq bands,
     /// with ranges at `sampleRate`; nil when the node has no such parameter.
-    public func parameterInfo(for address: ParameterAddress, sampleRate: Double, inputBusCount: Int,
+    package func parameterInfo(for address: ParameterAddress, sampleRate: Double, inputBusCount: Int,
                               bandCount: Int) -> ParameterInfo? {
         for template in templates where template.name == address.name {
             switch template.element {
@@ -43,7 +43,7 @@ public struct ParameterTable: Sendable {
 
     /// Every parameter of a node with `inputBusCount` inputs and `bandCount` eq bands: the
     /// global ones, then per input bus, then per band.
-    public func parameterInfos(sampleRate: Double, inputBusCount: Int, bandCount: Int) -> [ParameterInfo] {
+    package func parameterInfos(sampleRate: Double, inputBusCount: Int, bandCount: Int) -> [ParameterInfo] {
         var infos: [ParameterInfo] = []
         for template in templates where template.element == .global || template.element == .listener {
             infos.append(template.info(element: template.element == .listener ? -1 : 0, sampleRate: sampleRate))
@@ -62,7 +62,7 @@ public struct ParameterTable: Sendable {
     }
 
     /// The parameter names in the spec's notation (`input.N.volume`, `band.N.gain`, `listener.x`).
-    public var parameterNames: [String] {
+    package var parameterNames: [String] {
         templates.map { template in
             switch template.element {
             case .global: return template.name

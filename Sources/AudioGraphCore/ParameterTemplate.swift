@@ -4,32 +4,32 @@
 /// ranges that may depend on the sample rate (resolved by ``info(element:sampleRate:)``).
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct ParameterTemplate: Sendable {
+package struct ParameterTemplate: Sendable {
     /// Which element the parameter belongs to.
-    public enum Element: Sendable, Equatable { case global, perInput, perBand, listener }
+    package enum Element: Sendable, Equatable { case global, perInput, perBand, listener }
     /// Its element.
-    public var element: Element
+    package var element: Element
     /// Its name (the last component of its address).
-    public var name: String
+    package var name: String
     /// Its unit.
-    public var unit: ParameterUnit
+    package var unit: ParameterUnit
     /// Its smallest value.
-    public var minimum: Bound
+    package var minimum: Bound
     /// Its largest value.
-    public var maximum: Bound
+    package var maximum: Bound
     /// Its default value.
-    public var defaultValue: Bound
+    package var defaultValue: Bound
     /// Whether the engine smooths its steps.
-    public var smoothsSteps: Bool = false
+    package var smoothsSteps: Bool = false
 
     /// A number, or a fraction of the sample rate capped by a constant.
-    public enum Bound: Sendable {
+    package enum Bound: Sendable {
         case value(Double)
         case nyquist
         case nyquistCapped(Double)
 
         /// The value at `sampleRate`.
-        public func resolve(sampleRate: Double) -> Double {
+        package func resolve(sampleRate: Double) -> Double {
             switch self {
             case .value(let value): return value
             case .nyquist: return sampleRate / 2
@@ -39,7 +39,7 @@ public struct ParameterTemplate: Sendable {
     }
 
     /// A template with bounds that may depend on the sample rate.
-    public init(_ element: Element, _ name: String, _ unit: ParameterUnit, _ minimum: Bound, _ maximum: Bound, _ defaultValue: Bound,
+    package init(_ element: Element, _ name: String, _ unit: ParameterUnit, _ minimum: Bound, _ maximum: Bound, _ defaultValue: Bound,
          smooths: Bool = false) {
         self.element = element
         self.name = name
@@ -51,13 +51,13 @@ public struct ParameterTemplate: Sendable {
     }
 
     /// A template with constant bounds.
-    public init(_ element: Element, _ name: String, _ unit: ParameterUnit, _ minimum: Double, _ maximum: Double, _ defaultValue: Double,
+    package init(_ element: Element, _ name: String, _ unit: ParameterUnit, _ minimum: Double, _ maximum: Double, _ defaultValue: Double,
          smooths: Bool = false) {
         self.init(element, name, unit, .value(minimum), .value(maximum), .value(defaultValue), smooths: smooths)
     }
 
     /// Its address on element `index` (ignored for global and listener parameters).
-    public func address(element index: Int) -> ParameterAddress {
+    package func address(element index: Int) -> ParameterAddress {
         switch element {
         case .global: return ParameterAddress(name: name)
         case .perInput: return ParameterAddress(scope: .input, element: index, name: name)
@@ -67,7 +67,7 @@ public struct ParameterTemplate: Sendable {
     }
 
     /// Its description on element `index` with ranges at `sampleRate`.
-    public func info(element index: Int, sampleRate: Double) -> ParameterInfo {
+    package func info(element index: Int, sampleRate: Double) -> ParameterInfo {
         ParameterInfo(address: address(element: index), unit: unit, minValue: minimum.resolve(sampleRate: sampleRate),
                       maxValue: maximum.resolve(sampleRate: sampleRate), defaultValue: defaultValue.resolve(sampleRate: sampleRate),
                       smoothsSteps: smoothsSteps)

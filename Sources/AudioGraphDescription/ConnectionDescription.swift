@@ -5,22 +5,22 @@ import AudioGraphCore
 /// `{ "from": "lfo", "to": "amp", "parameter": "gain" }`.
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct ConnectionDescription: Sendable, Hashable, CustomStringConvertible {
+package struct ConnectionDescription: Sendable, Hashable, CustomStringConvertible {
     /// The source node's output bus.
-    public var from: BusReference
+    package var from: BusReference
     /// The destination node's input bus (with ``parameter``: the destination node, bus 0).
-    public var to: BusReference
+    package var to: BusReference
     /// The parameter of `to.node` the audio feeds (``ParameterConnection``), or nil for a
     /// connection into an input bus.
-    public var parameter: ParameterAddress?
+    package var parameter: ParameterAddress?
 
     /// Creates a connection.
-    public init(from: BusReference, to: BusReference, parameter: ParameterAddress? = nil) {
+    package init(from: BusReference, to: BusReference, parameter: ParameterAddress? = nil) {
         self.from = from
         self.to = to
         self.parameter = parameter
     }
 
     /// `osc -> mix:1`, `lfo -> amp.gain`.
-    public var description: String { parameter.map { "\(from) -> \(to.node).\($0)" } ?? "\(from) -> \(to)" }
+    package var description: String { parameter.map { "\(from) -> \(to.node).\($0)" } ?? "\(from) -> \(to)" }
 }

@@ -17,9 +17,9 @@ import Foundation
 /// frames) to a simulated topology, each entry leaving a valid graph.
 ///
 /// Thread safety: stateless; call from any thread but not a render thread (it may read files).
-public enum DescriptionValidator {
+package enum DescriptionValidator {
     /// Parses and validates `data`. See ``GraphDescription/parse(data:fileName:baseDirectory:fileInfo:)``.
-    public static func validate(data: [UInt8], fileName: String, baseDirectory: String,
+    package static func validate(data: [UInt8], fileName: String, baseDirectory: String,
                                 fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
         let root: JSONValue
         do {

@@ -6,7 +6,7 @@ import AudioGraphCore
 /// lists. AudioGraphKit's `GraphLoader.build` initializes what this assembles; ``GraphRules`` resolves it.
 ///
 /// Thread safety: control threads only (creating a player opens its file).
-public enum GraphAssembly {
+package enum GraphAssembly {
     /// An open graph with every node of `description` created and connected (what AudioGraphKit's `GraphLoader.build`
     /// initializes, and what the graph-file validator resolves: one assembly for both).
     /// - Throws: the engine's error with the JSON location of the node or connection it came from.
@@ -39,7 +39,7 @@ public enum GraphAssembly {
 
     /// The pending-change list for one update's actions (nodes it adds are created here, off the
     /// render thread).
-    public static func changes(for update: UpdateDescription, sampleRate: Double,
+    package static func changes(for update: UpdateDescription, sampleRate: Double,
                                outputs: OutputPlacement = .asDescribed) throws(AudioGraphError) -> [PendingChange] {
         var list: [PendingChange] = []
         for action in update.actions {
@@ -73,7 +73,7 @@ func typedPropertyValue(_ name: String, configuration: NodeConfiguration) -> (an
 extension JSONValue {
     /// The value as a node property receives it: Bool, Double, String, [any Sendable],
     /// [String: any Sendable], or nil for JSON null.
-    public var propertyValue: any Sendable {
+    package var propertyValue: any Sendable {
         switch self {
         case .null: return Optional<Double>.none as any Sendable
         case .bool(let b): return b

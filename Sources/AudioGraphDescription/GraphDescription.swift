@@ -13,52 +13,52 @@ import Foundation
 /// Thread safety: a value type; safe to share between threads. Loading runs on the caller's
 /// thread, reads files (the graph, and sound files through `fileInfo`) and may block on I/O:
 /// never call it on a render thread.
-public struct GraphDescription: Sendable, Hashable {
+package struct GraphDescription: Sendable, Hashable {
     /// The format version (1).
-    public var version: Int
+    package var version: Int
     /// The graph's rate: sources without a file, mixers and outputs run at it (default 48000).
-    public var sampleRate: Double
+    package var sampleRate: Double
     /// The largest slice any render call asks for (default 512).
-    public var maximumFramesPerSlice: Int
+    package var maximumFramesPerSlice: Int
     /// Default length of an offline render, seconds (nil: not given).
-    public var duration: Double?
+    package var duration: Double?
     /// The nodes, in file order.
-    public var nodes: [NodeDescription]
+    package var nodes: [NodeDescription]
     /// The connections, in file order.
-    public var connections: [ConnectionDescription]
+    package var connections: [ConnectionDescription]
     /// The timed updates, in file order.
-    public var updates: [UpdateDescription]
+    package var updates: [UpdateDescription]
     /// The taps, in file order.
-    public var taps: [TapDescription]
+    package var taps: [TapDescription]
     /// The file's name as errors print it (e.g. `graph.json`).
-    public var fileName: String
+    package var fileName: String
     /// The folder relative paths are resolved against.
-    public var baseDirectory: String
+    package var baseDirectory: String
 
     /// The default graph rate.
-    public static let defaultSampleRate = 48000.0
+    package static let defaultSampleRate = 48000.0
     /// The default maximum slice.
-    public static let defaultMaximumFramesPerSlice = 512
+    package static let defaultMaximumFramesPerSlice = 512
     /// The rates accepted for the graph, formats and sound files, hertz. Beyond 768 kHz no
     /// sound card or file type is in use, and buffers sized from the rate (delay lines, HRTF
     /// sets resampled to it) would grow without purpose.
-    public static let sampleRateRange: ClosedRange<Double> = 1...768_000
+    package static let sampleRateRange: ClosedRange<Double> = 1...768_000
     /// The longest time or length accepted anywhere in a graph file, seconds (10^7 s, about 115
     /// days): every time times every accepted rate stays far inside `Int64` frames.
-    public static let maximumTime = 10_000_000.0
+    package static let maximumTime = 10_000_000.0
     /// The largest ratio between two rates one conversion bridges (libsamplerate's limit, either
     /// way): a converter, a mixer or environment input, or a generic output's client format.
-    public static let maximumConversionRatio = StreamFormat.maximumConversionRatio
+    package static let maximumConversionRatio = StreamFormat.maximumConversionRatio
     /// The most nodes a graph holds at any moment (every node is pulled, planned and formatted
     /// on each update; beyond this a file is a mistake or an attack).
-    public static let maximumNodeCount = 10_000
+    package static let maximumNodeCount = 10_000
     /// The largest latency accepted for `output` and `input` nodes, milliseconds.
-    public static let maximumLatency = 10_000.0
+    package static let maximumLatency = 10_000.0
     /// The largest `maximumFramesPerSlice` accepted.
-    public static let maximumFramesPerSliceLimit = 65536
+    package static let maximumFramesPerSliceLimit = 65536
 
     /// Creates a description (the loader fills every field; tests may build one directly).
-    public init(version: Int = 1, sampleRate: Double = GraphDescription.defaultSampleRate,
+    package init(version: Int = 1, sampleRate: Double = GraphDescription.defaultSampleRate,
                 maximumFramesPerSlice: Int = GraphDescription.defaultMaximumFramesPerSlice, duration: Double? = nil,
                 nodes: [NodeDescription] = [], connections: [ConnectionDescription] = [],
                 updates: [UpdateDescription] = [], taps: [TapDescription] = [],
@@ -76,10 +76,10 @@ public struct GraphDescription: Sendable, Hashable {
     }
 
     /// The node with `id`, nil when there is none.
-    public func node(_ id: String) -> NodeDescription? { nodes.first { $0.id == id } }
+    package func node(_ id: String) -> NodeDescription? { nodes.first { $0.id == id } }
 
     /// The graph's output node (`output` or `genericOutput`); validated graphs have exactly one.
-    public var outputNode: NodeDescription? { nodes.first { $0.schema.kind == .output } }
+    package var outputNode: NodeDescription? { nodes.first { $0.schema.kind == .output } }
 
     // MARK: Loading
 
@@ -89,7 +89,7 @@ public struct GraphDescription: Sendable, Hashable {
     /// - Parameter fileInfo: returns a sound file's rate, channels and length, or throws when it
     ///   cannot be read (called once per distinct player file, with the resolved path).
     /// - Throws: every problem found, each one line (see ``GraphDescriptionError/line``).
-    public static func load(contentsOf path: String,
+    package static func load(contentsOf path: String,
                             fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
         let directory = Self.directory(of: path)
         // A FIFO or a device as the graph file would block or never end: refused before reading.
@@ -110,13 +110,13 @@ public struct GraphDescription: Sendable, Hashable {
     ///   - fileName: how error lines name the file.
     ///   - baseDirectory: the folder relative paths are resolved against.
     ///   - fileInfo: see ``load(contentsOf:fileInfo:)``.
-    public static func parse<Bytes: Collection<UInt8>>(data: Bytes, fileName: String, baseDirectory: String,
+    package static func parse<Bytes: Collection<UInt8>>(data: Bytes, fileName: String, baseDirectory: String,
                                                        fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
         try DescriptionValidator.validate(data: Array(data), fileName: fileName, baseDirectory: baseDirectory, fileInfo: fileInfo)
     }
 
     /// Decodes and validates a graph given as text (convenient for tests and embedding).
-    public static func parse(text: String, fileName: String = "graph.json", baseDirectory: String = ".",
+    package static func parse(text: String, fileName: String = "graph.json", baseDirectory: String = ".",
                              fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
         try parse(data: Array(text.utf8), fileName: fileName, baseDirectory: baseDirectory, fileInfo: fileInfo)
     }
@@ -140,7 +140,7 @@ extension GraphDescription {
     /// graph's rate (``sampleRate``), file order for equal frames. The checker, the engine's
     /// rules, the offline renderer and live playback all use this one order (a renderer whose
     /// output runs at another rate places each update at its own frame, in this order).
-    public var updateOrder: [Int] {
+    package var updateOrder: [Int] {
         updates.indices.sorted {
             (updates[$0].when.frame(sampleRate: sampleRate), $0) < (updates[$1].when.frame(sampleRate: sampleRate), $1)
         }
@@ -150,7 +150,7 @@ extension GraphDescription {
     /// renderer may run at rather than the graph's), in ``updateOrder``: an update never lands
     /// before one the order puts first. The one schedule the offline renderer and live playback
     /// apply (at the graph's own rate this is every update's frame, already in order).
-    public func updateSchedule(timelineRate: Double) -> [(frame: Int64, index: Int)] {
+    package func updateSchedule(timelineRate: Double) -> [(frame: Int64, index: Int)] {
         var schedule: [(frame: Int64, index: Int)] = []
         for index in updateOrder {
             let frame = max(updates[index].when.frame(sampleRate: timelineRate), schedule.last?.frame ?? 0)

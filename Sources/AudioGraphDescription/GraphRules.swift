@@ -15,11 +15,11 @@ import AudioGraphCore
 /// location of the node, connection or update it came from.
 ///
 /// Thread safety: stateless; control threads (creating a player opens its file).
-public enum GraphRules {
+package enum GraphRules {
     /// `validated` with the formats the engine resolved for its initial graph.
     /// - Throws: the engine's first refusal (or a graph beyond the memory budget), one line naming
     ///   `fileName` and the place.
-    public static func check(_ validated: ValidatedGraph, fileName: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
+    package static func check(_ validated: ValidatedGraph, fileName: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
         var result = validated
         do {
             result.formats = try resolve(validated.description, fileName: fileName)

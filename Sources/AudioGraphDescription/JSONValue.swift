@@ -5,16 +5,16 @@ import AudioGraphCore
 ///
 /// Keeping the spelling lets the loader tell `1` from `1.0` (an integer key such as `channels`
 /// rejects `1.5` but accepts `1`) and quote the number back to the user as written.
-public struct JSONNumber: Sendable, Hashable {
+package struct JSONNumber: Sendable, Hashable {
     /// The value (always finite: the parser rejects numbers beyond the range of `Double`).
-    public var value: Double
+    package var value: Double
     /// True when written without a fraction or an exponent (`42`, `-7`).
-    public var isInteger: Bool
+    package var isInteger: Bool
     /// The number's text in the file.
-    public var text: String
+    package var text: String
 
     /// Creates a number; `text` defaults to the shortest spelling of `value`.
-    public init(_ value: Double, isInteger: Bool? = nil, text: String? = nil) {
+    package init(_ value: Double, isInteger: Bool? = nil, text: String? = nil) {
         self.value = value
         let integral = value.isFinite && value == value.rounded() && abs(value) < 9.007_199_254_740_992e15
         self.isInteger = isInteger ?? integral
@@ -22,36 +22,36 @@ public struct JSONNumber: Sendable, Hashable {
     }
 
     /// The value as an `Int` when it was written as an integer and fits, nil otherwise.
-    public var intValue: Int? {
+    package var intValue: Int? {
         guard isInteger, value == value.rounded(), abs(value) <= 9.007_199_254_740_992e15 else { return nil }
         return Int(value)
     }
 }
 
 /// One member of a JSON object.
-public struct JSONMember: Sendable, Hashable {
+package struct JSONMember: Sendable, Hashable {
     /// The key.
-    public var key: String
+    package var key: String
     /// The value.
-    public var value: JSONValue
+    package var value: JSONValue
 
     /// Creates a member.
-    public init(key: String, value: JSONValue) {
+    package init(key: String, value: JSONValue) {
         self.key = key
         self.value = value
     }
 }
 
 /// A JSON object with its members in source order (the parser rejects duplicate keys).
-public struct JSONObject: Sendable, Hashable, Sequence {
+package struct JSONObject: Sendable, Hashable, Sequence {
     /// The members in source order.
-    public var members: [JSONMember]
+    package var members: [JSONMember]
 
     /// Creates an object from members in order.
-    public init(_ members: [JSONMember] = []) { self.members = members }
+    package init(_ members: [JSONMember] = []) { self.members = members }
 
     /// The value for `key`, nil when absent.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         get { members.first(where: { $0.key == key })?.value }
         set {
             if let index = members.firstIndex(where: { $0.key == key }) {
@@ -63,18 +63,18 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     }
 
     /// The keys in source order.
-    public var keys: [String] { members.map(\.key) }
+    package var keys: [String] { members.map(\.key) }
 
     /// Whether there are no members.
-    public var isEmpty: Bool { members.isEmpty }
+    package var isEmpty: Bool { members.isEmpty }
 
-    public func makeIterator() -> IndexingIterator<[JSONMember]> { members.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[JSONMember]> { members.makeIterator() }
 }
 
 /// A parsed JSON value. `bool` and `number` are distinct (unlike `JSONSerialization` on Linux).
 ///
 /// Thread safety: a value type; safe to share between threads.
-public enum JSONValue: Sendable, Hashable {
+package enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case number(JSONNumber)
@@ -83,7 +83,7 @@ public enum JSONValue: Sendable, Hashable {
     case object(JSONObject)
 
     /// The JSON type's name as used in error messages ("a number", "an object", ...).
-    public var typeDescription: String {
+    package var typeDescription: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
@@ -95,14 +95,14 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// Parses `bytes` as one JSON document (RFC 8259), or throws where it is malformed.
-    public static func parse<Bytes: Collection>(_ bytes: Bytes) throws(JSONSyntaxError) -> JSONValue
+    package static func parse<Bytes: Collection>(_ bytes: Bytes) throws(JSONSyntaxError) -> JSONValue
     where Bytes.Element == UInt8 {
         var parser = JSONParser(Array(bytes))
         return try parser.parseDocument()
     }
 
     /// Parses `text` as one JSON document.
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+    package static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 }

@@ -5,14 +5,14 @@ import AudioGraphCore
 /// decoded (``options(as:)`` gives it as the type's own value, e.g. `PlayerProperties`).
 ///
 /// Thread safety: a value type; safe to share between threads.
-public enum NodeConfiguration: Sendable, Hashable {
+package enum NodeConfiguration: Sendable, Hashable {
     /// A `setProperty` update's value before the checker knows the node's type.
     case unresolved
     /// A type registered with ``NodeTypeRegistry``: its descriptor's options.
     case registered(RegisteredNodeOptions)
 
     /// The node type this configuration belongs to.
-    public var type: NodeType {
+    package var type: NodeType {
         switch self {
         case .unresolved: return .unresolved
         case .registered(let r): return r.type
@@ -20,16 +20,16 @@ public enum NodeConfiguration: Sendable, Hashable {
     }
 
     /// The decoded options, or nil while unresolved.
-    public var options: (any NodeOptions)? {
+    package var options: (any NodeOptions)? {
         if case .registered(let r) = self { return r.options }
         return nil
     }
 
     /// The options as the type's own value, or nil.
-    public func options<T: NodeOptions>(as type: T.Type) -> T? { options as? T }
+    package func options<T: NodeOptions>(as type: T.Type) -> T? { options as? T }
 
     /// The number of elements of the type's per-band parameters (an eq's bands); 0 for others.
-    public var bandCount: Int {
+    package var bandCount: Int {
         guard case .registered(let r) = self, let d = r.type.descriptor else { return 0 }
         return d.bandCount(r.options)
     }
@@ -39,22 +39,22 @@ public enum NodeConfiguration: Sendable, Hashable {
 /// and its descriptor's options value (compared and hashed as that value).
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct RegisteredNodeOptions: Sendable, Hashable {
+package struct RegisteredNodeOptions: Sendable, Hashable {
     /// The node type.
-    public let type: NodeType
+    package let type: NodeType
     /// The descriptor's options.
-    public let options: any NodeOptions
+    package let options: any NodeOptions
 
-    public init(type: NodeType, options: any NodeOptions) {
+    package init(type: NodeType, options: any NodeOptions) {
         self.type = type
         self.options = options
     }
 
-    public static func == (a: RegisteredNodeOptions, b: RegisteredNodeOptions) -> Bool {
+    package static func == (a: RegisteredNodeOptions, b: RegisteredNodeOptions) -> Bool {
         a.type == b.type && AnyHashable(a.options) == AnyHashable(b.options)
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(type)
         hasher.combine(AnyHashable(options))
     }

@@ -4,11 +4,11 @@ import AudioGraphCore
 /// Creates nodes from their descriptions, through their types' descriptors.
 ///
 /// Thread safety: control threads only (creating a player probes its file).
-public enum NodeFactory {
+package enum NodeFactory {
     /// A node for `description` with its initial parameter values and automation set.
     ///
     /// - Parameter outputs: what an output node becomes (see ``OutputPlacement``).
-    public static func makeNode(_ description: NodeDescription, sampleRate: Double,
+    package static func makeNode(_ description: NodeDescription, sampleRate: Double,
                                 outputs: OutputPlacement = .asDescribed) throws(AudioGraphError) -> GraphNode {
         guard case .registered(let r) = description.configuration, let descriptor = r.type.descriptor else {
             throw .invalidProperty(node: description.id, name: "type", reason: "the node's type is not known")

@@ -7,27 +7,27 @@ import AudioGraphCore
 /// that the loader and the engine agree on every range and default.
 ///
 /// Thread safety: immutable; safe to share between threads.
-public struct NodeSchema: Sendable {
+package struct NodeSchema: Sendable {
     /// The node type.
-    public let type: NodeType
+    package let type: NodeType
     /// Its kind.
-    public let kind: NodeKind
+    package let kind: NodeKind
     /// Input buses.
-    public let inputBuses: BusCountRule
+    package let inputBuses: BusCountRule
     /// Output bus count (0 for output nodes).
-    public let outputBusCount: Int
+    package let outputBusCount: Int
     /// The keys its `properties` object may have.
-    public let propertyKeys: [String]
+    package let propertyKeys: [String]
     /// The properties a `setProperty` update may change while the graph runs.
-    public let runtimePropertyKeys: [String]
+    package let runtimePropertyKeys: [String]
     /// Whether each input bus may arrive at any rate and channel count (converter, mixer,
     /// environment, genericOutput convert; the others need their own rate).
-    public let convertsInputs: Bool
+    package let convertsInputs: Bool
     /// Its parameters (the node class's own table, so the loader and the engine agree).
-    public let parameters: ParameterTable
+    package let parameters: ParameterTable
 
     /// The schema of `type`: its registered descriptor's (a placeholder for ``NodeType/unresolved``).
-    public static func `for`(_ type: NodeType) -> NodeSchema {
+    package static func `for`(_ type: NodeType) -> NodeSchema {
         guard let d = type.descriptor else { return unresolved }
         return NodeSchema(type: type, kind: d.kind, inputBuses: d.inputBuses, outputBusCount: d.outputBusCount,
                           propertyKeys: d.propertyKeys, runtimePropertyKeys: d.runtimePropertyKeys,
@@ -36,19 +36,19 @@ public struct NodeSchema: Sendable {
 
     /// The parameter at `address` for a node with `inputBusCount` inputs and `bandCount` eq bands,
     /// with ranges at `sampleRate`; nil when the node has no such parameter.
-    public func parameterInfo(for address: ParameterAddress, sampleRate: Double, inputBusCount: Int,
+    package func parameterInfo(for address: ParameterAddress, sampleRate: Double, inputBusCount: Int,
                               bandCount: Int) -> ParameterInfo? {
         parameters.parameterInfo(for: address, sampleRate: sampleRate, inputBusCount: inputBusCount, bandCount: bandCount)
     }
 
     /// Every parameter of a node with `inputBusCount` inputs and `bandCount` eq bands (see
     /// ``ParameterTable/parameterInfos(sampleRate:inputBusCount:bandCount:)``).
-    public func parameterInfos(sampleRate: Double, inputBusCount: Int, bandCount: Int) -> [ParameterInfo] {
+    package func parameterInfos(sampleRate: Double, inputBusCount: Int, bandCount: Int) -> [ParameterInfo] {
         parameters.parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount, bandCount: bandCount)
     }
 
     /// The parameter names in the spec's notation (`input.N.volume`, `band.N.gain`, `listener.x`).
-    public var parameterNames: [String] { parameters.parameterNames }
+    package var parameterNames: [String] { parameters.parameterNames }
 
     /// Why `address` is not a parameter of such a node (for error messages).
     func explainUnknown(_ address: ParameterAddress, inputBusCount: Int, bandCount: Int) -> String {

@@ -6,12 +6,12 @@ import AudioGraphCore
 /// behaviour is in their descriptors, beside their classes).
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct NodeType: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package struct NodeType: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The type's name as graph files write it.
-    public let rawValue: String
+    package let rawValue: String
 
     /// The type named `rawValue`; nil when no such type is registered.
-    public init?(rawValue: String) {
+    package init?(rawValue: String) {
         guard NodeTypeRegistry.descriptor(named: rawValue) != nil else { return nil }
         self.rawValue = rawValue
     }
@@ -21,38 +21,38 @@ public struct NodeType: RawRepresentable, Sendable, Hashable, CaseIterable, Cust
 
     private init(stock name: String) { rawValue = name }
 
-    public static let oscillator = NodeType(stock: "oscillator")
-    public static let player = NodeType(stock: "player")
-    public static let input = NodeType(stock: "input")
-    public static let mixer = NodeType(stock: "mixer")
-    public static let environment = NodeType(stock: "environment")
-    public static let eq = NodeType(stock: "eq")
-    public static let delay = NodeType(stock: "delay")
-    public static let recorder = NodeType(stock: "recorder")
-    public static let converter = NodeType(stock: "converter")
-    public static let output = NodeType(stock: "output")
-    public static let genericOutput = NodeType(stock: "genericOutput")
-    public static let analyser = NodeType(stock: "analyser")
-    public static let reverb = NodeType(stock: "reverb")
-    public static let timePitch = NodeType(stock: "timePitch")
-    public static let varispeed = NodeType(stock: "varispeed")
-    public static let lv2 = NodeType(stock: "lv2")
+    package static let oscillator = NodeType(stock: "oscillator")
+    package static let player = NodeType(stock: "player")
+    package static let input = NodeType(stock: "input")
+    package static let mixer = NodeType(stock: "mixer")
+    package static let environment = NodeType(stock: "environment")
+    package static let eq = NodeType(stock: "eq")
+    package static let delay = NodeType(stock: "delay")
+    package static let recorder = NodeType(stock: "recorder")
+    package static let converter = NodeType(stock: "converter")
+    package static let output = NodeType(stock: "output")
+    package static let genericOutput = NodeType(stock: "genericOutput")
+    package static let analyser = NodeType(stock: "analyser")
+    package static let reverb = NodeType(stock: "reverb")
+    package static let timePitch = NodeType(stock: "timePitch")
+    package static let varispeed = NodeType(stock: "varispeed")
+    package static let lv2 = NodeType(stock: "lv2")
 
     /// The stock types' names in the order the format lists them (messages list the registered
     /// types in this order, then the others by name).
-    public static let stock: [NodeType] = [.oscillator, .player, .input, .mixer, .environment, .eq, .delay, .recorder, .converter,
+    package static let stock: [NodeType] = [.oscillator, .player, .input, .mixer, .environment, .eq, .delay, .recorder, .converter,
                                            .output, .genericOutput, .analyser, .reverb, .timePitch, .varispeed, .lv2]
 
     /// The types a graph file may name now: the stock ones in the format's order (those that are
     /// descriptors once registered), then the other registered ones by name.
-    public static var allCases: [NodeType] {
+    package static var allCases: [NodeType] {
         let registered = NodeTypeRegistry.names
         return stock.filter { registered.contains($0.rawValue) }
             + registered.filter { name in !stock.contains { $0.rawValue == name } }.map(NodeType.init(stock:))
     }
 
     /// The registered descriptor (nil only for ``unresolved``).
-    public var descriptor: NodeTypeDescriptor? { NodeTypeRegistry.descriptor(named: rawValue) }
+    package var descriptor: NodeTypeDescriptor? { NodeTypeRegistry.descriptor(named: rawValue) }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

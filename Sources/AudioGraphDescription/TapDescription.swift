@@ -4,18 +4,18 @@ import AudioGraphCore
 /// `{ "node": "mix", "bus": 0, "file": "mix-tap.wav" }`.
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct TapDescription: Sendable, Hashable {
+package struct TapDescription: Sendable, Hashable {
     /// The tapped node's id.
-    public var node: String
+    package var node: String
     /// The tapped output bus (default 0).
-    public var bus: Int
+    package var bus: Int
     /// The file as written in the graph.
-    public var file: String
+    package var file: String
     /// The file's path, resolved against the graph file's folder when relative.
-    public var path: String
+    package var path: String
 
     /// Creates a tap.
-    public init(node: String, bus: Int = 0, file: String, path: String) {
+    package init(node: String, bus: Int = 0, file: String, path: String) {
         self.node = node
         self.bus = bus
         self.file = file
@@ -23,17 +23,17 @@ public struct TapDescription: Sendable, Hashable {
     }
 
     /// File name extensions (lower case) a tap may write, each with the container it selects.
-    public static let supportedExtensions: [String: String] = [
+    package static let supportedExtensions: [String: String] = [
         "wav": "WAV", "wave": "WAV", "aif": "AIFF", "aiff": "AIFF", "aifc": "AIFF", "flac": "FLAC",
         "ogg": "Ogg Vorbis", "oga": "Ogg Vorbis", "caf": "CAF", "au": "AU", "snd": "AU", "w64": "Wave64",
         "rf64": "RF64",
     ]
 
     /// The lower-cased extension of `file`, or nil when it has none.
-    public var fileExtension: String? { Self.fileExtension(of: file) }
+    package var fileExtension: String? { Self.fileExtension(of: file) }
 
     /// The lower-cased extension of a path (after the last `.` of its last component), or nil.
-    public static func fileExtension(of path: String) -> String? {
+    package static func fileExtension(of path: String) -> String? {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
         let ext = name[name.index(after: dot)...]

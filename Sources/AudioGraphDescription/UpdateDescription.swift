@@ -2,12 +2,12 @@
 import AudioGraphCore
 
 /// When an update applies: a time in seconds or a frame on the graph's output timeline.
-public enum UpdateTime: Sendable, Hashable {
+package enum UpdateTime: Sendable, Hashable {
     case time(Double)
     case frame(Int64)
 
     /// The frame at `sampleRate` (a time is rounded to the nearest frame).
-    public func frame(sampleRate: Double) -> Int64 {
+    package func frame(sampleRate: Double) -> Int64 {
         switch self {
         case .frame(let frame): return frame
         case .time(let seconds):
@@ -17,7 +17,7 @@ public enum UpdateTime: Sendable, Hashable {
 }
 
 /// One action of an update. Applied in order to the graph as one pending-change list.
-public enum UpdateAction: Sendable, Hashable {
+package enum UpdateAction: Sendable, Hashable {
     /// Sets a parameter, ramping linearly over `rampDuration` seconds (0: a step).
     case setParameter(node: String, address: ParameterAddress, value: Double, rampDuration: Double)
     /// Connects an output bus to a free input bus.
@@ -33,7 +33,7 @@ public enum UpdateAction: Sendable, Hashable {
     case setProperty(node: String, name: String, value: JSONValue, configuration: NodeConfiguration)
 
     /// The action's key in a graph file.
-    public var name: String {
+    package var name: String {
         switch self {
         case .setParameter: return "setParameter"
         case .connect: return "connect"
@@ -45,20 +45,20 @@ public enum UpdateAction: Sendable, Hashable {
     }
 
     /// Every action key.
-    public static let names = ["setParameter", "connect", "disconnect", "addNode", "removeNode", "setProperty"]
+    package static let names = ["setParameter", "connect", "disconnect", "addNode", "removeNode", "setProperty"]
 }
 
 /// `{ "frame": 24000, "actions": [ ... ] }` or `{ "time": 0.5, "actions": [ ... ] }`.
 ///
 /// Thread safety: a value type; safe to share between threads.
-public struct UpdateDescription: Sendable, Hashable {
+package struct UpdateDescription: Sendable, Hashable {
     /// When the actions apply.
-    public var when: UpdateTime
+    package var when: UpdateTime
     /// The actions, in file order.
-    public var actions: [UpdateAction]
+    package var actions: [UpdateAction]
 
     /// Creates an update.
-    public init(when: UpdateTime, actions: [UpdateAction]) {
+    package init(when: UpdateTime, actions: [UpdateAction]) {
         self.when = when
         self.actions = actions
     }

@@ -1,13 +1,15 @@
 // What a successful load returns: the description plus what validation worked out.
 import AudioGraphCore
 
-/// A graph description that passed validation, with the formats after propagation and the sound
-/// files' information.
+/// A graph file that passed every check: what `GraphLoader.load` returns and what
+/// `GraphLoader.build`, `OfflineRenderer` and `LivePlayer` take. Its description (the file's
+/// model: nodes, properties as JSON, updates) stays inside the package; an application sees the
+/// graph's settings here and the nodes themselves in the graph it builds.
 ///
 /// Thread safety: a value type; safe to share between threads.
 public struct ValidatedGraph: Sendable, Hashable {
     /// The description.
-    public var description: GraphDescription
+    package var description: GraphDescription
     /// Every node's bus formats in the initial graph.
     package var formats: ResolvedFormats
     /// Information about every sound file a player reads, by resolved path.
@@ -19,6 +21,17 @@ public struct ValidatedGraph: Sendable, Hashable {
         self.formats = formats
         self.audioFiles = audioFiles
     }
+
+    /// How error lines name the file (the path as given to the loader).
+    public var fileName: String { description.fileName }
+    /// The graph's rate, hertz (the file's `sampleRate`, 48000 when not given).
+    public var sampleRate: Double { description.sampleRate }
+    /// The largest slice a render call asks for (the file's `maximumFramesPerSlice`).
+    public var maximumFramesPerSlice: Int { description.maximumFramesPerSlice }
+    /// The file's `duration` in seconds, nil when not given (see ``defaultRenderDuration``).
+    public var duration: Double? { description.duration }
+    /// The node ids, in file order (each a node of the graph `GraphLoader.build` makes).
+    public var nodeIDs: [String] { description.nodes.map(\.id) }
 
     /// The length of an offline render when the command line gives none: the graph's `duration`,
     /// else the end of the longest non-looping player (its `startTime` plus what it plays; a node

@@ -82,7 +82,7 @@ public final class BufferSourceNode: GraphNode, @unchecked Sendable {
 
     /// The `bufferSource` node type: a source, properties `file` (required), `loop`,
     /// `loopStart`, `loopEnd`, `offset`, `startTime`; ``ParameterTable/bufferSource``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "bufferSource", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
         propertyKeys: ["file", "loop", "loopStart", "loopEnd", "offset", "startTime"], parameters: .bufferSource,
         decode: { reader in

@@ -21,7 +21,7 @@ public final class ChannelMergerNode: GraphNode, @unchecked Sendable {
     }
 
     /// The `channelMerger` node type: `inputBusCount` 1...32 (6), one output of that many channels.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "channelMerger", kind: .mixer,
         inputBuses: BusCountRule(defaultCount: 6, minimum: 1, maximum: maximumBusCount), outputBusCount: 1
     ) { context throws(AudioGraphError) -> GraphNode in try ChannelMergerNode(id: context.id, inputs: context.inputBusCount) }

@@ -28,7 +28,7 @@ public final class ChannelSplitterNode: GraphNode, @unchecked Sendable {
     /// The `channelSplitter` node type: one input, property `outputs`; connections name the
     /// output bus (`"split:1"`). The file's bus check allows 32; the node's own count is checked
     /// with the engine's rules.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "channelSplitter", kind: .effect, inputBuses: .fixed(1), outputBusCount: maximumBusCount,
         propertyKeys: ["outputs"],
         decode: { reader in

@@ -36,7 +36,7 @@ public final class ConstantSourceNode: GraphNode, @unchecked Sendable {
 
     /// The `constantSource` node type: a source, properties `channels`, `startTime`, `stopTime`,
     /// ``ParameterTable/constantSource``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "constantSource", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
         propertyKeys: ["channels", "startTime", "stopTime"], parameters: .constantSource,
         decode: { reader in

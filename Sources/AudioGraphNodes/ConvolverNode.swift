@@ -87,7 +87,7 @@ public final class ConvolverNode: GraphNode, @unchecked Sendable {
 
     /// The `convolver` node type: one input, one output, `properties.file` (required) and
     /// `normalize`.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "convolver", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, propertyKeys: ["file", "normalize"],
         decode: { reader in
             var result = ConvolverProperties(file: "")

@@ -39,7 +39,7 @@ public final class DistortionNode: GraphNode, @unchecked Sendable {
 
     /// The `distortion` node type: one input, one output, `properties.preset`
     /// (``DistortionProperties``), ``ParameterTable/distortion``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "distortion", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, propertyKeys: ["preset"],
         parameters: .distortion,
         decode: { reader in

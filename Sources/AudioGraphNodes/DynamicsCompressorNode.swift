@@ -61,7 +61,7 @@ public final class DynamicsCompressorNode: GraphNode, @unchecked Sendable {
     }
 
     /// The `compressor` node type: one input, one output, no properties, ``ParameterTable/compressor``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "compressor", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .compressor
     ) { context in DynamicsCompressorNode(id: context.id, sampleRate: context.sampleRate) }
 

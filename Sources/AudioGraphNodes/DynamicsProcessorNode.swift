@@ -49,7 +49,7 @@ public final class DynamicsProcessorNode: GraphNode, @unchecked Sendable {
     }
 
     /// The `dynamicsProcessor` node type: one input, one output, no properties, ``ParameterTable/dynamicsProcessor``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "dynamicsProcessor", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .dynamicsProcessor
     ) { context in DynamicsProcessorNode(id: context.id, sampleRate: context.sampleRate) }
 

@@ -16,7 +16,7 @@ public final class GainNode: GraphNode, @unchecked Sendable {
     }
 
     /// The `gain` node type: one input, one output, no properties, ``ParameterTable/gain``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "gain", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .gain
     ) { context in GainNode(id: context.id, sampleRate: context.sampleRate) }
 

@@ -52,7 +52,7 @@ public final class IIRFilterNode: GraphNode, @unchecked Sendable {
 
     /// The `iirFilter` node type: one input, one output, properties `feedforward` and `feedback`
     /// (both required), no parameters.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "iirFilter", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["feedforward", "feedback"],
         decode: { reader in

@@ -51,7 +51,7 @@ public final class PeakLimiterNode: GraphNode, @unchecked Sendable {
     }
 
     /// The `limiter` node type: one input, one output, no properties, ``ParameterTable/peakLimiter``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "limiter", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .peakLimiter
     ) { context in PeakLimiterNode(id: context.id, sampleRate: context.sampleRate) }
 

@@ -36,7 +36,7 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
     private var ownTrackCount = 0
 
     /// The sampler's parameters: `gain` (dB), `pan`, `tuning` (cents).
-    public static let parameterTable = ParameterTable([
+    package static let parameterTable = ParameterTable([
         .init(.global, "gain", .decibels, -90, 12, 0),
         .init(.global, "pan", .generic, -100, 100, 0),
         .init(.global, "tuning", .generic, -2400, 2400, 0),
@@ -83,7 +83,7 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
 
     /// The `sampler` node type: a source, `properties` ``SamplerProperties`` (all three may
     /// change while the graph runs), parameters ``parameterTable``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "sampler", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
         propertyKeys: ["soundfont", "program", "bank", "midiFile", "midiTracks", "midiChannels", "notes"],
         runtimePropertyKeys: ["soundfont", "program", "bank"],
@@ -327,7 +327,7 @@ final class SamplerKernel: NodeKernel, @unchecked Sendable {
 
 extension SamplerProperties {
     /// The chosen tracks of `midi` (``midiTracks``, ``midiChannels``) as schedules of `clock`.
-    public func midiSchedules(_ midi: MIDIFile, clock: MIDIPlaybackClock) -> [MIDITrackSchedule] {
+    package func midiSchedules(_ midi: MIDIFile, clock: MIDIPlaybackClock) -> [MIDITrackSchedule] {
         let tracks = midiTracks ?? Array(midi.tracks.indices)
         return tracks.filter { $0 < midi.tracks.count }.map { index in
             var t = midi.timedEvents(track: index)
@@ -341,7 +341,7 @@ extension SamplerProperties {
     }
 
     /// ``notes`` as one schedule of `clock` (note-offs before note-ons at the same time).
-    public func noteSchedule(clock: MIDIPlaybackClock) -> MIDITrackSchedule {
+    package func noteSchedule(clock: MIDIPlaybackClock) -> MIDITrackSchedule {
         var timed: [(Double, Int, MIDIEvent)] = []
         for n in notes {
             timed.append((n.time, 1, .noteOn(channel: UInt8(n.channel), key: UInt8(n.key), velocity: UInt8(n.velocity))))

@@ -19,7 +19,7 @@ public final class StereoPannerNode: GraphNode, @unchecked Sendable {
     }
 
     /// The `stereoPanner` node type: one input, one stereo output, ``ParameterTable/stereoPanner``.
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "stereoPanner", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, parameters: .stereoPanner
     ) { context in StereoPannerNode(id: context.id, sampleRate: context.sampleRate) }
 

@@ -84,7 +84,7 @@ public final class WaveShaperNode: GraphNode, @unchecked Sendable {
 
     /// The `waveShaper` node type: one input, one output, `properties.curve` and `oversample`
     /// (both may change while running).
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "waveShaper", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1,
         propertyKeys: ["curve", "oversample"], runtimePropertyKeys: ["curve", "oversample"],
         decode: { reader in

@@ -13,13 +13,13 @@
 /// and counted in the port's ``MIDIInputPort/droppedEventCount``.
 ///
 /// Thread safety: created on a control thread; then render thread only (the owning kernel).
-public final class MIDIEventCollector: @unchecked Sendable {
+package final class MIDIEventCollector: @unchecked Sendable {
     /// The node's queue.
-    public let port: MIDIInputPort
+    package let port: MIDIInputPort
     /// Most events in one slice.
-    public let sliceCapacity: Int
+    package let sliceCapacity: Int
     /// Most queued events waiting for a later slice.
-    public let pendingCapacity: Int
+    package let pendingCapacity: Int
 
     // MARK: Render thread only
     private let pending: UnsafeMutablePointer<TimedMIDIEvent>
@@ -32,7 +32,7 @@ public final class MIDIEventCollector: @unchecked Sendable {
     private var sliceStart: Int64 = 0
     private var sliceEnd: Int64 = 0
 
-    public init(port: MIDIInputPort, sliceCapacity: Int = 4096, pendingCapacity: Int = 4096) {
+    package init(port: MIDIInputPort, sliceCapacity: Int = 4096, pendingCapacity: Int = 4096) {
         self.port = port
         self.sliceCapacity = sliceCapacity
         self.pendingCapacity = pendingCapacity
@@ -54,27 +54,27 @@ public final class MIDIEventCollector: @unchecked Sendable {
 
     /// Takes `newSources` (from a kernel message) and hands the previous ones back in the
     /// message's `retired`, to be freed off the render thread. Render thread; real-time safe.
-    public func install(_ newSources: MIDISequenceSources) {
+    package func install(_ newSources: MIDISequenceSources) {
         newSources.retired = sources
         sources = newSources.tracks.isEmpty ? nil : newSources
     }
 
     /// The offset (frames from the slice start) of event `i` of the last slice. Real-time safe.
     @inline(__always)
-    public func offset(at i: Int) -> Int { sliceOffsets[i] }
+    package func offset(at i: Int) -> Int { sliceOffsets[i] }
     /// Event `i` of the last slice. Real-time safe.
     @inline(__always)
-    public func event(at i: Int) -> MIDIEvent { sliceEvents[i] }
+    package func event(at i: Int) -> MIDIEvent { sliceEvents[i] }
 
     /// Forgets waiting events (a node reset). Render thread; real-time safe.
-    public func reset() {
+    package func reset() {
         pendingCount = 0
         port.drain { _ in }
     }
 
     /// Gathers the events of `context`'s slice; returns their count (read them with
     /// ``offset(at:)`` and ``event(at:)``). Render thread; real-time safe.
-    public func collect(_ context: RenderContext) -> Int {
+    package func collect(_ context: RenderContext) -> Int {
         sliceStart = context.sampleTime
         sliceEnd = context.sampleTime + Int64(context.frameCount)
         count = 0

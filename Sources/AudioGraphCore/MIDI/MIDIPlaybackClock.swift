@@ -14,23 +14,23 @@ import Synchronization
 /// Thread safety: ``start(atSeconds:rate:anchorFrame:)``, ``stop()`` and the position queries
 /// from control threads (serialised among themselves); ``snapshot(latchingAt:)`` and
 /// ``noteRendered(through:)`` from render threads (real-time safe).
-public final class MIDIPlaybackClock: @unchecked Sendable {
+package final class MIDIPlaybackClock: @unchecked Sendable {
     /// What a render thread reads for one slice.
-    public struct Snapshot: Sendable, Hashable {
+    package struct Snapshot: Sendable, Hashable {
         /// Changes with every start, stop, position or rate change.
-        public var generation: UInt64
+        package var generation: UInt64
         /// Whether the sequence plays.
-        public var isPlaying: Bool
+        package var isPlaying: Bool
         /// The sequence position (seconds) at ``anchorFrame``.
-        public var anchorSeconds: Double
+        package var anchorSeconds: Double
         /// Playback rate (1: as written).
-        public var rate: Double
+        package var rate: Double
         /// The frame the position applies at.
-        public var anchorFrame: Int64
+        package var anchorFrame: Int64
 
         /// The frame an event at sequence time `seconds` sounds at.
         @inline(__always)
-        public func frame(forSeconds seconds: Double, sampleRate: Double) -> Int64 {
+        package func frame(forSeconds seconds: Double, sampleRate: Double) -> Int64 {
             anchorFrame + Int64(((seconds - anchorSeconds) * sampleRate / rate).rounded())
         }
     }
@@ -50,18 +50,18 @@ public final class MIDIPlaybackClock: @unchecked Sendable {
     // MARK: Control thread only
     private let writers = Mutex<Void>(())
 
-    public init() {}
+    package init() {}
 
     // MARK: Control side
 
     /// Starts (or repositions) playback at sequence time `seconds`, at `rate`, anchored at
     /// graph frame `anchorFrame` (nil: the first slice rendered from now on).
-    public func start(atSeconds seconds: Double, rate: Double, anchorFrame frame: Int64?) {
+    package func start(atSeconds seconds: Double, rate: Double, anchorFrame frame: Int64?) {
         write(playing: true, seconds: seconds, rate: rate, anchorFrame: frame)
     }
 
     /// Stops playback at sequence time `seconds` (instruments release the tracks' notes).
-    public func stop(atSeconds seconds: Double) {
+    package func stop(atSeconds seconds: Double) {
         let r = Double(bitPattern: rateBits.load(ordering: .relaxed))
         write(playing: false, seconds: seconds, rate: r, anchorFrame: nil)
     }
@@ -80,11 +80,11 @@ public final class MIDIPlaybackClock: @unchecked Sendable {
     }
 
     /// The current snapshot, without latching (control side).
-    public var current: Snapshot { read() }
+    package var current: Snapshot { read() }
 
     /// The sequence position in seconds now: the anchor's position plus what has been rendered
     /// since, at the rate (the anchor's while nothing has rendered yet, or when stopped).
-    public func position(sampleRate: Double) -> Double {
+    package func position(sampleRate: Double) -> Double {
         let s = read()
         guard s.isPlaying, s.anchorFrame != .min else { return s.anchorSeconds }
         let end = renderedEnd.load(ordering: .acquiring)
@@ -93,7 +93,7 @@ public final class MIDIPlaybackClock: @unchecked Sendable {
     }
 
     /// The last frame rendered with this clock plus one (nil: none yet).
-    public var renderedEndFrame: Int64? {
+    package var renderedEndFrame: Int64? {
         let e = renderedEnd.load(ordering: .acquiring)
         return e == .min ? nil : e
     }
@@ -103,7 +103,7 @@ public final class MIDIPlaybackClock: @unchecked Sendable {
     /// The snapshot for a slice starting at `sampleTime`; a start waiting for its anchor takes
     /// this slice's first frame. Real-time safe.
     @inline(__always)
-    public func snapshot(latchingAt sampleTime: Int64) -> Snapshot {
+    package func snapshot(latchingAt sampleTime: Int64) -> Snapshot {
         var s = read()
         if s.isPlaying && s.anchorFrame == .min {
             let (exchanged, original) = latched.compareExchange(expected: .min, desired: sampleTime, ordering: .acquiringAndReleasing)
@@ -114,7 +114,7 @@ public final class MIDIPlaybackClock: @unchecked Sendable {
 
     /// Records that a slice ending at `end` (exclusive) was rendered. Real-time safe.
     @inline(__always)
-    public func noteRendered(through end: Int64) {
+    package func noteRendered(through end: Int64) {
         var current = renderedEnd.load(ordering: .relaxed)
         while current < end {
             let (done, now) = renderedEnd.compareExchange(expected: current, desired: end, ordering: .acquiringAndReleasing)

@@ -8,13 +8,13 @@ import Synchronization
 /// thread (its storage is allocated once); attached to instruments with ``MIDISequenceSources``.
 ///
 /// Thread safety: immutable but for ``isSilenced`` (atomic, any thread); read on render threads.
-public final class MIDITrackSchedule: @unchecked Sendable {
+package final class MIDITrackSchedule: @unchecked Sendable {
     /// The transport of the sequence the track belongs to.
-    public let clock: MIDIPlaybackClock
+    package let clock: MIDIPlaybackClock
     /// Number of events.
-    public let count: Int
+    package let count: Int
     /// The channels the track's channel messages use (bit n: channel n).
-    public let channelMask: UInt16
+    package let channelMask: UInt16
 
     // MARK: Storage (fixed at creation)
     private let times: UnsafeMutablePointer<Double>
@@ -24,7 +24,7 @@ public final class MIDITrackSchedule: @unchecked Sendable {
 
     /// A track of `clock`'s sequence: `events` at sequence times `times` (seconds, sorted
     /// ascending; equal times keep their order).
-    public init(clock: MIDIPlaybackClock, times: [Double], events: [MIDIEvent]) {
+    package init(clock: MIDIPlaybackClock, times: [Double], events: [MIDIEvent]) {
         precondition(times.count == events.count, "MIDITrackSchedule: one time per event")
         self.clock = clock
         count = times.count
@@ -43,20 +43,20 @@ public final class MIDITrackSchedule: @unchecked Sendable {
     }
 
     /// Whether the track sends no note-ons (muted, or not soloed while another is). Any thread.
-    public var isSilenced: Bool {
+    package var isSilenced: Bool {
         get { silenced.load(ordering: .relaxed) }
         set { silenced.store(newValue, ordering: .relaxed) }
     }
 
     /// The sequence time of event `i`. Real-time safe.
     @inline(__always)
-    public func time(at i: Int) -> Double { times[i] }
+    package func time(at i: Int) -> Double { times[i] }
     /// Event `i`. Real-time safe.
     @inline(__always)
-    public func event(at i: Int) -> MIDIEvent { events[i] }
+    package func event(at i: Int) -> MIDIEvent { events[i] }
 
     /// The index of the first event at or after sequence time `seconds`. Real-time safe.
-    public func firstIndex(atOrAfter seconds: Double) -> Int {
+    package func firstIndex(atOrAfter seconds: Double) -> Int {
         var lo = 0, hi = count
         while lo < hi {
             let mid = (lo + hi) / 2
@@ -72,13 +72,13 @@ public final class MIDITrackSchedule: @unchecked Sendable {
 /// ``KernelMessage/retired`` and is freed off the render thread.
 ///
 /// Thread safety: made on a control thread; its state is used by one kernel on the render thread.
-public final class MIDISequenceSources: KernelMessage, @unchecked Sendable {
+package final class MIDISequenceSources: KernelMessage, @unchecked Sendable {
     /// The property name instrument nodes take a ``MIDISequenceSources`` under.
-    public static let propertyName = "midiSequenceSources"
+    package static let propertyName = "midiSequenceSources"
     /// The tracks, in their sequence order (the order events at one frame go out in).
-    public let tracks: [MIDITrackSchedule]
+    package let tracks: [MIDITrackSchedule]
     /// `tracks.count` (read on the render thread without touching the array).
-    public let trackCount: Int
+    package let trackCount: Int
 
     // MARK: Render thread only (the owning kernel's playback state per track)
     let trackList: UnsafeMutablePointer<Unmanaged<MIDITrackSchedule>>
@@ -87,7 +87,7 @@ public final class MIDISequenceSources: KernelMessage, @unchecked Sendable {
     let wasPlaying: UnsafeMutablePointer<Bool>
 
     /// Sources playing `tracks` (empty: none).
-    public init(tracks: [MIDITrackSchedule]) {
+    package init(tracks: [MIDITrackSchedule]) {
         self.tracks = tracks
         trackCount = tracks.count
         let n = max(1, tracks.count)

@@ -67,7 +67,7 @@ extension AudioEngine {
 /// Thread safety: the engine's.
 public final class DescribedNode: AudioNode, AudioMixing, @unchecked Sendable {
     /// The description it was made from.
-    public let nodeDescription: NodeDescription
+    package let nodeDescription: NodeDescription
 
     init(description: NodeDescription) {
         nodeDescription = description

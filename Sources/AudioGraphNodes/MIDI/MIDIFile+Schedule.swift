@@ -58,7 +58,7 @@ extension MIDIFile {
     }
 
     /// Track `index` as a schedule of `clock`'s sequence.
-    public func schedule(track index: Int, clock: MIDIPlaybackClock, placement: Placement = Placement()) -> MIDITrackSchedule {
+    package func schedule(track index: Int, clock: MIDIPlaybackClock, placement: Placement = Placement()) -> MIDITrackSchedule {
         let t = timedEvents(track: index, placement: placement)
         return MIDITrackSchedule(clock: clock, times: t.times, events: t.events)
     }
