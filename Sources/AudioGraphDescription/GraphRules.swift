@@ -2,7 +2,7 @@
 import AudioGraphCore
 
 /// The graph rules of a graph file (connections, cycles, formats, updates), checked by the engine
-/// itself: the real nodes are built as the file describes them (``NodeFactory``, placement
+/// itself: the real nodes are built as the file describes them (``GraphAssembly/makeNode(_:sampleRate:outputs:)``, placement
 /// ``OutputPlacement/asDescribed``: an `output` node is the PulseAudio output, which opens nothing
 /// before it starts; its rules are the stricter ones: a declared `format.sampleRate` on it refuses
 /// an input at another rate, where the offline stand-in, a generic output, would take it), connected through ``AudioGraph``'s own edits, and resolved by

@@ -86,7 +86,7 @@ public final class OscillatorNode: GraphNode, @unchecked Sendable {
         })
 
     public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
-        // A graph file's `format.channels` is declared over the property's count (see NodeFactory).
+        // A graph file's `format.channels` is declared over the property's count (see GraphAssembly.makeNode).
         [.canonical(sampleRate: declaredFormat.sampleRate ?? graphSampleRate, channelCount: declaredFormat.channelCount ?? properties.channels)]
     }
 

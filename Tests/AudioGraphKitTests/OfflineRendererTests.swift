@@ -432,7 +432,7 @@ final class OfflineRendererTests: XCTestCase {
 }
 
 extension OfflineRendererTests {
-    /// An analyser node (made by NodeFactory from a graph file) passes its input through unchanged.
+    /// An analyser node (made by GraphAssembly.makeNode from a graph file) passes its input through unchanged.
     func testAnalyserInAGraphFileRendersItsInputUnchanged() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
         let with = try renderToFile(try parseGraph(Self.analyserGraph, in: dir), dir.appendingPathComponent("with.wav").path)

@@ -62,7 +62,7 @@ extension AudioEngine {
 }
 
 /// An engine node made from a graph file's node description: its graph node is the stock node
-/// `NodeFactory` makes for the description (parameters and automation included).
+/// `GraphAssembly.makeNode` makes for the description (parameters and automation included).
 ///
 /// Thread safety: the engine's.
 public final class DescribedNode: AudioNode, AudioMixing, @unchecked Sendable {
@@ -83,7 +83,7 @@ public final class DescribedNode: AudioNode, AudioMixing, @unchecked Sendable {
 
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
-        let node = try NodeFactory.makeNode(nodeDescription, sampleRate: sampleRate, outputs: .asDescribed)
+        let node = try GraphAssembly.makeNode(nodeDescription, sampleRate: sampleRate, outputs: .asDescribed)
         if let outputFormat {
             node.declaredFormat.sampleRate = outputFormat.sampleRate
             node.declaredFormat.channelCount = outputFormat.channelCount

@@ -1,10 +1,10 @@
-// Graph files with reverb and varispeed nodes: decoded, built by NodeFactory, rendered offline.
+// Graph files with reverb and varispeed nodes: decoded, built by GraphAssembly.makeNode, rendered offline.
 import AudioGraphKit
 import AudioGraphTesting
 import Foundation
 import XCTest
 
-final class NodeFactoryUnitsTests: XCTestCase {
+final class GraphAssemblyUnitsTests: XCTestCase {
     /// A 1 kHz tone through a varispeed whose rate a change list sets to 2 at 0.25 s, then a
     /// reverb bypassed from the file (so the tone arrives untouched).
     func testVarispeedRateUpdateAndBypassedReverbFromAFile() throws {

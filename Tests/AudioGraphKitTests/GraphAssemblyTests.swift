@@ -1,10 +1,10 @@
-// Tests of NodeFactory through the Kit: a timePitch node from a graph file renders its pitch shift; a rate out of range is one line.
+// Tests of GraphAssembly.makeNode through the Kit: a timePitch node from a graph file renders its pitch shift; a rate out of range is one line.
 import AudioGraphKit
 import AudioGraphTesting
 import Foundation
 import XCTest
 
-final class NodeFactoryTests: XCTestCase {
+final class GraphAssemblyTests: XCTestCase {
     func timePitchGraph(_ parameters: String, properties: String = "{}") -> String {
         """
         { "version": 1, "sampleRate": 48000, "duration": 0.5, "nodes": [
@@ -18,7 +18,7 @@ final class NodeFactoryTests: XCTestCase {
     func testTimePitchFromAGraphFile() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph(timePitchGraph(#"{ "rate": 1.5, "pitch": -200, "overlap": 4 }"#), in: dir)
-        let node = try XCTUnwrap(try NodeFactory.makeNode(v.description.nodes[1], sampleRate: 48000) as? TimePitchNode)
+        let node = try XCTUnwrap(try GraphAssembly.makeNode(v.description.nodes[1], sampleRate: 48000) as? TimePitchNode)
         XCTAssertEqual(node.typeName, "timePitch")
         XCTAssertEqual(node.parameter("rate")?.value, 1.5)
         XCTAssertEqual(node.parameter("pitch")?.value, -200)
@@ -41,10 +41,10 @@ final class NodeFactoryTests: XCTestCase {
     func testTimePitchQualityFromAGraphFile() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
         let v = try parseGraph(timePitchGraph(#"{ "rate": 1.25 }"#, properties: #"{ "quality": "faster" }"#), in: dir)
-        let node = try XCTUnwrap(try NodeFactory.makeNode(v.description.nodes[1], sampleRate: 48000) as? TimePitchNode)
+        let node = try XCTUnwrap(try GraphAssembly.makeNode(v.description.nodes[1], sampleRate: 48000) as? TimePitchNode)
         XCTAssertEqual(node.quality, .faster)
         let plain = try parseGraph(timePitchGraph(#"{ "rate": 1.25 }"#), in: dir)
-        XCTAssertEqual((try NodeFactory.makeNode(plain.description.nodes[1], sampleRate: 48000) as? TimePitchNode)?.quality, .finer)
+        XCTAssertEqual((try GraphAssembly.makeNode(plain.description.nodes[1], sampleRate: 48000) as? TimePitchNode)?.quality, .finer)
         let y = try renderToFile(v, dir.appendingPathComponent("tp.wav").path)
         // R2 spreads a steady tone (Docs/Performance.md "Time-stretch"): within 35 cents.
         XCTAssertEqual(SignalMeasurement.estimateFrequency(y.channels[0][4800...], sampleRate: 48000) ?? 0, 500, accuracy: 10)

@@ -1,9 +1,9 @@
-// Tests of NodeFactory: graph-file node types become the engine's node classes.
+// Tests of GraphAssembly.makeNode: graph-file node types become the engine's node classes.
 import XCTest
 @testable import AudioGraphDescription
 import AudioGraphNodes
 
-final class NodeFactoryTests: XCTestCase {
+final class GraphAssemblyTests: XCTestCase {
     override class func setUp() { registerNodeTypes() }
 
     let analyserGraph = """
@@ -16,7 +16,7 @@ final class NodeFactoryTests: XCTestCase {
 
     func testAnalyserFromAGraphFile() throws {
         let v = try loadGraph(analyserGraph)
-        let node = try NodeFactory.makeNode(v.description.nodes[1], sampleRate: 48000)
+        let node = try GraphAssembly.makeNode(v.description.nodes[1], sampleRate: 48000)
         let analyser = try XCTUnwrap(node as? AnalyserNode)
         XCTAssertEqual(analyser.properties,
                        AnalyserProperties(fftSize: 512, smoothingTimeConstant: 0.5, minDecibels: -90, maxDecibels: -10))

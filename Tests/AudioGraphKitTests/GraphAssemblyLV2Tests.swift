@@ -4,7 +4,7 @@ import Foundation
 import AudioGraphTesting
 import XCTest
 
-final class NodeFactoryLV2Tests: XCTestCase {
+final class GraphAssemblyLV2Tests: XCTestCase {
     static let amp = "http://plugin.org.uk/swh-plugins/amp"
 
     /// A stereo sine through swh amp at -6.0206 dB (two instances): half the sine on both channels.

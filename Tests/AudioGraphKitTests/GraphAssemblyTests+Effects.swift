@@ -4,7 +4,7 @@ import AudioGraphTesting
 import Foundation
 import XCTest
 
-final class NodeFactoryEffectsTests: XCTestCase {
+final class GraphAssemblyEffectsTests: XCTestCase {
     /// tone -> waveShaper (curve, 2x) -> convolver (a relative IR file) -> compressor (automated
     /// threshold) -> limiter (+20 dB, ceiling -3 dB) -> out: renders, and no sample is above the ceiling.
     func testEffectsChainFromAFile() throws {
