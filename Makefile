@@ -133,7 +133,7 @@ test: deps build
 
 # A fresh clone has no ../shared beside it (a user's machine): the tests that look for it run
 # again as if it were not there (AG_WITHOUT_SHARED), after `make test` built them.
-SHARED_READING_TESTS ?= GraphRulesTests
+SHARED_READING_TESTS ?= GraphLoaderRulesTests
 test-without-shared:
 	AG_WITHOUT_SHARED=1 $(SWIFT) test --disable-swift-testing --skip-build --filter '$(SHARED_READING_TESTS)'
 

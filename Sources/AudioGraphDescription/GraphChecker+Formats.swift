@@ -1,5 +1,5 @@
 // The format declarations of one node checked against each other and against its file (no
-// propagation: the engine's own resolve step does that, see GraphRules).
+// propagation: the engine's own resolve step does that, see GraphChecker+EngineRules).
 import AudioGraphCore
 
 extension GraphChecker {

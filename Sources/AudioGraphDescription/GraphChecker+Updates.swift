@@ -5,7 +5,7 @@ extension GraphChecker {
     /// Applies the updates in time order (file order for equal frames), reporting every action
     /// that cannot apply (references, buses, ids, properties, parameter values). Fills in the
     /// resulting configuration of `setProperty` actions. Cycles and formats after each entry are
-    /// the engine's rules (AudioGraphKit's GraphRules applies the updates to the real graph).
+    /// the engine's rules (checkEngineRules applies the updates to the real graph).
     func simulateUpdates(_ initial: Topology) {
         var topology = initial
         for index in graph.updateOrder {

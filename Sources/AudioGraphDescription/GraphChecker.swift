@@ -1,4 +1,4 @@
-// The whole-graph checks behind DescriptionValidator, over a topology that updates change.
+// The loader's checking stage: the file's whole-graph checks over a topology that updates change, then the engine's rules.
 import AudioGraphCore
 
 #if canImport(FoundationEssentials)
@@ -7,15 +7,20 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The whole-graph checks, over the graph's structure as updates change it. The structural
-/// rules (duplicate id, missing node, bus range, taken input, disconnect, output count) are the
-/// engine's own (``GraphStructure``, the one copy every front door uses); this maps each problem
-/// to its JSON location and carries on, so one pass reports every problem of a file. Cycles and
-/// formats are reported by the engine's pass on the real nodes (``GraphRules``), once these
-/// checks pass.
+/// The loader's checking stage, in two steps. ``checkFile(data:fileName:baseDirectory:fileInfo:)``:
+/// the reader decodes the document (types, keys, ranges, automation; ``DescriptionReader``), then
+/// the whole-graph checks run over the graph's structure as updates change it — unique ids, one
+/// output node, at most one input node, connection references, bus indices, one connection per
+/// input bus, player files (through the injected `fileInfo`), taps, and the updates in time
+/// order. The structural rules (duplicate id, missing node, bus range, taken input, disconnect,
+/// output count) are the engine's own (``GraphStructure``, the one copy every front door uses);
+/// this maps each problem to its JSON location and carries on, so one pass reports every problem
+/// of a file. ``checkEngineRules(_:fileName:)`` (GraphChecker+EngineRules.swift): cycles, formats
+/// and what updates may change, by the engine itself on the real nodes, once the file checks pass.
 ///
-/// Thread safety: one instance per validation, used by the loading thread only.
-final class GraphChecker {
+/// Thread safety: one instance per validation, used by the loading thread only; the static
+/// entry points may be called from any thread but a render thread (they read files).
+package final class GraphChecker {
     /// The graph as the engine would hold it at one moment: its structure (the engine's rules)
     /// and, for messages, each node's description, where it was defined and where each
     /// connection was made.
@@ -40,6 +45,28 @@ final class GraphChecker {
             locations[id] = nil
             inputs = inputs.filter { $0.key.node != id && $0.value.from.node != id }
         }
+    }
+
+    /// Decodes and checks a graph file's bytes (every problem, one line each): the first step.
+    /// See ``GraphDescription/parse(data:fileName:baseDirectory:fileInfo:)``.
+    package static func checkFile(data: [UInt8], fileName: String, baseDirectory: String,
+                                  fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
+        let root: JSONValue
+        do {
+            root = try JSONValue.parse(data)
+        } catch {
+            throw GraphDescriptionErrors([GraphDescriptionError(fileName: fileName, location: "", problem: .syntax(error))])
+        }
+        let reader = DescriptionReader(fileName: fileName, baseDirectory: baseDirectory)
+        let graph = reader.decodeDocument(root)
+        let result: ValidatedGraph = withoutActuallyEscaping(fileInfo) { fileInfo in
+            let checker = GraphChecker(reader: reader, graph: graph, fileInfo: fileInfo)
+            return checker.run()
+        }
+        var seen = Set<String>()
+        let errors = reader.errors.filter { seen.insert($0.line).inserted }
+        if !errors.isEmpty { throw GraphDescriptionErrors(errors) }
+        return result
     }
 
     let reader: DescriptionReader
@@ -71,7 +98,7 @@ final class GraphChecker {
         }
         checkTaps(topology)
         simulateUpdates(topology)
-        // The formats (and cycles) are the engine's: AudioGraphKit's GraphRules fills them in.
+        // The formats (and cycles) are the engine's: checkEngineRules fills them in.
         return ValidatedGraph(description: graph, formats: ResolvedFormats(), audioFiles: audioFiles)
     }
 
@@ -164,7 +191,7 @@ final class GraphChecker {
                 report(at, .inputBusTaken(node: node, bus: bus, by: existing.map { "\"\($0.from)\" in \($0.location)" } ?? "another connection"))
                 return false
             default:
-                // A cycle: reported by the engine's pass (GraphRules), at this connection.
+                // A cycle: reported by the engine's pass (checkEngineRules), at this connection.
                 break
             }
         }

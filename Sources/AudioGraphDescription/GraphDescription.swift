@@ -112,7 +112,7 @@ package struct GraphDescription: Sendable, Hashable {
     ///   - fileInfo: see ``load(contentsOf:fileInfo:)``.
     package static func parse<Bytes: Collection<UInt8>>(data: Bytes, fileName: String, baseDirectory: String,
                                                        fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
-        try DescriptionValidator.validate(data: Array(data), fileName: fileName, baseDirectory: baseDirectory, fileInfo: fileInfo)
+        try GraphChecker.checkFile(data: Array(data), fileName: fileName, baseDirectory: baseDirectory, fileInfo: fileInfo)
     }
 
     /// Decodes and validates a graph given as text (convenient for tests and embedding).

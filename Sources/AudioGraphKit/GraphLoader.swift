@@ -8,18 +8,18 @@ import AudioGraphPlugins
 /// Thread safety: reads files and creates nodes; call from a control thread.
 public enum GraphLoader {
     /// Reads and validates the graph at `path`: the file checks, then the engine's own graph rules
-    /// on the real nodes (``GraphRules``); sound files are probed with libsndfile.
+    /// on the real nodes (``GraphChecker/checkEngineRules(_:fileName:)``); sound files are probed with libsndfile.
     /// - Throws: every problem found, one line each (``GraphDescriptionErrors``).
     public static func load(_ path: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
         registerNodeTypes()
-        return try GraphRules.check(GraphDescription.load(contentsOf: path, fileInfo: probe), fileName: path)
+        return try GraphChecker.checkEngineRules(GraphDescription.load(contentsOf: path, fileInfo: probe), fileName: path)
     }
 
     /// Validates a graph given as text (relative paths against `baseDirectory`).
     public static func parse(text: String, fileName: String = "graph.json",
                              baseDirectory: String = ".") throws(GraphDescriptionErrors) -> ValidatedGraph {
         registerNodeTypes()
-        return try GraphRules.check(GraphDescription.parse(text: text, fileName: fileName, baseDirectory: baseDirectory, fileInfo: probe),
+        return try GraphChecker.checkEngineRules(GraphDescription.parse(text: text, fileName: fileName, baseDirectory: baseDirectory, fileInfo: probe),
                                     fileName: fileName)
     }
 

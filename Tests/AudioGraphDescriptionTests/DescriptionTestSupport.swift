@@ -32,7 +32,7 @@ struct StubFiles {
 }
 
 /// What `audiograph validate` runs: the file checks, then the engine's graph rules on the real
-/// nodes (``GraphRules``). The stub files are written as real (silent) WAV files with the stated
+/// nodes (``GraphChecker/checkEngineRules(_:fileName:)``). The stub files are written as real (silent) WAV files with the stated
 /// rate, channels and length in a temporary folder, so a real player node can open them; the
 /// file checks still see the stub's information.
 func validate(_ text: String, stub: StubFiles) throws(GraphDescriptionErrors) -> ValidatedGraph {
@@ -52,7 +52,7 @@ func validate(_ text: String, stub: StubFiles) throws(GraphDescriptionErrors) ->
     let v = try GraphDescription.parse(text: text, fileName: "graph.json", baseDirectory: folder) { path in
         try stub.info(path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : path)
     }
-    return try GraphRules.check(v, fileName: "graph.json")
+    return try GraphChecker.checkEngineRules(v, fileName: "graph.json")
 }
 
 /// Loads `text` as `graph.json`; fails the test when it is invalid.

@@ -4,7 +4,7 @@ import AudioGraphPulse
 import Foundation
 import XCTest
 
-final class GraphRulesTests: XCTestCase {
+final class GraphLoaderRulesTests: XCTestCase {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let hostileFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -109,7 +109,7 @@ final class GraphRulesTests: XCTestCase {
                 XCTAssertEqual(Self.initialize(validated, outputs: .offline), .accepted, "\(path) offline")
             }
         }
-        print("GraphRulesTests: \(files.count) files, \(compared) through both, \(refused) refused by both")
+        print("GraphLoaderRulesTests: \(files.count) files, \(compared) through both, \(refused) refused by both")
         // The repository's own graphs stand alone (a fresh clone has no ../shared): 18 of them
         // reach both sides today; the shared cases, when present, add theirs.
         XCTAssertGreaterThanOrEqual(comparedHere, 15, "the repository's own graph files through both")

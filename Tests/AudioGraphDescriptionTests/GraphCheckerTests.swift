@@ -5,7 +5,7 @@ import XCTest
 import AudioGraphNodes
 import AudioGraphTesting
 
-final class DescriptionValidatorTests: XCTestCase {
+final class GraphCheckerTests: XCTestCase {
     override class func setUp() { registerNodeTypes() }
 
     let osc = #"{ "id": "osc", "type": "oscillator" }"#

@@ -6,7 +6,7 @@ import XCTest
 
 /// One graph file through every front door, with the structural rules (``GraphStructure``) the
 /// doors share: the same verdict, and for a structural refusal the same engine rule and message.
-extension GraphRulesTests {
+extension GraphLoaderRulesTests {
     /// The structural hostile set and the engine rule each breaks.
     static let structural: [(file: String, rule: AudioGraphError)] = [
         ("structural-missing-node.json", .nodeNotFound("ghost")),
@@ -17,10 +17,10 @@ extension GraphRulesTests {
         ("structural-duplicate-id.json", .duplicateNode("osc")),
     ]
 
-    static func hostile(_ name: String) -> String { GraphRulesTests.hostileFolder.appendingPathComponent(name).path }
+    static func hostile(_ name: String) -> String { GraphLoaderRulesTests.hostileFolder.appendingPathComponent(name).path }
 
     /// `validate`: accepted, or every line; and the engine rule of the first problem, if it is one.
-    static func validate(_ path: String) -> (verdict: GraphRulesTests.Verdict, rule: AudioGraphError?) {
+    static func validate(_ path: String) -> (verdict: GraphLoaderRulesTests.Verdict, rule: AudioGraphError?) {
         do {
             _ = try GraphLoader.load(path)
             return (.accepted, nil)
@@ -30,7 +30,7 @@ extension GraphRulesTests {
     }
 
     /// `AudioEngine(contentsOf:)`: accepted, or the problems it throws.
-    static func engineFromFile(_ path: String) -> GraphRulesTests.Verdict {
+    static func engineFromFile(_ path: String) -> GraphLoaderRulesTests.Verdict {
         do {
             _ = try AudioEngine(contentsOf: URL(fileURLWithPath: path))
             return .accepted
@@ -82,7 +82,7 @@ extension GraphRulesTests {
     }
 
     func testTheFrontDoorsGiveTheSameVerdictOnEveryGraphFile() throws {
-        let files = GraphRulesTests.graphFiles()
+        let files = GraphLoaderRulesTests.graphFiles()
         XCTAssertGreaterThanOrEqual(files.filter { $0.contains("/hostile/structural-") }.count, Self.structural.count)
         var refused = 0
         for path in files {
@@ -90,7 +90,7 @@ extension GraphRulesTests {
             XCTAssertEqual(Self.engineFromFile(path), validate, "AudioEngine(contentsOf:) and validate on \(path)")
             if case .refused = validate { refused += 1 }
         }
-        print("GraphRulesTests front doors: \(files.count) files through validate and AudioEngine(contentsOf:), \(refused) refused by both")
+        print("GraphLoaderRulesTests front doors: \(files.count) files through validate and AudioEngine(contentsOf:), \(refused) refused by both")
     }
 
     func testTheStructuralHostileSetBreaksTheSameRuleAtEveryDoor() throws {
@@ -143,21 +143,21 @@ extension GraphRulesTests {
     }
 
     func testTheEngineAPIStopsOnTheMissingNode() throws {
-        try assertEngineStops("GraphRulesTests/testTheEngineAPIStopsOnTheMissingNode",
+        try assertEngineStops("GraphLoaderRulesTests/testTheEngineAPIStopsOnTheMissingNode",
                               expected: ["connect(_:to:fromBus:toBus:format:)", "AudioPlayerNode", "not attached"]) {
             try Self.engineAPI("structural-missing-node.json")
         }
     }
 
     func testTheEngineAPIStopsOnTheBadOutputBus() throws {
-        try assertEngineStops("GraphRulesTests/testTheEngineAPIStopsOnTheBadOutputBus",
+        try assertEngineStops("GraphLoaderRulesTests/testTheEngineAPIStopsOnTheBadOutputBus",
                               expected: ["connect(_:to:fromBus:toBus:format:)", "AudioPlayerNode", "output bus 1 does not exist (the node has 1)"]) {
             try Self.engineAPI("structural-bad-output-bus.json")
         }
     }
 
     func testTheEngineAPIStopsOnTheCycle() throws {
-        try assertEngineStops("GraphRulesTests/testTheEngineAPIStopsOnTheCycle",
+        try assertEngineStops("GraphLoaderRulesTests/testTheEngineAPIStopsOnTheCycle",
                               expected: ["connect(_:to:fromBus:toBus:format:)", "AudioMixerNode", "would make a cycle"]) {
             try Self.engineAPI("structural-cycle.json")
         }

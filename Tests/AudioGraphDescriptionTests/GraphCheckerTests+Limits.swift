@@ -5,7 +5,7 @@ import XCTest
 @testable import AudioGraphDescription
 import AudioGraphNodes
 
-final class DescriptionValidatorLimitsTests: XCTestCase {
+final class GraphCheckerLimitsTests: XCTestCase {
     override class func setUp() { registerNodeTypes() }
 
     let osc = #"{ "id": "osc", "type": "oscillator" }"#

@@ -1,8 +1,8 @@
-// The graph-file validator's graph rules: the engine's own, run on the real nodes.
+// The checker's second step: the engine's own graph rules, run on the real nodes.
 import AudioGraphCore
 
-/// The graph rules of a graph file (connections, cycles, formats, updates), checked by the engine
-/// itself: the real nodes are built as the file describes them (``GraphAssembly/makeNode(_:sampleRate:outputs:)``, placement
+/// The second step: the graph rules of a graph file (connections, cycles, formats, updates),
+/// checked by the engine itself: the real nodes are built as the file describes them (``GraphAssembly/makeNode(_:sampleRate:outputs:)``, placement
 /// ``OutputPlacement/asDescribed``: an `output` node is the PulseAudio output, which opens nothing
 /// before it starts; its rules are the stricter ones: a declared `format.sampleRate` on it refuses
 /// an input at another rate, where the offline stand-in, a generic output, would take it), connected through ``AudioGraph``'s own edits, and resolved by
@@ -10,16 +10,16 @@ import AudioGraphCore
 /// The updates are applied in time order (file order for equal frames, as the renderer applies
 /// them) through the engine's pending changes, each entry resolved and held to the engine's rule
 /// that a running node keeps its output format. So `validate`, `inspect` and `initialize` cannot
-/// disagree: the file checks (schema, ranges, references, files) stay in the description's
-/// validator, and whatever the engine refuses is reported as the engine's error at the JSON
+/// disagree: the file checks (schema, ranges, references, files) stay in the first step, and
+/// whatever the engine refuses is reported as the engine's error at the JSON
 /// location of the node, connection or update it came from.
 ///
-/// Thread safety: stateless; control threads (creating a player opens its file).
-package enum GraphRules {
+/// Thread safety: control threads (creating a player opens its file).
+extension GraphChecker {
     /// `validated` with the formats the engine resolved for its initial graph.
     /// - Throws: the engine's first refusal (or a graph beyond the memory budget), one line naming
     ///   `fileName` and the place.
-    package static func check(_ validated: ValidatedGraph, fileName: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
+    package static func checkEngineRules(_ validated: ValidatedGraph, fileName: String) throws(GraphDescriptionErrors) -> ValidatedGraph {
         var result = validated
         do {
             result.formats = try resolve(validated.description, fileName: fileName)
