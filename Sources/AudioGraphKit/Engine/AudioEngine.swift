@@ -66,6 +66,8 @@ public final class AudioEngine: @unchecked Sendable {
     var editFaults: (count: Int, last: AudioEngineError?) = (0, nil)
     /// The nodes of a loaded graph file by their ids there (`init(contentsOf:)`).
     var namedNodes: [String: AudioNode] = [:]
+    /// Voice processing on the I/O nodes (``AudioIONode/setVoiceProcessingEnabled(_:)``).
+    let voiceProcessing = VoiceProcessingSettings()
 
     /// Makes an engine with nothing attached (the output node exists once asked for or started).
     public init() {}
