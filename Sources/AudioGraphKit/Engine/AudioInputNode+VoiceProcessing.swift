@@ -27,6 +27,29 @@ extension AudioInputNode {
         set { engine?.withLock { engine?.voiceProcessing.isInputMuted = newValue } }
     }
 
+    /// The ducking of other audio while voice processing runs (cf. AVAudioInputNode). Kept but
+    /// not applied on Linux (see ``AudioVoiceProcessingOtherAudioDuckingConfiguration``); by
+    /// default advanced ducking off, level `.default`.
+    public var voiceProcessingOtherAudioDuckingConfiguration: AudioVoiceProcessingOtherAudioDuckingConfiguration {
+        get { engine?.withLock { engine?.voiceProcessing.duckingConfiguration } ?? AudioVoiceProcessingOtherAudioDuckingConfiguration() }
+        set { engine?.withLock { engine?.voiceProcessing.duckingConfiguration = newValue } }
+    }
+
+    /// Registers `listenerBlock` to be told when speech starts and ends while the input is muted
+    /// with ``isVoiceProcessingInputMuted`` (cf. AVAudioInputNode; nil removes it): `.started`
+    /// at the first 10 ms frame webrtc's voice activity detector calls voiced, `.ended` after
+    /// 300 ms without voice, once per change (no repeats while speech goes on or silence lasts).
+    /// The block runs on the voice-processing thread. Returns true (it is kept for the next
+    /// graphs too); false only for a node without an engine.
+    @discardableResult
+    public func setMutedSpeechActivityEventListener(
+        _ listenerBlock: (@Sendable (AudioVoiceProcessingSpeechActivityEvent) -> Void)?
+    ) -> Bool {
+        guard let engine else { return false }
+        engine.withLock { engine.voiceProcessing.speechListener = listenerBlock }
+        return true
+    }
+
     /// How much later than the raw capture the processed one reaches the graph, seconds (a Linux
     /// addition): webrtc works on 10 ms frames on a thread of its own, so the input node's output
     /// waits two such frames plus one slice (20 ms + 512 frames). 0 while voice processing is off

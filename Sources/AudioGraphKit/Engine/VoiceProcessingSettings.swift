@@ -19,6 +19,13 @@ final class VoiceProcessingSettings: PlaybackObserver, @unchecked Sendable {
     /// The input's mute (``AudioInputNode/isVoiceProcessingInputMuted``).
     var isInputMuted = false { didSet { processor?.isMuted = isInputMuted } }
 
+    /// The input's ducking of other audio (kept, not applied).
+    var duckingConfiguration = AudioVoiceProcessingOtherAudioDuckingConfiguration()
+    /// The input's muted-speech listener.
+    var speechListener: (@Sendable (AudioVoiceProcessingSpeechActivityEvent) -> Void)? {
+        didSet { processor?.setMutedSpeechListener(speechListener) }
+    }
+
     /// The processor of the graph being built or run (nil: none).
     private(set) var processor: VoiceProcessor?
 
@@ -34,6 +41,7 @@ final class VoiceProcessingSettings: PlaybackObserver, @unchecked Sendable {
         p.isBypassed = isBypassed
         p.isGainControlEnabled = isGainControlEnabled
         p.isMuted = isInputMuted
+        p.setMutedSpeechListener(speechListener)
         processor = p
         return p
     }

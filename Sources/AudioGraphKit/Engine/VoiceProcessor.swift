@@ -70,6 +70,9 @@ final class VoiceProcessor: CaptureProcessor, PlaybackObserver, @unchecked Senda
     private let workPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
     private let farFrame: UnsafeMutablePointer<Float>
 
+    /// Told of speech starting and ending while muted (worker thread; set from a control thread).
+    private let speechListener = ControlLock<(@Sendable (AudioVoiceProcessingSpeechActivityEvent) -> Void)?>(nil)
+
     // MARK: Control thread only
     private var thread: PosixThread?
 
@@ -168,6 +171,16 @@ final class VoiceProcessor: CaptureProcessor, PlaybackObserver, @unchecked Senda
         set { muted.store(newValue, ordering: .relaxed) }
     }
 
+    /// The block told, on the worker thread, when speech starts (a frame webrtc's voice activity
+    /// detector calls voiced) and ends (``speechEndFrames`` frames without voice) while
+    /// ``isMuted``; once per change.
+    func setMutedSpeechListener(_ listener: (@Sendable (AudioVoiceProcessingSpeechActivityEvent) -> Void)?) {
+        speechListener.withLock { $0 = listener }
+    }
+
+    /// 10 ms frames without voice that end speech (300 ms).
+    static let speechEndFrames = 30
+
     /// Whether webrtc's voice activity detector heard voice in the last processed frame.
     var hasVoice: Bool { voice.load(ordering: .relaxed) }
 
@@ -238,6 +251,7 @@ final class VoiceProcessor: CaptureProcessor, PlaybackObserver, @unchecked Senda
 
     private func runWorker() {
         var appliedGainControl = true
+        var speaking = false, quietFrames = 0
         while !stopping.load(ordering: .acquiring) {
             wake.wait(timeout: 0.05)
             while !stopping.load(ordering: .relaxed) {
@@ -260,7 +274,19 @@ final class VoiceProcessor: CaptureProcessor, PlaybackObserver, @unchecked Senda
                     if ag_voice_processor_process_capture(processor, workPointers, Int32(delayMilliseconds.load(ordering: .relaxed))) != 0 {
                         failures.add(1, ordering: .relaxed)
                     }
-                    voice.store(ag_voice_processor_capture_has_voice(processor) != 0, ordering: .relaxed)
+                    let voiced = ag_voice_processor_capture_has_voice(processor) != 0
+                    voice.store(voiced, ordering: .relaxed)
+                    if muted.load(ordering: .relaxed) {
+                        quietFrames = voiced ? 0 : quietFrames + 1
+                        if voiced != speaking && (voiced || quietFrames >= Self.speechEndFrames) {
+                            speaking = voiced
+                            let event: AudioVoiceProcessingSpeechActivityEvent = voiced ? .started : .ended
+                            speechListener.withLock { $0 }?(event)
+                        }
+                    } else {
+                        speaking = false
+                        quietFrames = 0
+                    }
                 }
                 if outputRings[0].writableCount >= frameCount {
                     for c in 0..<channelCount { _ = outputRings[c].write(work + c * frameCount, count: frameCount) }

@@ -90,6 +90,13 @@ final class AudioIONodeVoiceProcessingTests: XCTestCase {
         XCTAssertFalse(engine.inputNode.isVoiceProcessingBypassed)
         XCTAssertFalse(engine.inputNode.isVoiceProcessingInputMuted)
         XCTAssertEqual(engine.inputNode.voiceProcessingLatency, 0, "no graph yet")
+        let ducking = engine.inputNode.voiceProcessingOtherAudioDuckingConfiguration
+        XCTAssertFalse(ducking.enableAdvancedDucking.boolValue)
+        XCTAssertEqual(ducking.duckingLevel, .default)
+        engine.inputNode.voiceProcessingOtherAudioDuckingConfiguration = .init(enableAdvancedDucking: true, duckingLevel: .max)
+        XCTAssertEqual(engine.inputNode.voiceProcessingOtherAudioDuckingConfiguration.duckingLevel.rawValue, 30)
+        XCTAssertTrue(engine.inputNode.setMutedSpeechActivityEventListener { _ in })
+        XCTAssertEqual(AudioVoiceProcessingSpeechActivityEvent.ended.rawValue, 1)
         try engine.inputNode.setVoiceProcessingEnabled(false)
         XCTAssertFalse(engine.outputNode.isVoiceProcessingEnabled)
         XCTAssertFalse(engine.inputNode.isVoiceProcessingEnabled)

@@ -120,6 +120,40 @@ final class VoiceProcessorTests: XCTestCase {
         XCTAssertTrue(muted.allSatisfy { $0 == 0 })
     }
 
+    /// Muted, the listener hears speech start once (voiced syllables with 150 ms gaps are one
+    /// stretch of speech) and end once, 300 ms after it stopped; unmuted, nothing.
+    func testTheMutedSpeechListenerIsToldOfEachChangeOnce() throws {
+        let r = Self.rate
+        let voice = Self.nearEnd(count: 2 * r, start: 0.3, amplitude: 0.2)
+        let mic = voice + [Float](repeating: 0, count: r)
+        let p = try VoiceProcessor(sampleRate: r, channelCount: 1, maximumFramesPerSlice: 480, delayMilliseconds: 20)
+        defer { p.stop() }
+        final class Events: @unchecked Sendable {
+            let lock = NSLock()
+            var list: [(AudioVoiceProcessingSpeechActivityEvent, Int)] = []
+        }
+        let events = Events()
+        p.setMutedSpeechListener { event in
+            events.lock.lock()
+            events.list.append((event, p.processedFrameCount))
+            events.lock.unlock()
+        }
+        p.isMuted = true
+        let out = try run(p, far: [Float](repeating: 0, count: mic.count), mic: mic)
+        XCTAssertTrue(out.allSatisfy { $0 == 0 }, "muted")
+        p.isMuted = false
+        _ = try run(p, far: [Float](repeating: 0, count: mic.count), mic: mic)
+        events.lock.lock()
+        defer { events.lock.unlock() }
+        print("muted speech events (event, 10 ms frame): \(events.list)")
+        XCTAssertEqual(events.list.map(\.0), [.started, .ended])
+        if events.list.count == 2 {
+            // Speech from frame 30 (0.3 s) to about frame 200 (2 s), ended 300 ms later.
+            XCTAssertEqual(Double(events.list[0].1), 31, accuracy: 5)
+            XCTAssertEqual(Double(events.list[1].1), 230, accuracy: 15)
+        }
+    }
+
     /// The render-thread half (`processCapture`, `observePlayback`) neither allocates nor locks,
     /// while webrtc (which locks) runs on the worker.
     func testTheRenderPathIsRealTimeSafe() throws {
