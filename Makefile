@@ -38,7 +38,8 @@ DEB_PACKAGES := libsndfile1-dev libsamplerate0-dev libsoxr-dev libpulse-dev puls
                 libmysofa-dev libmysofa1 libfftw3-dev libebur128-dev libcairo2-dev liblilv-dev lv2-dev swh-lv2 \
                 librubberband-dev gcc libc6-dev sox \
                 libavformat-dev libavcodec-dev libavutil-dev ffmpeg \
-                libfluidsynth-dev fluidsynth timgm6mb-soundfont synthv1-lv2
+                libfluidsynth-dev fluidsynth timgm6mb-soundfont synthv1-lv2 \
+                libwebrtc-audio-processing-dev
 # Only `make bench` needs the peer renderers: fluidsynth and timidity with the TimGM6mb SoundFont
 # (scripts/bench/midi.sh), those ../shared/bench/interleaved.sh runs (sox,
 # ffmpeg, GStreamer; numpy comes with deps-python), GNU time, which times them, and gcc with the C

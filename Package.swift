@@ -50,6 +50,13 @@ let package = Package(
         .target(name: "CAVCodecLazy", dependencies: ["CAVCodec", "CLazyLibrary"]),
         // libfluidsynth: the SoundFont 2 voice engine of the sampler node (AudioUnitSampler).
         .systemLibrary(name: "CFluidSynth", pkgConfig: "fluidsynth", providers: [.apt(["libfluidsynth-dev"])]),
+        // webrtc-audio-processing (C++): echo cancellation, noise suppression and gain control, the engine's
+        // voice processing (the library PulseAudio's module-echo-cancel uses).
+        .systemLibrary(name: "CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing",
+                       providers: [.apt(["libwebrtc-audio-processing-dev"])]),
+        // The C face of webrtc::AudioProcessing that Swift calls (C++ inside; links libstdc++).
+        .target(name: "CVoiceProcessing", dependencies: ["CWebRTCAudioProcessing"],
+                linkerSettings: [.linkedLibrary("stdc++")]),
         // C macros of libpulse that do not import into Swift (PA_VOLUME_NORM, ...).
         .target(name: "CPulseShim", dependencies: ["CPulse"]),
         // A malloc/pthread_mutex_lock interposer counting calls made on marked threads (tests only).
@@ -78,7 +85,8 @@ let package = Package(
         // The embedding API: load graph files, render offline, play live.
         .target(name: "AudioGraphKit",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins",
-                               "AudioGraphDescription", "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate", "CAVCodec", "CAVCodecLazy"]),
+                               "AudioGraphDescription", "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate", "CAVCodec", "CAVCodecLazy",
+                               "CVoiceProcessing"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "CAllocationCounter"]),

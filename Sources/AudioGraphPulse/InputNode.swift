@@ -25,6 +25,9 @@ public final class InputNode: GraphNode, @unchecked Sendable {
     /// that has an input): the node then outputs silence. Otherwise a missing context is an
     /// error at initialize, never silent.
     public var rendersSilenceWithoutContext = false
+    /// Processes the captured audio in place on the render thread (the engine's voice
+    /// processing); set before initialize. nil: the capture passes unchanged.
+    package var captureProcessor: (any CaptureProcessor)?
     private var capture: PulseCaptureStream?
 
     /// A capture node named `id`; attach `pulseContext` before the graph initializes to capture.
@@ -81,7 +84,7 @@ public final class InputNode: GraphNode, @unchecked Sendable {
         }
         return InputNodeKernel(nodeID: id, outputFormats: outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                                parameters: parameters, capture: capture, channelMap: properties.channelMap,
-                               capturedChannelCount: capturedChannelCount)
+                               capturedChannelCount: capturedChannelCount, processor: captureProcessor)
     }
 
     /// Channels the capture stream records: `channels` with a map, else the output's.
@@ -191,10 +194,13 @@ final class InputNodeKernel: NodeKernel, @unchecked Sendable {
     private let mapCount: Int
     private let scratch: UnsafeMutablePointer<Float>?
     private let scratchStride: Int
+    private let processor: (any CaptureProcessor)?
 
     init(nodeID: String, outputFormats: [StreamFormat], maximumFramesPerSlice: Int, parameters: [AudioParameter],
-         capture: PulseCaptureStream?, channelMap: [Int]? = nil, capturedChannelCount: Int) {
+         capture: PulseCaptureStream?, channelMap: [Int]? = nil, capturedChannelCount: Int,
+         processor: (any CaptureProcessor)? = nil) {
         self.capture = capture
+        self.processor = processor
         self.capturedChannelCount = capturedChannelCount
         mapCount = channelMap?.count ?? 0
         map = channelMap.map { m in
@@ -230,6 +236,10 @@ final class InputNodeKernel: NodeKernel, @unchecked Sendable {
             }
         }
         outputIsSilent[0] = got == 0
+        if let processor {
+            processor.processCapture(outputs[0], frameCount: context.frameCount)
+            outputIsSilent[0] = false
+        }
     }
 }
 

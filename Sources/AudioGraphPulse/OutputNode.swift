@@ -49,6 +49,10 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
 
     // MARK: Live driving
 
+    /// Sees every slice handed to the sink, on the render thread (the engine's voice
+    /// processing); set before `start`.
+    package var playbackObserver: (any PlaybackObserver)?
+
     /// Tests only: called on the render thread before each slice (set before `start`).
     nonisolated(unsafe) var testOnly_renderThreadHook: (@Sendable () -> Void)?
 
@@ -78,6 +82,7 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
         let configuration = streamConfiguration(graph: graph)
         let channels = configuration.channels
         let hook = testOnly_renderThreadHook
+        let observer = playbackObserver
         let s = try PulsePlaybackStream(context: context, configuration: configuration) { [unowned graph] _, frames, buffers in
             // Render thread: pull one slice of the graph and copy it out (silence if nothing).
             hook?()
@@ -93,6 +98,7 @@ public final class OutputNode: GraphNode, @unchecked Sendable {
             } else {
                 for c in 0..<channels { buffers[c].update(repeating: 0, count: frames) }
             }
+            observer?.observePlayback(buffers, channelCount: channels, frameCount: frames)
         }
         s.setRenderLimit(renderLimit)
         s.setEndFrame(endFrame)

@@ -121,6 +121,7 @@ extension AudioEngine {
             }
         }
         g.uninitialize()
+        voiceProcessing.discardProcessor()
         for n in attached { n.graphNode = nil }
         graph = nil
         manualState = nil

@@ -66,6 +66,8 @@ public final class AudioEngine: @unchecked Sendable {
     var editFaults: (count: Int, last: AudioEngineError?) = (0, nil)
     /// The nodes of a loaded graph file by their ids there (`init(contentsOf:)`).
     var namedNodes: [String: AudioNode] = [:]
+    /// Voice processing on the I/O nodes (``AudioIONode/setVoiceProcessingEnabled(_:)``).
+    let voiceProcessing = VoiceProcessingSettings()
 
     /// Makes an engine with nothing attached (the output node exists once asked for or started).
     public init() {}
@@ -158,11 +160,13 @@ public final class AudioEngine: @unchecked Sendable {
 
     // MARK: Connections
 
-    /// Connects `node1`'s output bus 0 to `node2`'s input bus 0 — or, when `node2` is a mixer,
-    /// to its `nextAvailableInputBus`. `format` nil: the source bus's current format.
+    /// Connects `node1`'s output bus 0 to `node2`'s input bus 0 — or, when `node2` is a mixer
+    /// (an `AudioMixerNode` or an `AudioEnvironmentNode`, a mixer in Apple's class hierarchy), to
+    /// its `nextAvailableInputBus`. `format` nil: the source bus's current format.
     public func connect(_ node1: AudioNode, to node2: AudioNode, format: AudioFormat?) {
         withLock {
-            let bus = (node2 as? AudioMixerNode)?.nextAvailableInputBus ?? 0
+            let bus = (node2 as? AudioMixerNode)?.nextAvailableInputBus
+                ?? (node2 as? AudioEnvironmentNode)?.nextAvailableInputBus ?? 0
             connect(node1, to: node2, fromBus: 0, toBus: bus, format: format)
         }
     }

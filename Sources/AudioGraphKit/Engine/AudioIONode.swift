@@ -43,21 +43,36 @@ public class AudioIONode: AudioNode, @unchecked Sendable {
         engine?.discardPreparedGraph()
     }
 
-    /// Voice processing (echo cancellation, noise suppression, gain control) is not available
-    /// on Linux yet: always false.
-    public var isVoiceProcessingEnabled: Bool { false }
+    /// Whether voice processing is on (cf. AVAudioIONode): one switch for the engine's input
+    /// and output node, as Apple's voice-processing I/O unit is one unit. False by default.
+    public var isVoiceProcessingEnabled: Bool {
+        guard let engine else { return false }
+        return engine.withLock { engine.voiceProcessing.isEnabled }
+    }
 
-    /// Turns voice processing on or off, as AVAudioIONode's method of that name. Not available
-    /// on Linux yet: turning it on throws ``AudioEngineError/invalidState(call:reason:code:)``
-    /// (code -10879, kAudioUnitErr_InvalidProperty) with a one-line reason; turning it off
-    /// succeeds (it is off). A program can route its device through PulseAudio's
-    /// `module-echo-cancel` (webrtc) meanwhile and name that source and sink with
-    /// ``setDevice(_:)``.
+    /// Turns voice processing on or off, as AVAudioIONode's method of that name: echo
+    /// cancellation of what the output node plays from what the input node captures, noise
+    /// suppression, automatic gain control (``AudioInputNode/isVoiceProcessingAGCEnabled``) and
+    /// a high-pass filter, by webrtc-audio-processing (the library PulseAudio's
+    /// `module-echo-cancel` uses). Turning it on or off on either I/O node turns it on or off
+    /// for both; turning it on makes the engine's input node exist (the engine then captures).
+    /// The input node's output then comes ``AudioInputNode/voiceProcessingLatency`` later.
+    /// Off, the capture passes untouched.
+    ///
+    /// - Throws: ``AudioEngineError/invalidState(call:reason:code:)`` while the engine runs
+    ///   (code -10863, kAudioUnitErr_CannotDoInCurrentContext: stop it first, as on Apple's
+    ///   platforms), and, for `true`, in manual rendering mode (there is no device to cancel the
+    ///   echo of; code ``AudioEngineError/invalidModeCode``).
+    ///
+    /// Thread safety: a control thread, while the engine is stopped.
     public func setVoiceProcessingEnabled(_ enabled: Bool) throws {
-        guard enabled else { return }
-        throw AudioEngineError.invalidState(
-            call: "setVoiceProcessingEnabled(_:)",
-            reason: "voice processing is not available on Linux yet (use PulseAudio's module-echo-cancel and setDevice(_:))",
-            code: -10879)
+        guard let engine else {
+            guard !enabled else {
+                throw AudioEngineError.invalidState(call: "setVoiceProcessingEnabled(_:)",
+                                                    reason: "\(description) belongs to no engine", code: -10879)
+            }
+            return
+        }
+        try engine.setVoiceProcessingEnabled(enabled, call: "setVoiceProcessingEnabled(_:)")
     }
 }

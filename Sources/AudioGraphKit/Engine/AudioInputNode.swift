@@ -108,6 +108,8 @@ public final class AudioInputNode: AudioIONode, AudioMixing, @unchecked Sendable
         node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat?.sampleRate ?? sampleRate, channelCount: channels)
         node.pulseContext = engine?.pulseContext
         node.rendersSilenceWithoutContext = engine?.manualMode != nil
+        node.captureProcessor = try engine?.voiceProcessorForInput(sampleRate: outputFormat?.sampleRate ?? sampleRate,
+                                                                   channelCount: channels, graphID: graphID)
         return node
     }
 

@@ -22,7 +22,9 @@ public final class AudioOutputNode: AudioIONode, @unchecked Sendable {
         if engine?.manualMode != nil {
             return GenericOutputNode(id: graphID, clientFormat: PartialStreamFormat(channelCount: engineFormat.channelCount))
         }
-        return OutputNode(id: graphID, properties: OutputProperties(device: device, latency: requestedLatency,
-                                                                    streamName: "AudioGraph engine"))
+        let node = OutputNode(id: graphID, properties: OutputProperties(device: device, latency: requestedLatency,
+                                                                        streamName: "AudioGraph engine"))
+        node.playbackObserver = engine?.voiceProcessingObserver
+        return node
     }
 }

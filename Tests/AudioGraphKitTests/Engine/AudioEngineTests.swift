@@ -179,6 +179,48 @@ final class AudioEngineTests: XCTestCase {
         }
     }
 
+    /// Apple's `connect(_:to:format:)`: bus 0 on the destination, except a mixer's next
+    /// available input bus — and the environment is a mixer in Apple's class hierarchy. Two
+    /// sources connected that way are on buses 0 and 1 and both heard (before the fix the second
+    /// replaced the first on bus 0).
+    func testConnectWithoutBusesUsesTheEnvironmentsNextAvailableInputBus() throws {
+        func renderEnvironment(explicitBuses: Bool) throws -> (AudioEngine, AudioEnvironmentNode, [AudioSourceNode], [[Float]]) {
+            let engine = try makeManualEngine()
+            let environment = AudioEnvironmentNode()
+            engine.attach(environment)
+            engine.connect(environment, to: engine.mainMixerNode, format: nil)
+            var sources: [AudioSourceNode] = []
+            for (k, frequency) in [300.0, 700.0].enumerated() {
+                let s = makeSineSource(frequency: frequency, amplitude: 0.3)
+                engine.attach(s)
+                XCTAssertEqual(environment.nextAvailableInputBus, k)
+                if explicitBuses {
+                    engine.connect(s, to: environment, fromBus: 0, toBus: k, format: nil)
+                } else {
+                    engine.connect(s, to: environment, format: nil)
+                }
+                s.renderingAlgorithm = .equalPowerPanning
+                s.position = Audio3DPoint(x: k == 0 ? -1 : 1, y: 0, z: 0)
+                sources.append(s)
+            }
+            try engine.start()
+            return (engine, environment, sources, try render(engine, frames: 4800))
+        }
+        let (engine, environment, sources, out) = try renderEnvironment(explicitBuses: false)
+        XCTAssertTrue(engine.inputConnectionPoint(for: environment, inputBus: 0)?.node === sources[0])
+        XCTAssertTrue(engine.inputConnectionPoint(for: environment, inputBus: 1)?.node === sources[1])
+        XCTAssertEqual(environment.nextAvailableInputBus, 2)
+        let reference = try renderEnvironment(explicitBuses: true).3
+        XCTAssertTrue(out == reference, "the output differs from the one with explicit buses 0 and 1")
+        // Both tones are there: each channel correlates with the 300 Hz and the 700 Hz sine.
+        for frequency in [300.0, 700.0] {
+            let sine = (0..<4800).map { sineSample(Int64($0), frequency: frequency, rate: 48000) }
+            let left = zip(out[0], sine).map { Double($0 * $1) }.reduce(0, +) / 2400
+            let right = zip(out[1], sine).map { Double($0 * $1) }.reduce(0, +) / 2400
+            XCTAssertGreaterThan(max(abs(left), abs(right)), 0.05, "\(frequency) Hz")
+        }
+    }
+
     // MARK: Change lists
 
     func testPerformChangesAppliesEverythingAtOneSliceBoundary() throws {

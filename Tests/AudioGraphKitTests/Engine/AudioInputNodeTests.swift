@@ -76,16 +76,40 @@ final class AudioInputNodeTests: XCTestCase {
     }
 }
 
-/// Voice processing's API is there with a documented refusal (not available on Linux yet).
+/// Voice processing's switch, as Apple's: one for both I/O nodes (enabling it makes the input
+/// node exist), the input's switches with Apple's defaults, refused in manual rendering.
 final class AudioIONodeVoiceProcessingTests: XCTestCase {
-    func testEnablingVoiceProcessingThrowsAOneLineReasonAndDisablingSucceeds() throws {
+    func testEnablingOnOneIONodeEnablesBothAndDisablingOnEitherDisablesBoth() throws {
         let engine = AudioEngine()
+        XCTAssertFalse(engine.outputNode.isVoiceProcessingEnabled)
+        try engine.outputNode.setVoiceProcessingEnabled(true)
+        XCTAssertTrue(engine.attachedNodes.contains(engine.inputNode))
+        XCTAssertTrue(engine.inputNode.isVoiceProcessingEnabled)
+        XCTAssertTrue(engine.outputNode.isVoiceProcessingEnabled)
+        XCTAssertTrue(engine.inputNode.isVoiceProcessingAGCEnabled)
+        XCTAssertFalse(engine.inputNode.isVoiceProcessingBypassed)
+        XCTAssertFalse(engine.inputNode.isVoiceProcessingInputMuted)
+        XCTAssertEqual(engine.inputNode.voiceProcessingLatency, 0, "no graph yet")
+        let ducking = engine.inputNode.voiceProcessingOtherAudioDuckingConfiguration
+        XCTAssertFalse(ducking.enableAdvancedDucking.boolValue)
+        XCTAssertEqual(ducking.duckingLevel, .default)
+        engine.inputNode.voiceProcessingOtherAudioDuckingConfiguration = .init(enableAdvancedDucking: true, duckingLevel: .max)
+        XCTAssertEqual(engine.inputNode.voiceProcessingOtherAudioDuckingConfiguration.duckingLevel.rawValue, 30)
+        XCTAssertTrue(engine.inputNode.setMutedSpeechActivityEventListener { _ in })
+        XCTAssertEqual(AudioVoiceProcessingSpeechActivityEvent.ended.rawValue, 1)
+        try engine.inputNode.setVoiceProcessingEnabled(false)
+        XCTAssertFalse(engine.outputNode.isVoiceProcessingEnabled)
+        XCTAssertFalse(engine.inputNode.isVoiceProcessingEnabled)
+    }
+
+    func testManualRenderingRefusesVoiceProcessingWithAOneLineReason() throws {
+        let engine = try makeManualEngine()
         for node in [engine.inputNode as AudioIONode, engine.outputNode] {
             XCTAssertNoThrow(try node.setVoiceProcessingEnabled(false))
             XCTAssertThrowsError(try node.setVoiceProcessingEnabled(true)) { error in
                 let text = "\(error)"
                 XCTAssertTrue(text.hasPrefix("setVoiceProcessingEnabled(_:): ") && !text.contains("\n"), text)
-                XCTAssertEqual((error as? AudioEngineError)?.code, -10879)
+                XCTAssertEqual((error as? AudioEngineError)?.code, AudioEngineError.invalidModeCode)
             }
             XCTAssertFalse(node.isVoiceProcessingEnabled)
         }
