@@ -7,7 +7,8 @@ import Foundation
 /// libfluidsynth (``FluidSynthInstance``) plays for the MIDI events it receives through its
 /// ``midiInput`` (``MIDIEventReceiver``: the engine API's `startNote`…, a sequencer's tracks,
 /// its own `midiFile` and `notes` from a graph file). Stereo output (a mono connection gets the
-/// average of the two).
+/// average of the two). Instead of a SoundFont it can play audio files, each file a zone
+/// (``SamplerProperties/audioFiles``, mapped as ``AudioFileInstrument`` says; the same voices).
 ///
 /// Events apply at their frame: the render splits the slice at each event's offset, so a note
 /// starts at fluidsynth's first 64-frame block boundary at or after its frame, `64·⌈f/64⌉`
@@ -70,6 +71,13 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
     }
 
     private static func makeSynth(id: String, properties: SamplerProperties, sampleRate: Double) throws(AudioGraphError) -> FluidSynthInstance {
+        if !properties.audioFiles.isEmpty {
+            do throws(SamplerLoadError) {
+                return try FluidSynthInstance(instrument: AudioFileInstrument(paths: properties.audioFiles), sampleRate: sampleRate)
+            } catch {
+                throw .nodeSetupFailed(node: id, reason: error.description)
+            }
+        }
         guard let path = properties.resolvedSoundFont else {
             throw .nodeSetupFailed(node: id, reason: "no SoundFont given and no General MIDI SoundFont installed (tried "
                                    + SamplerProperties.defaultSoundFontCandidates.joined(separator: ", ") + ")")
