@@ -49,20 +49,7 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
         self.properties = properties
         self.sampleRate = sampleRate
         synth = try Self.makeSynth(id: id, properties: properties, sampleRate: sampleRate)
-        var ownTracks: [MIDITrackSchedule] = []
-        if properties.midiFile != nil || !properties.notes.isEmpty {
-            let clock = MIDIPlaybackClock()
-            if let path = properties.midiFile {
-                do throws(MIDIFileError) {
-                    ownTracks = properties.midiSchedules(try MIDIFile(contentsOf: path), clock: clock)
-                } catch {
-                    throw .nodeSetupFailed(node: id, reason: error.description)
-                }
-            }
-            if !properties.notes.isEmpty { ownTracks.append(properties.noteSchedule(clock: clock)) }
-            // From the first slice the node renders (the graph's start, or when it is added).
-            clock.start(atSeconds: 0, rate: 1, anchorFrame: nil)
-        }
+        let ownTracks = try properties.tracksFromStart(node: id)
         super.init(id: id, typeName: "sampler", inputBusCount: 0, outputBusCount: 1,
                    parameters: Self.parameterTable.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0),
                    declaredFormat: PartialStreamFormat(sampleRate: sampleRate, channelCount: 2))
@@ -93,7 +80,7 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
     /// change while the graph runs), parameters ``parameterTable``.
     public static let descriptor = NodeTypeDescriptor(
         name: "sampler", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
-        propertyKeys: ["soundfont", "program", "bank", "midiFile", "midiTracks", "midiChannels", "notes"],
+        propertyKeys: ["soundfont", "program", "bank"] + SamplerProperties.midiKeys,
         runtimePropertyKeys: ["soundfont", "program", "bank"],
         parameters: parameterTable,
         decode: { reader in
@@ -109,37 +96,7 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
             }
             if let p = reader.integer("program", in: 0...127) { result.program = p }
             if let b = reader.integer("bank", in: 0...16383) { result.bank = b }
-            var last: Double?
-            if let file = reader.file("midiFile") {
-                do throws(MIDIFileError) {
-                    let midi = try MIDIFile(contentsOf: file.path)
-                    result.midiFile = file.path
-                    if let tracks = reader.integers("midiTracks", in: 0...65535) {
-                        if let bad = tracks.first(where: { $0 >= midi.tracks.count }) {
-                            reader.reportInvalid("midiTracks", "\(file.name) has \(midi.tracks.count) tracks (0...\(midi.tracks.count - 1)); \(bad) is not one")
-                        } else {
-                            result.midiTracks = tracks
-                        }
-                    }
-                    if let channels = reader.integers("midiChannels", in: 0...15) { result.midiChannels = channels }
-                    last = result.midiSchedules(midi, clock: MIDIPlaybackClock()).compactMap { $0.count > 0 ? $0.time(at: $0.count - 1) : nil }.max()
-                } catch {
-                    reader.reportInvalid("midiFile", error.description)
-                }
-            }
-            if let count = reader.count("notes") {
-                for i in 0..<count {
-                    guard let n = reader.element("notes", i, allowed: ["time", "key", "duration", "velocity", "channel"],
-                                                 required: ["time", "key", "duration"]),
-                          let time = n.time("time"), let key = n.integer("key", in: 0...127),
-                          let duration = n.number("duration", in: 0...1e6) else { continue }
-                    let note = SamplerNote(time: time, key: key, duration: duration,
-                                           velocity: n.integer("velocity", in: 1...127) ?? 100, channel: n.integer("channel", in: 0...15) ?? 0)
-                    result.notes.append(note)
-                    last = max(last ?? 0, time + duration)
-                }
-            }
-            result.lastEventTime = last
+            result.decodeMIDI(reader)
             return result
         },
         typedProperty: { name, options in
@@ -334,6 +291,66 @@ final class SamplerKernel: NodeKernel, @unchecked Sendable {
 }
 
 extension SamplerProperties {
+    /// The graph-file keys of what plays from the graph's start (a sampler's, an LV2 instrument's).
+    package static let midiKeys = ["midiFile", "midiTracks", "midiChannels", "notes"]
+
+    /// Reads ``midiFile``, ``midiTracks``, ``midiChannels`` and ``notes`` from a graph file's
+    /// `properties` (problems reported at their keys) and sets ``lastEventTime``.
+    package mutating func decodeMIDI(_ reader: any NodePropertyReader) {
+        var result = self
+        var last: Double?
+        if let file = reader.file("midiFile") {
+            do throws(MIDIFileError) {
+                let midi = try MIDIFile(contentsOf: file.path)
+                result.midiFile = file.path
+                if let tracks = reader.integers("midiTracks", in: 0...65535) {
+                    if let bad = tracks.first(where: { $0 >= midi.tracks.count }) {
+                        reader.reportInvalid("midiTracks", "\(file.name) has \(midi.tracks.count) tracks (0...\(midi.tracks.count - 1)); \(bad) is not one")
+                    } else {
+                        result.midiTracks = tracks
+                    }
+                }
+                if let channels = reader.integers("midiChannels", in: 0...15) { result.midiChannels = channels }
+                last = result.midiSchedules(midi, clock: MIDIPlaybackClock()).compactMap { $0.count > 0 ? $0.time(at: $0.count - 1) : nil }.max()
+            } catch {
+                reader.reportInvalid("midiFile", error.description)
+            }
+        }
+        if let count = reader.count("notes") {
+            for i in 0..<count {
+                guard let n = reader.element("notes", i, allowed: ["time", "key", "duration", "velocity", "channel"],
+                                             required: ["time", "key", "duration"]),
+                      let time = n.time("time"), let key = n.integer("key", in: 0...127),
+                      let duration = n.number("duration", in: 0...1e6) else { continue }
+                let note = SamplerNote(time: time, key: key, duration: duration,
+                                       velocity: n.integer("velocity", in: 1...127) ?? 100, channel: n.integer("channel", in: 0...15) ?? 0)
+                result.notes.append(note)
+                last = max(last ?? 0, time + duration)
+            }
+        }
+        result.lastEventTime = last
+        self = result
+    }
+
+    /// The schedules of ``midiFile`` and ``notes`` on a clock started for the first slice the
+    /// node renders (the graph's start, or when it is added); empty when neither is set.
+    /// - Throws: ``AudioGraphError/nodeSetupFailed(node:reason:)`` when the file cannot be read.
+    package func tracksFromStart(node id: String) throws(AudioGraphError) -> [MIDITrackSchedule] {
+        guard midiFile != nil || !notes.isEmpty else { return [] }
+        let clock = MIDIPlaybackClock()
+        var tracks: [MIDITrackSchedule] = []
+        if let path = midiFile {
+            do throws(MIDIFileError) {
+                tracks = midiSchedules(try MIDIFile(contentsOf: path), clock: clock)
+            } catch {
+                throw .nodeSetupFailed(node: id, reason: error.description)
+            }
+        }
+        if !notes.isEmpty { tracks.append(noteSchedule(clock: clock)) }
+        clock.start(atSeconds: 0, rate: 1, anchorFrame: nil)
+        return tracks
+    }
+
     /// The chosen tracks of `midi` (``midiTracks``, ``midiChannels``) as schedules of `clock`.
     public func midiSchedules(_ midi: MIDIFile, clock: MIDIPlaybackClock) -> [MIDITrackSchedule] {
         let tracks = midiTracks ?? Array(midi.tracks.indices)
