@@ -21,6 +21,11 @@ struct SamplerZone: Hashable, Sendable {
     var velocities: ClosedRange<Int>
     /// The loop, in the file's frames (the end excluded), nil when the file has none.
     var loop: Range<Int>?
+    /// Whether the loop plays only while the key is held, the rest of the recording after the
+    /// note off (SFZ's `loop_sustain`, SoundFont 2's sample mode 3); else until the release ends.
+    var loopsWhileHeld = false
+    /// How long the note takes to fade after its note off, seconds.
+    var release = AudioFileInstrument.releaseSeconds
 }
 
 /// An instrument made of audio files, each file a zone (cf. `AVAudioUnitSampler.loadAudioFiles(at:)`),
@@ -63,30 +68,49 @@ final class AudioFileInstrument: @unchecked Sendable {
         var keyLow: Int32, keyHigh: Int32, velocityLow: Int32, velocityHigh: Int32
         var left: OpaquePointer
         var right: OpaquePointer?
-        var looped: Bool
+        /// SoundFont 2's sample mode: 0 no loop, 1 loop to the end of the release, 3 loop while held.
+        var sampleMode: Float
+        /// The volume envelope's release, timecents.
+        var release: Float
     }
 
     // MARK: Fixed at creation (read by the render thread)
     private let renderZones: UnsafeMutableBufferPointer<RenderZone>
     private let samples: [OpaquePointer]
 
-    /// Reads `paths` into zones and samples.
+    /// Reads `paths` into zones (``zones(for:)``) and samples.
     /// - Throws: a one-line reason naming the file (unreadable, not audio, no frames, more than two channels).
-    init(paths: [String]) throws(SamplerLoadError) {
-        let zones = try Self.zones(for: paths)
+    convenience init(paths: [String]) throws(SamplerLoadError) {
+        try self.init(zones: try Self.zones(for: paths))
+    }
+
+    /// Reads the files of `zones` (each file once) into samples.
+    /// - Throws: a one-line reason naming the file (unreadable, not audio, no frames, more than two channels).
+    init(zones: [SamplerZone]) throws(SamplerLoadError) {
         var made: [RenderZone] = []
         var samples: [OpaquePointer] = []
+        var read: [String: (channels: [[Float]], rate: Double)] = [:]
         func cleanUp() { for s in samples { delete_fluid_sample(s) } }
         for zone in zones {
             let audio: [[Float]]
             let rate: Double
-            do throws(AudioFileError) {
-                let r = try AudioFileReader.read(path: zone.path)
-                audio = r.channels
-                rate = r.info.sampleRate
-            } catch {
-                cleanUp()
-                throw .init(error.description)
+            if let r = read[zone.path] {
+                (audio, rate) = r
+            } else {
+                do throws(AudioFileError) {
+                    let r = try AudioFileReader.read(path: zone.path)
+                    audio = r.channels
+                    rate = r.info.sampleRate
+                } catch {
+                    cleanUp()
+                    throw .init(error.description)
+                }
+                guard !audio.isEmpty, audio.count <= 2, !audio[0].isEmpty else {
+                    cleanUp()
+                    throw .init(audio.count > 2 ? "\(zone.path) has \(audio.count) channels; a sampler zone takes a mono or stereo file"
+                                                : "\(zone.path) has no audio frames")
+                }
+                read[zone.path] = (audio, rate)
             }
             var voices: [OpaquePointer] = []
             for channel in audio {
@@ -99,7 +123,9 @@ final class AudioFileInstrument: @unchecked Sendable {
             }
             made.append(RenderZone(keyLow: Int32(zone.keys.lowerBound), keyHigh: Int32(zone.keys.upperBound),
                                    velocityLow: Int32(zone.velocities.lowerBound), velocityHigh: Int32(zone.velocities.upperBound),
-                                   left: voices[0], right: voices.count > 1 ? voices[1] : nil, looped: zone.loop != nil))
+                                   left: voices[0], right: voices.count > 1 ? voices[1] : nil,
+                                   sampleMode: zone.loop == nil ? 0 : zone.loopsWhileHeld ? 3 : 1,
+                                   release: Float(1200 * log2(max(0.001, min(100, zone.release))))))
         }
         self.zones = zones
         self.samples = samples
@@ -286,25 +312,24 @@ final class AudioFileInstrument: @unchecked Sendable {
 
     /// Starts the zones that hold `key` and `velocity`. Render thread (fluidsynth's note-on); real-time safe.
     private func noteOn(synth: OpaquePointer, channel: Int32, key: Int32, velocity: Int32) {
-        let release = Float(1200 * log2(Self.releaseSeconds))
         for i in 0..<renderZones.count {
             let z = renderZones[i]
             guard key >= z.keyLow && key <= z.keyHigh && velocity >= z.velocityLow && velocity <= z.velocityHigh else { continue }
-            start(z.left, pan: z.right == nil ? 0 : -500, looped: z.looped, release: release, synth: synth, channel: channel, key: key, velocity: velocity)
+            start(z.left, pan: z.right == nil ? 0 : -500, zone: z, synth: synth, channel: channel, key: key, velocity: velocity)
             if let right = z.right {
-                start(right, pan: 500, looped: z.looped, release: release, synth: synth, channel: channel, key: key, velocity: velocity)
+                start(right, pan: 500, zone: z, synth: synth, channel: channel, key: key, velocity: velocity)
             }
         }
     }
 
     @inline(__always)
-    private func start(_ sample: OpaquePointer, pan: Float, looped: Bool, release: Float, synth: OpaquePointer,
+    private func start(_ sample: OpaquePointer, pan: Float, zone: RenderZone, synth: OpaquePointer,
                        channel: Int32, key: Int32, velocity: Int32) {
         guard let voice = fluid_synth_alloc_voice(synth, sample, channel, key, velocity) else { return }
-        fluid_voice_gen_set(voice, Int32(GEN_SAMPLEMODE.rawValue), looped ? 1 : 0)
+        fluid_voice_gen_set(voice, Int32(GEN_SAMPLEMODE.rawValue), zone.sampleMode)
         // -32768 timecents: no attack ramp (fluidsynth's attack time of 0).
         fluid_voice_gen_set(voice, Int32(GEN_VOLENVATTACK.rawValue), -32768)
-        fluid_voice_gen_set(voice, Int32(GEN_VOLENVRELEASE.rawValue), release)
+        fluid_voice_gen_set(voice, Int32(GEN_VOLENVRELEASE.rawValue), zone.release)
         fluid_voice_gen_set(voice, Int32(GEN_PAN.rawValue), pan)
         fluid_synth_start_voice(synth, voice)
     }

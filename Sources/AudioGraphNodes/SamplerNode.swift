@@ -8,7 +8,8 @@ import Foundation
 /// ``midiInput`` (``MIDIEventReceiver``: the engine API's `startNote`…, a sequencer's tracks,
 /// its own `midiFile` and `notes` from a graph file). Stereo output (a mono connection gets the
 /// average of the two). Instead of a SoundFont it can play audio files, each file a zone
-/// (``SamplerProperties/audioFiles``, mapped as ``AudioFileInstrument`` says; the same voices).
+/// (``SamplerProperties/audioFiles``, mapped as ``AudioFileInstrument`` says; the same voices),
+/// or an SFZ instrument's regions (``SamplerProperties/sfz``, read by ``SFZFile``).
 ///
 /// Events apply at their frame: the render splits the slice at each event's offset, so a note
 /// starts at fluidsynth's first 64-frame block boundary at or after its frame, `64·⌈f/64⌉`
@@ -58,6 +59,13 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
     }
 
     private static func makeSynth(id: String, properties: SamplerProperties, sampleRate: Double) throws(AudioGraphError) -> FluidSynthInstance {
+        if let sfz = properties.sfz {
+            do throws(SamplerLoadError) {
+                return try FluidSynthInstance(instrument: AudioFileInstrument(zones: SFZFile.zones(contentsOf: sfz)), sampleRate: sampleRate)
+            } catch {
+                throw .nodeSetupFailed(node: id, reason: error.description)
+            }
+        }
         if !properties.audioFiles.isEmpty {
             do throws(SamplerLoadError) {
                 return try FluidSynthInstance(instrument: AudioFileInstrument(paths: properties.audioFiles), sampleRate: sampleRate)

@@ -22,6 +22,9 @@ public struct SamplerProperties: Hashable, Sendable {
     /// ``AudioFileInstrument`` says how they are mapped); when not empty, the SoundFont,
     /// ``program`` and ``bank`` are not used.
     public var audioFiles: [String] = []
+    /// An SFZ instrument file whose regions are the zones (``SFZFile`` says what of SFZ is
+    /// played); when set, the SoundFont, ``program``, ``bank`` and ``audioFiles`` are not used.
+    public var sfz: String?
 
     /// A Standard MIDI File played from the graph's start (nil: none).
     public var midiFile: String?
@@ -62,6 +65,11 @@ public struct SamplerProperties: Hashable, Sendable {
     /// An instrument of audio files, each file a zone (``audioFiles``).
     public init(audioFiles: [String]) {
         self.audioFiles = audioFiles
+    }
+
+    /// An instrument read from an SFZ file (``sfz``).
+    public init(sfz: String) {
+        self.sfz = sfz
     }
 
     /// The path the sampler loads.

@@ -20,9 +20,9 @@ public let kAUSampler_DefaultBankLSB: UInt8 = 0x00
 /// velocity range, loop) and, where it says nothing, by our documented defaults (successive
 /// root keys from middle C; see `AudioFileInstrument` in Docs/Engine.md).
 ///
-/// Where Linux differs: ``loadInstrument(at:)`` takes SoundFont 2 files (their first preset) and
-/// audio files (as ``loadAudioFiles(at:)`` with one file) — Apple's `.aupreset`, `.exs` and DLS
-/// files do not exist here. Notes start on fluidsynth's 64-frame blocks (see ``SamplerNode``).
+/// Where Linux differs: ``loadInstrument(at:)`` takes SoundFont 2 files (their first preset),
+/// SFZ files and audio files (as ``loadAudioFiles(at:)`` with one file) — Apple's `.aupreset`,
+/// `.exs` and DLS files do not exist here. Notes start on fluidsynth's 64-frame blocks (see ``SamplerNode``).
 ///
 /// Thread safety: the engine's; the MIDI methods and parameters from any thread.
 public final class AudioUnitSampler: AudioUnitMIDIInstrument, @unchecked Sendable {
@@ -54,13 +54,18 @@ public final class AudioUnitSampler: AudioUnitMIDIInstrument, @unchecked Sendabl
     }
 
     /// Loads an instrument file (cf. `loadInstrument(at:)`): a SoundFont 2 file, whose first
-    /// preset (lowest bank, then program) every channel plays, or an audio file (any file
+    /// preset (lowest bank, then program) every channel plays; an SFZ file (`.sfz`, a Linux
+    /// addition: its regions as zones, see Docs/Engine.md); or an audio file (any file
     /// libsndfile reads), loaded as ``loadAudioFiles(at:)`` loads one file: a new instrument of
     /// one zone, placed by the file's root key and key range when it has them (else root key
     /// 60 over the whole keyboard).
     /// - Throws: ``AudioEngineError/graph(call:_:)`` naming the file.
     public func loadInstrument(at instrumentURL: URL) throws {
         let path = instrumentURL.path
+        if path.lowercased().hasSuffix(".sfz") {
+            try load(SamplerProperties(sfz: path), call: "loadInstrument(at:)")
+            return
+        }
         guard Self.isSoundFont(path) else {
             try load(SamplerProperties(audioFiles: [path]), call: "loadInstrument(at:)")
             return
@@ -78,10 +83,12 @@ public final class AudioUnitSampler: AudioUnitMIDIInstrument, @unchecked Sendabl
         try load(SamplerProperties(soundFont: path, program: first.program, bank: first.bank), call: "loadInstrument(at:)")
     }
 
-    /// Whether `path` starts as a SoundFont 2 file does (`RIFF`, size, `sfbk`); anything else
-    /// goes to the audio-file loader, whose error names the file when it is no sound file either.
+    /// Whether `path` is meant as a SoundFont: named `.sf2`, or starting as a SoundFont 2 file
+    /// does (`RIFF`, size, `sfbk`); anything else goes to the audio-file loader, whose error
+    /// names the file when it is no sound file either.
     private static func isSoundFont(_ path: String) -> Bool {
-        guard let h = FileHandle(forReadingAtPath: path) else { return path.lowercased().hasSuffix(".sf2") }
+        if path.lowercased().hasSuffix(".sf2") { return true }
+        guard let h = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? h.close() }
         guard let header = try? h.read(upToCount: 12), header.count == 12 else { return false }
         return header.prefix(4) == Data("RIFF".utf8) && header.suffix(4) == Data("sfbk".utf8)

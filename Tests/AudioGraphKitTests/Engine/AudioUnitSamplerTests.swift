@@ -96,3 +96,16 @@ final class AudioUnitSamplerTests: XCTestCase {
         XCTAssertEqual(1200 * log2(try frequency(engine, sampler, key: 69) / 440), 0, accuracy: 1)
     }
 }
+
+extension AudioUnitSamplerTests {
+    /// loadInstrument(at:) with an `.sfz` file (a Linux addition): its region plays the sample
+    /// from its `pitch_keycenter` (key 72 of a 440 Hz sample centred on 69 sounds 440·2^(3/12)).
+    func testLoadInstrumentTakesAnSFZFile() throws {
+        let a = try tone("a.wav", 440)
+        let sfz = directory.appendingPathComponent("i.sfz")
+        try Data("<region> sample=\(a.lastPathComponent) pitch_keycenter=69\n".utf8).write(to: sfz)
+        let (engine, sampler) = try samplerEngine()
+        try sampler.loadInstrument(at: sfz)
+        XCTAssertEqual(1200 * log2(try frequency(engine, sampler, key: 72) / (440 * pow(2, 3.0 / 12))), 0, accuracy: 1)
+    }
+}
