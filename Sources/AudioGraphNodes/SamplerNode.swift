@@ -88,7 +88,7 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
     /// change while the graph runs), parameters ``parameterTable``.
     public static let descriptor = NodeTypeDescriptor(
         name: "sampler", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
-        propertyKeys: ["soundfont", "program", "bank"] + SamplerProperties.midiKeys,
+        propertyKeys: ["soundfont", "program", "bank", "sfz"] + SamplerProperties.midiKeys,
         runtimePropertyKeys: ["soundfont", "program", "bank"],
         parameters: parameterTable,
         decode: { reader in
@@ -102,6 +102,14 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
                     result.soundFont = file.path
                 }
             }
+            if let file = reader.file("sfz") {
+                do throws(SamplerLoadError) {
+                    _ = try SFZFile.zones(contentsOf: file.path)
+                    result.sfz = file.path
+                } catch {
+                    reader.reportInvalid("sfz", error.description)
+                }
+            }
             if let p = reader.integer("program", in: 0...127) { result.program = p }
             if let b = reader.integer("bank", in: 0...16383) { result.bank = b }
             result.decodeMIDI(reader)
@@ -113,6 +121,7 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
             case "soundfont": return p.soundFont
             case "program": return p.program
             case "bank": return p.bank
+            case "sfz": return p.sfz
             default: return nil
             }
         },
