@@ -5,7 +5,7 @@ extension GraphInspection {
     /// Indented lines describing an lv2 node's plugin (name, every port, latency at the node's
     /// rate with its initial parameter values); empty for other nodes.
     static func pluginLines(_ node: NodeDescription, sampleRate: Double) -> String {
-        guard let properties = node.configuration.options(as: LV2Properties.self),
+        guard let properties = node.configuration.options(as: LV2InstrumentOptions.self)?.plugin ?? node.configuration.options(as: LV2Properties.self),
               let plugin = try? LV2World.shared.plugin(uri: properties.plugin) else { return "" }
         var s = "    plugin \(plugin.uri) \"\(plugin.name)\"\(plugin.realTimeNote)\n"
         for port in plugin.ports { s += "      port \(port.listing)\n" }

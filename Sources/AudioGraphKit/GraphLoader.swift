@@ -31,6 +31,8 @@ public enum GraphLoader {
         StockNodeTypes.register()
         PulseNodeTypes.register()
         PluginNodeTypes.register()
+        // lv2 nodes that are instruments play a graph file's midiFile and notes (read here, where the MIDI reader is).
+        NodeTypeRegistry.register(LV2InstrumentOptions.descriptor(wrapping: LV2Node.descriptor))
     }
 
     /// Rate, channels and length of a sound file, for the validator.

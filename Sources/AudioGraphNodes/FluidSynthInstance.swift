@@ -19,7 +19,7 @@ import Synchronization
 /// Thread safety: made and freed on a control thread; ``apply(_:)`` and ``render(left:right:frameCount:)``
 /// from one render thread at a time (real-time safe).
 final class FluidSynthInstance: @unchecked Sendable {
-    /// The SoundFont's path.
+    /// The SoundFont's path (an audio-file instrument: its files, comma-separated).
     let path: String
     // MARK: Fixed at creation (the library's objects; used by the render thread)
     private let settings: OpaquePointer
@@ -45,17 +45,7 @@ final class FluidSynthInstance: @unchecked Sendable {
         // A RIFF whose size disagrees with the file's is refused here: fluidsynth would hand it on
         // to libinstpatch's loader, which prints GLib warnings on stderr before failing.
         guard Self.riffSizeMatches(path) else { throw .init("\(path) is not a SoundFont 2 file (its RIFF size does not match the file's)") }
-        guard let s = new_fluid_settings() else { throw .init("fluidsynth: out of memory") }
-        fluid_settings_setint(s, "synth.threadsafe-api", 0)
-        fluid_settings_setint(s, "synth.cpu-cores", 1)
-        fluid_settings_setint(s, "synth.reverb.active", 0)
-        fluid_settings_setint(s, "synth.chorus.active", 0)
-        fluid_settings_setint(s, "synth.dynamic-sample-loading", 0)
-        fluid_settings_setnum(s, "synth.sample-rate", min(max(sampleRate, 8000), 96000))
-        guard let syn = new_fluid_synth(s) else {
-            delete_fluid_settings(s)
-            throw .init("fluidsynth: cannot make a synthesizer at \(sampleRate) Hz")
-        }
+        let (s, syn) = try Self.makeSynthesizer(sampleRate: sampleRate)
         let id = fluid_synth_sfload(syn, path, 1)
         guard id != FLUID_FAILED else {
             delete_fluid_synth(syn)
@@ -77,6 +67,42 @@ final class FluidSynthInstance: @unchecked Sendable {
         settings = s
         synth = syn
         soundFontID = id
+    }
+
+    /// Makes a synthesizer whose every channel plays `instrument`'s audio-file zones
+    /// (``AudioFileInstrument``; program changes keep it).
+    /// - Throws: a one-line reason.
+    init(instrument: AudioFileInstrument, sampleRate: Double) throws(SamplerLoadError) {
+        _ = Self.logsSilenced
+        path = instrument.zones.map(\.path).joined(separator: ", ")
+        let (s, syn) = try Self.makeSynthesizer(sampleRate: sampleRate)
+        guard let id = instrument.install(in: syn) else {
+            delete_fluid_synth(syn)
+            delete_fluid_settings(s)
+            throw .init("fluidsynth: cannot install the audio files \(path)")
+        }
+        for channel in 0..<Int32(16) {
+            fluid_synth_program_select(syn, channel, id, 0, 0)
+        }
+        settings = s
+        synth = syn
+        soundFontID = id
+    }
+
+    /// Settings and a synthesizer configured for the render thread (see the type's documentation).
+    private static func makeSynthesizer(sampleRate: Double) throws(SamplerLoadError) -> (OpaquePointer, OpaquePointer) {
+        guard let s = new_fluid_settings() else { throw .init("fluidsynth: out of memory") }
+        fluid_settings_setint(s, "synth.threadsafe-api", 0)
+        fluid_settings_setint(s, "synth.cpu-cores", 1)
+        fluid_settings_setint(s, "synth.reverb.active", 0)
+        fluid_settings_setint(s, "synth.chorus.active", 0)
+        fluid_settings_setint(s, "synth.dynamic-sample-loading", 0)
+        fluid_settings_setnum(s, "synth.sample-rate", min(max(sampleRate, 8000), 96000))
+        guard let syn = new_fluid_synth(s) else {
+            delete_fluid_settings(s)
+            throw .init("fluidsynth: cannot make a synthesizer at \(sampleRate) Hz")
+        }
+        return (s, syn)
     }
 
     /// Whether the RIFF header's size plus 8 is the file's size.

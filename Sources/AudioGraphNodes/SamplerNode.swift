@@ -7,7 +7,9 @@ import Foundation
 /// libfluidsynth (``FluidSynthInstance``) plays for the MIDI events it receives through its
 /// ``midiInput`` (``MIDIEventReceiver``: the engine API's `startNote`…, a sequencer's tracks,
 /// its own `midiFile` and `notes` from a graph file). Stereo output (a mono connection gets the
-/// average of the two).
+/// average of the two). Instead of a SoundFont it can play audio files, each file a zone
+/// (``SamplerProperties/audioFiles``, mapped as ``AudioFileInstrument`` says; the same voices),
+/// or an SFZ instrument's regions (``SamplerProperties/sfz``, read by ``SFZFile``).
 ///
 /// Events apply at their frame: the render splits the slice at each event's offset, so a note
 /// starts at fluidsynth's first 64-frame block boundary at or after its frame, `64·⌈f/64⌉`
@@ -48,20 +50,7 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
         self.properties = properties
         self.sampleRate = sampleRate
         synth = try Self.makeSynth(id: id, properties: properties, sampleRate: sampleRate)
-        var ownTracks: [MIDITrackSchedule] = []
-        if properties.midiFile != nil || !properties.notes.isEmpty {
-            let clock = MIDIPlaybackClock()
-            if let path = properties.midiFile {
-                do throws(MIDIFileError) {
-                    ownTracks = properties.midiSchedules(try MIDIFile(contentsOf: path), clock: clock)
-                } catch {
-                    throw .nodeSetupFailed(node: id, reason: error.description)
-                }
-            }
-            if !properties.notes.isEmpty { ownTracks.append(properties.noteSchedule(clock: clock)) }
-            // From the first slice the node renders (the graph's start, or when it is added).
-            clock.start(atSeconds: 0, rate: 1, anchorFrame: nil)
-        }
+        let ownTracks = try properties.tracksFromStart(node: id)
         super.init(id: id, typeName: "sampler", inputBusCount: 0, outputBusCount: 1,
                    parameters: Self.parameterTable.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0),
                    declaredFormat: PartialStreamFormat(sampleRate: sampleRate, channelCount: 2))
@@ -70,6 +59,20 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
     }
 
     private static func makeSynth(id: String, properties: SamplerProperties, sampleRate: Double) throws(AudioGraphError) -> FluidSynthInstance {
+        if let sfz = properties.sfz {
+            do throws(SamplerLoadError) {
+                return try FluidSynthInstance(instrument: AudioFileInstrument(zones: SFZFile.zones(contentsOf: sfz)), sampleRate: sampleRate)
+            } catch {
+                throw .nodeSetupFailed(node: id, reason: error.description)
+            }
+        }
+        if !properties.audioFiles.isEmpty {
+            do throws(SamplerLoadError) {
+                return try FluidSynthInstance(instrument: AudioFileInstrument(paths: properties.audioFiles), sampleRate: sampleRate)
+            } catch {
+                throw .nodeSetupFailed(node: id, reason: error.description)
+            }
+        }
         guard let path = properties.resolvedSoundFont else {
             throw .nodeSetupFailed(node: id, reason: "no SoundFont given and no General MIDI SoundFont installed (tried "
                                    + SamplerProperties.defaultSoundFontCandidates.joined(separator: ", ") + ")")
@@ -85,7 +88,7 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
     /// change while the graph runs), parameters ``parameterTable``.
     package static let descriptor = NodeTypeDescriptor(
         name: "sampler", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
-        propertyKeys: ["soundfont", "program", "bank", "midiFile", "midiTracks", "midiChannels", "notes"],
+        propertyKeys: ["soundfont", "program", "bank", "sfz"] + SamplerProperties.midiKeys,
         runtimePropertyKeys: ["soundfont", "program", "bank"],
         parameters: parameterTable,
         decode: { reader in
@@ -99,39 +102,17 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
                     result.soundFont = file.path
                 }
             }
+            if let file = reader.file("sfz") {
+                do throws(SamplerLoadError) {
+                    _ = try SFZFile.zones(contentsOf: file.path)
+                    result.sfz = file.path
+                } catch {
+                    reader.reportInvalid("sfz", error.description)
+                }
+            }
             if let p = reader.integer("program", in: 0...127) { result.program = p }
             if let b = reader.integer("bank", in: 0...16383) { result.bank = b }
-            var last: Double?
-            if let file = reader.file("midiFile") {
-                do throws(MIDIFileError) {
-                    let midi = try MIDIFile(contentsOf: file.path)
-                    result.midiFile = file.path
-                    if let tracks = reader.integers("midiTracks", in: 0...65535) {
-                        if let bad = tracks.first(where: { $0 >= midi.tracks.count }) {
-                            reader.reportInvalid("midiTracks", "\(file.name) has \(midi.tracks.count) tracks (0...\(midi.tracks.count - 1)); \(bad) is not one")
-                        } else {
-                            result.midiTracks = tracks
-                        }
-                    }
-                    if let channels = reader.integers("midiChannels", in: 0...15) { result.midiChannels = channels }
-                    last = result.midiSchedules(midi, clock: MIDIPlaybackClock()).compactMap { $0.count > 0 ? $0.time(at: $0.count - 1) : nil }.max()
-                } catch {
-                    reader.reportInvalid("midiFile", error.description)
-                }
-            }
-            if let count = reader.count("notes") {
-                for i in 0..<count {
-                    guard let n = reader.element("notes", i, allowed: ["time", "key", "duration", "velocity", "channel"],
-                                                 required: ["time", "key", "duration"]),
-                          let time = n.time("time"), let key = n.integer("key", in: 0...127),
-                          let duration = n.number("duration", in: 0...1e6) else { continue }
-                    let note = SamplerNote(time: time, key: key, duration: duration,
-                                           velocity: n.integer("velocity", in: 1...127) ?? 100, channel: n.integer("channel", in: 0...15) ?? 0)
-                    result.notes.append(note)
-                    last = max(last ?? 0, time + duration)
-                }
-            }
-            result.lastEventTime = last
+            result.decodeMIDI(reader)
             return result
         },
         typedProperty: { name, options in
@@ -140,6 +121,7 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
             case "soundfont": return p.soundFont
             case "program": return p.program
             case "bank": return p.bank
+            case "sfz": return p.sfz
             default: return nil
             }
         },
@@ -326,6 +308,66 @@ final class SamplerKernel: NodeKernel, @unchecked Sendable {
 }
 
 extension SamplerProperties {
+    /// The graph-file keys of what plays from the graph's start (a sampler's, an LV2 instrument's).
+    package static let midiKeys = ["midiFile", "midiTracks", "midiChannels", "notes"]
+
+    /// Reads ``midiFile``, ``midiTracks``, ``midiChannels`` and ``notes`` from a graph file's
+    /// `properties` (problems reported at their keys) and sets ``lastEventTime``.
+    package mutating func decodeMIDI(_ reader: any NodePropertyReader) {
+        var result = self
+        var last: Double?
+        if let file = reader.file("midiFile") {
+            do throws(MIDIFileError) {
+                let midi = try MIDIFile(contentsOf: file.path)
+                result.midiFile = file.path
+                if let tracks = reader.integers("midiTracks", in: 0...65535) {
+                    if let bad = tracks.first(where: { $0 >= midi.tracks.count }) {
+                        reader.reportInvalid("midiTracks", "\(file.name) has \(midi.tracks.count) tracks (0...\(midi.tracks.count - 1)); \(bad) is not one")
+                    } else {
+                        result.midiTracks = tracks
+                    }
+                }
+                if let channels = reader.integers("midiChannels", in: 0...15) { result.midiChannels = channels }
+                last = result.midiSchedules(midi, clock: MIDIPlaybackClock()).compactMap { $0.count > 0 ? $0.time(at: $0.count - 1) : nil }.max()
+            } catch {
+                reader.reportInvalid("midiFile", error.description)
+            }
+        }
+        if let count = reader.count("notes") {
+            for i in 0..<count {
+                guard let n = reader.element("notes", i, allowed: ["time", "key", "duration", "velocity", "channel"],
+                                             required: ["time", "key", "duration"]),
+                      let time = n.time("time"), let key = n.integer("key", in: 0...127),
+                      let duration = n.number("duration", in: 0...1e6) else { continue }
+                let note = SamplerNote(time: time, key: key, duration: duration,
+                                       velocity: n.integer("velocity", in: 1...127) ?? 100, channel: n.integer("channel", in: 0...15) ?? 0)
+                result.notes.append(note)
+                last = max(last ?? 0, time + duration)
+            }
+        }
+        result.lastEventTime = last
+        self = result
+    }
+
+    /// The schedules of ``midiFile`` and ``notes`` on a clock started for the first slice the
+    /// node renders (the graph's start, or when it is added); empty when neither is set.
+    /// - Throws: ``AudioGraphError/nodeSetupFailed(node:reason:)`` when the file cannot be read.
+    package func tracksFromStart(node id: String) throws(AudioGraphError) -> [MIDITrackSchedule] {
+        guard midiFile != nil || !notes.isEmpty else { return [] }
+        let clock = MIDIPlaybackClock()
+        var tracks: [MIDITrackSchedule] = []
+        if let path = midiFile {
+            do throws(MIDIFileError) {
+                tracks = midiSchedules(try MIDIFile(contentsOf: path), clock: clock)
+            } catch {
+                throw .nodeSetupFailed(node: id, reason: error.description)
+            }
+        }
+        if !notes.isEmpty { tracks.append(noteSchedule(clock: clock)) }
+        clock.start(atSeconds: 0, rate: 1, anchorFrame: nil)
+        return tracks
+    }
+
     /// The chosen tracks of `midi` (``midiTracks``, ``midiChannels``) as schedules of `clock`.
     package func midiSchedules(_ midi: MIDIFile, clock: MIDIPlaybackClock) -> [MIDITrackSchedule] {
         let tracks = midiTracks ?? Array(midi.tracks.indices)

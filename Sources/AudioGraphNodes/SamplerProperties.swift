@@ -1,7 +1,7 @@
 // The sampler node's options: which SoundFont, which preset (or General MIDI).
 import Foundation
 
-/// The options of a ``SamplerNode``: the SoundFont 2 file, and which preset every channel plays
+/// The options of a ``SamplerNode``: the SoundFont 2 file (or audio files, each a zone), and which preset every channel plays
 /// (`program` in SoundFont bank `bank`; 128 is the percussion bank), or, with `program` nil,
 /// General MIDI: each channel takes the program changes it receives (channel 10 drums), as a GM
 /// module does. Graph files write `soundfont` (a path, relative to the graph file; default
@@ -18,6 +18,13 @@ public struct SamplerProperties: Hashable, Sendable {
     public var program: Int?
     /// The SoundFont bank of ``program`` (0 melodic, 128 percussion).
     public var bank: Int = 0
+    /// Audio files played as an instrument, each file a zone (cf. `AVAudioUnitSampler.loadAudioFiles(at:)`;
+    /// ``AudioFileInstrument`` says how they are mapped); when not empty, the SoundFont,
+    /// ``program`` and ``bank`` are not used.
+    public var audioFiles: [String] = []
+    /// An SFZ instrument file whose regions are the zones (``SFZFile`` says what of SFZ is
+    /// played); when set, the SoundFont, ``program``, ``bank`` and ``audioFiles`` are not used.
+    public var sfz: String?
 
     /// A Standard MIDI File played from the graph's start (nil: none).
     public var midiFile: String?
@@ -53,6 +60,16 @@ public struct SamplerProperties: Hashable, Sendable {
     public static var defaultSoundFontPath: String? {
         if let env = ProcessInfo.processInfo.environment["AG_SOUNDFONT"], !env.isEmpty { return env }
         return defaultSoundFontCandidates.first { FileManager.default.isReadableFile(atPath: $0) }
+    }
+
+    /// An instrument of audio files, each file a zone (``audioFiles``).
+    public init(audioFiles: [String]) {
+        self.audioFiles = audioFiles
+    }
+
+    /// An instrument read from an SFZ file (``sfz``).
+    public init(sfz: String) {
+        self.sfz = sfz
     }
 
     /// The path the sampler loads.

@@ -45,6 +45,16 @@ public final class LV2Node: GraphNode, MIDIEventReceiver, @unchecked Sendable {
     public var takesMIDI: Bool { plugin.ports.contains { $0.kind == .atom && $0.isInput && $0.supportsMIDI } }
     /// The sequence tracks last attached, given to every new kernel (control thread).
     var sequenceTracks: [MIDITrackSchedule] = []
+    /// How many of `sequenceTracks` come first as the node's own (a graph file's `midiFile` and `notes`).
+    private var ownTrackCount = 0
+
+    /// Makes `tracks` (a graph file's `midiFile` and `notes`, on a clock that starts with the
+    /// node's first slice) the node's own: they play beside any sequence attached later. Before
+    /// the node joins a graph; control thread.
+    package func playFromStart(_ tracks: [MIDITrackSchedule]) {
+        sequenceTracks = tracks
+        ownTrackCount = tracks.count
+    }
     /// The catalogue that instantiates it.
     package let world: LV2World
 
@@ -159,8 +169,10 @@ public final class LV2Node: GraphNode, MIDIEventReceiver, @unchecked Sendable {
 
     public override func applyProperty(_ name: String, _ value: any Sendable) -> KernelMessage? {
         guard let m = value as? MIDISequenceSources else { return nil }
-        sequenceTracks = m.tracks
-        return m
+        // The node's own file and notes keep playing beside what is attached.
+        let own = Array(sequenceTracks.prefix(ownTrackCount))
+        sequenceTracks = own + m.tracks
+        return own.isEmpty ? m : MIDISequenceSources(tracks: sequenceTracks)
     }
 }
 

@@ -13,6 +13,8 @@ public struct LV2Properties: Sendable, Hashable {
     /// The plugin's audio input and output port counts (1 and 1: one instance per channel).
     public var audioInputs: Int
     public var audioOutputs: Int
+    /// Whether the plugin takes MIDI (an atom input supporting `midi:MidiEvent`: an instrument).
+    public var takesMIDI = false
 
     public init(plugin: String, parameters: [ParameterInfo] = [], audioInputs: Int = 1, audioOutputs: Int = 1) {
         self.plugin = plugin

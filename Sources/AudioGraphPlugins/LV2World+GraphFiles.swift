@@ -9,8 +9,10 @@ extension LV2World {
             let info = try plugin(uri: uri)
             try info.checkHostable()
             guard !info.audioOutputs.isEmpty else { throw .noAudioOutput(uri: uri) }
-            return .success(LV2Properties(plugin: uri, parameters: LV2Node.parameterInfos(info),
-                                          audioInputs: info.audioInputs.count, audioOutputs: info.audioOutputs.count))
+            var properties = LV2Properties(plugin: uri, parameters: LV2Node.parameterInfos(info),
+                                           audioInputs: info.audioInputs.count, audioOutputs: info.audioOutputs.count)
+            properties.takesMIDI = info.ports.contains { $0.kind == .atom && $0.isInput && $0.supportsMIDI }
+            return .success(properties)
         } catch {
             return .failure(PluginLookupError(message: error.description))
         }

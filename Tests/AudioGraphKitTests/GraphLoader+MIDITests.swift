@@ -95,3 +95,35 @@ final class GraphLoaderMIDITests: XCTestCase {
         XCTAssertTrue(problems("\"notes\": [ { \"time\": 0, \"key\": 60 } ]").contains("duration"))
     }
 }
+
+extension GraphLoaderMIDITests {
+    /// A graph file's sampler with `sfz` plays its notes on the SFZ region (key 72 of a 440 Hz
+    /// sample centred on 69: 440·2^(3/12) within 1 cent); a bad SFZ file is reported at
+    /// `properties.sfz` with the SFZ file's line.
+    func testASamplerPlaysAnSFZInstrumentFromAGraphFile() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let tone = (0..<72000).map { 0.5 * sin(2 * Double.pi * 440 * Double($0) / 48000) }
+        try WAVFile(sampleRate: 48000, sampleType: .int16, channels: [tone]).write(to: dir.appendingPathComponent("a.wav"))
+        try Data("<region> sample=a.wav pitch_keycenter=a4\n".utf8).write(to: dir.appendingPathComponent("i.sfz"))
+        try Data("<region>\nsample=a.wav lokey=h9\n".utf8).write(to: dir.appendingPathComponent("bad.sfz"))
+        func graph(_ sfz: String) -> String {
+            """
+            { "version": 1, "sampleRate": 48000,
+              "nodes": [ { "id": "s", "type": "sampler", "properties": { "sfz": "\(sfz)", "notes": [ { "time": 0, "key": 72, "duration": 1 } ] } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "s", "to": "out" } ] }
+            """
+        }
+        let out = try renderGraph(graph("i.sfz"), in: dir)
+        let f = try XCTUnwrap(ToneFit(dominantToneOf: out.samples[0][4800..<43200], sampleRate: 48000)).tones[0].frequency
+        XCTAssertEqual(1200 * log2(f / (440 * pow(2, 3.0 / 12))), 0, accuracy: 1)
+        do {
+            _ = try GraphLoader.parse(text: graph("bad.sfz"), fileName: "g.json", baseDirectory: dir.path)
+            XCTFail("bad.sfz was accepted")
+        } catch {
+            print(error.description)
+            XCTAssertTrue(error.description.contains("properties.sfz"), error.description)
+            XCTAssertTrue(error.description.contains("bad.sfz: line 2: lokey: h9 is not a key"), error.description)
+        }
+    }
+}

@@ -76,4 +76,36 @@ final class MIDIRealTimeSafetyTests: XCTestCase {
         XCTAssertGreaterThan(audible, 2900)
         XCTAssertEqual(gm.midiInput.droppedEventCount + piano.midiInput.droppedEventCount, 0)
     }
+
+    /// A sampler playing audio-file zones (a looped mono zone and a stereo zone): 2000 slices of
+    /// 256 frames, only the render calls tracked, while notes start and stop on many keys (both
+    /// zones, several voices each, some at a given frame), with pitch bends and controllers.
+    func testAudioFileZonesPlayingNotesAllocateNothingAndTakeNoLock() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ag-zones-rt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tone = (0..<9600).map { 0.5 * sin(2 * Double.pi * 480 * Double($0) / 48000) }
+        let mono = dir.appendingPathComponent("mono.wav"), stereo = dir.appendingPathComponent("stereo.wav")
+        try WAVFile(sampleRate: 48000, sampleType: .int16, channels: [tone]).write(to: mono)
+        try WAVFile(sampleRate: 44100, sampleType: .int16, channels: [tone, tone.map { -$0 }]).write(to: stereo)
+        let sampler = try SamplerNode(id: "zones", sampleRate: 48000, properties: SamplerProperties(audioFiles: [mono.path, stereo.path]))
+        let g = try startedGraph([sampler], "zones -> out", slice: 256)
+        for _ in 0..<8 { _ = g.render(frameCount: 256) }
+        var counts = RealTimeScaffold.Counts(), audible = 0
+        var now: Int64 = 8 * 256
+        for i in 0..<2000 {
+            let ch = UInt8(i % 4), key = UInt8(40 + (i * 7) % 50)
+            if i % 2 == 0 { sampler.send(.noteOn(channel: ch, key: key, velocity: UInt8(30 + i % 90)), at: now + Int64(i % 256)) }
+            if i % 2 == 1 { sampler.send(.noteOff(channel: UInt8((i - 1) % 4), key: UInt8(40 + ((i - 1) * 7) % 50))) }
+            if i % 5 == 0 { sampler.send(.pitchBend(channel: ch, value: (i * 97) % 16384)) }
+            if i % 7 == 0 { sampler.send(.controlChange(channel: ch, controller: 7, value: UInt8(i % 128))) }
+            let (r, c) = RealTimeScaffold.count { g.render(frameCount: 256) }
+            now += 256
+            counts += c
+            if let r, !r.isSilent { audible += 1 }
+        }
+        g.collectRetiredPlans()
+        XCTAssertNil(counts.violation)
+        XCTAssertGreaterThan(audible, 1900)
+    }
 }

@@ -15,9 +15,14 @@ public let kAUSampler_DefaultBankLSB: UInt8 = 0x00
 /// General MIDI SoundFont (``SamplerProperties/defaultSoundFontPath``; Apple's default is a sine
 /// instrument). Stereo output at the engine's rate.
 ///
-/// Where Linux differs: ``loadInstrument(at:)`` takes SoundFont 2 files (its first preset) —
-/// Apple's `.aupreset`, `.exs` and DLS files do not exist here; ``loadAudioFiles(at:)`` is not
-/// available (it throws). Notes start on fluidsynth's 64-frame blocks (see ``SamplerNode``).
+/// ``loadAudioFiles(at:)`` makes an instrument of audio files, each file a zone placed by what
+/// the file says (a WAV `smpl` chunk, AIFF `INST`/`MARK`: root key, fine tuning, key and
+/// velocity range, loop) and, where it says nothing, by our documented defaults (successive
+/// root keys from middle C; see `AudioFileInstrument` in Docs/Engine.md).
+///
+/// Where Linux differs: ``loadInstrument(at:)`` takes SoundFont 2 files (their first preset),
+/// SFZ files and audio files (as ``loadAudioFiles(at:)`` with one file) — Apple's `.aupreset`,
+/// `.exs` and DLS files do not exist here. Notes start on fluidsynth's 64-frame blocks (see ``SamplerNode``).
 ///
 /// Thread safety: the engine's; the MIDI methods and parameters from any thread.
 public final class AudioUnitSampler: AudioUnitMIDIInstrument, @unchecked Sendable {
@@ -48,11 +53,23 @@ public final class AudioUnitSampler: AudioUnitMIDIInstrument, @unchecked Sendabl
                  call: "loadSoundBankInstrument(at:program:bankMSB:bankLSB:)")
     }
 
-    /// Loads an instrument file (cf. `loadInstrument(at:)`): on Linux a SoundFont 2 file, whose
-    /// first preset (lowest bank, then program) every channel plays.
+    /// Loads an instrument file (cf. `loadInstrument(at:)`): a SoundFont 2 file, whose first
+    /// preset (lowest bank, then program) every channel plays; an SFZ file (`.sfz`, a Linux
+    /// addition: its regions as zones, see Docs/Engine.md); or an audio file (any file
+    /// libsndfile reads), loaded as ``loadAudioFiles(at:)`` loads one file: a new instrument of
+    /// one zone, placed by the file's root key and key range when it has them (else root key
+    /// 60 over the whole keyboard).
     /// - Throws: ``AudioEngineError/graph(call:_:)`` naming the file.
     public func loadInstrument(at instrumentURL: URL) throws {
         let path = instrumentURL.path
+        if path.lowercased().hasSuffix(".sfz") {
+            try load(SamplerProperties(sfz: path), call: "loadInstrument(at:)")
+            return
+        }
+        guard Self.isSoundFont(path) else {
+            try load(SamplerProperties(audioFiles: [path]), call: "loadInstrument(at:)")
+            return
+        }
         let first: (bank: Int, program: Int)
         do {
             let probe = try SamplerNode(id: graphID, sampleRate: 48000, properties: SamplerProperties(soundFont: path, program: nil))
@@ -66,11 +83,30 @@ public final class AudioUnitSampler: AudioUnitMIDIInstrument, @unchecked Sendabl
         try load(SamplerProperties(soundFont: path, program: first.program, bank: first.bank), call: "loadInstrument(at:)")
     }
 
-    /// Not available on Linux (Apple maps each file to a zone); throws.
+    /// Whether `path` is meant as a SoundFont: named `.sf2`, or starting as a SoundFont 2 file
+    /// does (`RIFF`, size, `sfbk`); anything else goes to the audio-file loader, whose error
+    /// names the file when it is no sound file either.
+    private static func isSoundFont(_ path: String) -> Bool {
+        if path.lowercased().hasSuffix(".sf2") { return true }
+        guard let h = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? h.close() }
+        guard let header = try? h.read(upToCount: 12), header.count == 12 else { return false }
+        return header.prefix(4) == Data("RIFF".utf8) && header.suffix(4) == Data("sfbk".utf8)
+    }
+
+    /// Loads audio files as a new instrument, each file in its own zone (cf. `loadAudioFiles(at:)`):
+    /// a file's root key, fine tuning, key and velocity ranges and first loop are used when the
+    /// file has them (a WAV `smpl` chunk, AIFF `INST` and `MARK` chunks). Apple documents no
+    /// default; ours: files without a root key take keys 60, 61, … in the order given; a zone
+    /// without a key range covers the whole keyboard when it is the only one, else the keys
+    /// nearest its root key. Pitch follows the key (`2^((key − root)/12)`), loops play forward
+    /// until the release has ended, a note off fades over 0.1 s, velocity scales the level (SoundFont 2's
+    /// default curve). Mono or stereo files; held in memory. On a running engine the new instrument
+    /// replaces the old one at the next slice.
+    /// - Throws: ``AudioEngineError/graph(call:_:)`` naming the file when one cannot be read, is
+    ///   not a sound file, or has more than two channels (the previous instrument stays).
     public func loadAudioFiles(at audioFiles: [URL]) throws {
-        throw AudioEngineError.invalidState(call: "loadAudioFiles(at:)",
-                                            reason: "loading audio files as zones is not available on Linux; load a SoundFont 2 file",
-                                            code: -10851)
+        try load(SamplerProperties(audioFiles: audioFiles.map(\.path)), call: "loadAudioFiles(at:)")
     }
 
     private func load(_ p: SamplerProperties, call: String) throws {
