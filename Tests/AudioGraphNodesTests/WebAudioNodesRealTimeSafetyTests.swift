@@ -64,6 +64,8 @@ final class WebAudioNodesRealTimeSafetyTests: XCTestCase {
             case 900:
                 try osc.setProperty("waveform", "custom")
                 try g.update(waitUntilApplied: false)
+            case 1100: buffer.transport.start(when: 0, offset: 0.02, duration: 0.3)   // a restart and a stop while rendering
+            case 1300: buffer.transport.stop(when: 0)
             case 1000:
                 g.enqueue(.disconnectParameter(source: "lfo", sourceBus: 0, destination: "p", parameter: "pan"))
                 g.enqueue(.connectParameter(source: "lfo", sourceBus: 0, destination: "g", parameter: "gain"))
