@@ -61,6 +61,8 @@ let package = Package(
         .target(name: "CPulseShim", dependencies: ["CPulse"]),
         // A malloc/pthread_mutex_lock interposer counting calls made on marked threads (tests only).
         .target(name: "CAllocationCounter"),
+        // The convolver's inner loops, with an AVX2 clone chosen when the program loads.
+        .target(name: "CVectorKernels"),
 
         // MARK: Swift modules
         // Real-time building blocks shared by the engine, the nodes and the I/O: lock-free rings,
@@ -72,7 +74,8 @@ let package = Package(
         // Stock nodes: oscillator, player, mixer, eq, delay, converter, environment, generic output.
         .target(name: "AudioGraphNodes",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW",
-                               "CRubberBand", "CFluidSynth"]),
+                               "CRubberBand", "CFluidSynth",
+                               "CVectorKernels"]),
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CPulse", "CPulseShim"]),

@@ -35,8 +35,14 @@ public final class BufferSourceNode: GraphNode, @unchecked Sendable {
         public var offset: Double
         /// When playback starts on the graph timeline, seconds (0).
         public var startTime: Double
+        /// Seconds of buffer content to play, loops included (nil: no limit; Web Audio's `duration`).
+        public var duration: Double?
+        /// When playback stops on the graph timeline, seconds (nil: never).
+        public var stopTime: Double?
         public init(file: String = "", path: String = "", loop: Bool = false, loopStart: Double = 0, loopEnd: Double = 0,
-                    offset: Double = 0, startTime: Double = 0) {
+                    offset: Double = 0, startTime: Double = 0, duration: Double? = nil, stopTime: Double? = nil) {
+            self.duration = duration
+            self.stopTime = stopTime
             self.file = file
             self.path = path
             self.loop = loop
@@ -57,9 +63,13 @@ public final class BufferSourceNode: GraphNode, @unchecked Sendable {
     /// The buffer's rate.
     public let bufferSampleRate: Double
 
+    /// Start, stop, duration and loop points as the kernel reads them (set from the options for
+    /// a graph file's node; the engine API's node shares its own).
+    public let transport: BufferSourceTransport
+
     /// Reads the file (control thread: file I/O). Throws when it cannot be read or is longer than
     /// ``maximumFrames``.
-    public init(id: String, options: Options) throws(AudioGraphError) {
+    public convenience init(id: String, options: Options) throws(AudioGraphError) {
         if let reason = FileSystemPath.notRegularFileReason(options.path) {
             throw .nodeSetupFailed(node: id, reason: "cannot read \"\(options.file)\": \(reason)")
         }
@@ -70,21 +80,41 @@ public final class BufferSourceNode: GraphNode, @unchecked Sendable {
         guard info.frames <= Self.maximumFrames else {
             throw .nodeSetupFailed(node: id, reason: "\"\(options.file)\" has \(info.frames) frames, more than a buffer source holds (\(Self.maximumFrames))")
         }
-        do { channelData = try AudioFileReader.read(path: options.path).channels } catch {
+        let channels: [[Float]]
+        do { channels = try AudioFileReader.read(path: options.path).channels } catch {
             throw .nodeSetupFailed(node: id, reason: "cannot read \"\(options.file)\": \(error)")
         }
+        let transport = BufferSourceTransport(startsFromKernelStart: true)
+        transport.loop = options.loop
+        transport.loopStart = options.loopStart
+        transport.loopEnd = options.loopEnd
+        transport.start(when: options.startTime, offset: options.offset, duration: options.duration ?? .infinity)
+        if let stop = options.stopTime { transport.stop(when: stop) }
+        try self.init(id: id, channels: channels, sampleRate: info.sampleRate, options: options, transport: transport)
+    }
+
+    /// A source of `channels` (equal lengths, at most ``maximumFrames``) at `sampleRate`, played
+    /// as `transport` says (the options' file, loop and times are not used: the transport has them).
+    public init(id: String, channels: [[Float]], sampleRate: Double, options: Options = Options(),
+                transport: BufferSourceTransport) throws(AudioGraphError) {
+        guard Int64(channels.first?.count ?? 0) <= Self.maximumFrames, channels.allSatisfy({ $0.count == channels[0].count }),
+              sampleRate > 0, sampleRate.isFinite else {
+            throw .nodeSetupFailed(node: id, reason: "a buffer source needs channels of equal length (at most \(Self.maximumFrames) frames) at a positive rate")
+        }
+        channelData = channels
         self.options = options
-        bufferSampleRate = info.sampleRate
+        self.transport = transport
+        bufferSampleRate = sampleRate
         super.init(id: id, typeName: "bufferSource", inputBusCount: 0, outputBusCount: 1,
-                   parameters: ParameterTable.bufferSource.parameterInfos(sampleRate: info.sampleRate, inputBusCount: 0, bandCount: 0),
-                   declaredFormat: PartialStreamFormat(sampleRate: info.sampleRate, channelCount: max(1, info.channels)))
+                   parameters: ParameterTable.bufferSource.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0),
+                   declaredFormat: PartialStreamFormat(sampleRate: sampleRate, channelCount: max(1, channels.count)))
     }
 
     /// The `bufferSource` node type: a source, properties `file` (required), `loop`,
     /// `loopStart`, `loopEnd`, `offset`, `startTime`; ``ParameterTable/bufferSource``.
     package static let descriptor = NodeTypeDescriptor(
         name: "bufferSource", kind: .source, inputBuses: .fixed(0), outputBusCount: 1,
-        propertyKeys: ["file", "loop", "loopStart", "loopEnd", "offset", "startTime"], parameters: .bufferSource,
+        propertyKeys: ["file", "loop", "loopStart", "loopEnd", "offset", "startTime", "duration", "stopTime"], parameters: .bufferSource,
         decode: { reader in
             var o = Options()
             if let (name, path) = reader.file("file") { o.file = name; o.path = path } else if !reader.has("file") { reader.reportMissing("file") }
@@ -93,6 +123,8 @@ public final class BufferSourceNode: GraphNode, @unchecked Sendable {
             if let t = reader.time("loopEnd") { o.loopEnd = t }
             if let t = reader.time("offset") { o.offset = t }
             if let t = reader.time("startTime") { o.startTime = t }
+            if let t = reader.time("duration") { o.duration = t }
+            if let t = reader.time("stopTime") { o.stopTime = t }
             return o
         },
         makeNode: { context throws(AudioGraphError) -> GraphNode in
@@ -122,7 +154,8 @@ extension ParameterTable {
     ])
 }
 
-/// Render side of ``BufferSourceNode``.
+/// Render side of ``BufferSourceNode``: a start (a new generation of its transport) puts the
+/// playhead at the offset; each slice reads the stop time and loop points.
 final class BufferSourceKernel: NodeKernel, @unchecked Sendable {
     // MARK: Fixed at creation
     private let data: UnsafeMutablePointer<Float>
@@ -130,15 +163,17 @@ final class BufferSourceKernel: NodeKernel, @unchecked Sendable {
     private let channelCount: Int
     private let rateIndex: Int
     private let detuneIndex: Int
-    private let loop: Bool
-    private let loopStartFrames: Double
-    private let loopEndFrames: Double
-    private let offsetFrames: Double
-    private let startOffset: Int64
+    private let rate: Double
+    private let transport: BufferSourceTransport
 
     // MARK: Render thread only
+    private var seenGeneration: UInt64 = 0
+    private var begin = Int64.max
     private var playhead = 0.0
-    private var finished = false
+    /// Buffer frames played since the start (|step| per frame) and the duration's limit.
+    private var elapsed = 0.0
+    private var durationFrames = Double.infinity
+    private var finished = true
 
     init(node: BufferSourceNode, maximumFramesPerSlice: Int) {
         let channels = node.channelData
@@ -149,20 +184,8 @@ final class BufferSourceKernel: NodeKernel, @unchecked Sendable {
         for (c, samples) in channels.enumerated() { (data + c * length).update(from: samples, count: samples.count) }
         rateIndex = node.parameterIndex(of: ParameterAddress(name: "playbackRate"))!
         detuneIndex = node.parameterIndex(of: ParameterAddress(name: "detune"))!
-        let rate = node.bufferSampleRate
-        let o = node.options
-        let duration = Double(length)
-        var ls = 0.0, le = duration
-        if o.loopStart >= 0 && o.loopEnd > 0 && o.loopStart < o.loopEnd {
-            ls = min(o.loopStart * rate, duration)
-            le = min(o.loopEnd * rate, duration)
-        }
-        if !(ls < le) { ls = 0; le = duration }
-        loop = o.loop
-        loopStartFrames = ls
-        loopEndFrames = le
-        offsetFrames = min(max(0, o.offset * rate), duration)
-        startOffset = FrameCount.frames(seconds: o.startTime, sampleRate: node.outputFormats[0].sampleRate)
+        rate = node.bufferSampleRate
+        transport = node.transport
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
     }
@@ -171,15 +194,27 @@ final class BufferSourceKernel: NodeKernel, @unchecked Sendable {
 
     override func start(atSampleTime sampleTime: Int64) {
         super.start(atSampleTime: sampleTime)
-        playhead = offsetFrames
-        finished = false
+        seenGeneration = 0   // read the transport's start again (times may count from here)
+        finished = true
+        begin = .max
     }
 
-    /// Sample `i` of channel `c`, with the loop's wrap for the right neighbour; 0 outside.
+    /// Sample `i` of channel `c`; 0 outside the buffer.
     @inline(__always)
     private func sample(_ c: Int, _ i: Int) -> Float {
         guard i >= 0 && i < length else { return 0 }
         return data[c * length + i]
+    }
+
+    /// Frames on the node's timeline for `seconds` (saturating).
+    @inline(__always)
+    private func frames(_ seconds: Double, base: Int64) -> Int64 {
+        seconds.isFinite ? base &+ FrameCount.frames(seconds: seconds, sampleRate: outputFormats[0].sampleRate) : .max
+    }
+
+    private func end() {
+        if !finished { transport.markEnded() }
+        finished = true
     }
 
     override func render(context: RenderContext, inputs: RenderInputs) {
@@ -191,18 +226,45 @@ final class BufferSourceKernel: NodeKernel, @unchecked Sendable {
         let detune = detuneValues.isConstant ? parameterStates[detuneIndex].current : Double(detuneValues[0])
         var step = playbackRate * exp2(detune / 1200)
         if !step.isFinite { step = 0 }
+        let base = transport.startsFromKernelStart ? startSampleTime : 0
+        let generation = transport.generation.load(ordering: .acquiring)
+        if generation != seenGeneration {
+            seenGeneration = generation
+            begin = frames(transport.startSeconds, base: base)
+            playhead = min(transport.offsetSeconds * rate, Double(length))
+            elapsed = 0
+            durationFrames = transport.durationSeconds * rate
+            finished = false
+        }
+        let stopAt = frames(transport.stopSeconds, base: base)
         let out = outputs[0]
-        let begin = startSampleTime &+ startOffset
         let t0 = context.sampleTime
         if finished || t0 + Int64(n) <= begin || length == 0 {
+            if !finished && length == 0 && t0 + Int64(n) > begin { end() }
             outputSilence(frameCount: n)
             return
         }
-        let ls = loopStartFrames, le = loopEndFrames, span = le - ls
+        // The loop region, as the spec clamps it (the whole buffer unless 0 ≤ loopStart < loopEnd).
+        let duration = Double(length)
+        var ls = 0.0, le = duration
+        let loopStart = transport.loopStart, loopEnd = transport.loopEnd
+        if loopStart >= 0 && loopEnd > 0 && loopStart < loopEnd {
+            ls = min(loopStart * rate, duration)
+            le = min(loopEnd * rate, duration)
+        }
+        if !(ls < le) { ls = 0; le = duration }
+        let loop = transport.loop
+        let span = le - ls
         let loopEndIndex = Int(le.rounded(.up))
         var audible = false
         for i in 0..<n {
-            if t0 + Int64(i) < begin || finished {
+            let t = t0 + Int64(i)
+            if t < begin || finished {
+                for c in 0..<out.channelCount { out.channel(c)[i] = 0 }
+                continue
+            }
+            if t >= stopAt || elapsed >= durationFrames {
+                end()
                 for c in 0..<out.channelCount { out.channel(c)[i] = 0 }
                 continue
             }
@@ -213,7 +275,7 @@ final class BufferSourceKernel: NodeKernel, @unchecked Sendable {
                     playhead = ls + (r < 0 ? r + span : r)
                 }
             } else if playhead >= Double(length) || playhead < 0 {
-                finished = true
+                end()
                 for c in 0..<out.channelCount { out.channel(c)[i] = 0 }
                 continue
             }
@@ -228,6 +290,7 @@ final class BufferSourceKernel: NodeKernel, @unchecked Sendable {
                 if y != 0 { audible = true }
             }
             playhead += step
+            elapsed += abs(step)
         }
         outputIsSilent[0] = !audible
     }

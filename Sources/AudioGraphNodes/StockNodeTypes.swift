@@ -29,6 +29,7 @@ package enum StockNodeTypes {
         ChannelMergerNode.descriptor,
         BufferSourceNode.descriptor,
         DistortionNode.descriptor,
+        MatrixMixerNode.descriptor,
     ]
 
     /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).

@@ -60,7 +60,7 @@ final class GraphCheckerTests: XCTestCase {
 
     func testUnknownTypeAndMissingKeys() {
         XCTAssertEqual(lines(#"{ "id": "x", "type": "chorus" }, { "type": "eq" }, \#(out)"#), [
-            #"graph.json: nodes[0] (id "x").type: "chorus" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, reverb, timePitch, varispeed, lv2, bufferSource, channelMerger, channelSplitter, compressor, constantSource, convolver, distortion, dynamicsProcessor, gain, iirFilter, limiter, sampler, stereoPanner, waveShaper"#,
+            #"graph.json: nodes[0] (id "x").type: "chorus" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, reverb, timePitch, varispeed, lv2, bufferSource, channelMerger, channelSplitter, compressor, constantSource, convolver, distortion, dynamicsProcessor, gain, iirFilter, limiter, matrixMixer, sampler, stereoPanner, waveShaper"#,
             #"graph.json: nodes[1]: missing required key "id""#,
         ])
     }
@@ -225,7 +225,7 @@ final class GraphCheckerTests: XCTestCase {
 
     func testReferencesToBrokenNodesAreNotReportedTwice() {
         XCTAssertEqual(lines(#"{ "id": "x", "type": "oscilator" }, \#(out)"#, #"{ "from": "x", "to": "out" }"#),
-                       [#"graph.json: nodes[0] (id "x").type: "oscilator" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, reverb, timePitch, varispeed, lv2, bufferSource, channelMerger, channelSplitter, compressor, constantSource, convolver, distortion, dynamicsProcessor, gain, iirFilter, limiter, sampler, stereoPanner, waveShaper (did you mean "oscillator"?)"#])
+                       [#"graph.json: nodes[0] (id "x").type: "oscilator" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, reverb, timePitch, varispeed, lv2, bufferSource, channelMerger, channelSplitter, compressor, constantSource, convolver, distortion, dynamicsProcessor, gain, iirFilter, limiter, matrixMixer, sampler, stereoPanner, waveShaper (did you mean "oscillator"?)"#])
     }
 
     // MARK: Many problems at once

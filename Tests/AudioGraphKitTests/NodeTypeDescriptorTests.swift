@@ -140,7 +140,7 @@ final class NodeTypeDescriptorTests: XCTestCase {
     func testAnUnknownTypeListsTheRegisteredOnes() {
         XCTAssertThrowsError(try GraphLoader.parse(text: graph(scale: "").replacingOccurrences(of: "testScale", with: "testScales"))) { error in
             let line = (error as! GraphDescriptionErrors).lines.joined(separator: "\n")
-            XCTAssertEqual(line, #"graph.json: nodes[1] (id "scale").type: "testScales" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, reverb, timePitch, varispeed, lv2, bufferSource, channelMerger, channelSplitter, compressor, constantSource, convolver, distortion, dynamicsProcessor, gain, iirFilter, limiter, sampler, stereoPanner, testScale, waveShaper (did you mean "testScale"?)"#)
+            XCTAssertEqual(line, #"graph.json: nodes[1] (id "scale").type: "testScales" is not one of oscillator, player, input, mixer, environment, eq, delay, recorder, converter, output, genericOutput, analyser, reverb, timePitch, varispeed, lv2, bufferSource, channelMerger, channelSplitter, compressor, constantSource, convolver, distortion, dynamicsProcessor, gain, iirFilter, limiter, matrixMixer, sampler, stereoPanner, testScale, waveShaper (did you mean "testScale"?)"#)
         }
     }
 

@@ -177,4 +177,47 @@ final class WebAudioNodesGraphFileTests: XCTestCase {
         XCTAssertEqual(missing.count, 1)
         XCTAssertTrue(missing.first?.contains("nodes[0]") == true, "\(missing)")
     }
+
+    /// A matrixMixer from a graph file: a stereo and a mono bus into a stereo bus, constant,
+    /// automated and master gains (each frame the formula computed here), and its file checks: a
+    /// crosspoint beyond the matrix, a bus without channels, an input of another channel count.
+    func testMatrixMixerFromAGraphFile() throws {
+        let text = """
+        { "version": 1, "sampleRate": 48000, "duration": 0.05,
+          "nodes": [
+            { "id": "a", "type": "constantSource", "properties": { "channels": 2 }, "parameters": { "offset": 0.5 } },
+            { "id": "b", "type": "constantSource", "parameters": { "offset": 0.25 } },
+            { "id": "mx", "type": "matrixMixer", "properties": { "inputs": [2, 1], "outputs": [2] },
+              "parameters": { "crosspoint.0.0": 1, "crosspoint.1.1": -1, "crosspoint.2.0": 2, "volume": 0.5, "inputChannel.1.volume": 0.8 },
+              "automation": { "crosspoint.2.1": [ { "setValueAtTime": { "value": 0, "time": 0.02 } }, { "linearRampToValueAtTime": { "value": 1, "time": 0.04 } } ] } },
+            { "id": "out", "type": "genericOutput" }
+          ],
+          "connections": [ { "from": "a", "to": "mx:0" }, { "from": "b", "to": "mx:1" }, { "from": "mx", "to": "out" } ]
+        }
+        """
+        let y = try render(text)
+        XCTAssertEqual(y.count, 2)
+        var worst = 0.0
+        for n in 0..<2400 {
+            let t = Double(n) / 48000
+            let c21 = Double(Float(t <= 0.02 ? 0 : t >= 0.04 ? 1 : (t - 0.02) / 0.02))
+            worst = max(worst, abs(Double(y[0][n]) - (0.5 + 2 * 0.25) * 0.5), abs(Double(y[1][n]) - (-0.8 * 0.5 + c21 * 0.25) * 0.5))
+        }
+        XCTAssertLessThan(worst, 1e-7)
+        func graph(_ node: String, source: String = #"{ "id": "a", "type": "constantSource", "properties": { "channels": 2 } }"#) -> String {
+            """
+            { "version": 1, "nodes": [ \(source), \(node), { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "a", "to": "mx" }, { "from": "mx", "to": "out" } ] }
+            """
+        }
+        let unknown = errors(graph(#"{ "id": "mx", "type": "matrixMixer", "parameters": { "crosspoint.2.0": 1 } }"#))
+        XCTAssertEqual(unknown.count, 1)
+        XCTAssertTrue(unknown.first?.hasPrefix(#"graph.json: nodes[1] (id "mx").parameters.crosspoint.2.0"#) == true
+                      && unknown.first?.contains("crosspoint.I.O (I < 2, O < 2)") == true, "\(unknown)")
+        XCTAssertEqual(errors(graph(#"{ "id": "mx", "type": "matrixMixer", "properties": { "inputs": [2, 0] } }"#)),
+                       [#"graph.json: nodes[1] (id "mx").properties.inputs[1]: 0 is outside 1...64"#])
+        let mismatch = errors(graph(#"{ "id": "mx", "type": "matrixMixer", "properties": { "inputs": [1] } }"#))
+        XCTAssertEqual(mismatch.count, 1)
+        XCTAssertTrue(mismatch.first?.contains("input bus 0 has 1 channel(s); what is connected has 2") == true, "\(mismatch)")
+    }
 }

@@ -68,4 +68,32 @@ final class BufferSourceNodeTests: XCTestCase {
     func testAnUnreadableFileIsRefused() {
         XCTAssertThrowsError(try BufferSourceNode(id: "b", options: .init(file: "none.wav", path: "/nonexistent/none.wav")))
     }
+
+    /// `duration` (seconds of buffer content) and `stopTime` end playback and raise the
+    /// transport's `ended`: at rate 2 a duration of 10 ms plays 240 frames; a stop at 20 ms ends
+    /// at frame 960; a restart through the transport plays again from its offset.
+    func testDurationStopTimeAndRestart() throws {
+        let x = buffer()
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let file = dir.appendingPathComponent("b.wav").path
+        try TestFiles.writeSoundFile(file, [x], sampleRate: sr)
+        let timed = try BufferSourceNode(id: "b", options: .init(file: "b.wav", path: file, startTime: 0.005, duration: 0.01))
+        try timed.setParameter("playbackRate", 2)
+        let g = try startedGraph([timed], "b -> out", slice: 128)
+        XCTAssertFalse(timed.transport.ended)
+        let y = renderFrames(g, frames: 2400, channels: 1, slices: [128, 7])[0]
+        let playing = y.indices.filter { y[$0] != 0 }
+        XCTAssertEqual(playing.first, 241)        // x[0] = 0: the first audible frame is the second
+        XCTAssertEqual(playing.last, 240 + 239)
+        XCTAssertEqual(y[240 + 100], x[200])
+        XCTAssertTrue(timed.transport.ended)
+        let stopped = try BufferSourceNode(id: "b", options: .init(file: "b.wav", path: file, stopTime: 0.02))
+        let h = try startedGraph([stopped], "b -> out", slice: 128)
+        let z = renderFrames(h, frames: 2400, channels: 1)[0]
+        XCTAssertEqual(z.lastIndex { $0 != 0 }, 959)
+        stopped.transport.start(when: 0.06, offset: 0.01, duration: .infinity)   // frame 2880 on the kernel's timeline
+        let w = renderFrames(h, frames: 2400, channels: 1)[0]
+        XCTAssertTrue(w[0..<480].allSatisfy { $0 == 0 })
+        XCTAssertEqual(w[480 + 10], x[480 + 10])
+    }
 }

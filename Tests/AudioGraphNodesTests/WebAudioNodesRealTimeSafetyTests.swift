@@ -1,4 +1,4 @@
-// Proves the gain, stereoPanner, constantSource, iirFilter, channelSplitter, channelMerger custom/detuned oscillator, bufferSource and audio-into-parameter render paths allocate nothing and take no lock.
+// Proves the gain, matrixMixer, stereoPanner, constantSource, iirFilter, channelSplitter, channelMerger custom/detuned oscillator, bufferSource and audio-into-parameter render paths allocate nothing and take no lock.
 import AudioGraphRealtime
 import AudioGraphCore
 import Foundation
@@ -64,6 +64,8 @@ final class WebAudioNodesRealTimeSafetyTests: XCTestCase {
             case 900:
                 try osc.setProperty("waveform", "custom")
                 try g.update(waitUntilApplied: false)
+            case 1100: buffer.transport.start(when: 0, offset: 0.02, duration: 0.3)   // a restart and a stop while rendering
+            case 1300: buffer.transport.stop(when: 0)
             case 1000:
                 g.enqueue(.disconnectParameter(source: "lfo", sourceBus: 0, destination: "p", parameter: "pan"))
                 g.enqueue(.connectParameter(source: "lfo", sourceBus: 0, destination: "g", parameter: "gain"))
@@ -78,5 +80,44 @@ final class WebAudioNodesRealTimeSafetyTests: XCTestCase {
         g.collectRetiredPlans()
         XCTAssertNil(counts.violation, "first at slice \(firstBad ?? -1)")
         XCTAssertEqual(audible, 1500)
+    }
+
+    /// A matrix mixer (stereo + mono in, stereo + mono out) with automated crosspoints, an
+    /// input-volume ramp, a master step, an LFO into a crosspoint and an input bus going silent and
+    /// back: 1200 slices without allocation or lock.
+    func testMatrixMixerRenderAllocatesNothingAndTakesNoLock() throws {
+        let mx = try MatrixMixerNode(id: "mx", sampleRate: 48000, options: .init(inputs: [2, 1], outputs: [2, 1]))
+        for i in 0..<3 { for o in 0..<3 { try mx.setParameter("crosspoint.\(i).\(o)", Double(i + o) * 0.1 - 0.2) } }
+        try mx.setAutomation(try AutomationTimeline(events: [.setValue(value: 0, time: 0), .linearRamp(value: 1, time: 2)], defaultValue: 0), for: "crosspoint.2.0")
+        try mx.setAutomation(try AutomationTimeline(events: [.setValue(value: 1, time: 0), .linearRamp(value: 0.2, time: 3)], defaultValue: 1), for: "inputChannel.1.volume")
+        let stereo = formulaSource("st", channels: 2) { c, n in Float(c + 1) * 0.2 * Float(sin(Double(n) * 0.01)) }
+        let mono = formulaSource("mo", channels: 1) { _, n in 0.3 * Float(sin(Double(n) * 0.003)) }
+        let lfo = OscillatorNode(id: "lfo", sampleRate: 48000, properties: OscillatorProperties(channels: 1))
+        try lfo.setParameter("frequency", 3)
+        let merge = try ChannelMergerNode(id: "m", inputs: 3)
+        let g = try startedGraph([stereo, mono, mx, lfo, merge], "st -> mx:0; mo -> mx:1; mx:0 -> m:0; mx:1 -> m:2; m -> out", slice: 256) { g in
+            try g.connect("lfo", to: "mx", parameter: "crosspoint.0.2")
+        }
+        for _ in 0..<8 { _ = g.render(frameCount: 256) }
+        var counts = RealTimeScaffold.Counts(), audible = 0
+        for i in 0..<1200 {
+            switch i {
+            case 300: try mx.setParameter("volume", 0.5)
+            case 500: try mx.setParameter("outputChannel.2.volume", 2, rampFrames: 6000)
+            case 700:
+                g.enqueue(.disconnect(destination: "mx", destinationBus: 1))
+                try g.update(waitUntilApplied: false)
+            case 900:
+                g.enqueue(.connect(source: "mo", sourceBus: 0, destination: "mx", destinationBus: 1))
+                try g.update(waitUntilApplied: false)
+            default: break
+            }
+            let (r, c) = RealTimeScaffold.count { g.render(frameCount: 256) }
+            counts += c
+            if let r, !r.isSilent { audible += 1 }
+        }
+        g.collectRetiredPlans()
+        XCTAssertNil(counts.violation)
+        XCTAssertEqual(audible, 1200)
     }
 }
