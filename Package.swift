@@ -29,17 +29,17 @@ let package = Package(
         // pkg-config flags make SwiftPM warn about -pthread, so no pkgConfig here.
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         // libmysofa: reading SOFA HRTF sets (the environment node's binaural rendering).
-        .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
+        .systemLibrary(name: "CMySofa", providers: [.apt(["libmysofa-dev"])]),
         // FFTW (single precision): fast convolution of HRTF impulse responses.
-        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        .systemLibrary(name: "CFFTW", providers: [.apt(["libfftw3-dev"])]),
         // libebur128: EBU R128 loudness, loudness range and true peak (`audiograph meter`, `render` summary).
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         // cairo: drawing the pictures of `audiograph plot` (PNG and SVG surfaces).
-        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev"])]),
         // lilv: finding, describing and instantiating LV2 plugins (the `lv2` node, `audiograph plugins`).
-        .systemLibrary(name: "CLilv", pkgConfig: "lilv-0", providers: [.apt(["liblilv-dev", "lv2-dev"])]),
+        .systemLibrary(name: "CLilv", providers: [.apt(["liblilv-dev", "lv2-dev"])]),
         // librubberband: time stretching and pitch shifting in real-time mode (the timePitch node).
-        .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+        .systemLibrary(name: "CRubberBand", providers: [.apt(["librubberband-dev"])]),
         // FFmpeg's libavformat/libavcodec/libavutil: AAC in M4A (`AudioFile` with kAudioFormatMPEG4AAC), which
         // libsndfile does not do.
         // Headers only: the libraries are not linked but loaded on first use by CAVCodecLazy.
@@ -48,8 +48,17 @@ let package = Package(
         .target(name: "CLazyLibrary"),
         // The libav* functions AudioGraphKit calls, resolved from FFmpeg on first use (CLazyLibrary).
         .target(name: "CAVCodecLazy", dependencies: ["CAVCodec", "CLazyLibrary"]),
+        // Headers only in CCairo, CPulse, CLilv, CRubberBand, CMySofa, CFFTW and CFluidSynth: each library is
+        // loaded on the first call of any of its functions, through the trampolines of its C<Name>Lazy target.
+        .target(name: "CCairoLazy", dependencies: ["CLazyLibrary"]),
+        .target(name: "CPulseLazy", dependencies: ["CLazyLibrary"]),
+        .target(name: "CLilvLazy", dependencies: ["CLazyLibrary"]),
+        .target(name: "CRubberBandLazy", dependencies: ["CLazyLibrary"]),
+        .target(name: "CMySofaLazy", dependencies: ["CLazyLibrary"]),
+        .target(name: "CFFTWLazy", dependencies: ["CLazyLibrary"]),
+        .target(name: "CFluidSynthLazy", dependencies: ["CLazyLibrary"]),
         // libfluidsynth: the SoundFont 2 voice engine of the sampler node (AudioUnitSampler).
-        .systemLibrary(name: "CFluidSynth", pkgConfig: "fluidsynth", providers: [.apt(["libfluidsynth-dev"])]),
+        .systemLibrary(name: "CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
         // webrtc-audio-processing (C++): echo cancellation, noise suppression and gain control, the engine's
         // voice processing (the library PulseAudio's module-echo-cancel uses).
         .systemLibrary(name: "CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing",
@@ -75,13 +84,13 @@ let package = Package(
         .target(name: "AudioGraphNodes",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW",
                                "CRubberBand", "CFluidSynth",
-                               "CVectorKernels"]),
+                               "CMySofaLazy", "CFFTWLazy", "CRubberBandLazy", "CFluidSynthLazy", "CVectorKernels"]),
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
-                dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CPulse", "CPulseShim"]),
+                dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CPulse", "CPulseShim", "CPulseLazy"]),
         // Plugin hosting: the LV2 catalogue and the lv2 node. Its own module so that only it links
         // lilv and loads foreign binaries.
-        .target(name: "AudioGraphPlugins", dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CLilv"]),
+        .target(name: "AudioGraphPlugins", dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CLilv", "CLilvLazy"]),
         // The graph-file format: JSON parser, reader, schema, checker, errors, and the factory
         // that turns node descriptions into nodes through the registered node types.
         .target(name: "AudioGraphDescription", dependencies: ["AudioGraphCore"]),
@@ -89,7 +98,7 @@ let package = Package(
         .target(name: "AudioGraphKit",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins",
                                "AudioGraphDescription", "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate", "CAVCodec", "CAVCodecLazy",
-                               "CVoiceProcessing"]),
+                               "CCairoLazy", "CVoiceProcessing"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "CAllocationCounter"]),

@@ -105,8 +105,9 @@ public final class AudioGraph: @unchecked Sendable {
 
     /// Threads that render each slice: 1 (the default) renders serially on the thread that calls
     /// ``render(frameCount:)``; N > 1 adds N - 1 worker threads that render independent branches
-    /// of the graph (the inputs of its first multi-input node, see ``ParallelSchedule``) while
-    /// the render thread renders its own share, bit-identical to the serial render.
+    /// of the graph (every input of every mixing node, nested ones included, and fan-out sources,
+    /// in phases: see ``ParallelSchedule``) while the render thread renders its own share,
+    /// bit-identical to the serial render.
     ///
     /// For offline rendering only: the render call waits for the workers, which a live render
     /// thread must never do; live drivers keep 1. Set it while the graph is not running (open,
@@ -128,12 +129,20 @@ public final class AudioGraph: @unchecked Sendable {
         }
     }
 
-    /// The newest plan's parallel units by thread (node ids of the unit roots; empty: serial),
-    /// and the groups the current workers have rendered so far.
+    /// The newest plan's parallel tasks by thread, phases concatenated (node ids of the task
+    /// roots; empty: serial), and the groups the current workers have rendered so far.
     var testOnly_parallelGroups: (groups: [[String]], workerRenderedGroups: Int) {
         control.withLock { _ in
             guard let p = livePlans.last else { return ([], 0) }
             return (p.schedule.groups.map { $0.map { p.entries[$0].kernel.nodeID } }, workerPool?.renderedGroupCount ?? 0)
+        }
+    }
+
+    /// The newest plan's parallel tasks by phase, then by thread (node ids of the task roots).
+    var testOnly_parallelPhases: [[[String]]] {
+        control.withLock { _ in
+            guard let p = livePlans.last else { return [] }
+            return p.schedule.phases.map { $0.map { $0.map { p.entries[$0].kernel.nodeID } } }
         }
     }
 

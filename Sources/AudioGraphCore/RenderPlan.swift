@@ -81,13 +81,16 @@ final class RenderPlan: @unchecked Sendable {
     private let commandStorage: UnsafeMutablePointer<PlanCommand>
     /// The workers that render the parallel units beside the render thread (nil: serial).
     let workers: RenderWorkerPool?
-    /// The split into independent units (``ParallelSchedule/serial`` without workers).
+    /// The split into independent tasks (``ParallelSchedule/serial`` without workers).
     let schedule: ParallelSchedule
-    /// The schedule's groups as render-thread-readable memory: group g's unit roots are
-    /// `parallelRoots[parallelGroupStarts[g]..<parallelGroupStarts[g + 1]]`.
+    /// The schedule as render-thread-readable memory: the task roots of phase p, group g are
+    /// `parallelRoots[parallelGroupStarts[i]..<parallelGroupStarts[i + 1]]`, i = p × groups + g.
     private let parallelGroupStarts: UnsafeMutablePointer<Int>
     private let parallelRoots: UnsafeMutablePointer<Int>
+    /// Groups per phase (the pool's thread count; 0 when serial).
     private let parallelGroupCount: Int
+    /// Phases of the schedule (0 when serial).
+    let parallelPhaseCount: Int
 
     /// Every entry's parameter inputs, grouped by entry, then by parameter.
     let parameterSlots: UnsafeMutablePointer<ParameterSlot>
@@ -111,15 +114,17 @@ final class RenderPlan: @unchecked Sendable {
         } ?? .serial
         self.schedule = schedule
         self.workers = schedule.isParallel ? workers : nil
-        parallelGroupCount = schedule.groups.count
-        parallelGroupStarts = .allocate(capacity: schedule.groups.count + 1)
-        parallelRoots = .allocate(capacity: max(1, schedule.groups.reduce(0) { $0 + $1.count }))
+        parallelPhaseCount = schedule.phases.count
+        parallelGroupCount = schedule.phases.first?.count ?? 0
+        let groups = schedule.phases.flatMap { $0 }
+        parallelGroupStarts = .allocate(capacity: groups.count + 1)
+        parallelRoots = .allocate(capacity: max(1, groups.reduce(0) { $0 + $1.count }))
         var root = 0
-        for (g, group) in schedule.groups.enumerated() {
+        for (g, group) in groups.enumerated() {
             (parallelGroupStarts + g).initialize(to: root)
             for r in group { (parallelRoots + root).initialize(to: r); root += 1 }
         }
-        (parallelGroupStarts + schedule.groups.count).initialize(to: root)
+        (parallelGroupStarts + groups.count).initialize(to: root)
         pulledEntryCount = pulledEntries.count
         self.pulledEntries = .allocate(capacity: max(1, pulledEntries.count))
         self.pulledEntries.initialize(from: pulledEntries, count: pulledEntries.count)
@@ -186,27 +191,30 @@ final class RenderPlan: @unchecked Sendable {
         parallelRoots.deallocate()
     }
 
-    /// Renders the parallel units (on the workers and here) before the serial pull; nothing
-    /// without workers. Render thread; real-time safe when the plan is serial, waits for the
+    /// Renders the parallel tasks (on the workers and here, phase by phase) before the serial
+    /// pull; nothing without workers. Render thread; real-time safe when the plan is serial, waits for the
     /// workers otherwise (offline only: see ``RenderWorkerPool``).
     @inline(__always)
     func renderParallelUnits(_ context: RenderContext) {
         if let workers { workers.run(self, context) }
     }
 
-    /// Number of unit roots in group `group` (0: the render thread's). Real-time safe.
+    /// Number of task roots in group `group` (0: the render thread's) of phase `phase`. Real-time safe.
     @inline(__always)
-    func parallelGroupSize(_ group: Int) -> Int {
-        group < parallelGroupCount ? parallelGroupStarts[group + 1] - parallelGroupStarts[group] : 0
+    func parallelGroupSize(_ phase: Int, _ group: Int) -> Int {
+        guard phase < parallelPhaseCount, group < parallelGroupCount else { return 0 }
+        let g = phase &* parallelGroupCount &+ group
+        return parallelGroupStarts[g + 1] - parallelGroupStarts[g]
     }
 
-    /// Renders the units of group `group` for `context` (on the thread that owns the group).
-    /// Real-time safe.
+    /// Renders the tasks of group `group` in phase `phase` for `context` (on the thread that owns
+    /// the group). Real-time safe.
     @inline(__always)
-    func renderParallelGroup(_ group: Int, _ context: RenderContext) {
-        guard group < parallelGroupCount else { return }
-        var i = parallelGroupStarts[group]
-        let end = parallelGroupStarts[group + 1]
+    func renderParallelGroup(_ phase: Int, _ group: Int, _ context: RenderContext) {
+        guard phase < parallelPhaseCount, group < parallelGroupCount else { return }
+        let g = phase &* parallelGroupCount &+ group
+        var i = parallelGroupStarts[g]
+        let end = parallelGroupStarts[g + 1]
         while i < end {
             renderEntry(parallelRoots[i], context)
             i += 1

@@ -8,11 +8,12 @@ import Glibc
 import Darwin
 #endif
 
-/// A fixed set of worker threads that render the units of a ``ParallelSchedule`` for each slice,
-/// while the render thread renders its own share (group 0) and then waits for them.
+/// A fixed set of worker threads that render the tasks of a ``ParallelSchedule`` for each slice,
+/// phase by phase, while the render thread renders its own share (group 0) of each phase and
+/// then waits for them.
 ///
-/// The hand-off per slice: the render thread writes the job (plan, slice), sets the count of
-/// busy workers, and posts each worker's semaphore; a worker spins briefly on its semaphore
+/// The hand-off per phase of a slice: the render thread writes the job (plan, phase, slice), sets
+/// the count of busy workers, and posts the semaphore of each worker with tasks in the phase; a worker spins briefly on its semaphore
 /// (`sem_trywait`, no system call) and then sleeps on it (`sem_wait`: a futex), renders its
 /// group, and decrements the count; the last one posts the render thread's semaphore. The render
 /// thread, after its own share, spins on the count and then sleeps on its semaphore. Nothing is
@@ -50,6 +51,7 @@ final class RenderWorkerPool: @unchecked Sendable {
 
         // MARK: Written by the render thread before posting `start` (read by workers after)
         unowned(unsafe) var plan: RenderPlan?
+        var phase = 0
         var context = RenderContext(sampleTime: 0, frameCount: 0, sampleRate: 1)
 
         // MARK: Shared (atomic)
@@ -110,35 +112,42 @@ final class RenderWorkerPool: @unchecked Sendable {
         threads = []
     }
 
-    /// Groups of units the workers rendered since the pool started. Any thread.
+    /// Groups of tasks (one per worker with tasks, per phase and slice) the workers rendered since
+    /// the pool started. Any thread.
     var renderedGroupCount: Int { shared.renderedGroups.load(ordering: .relaxed) }
 
-    /// Renders `plan`'s parallel units for `context`: the workers' groups on the workers, group 0
-    /// here, and returns when all are rendered. Render thread; allocates nothing, takes no lock,
-    /// waits for the workers (offline only).
+    /// Renders `plan`'s parallel tasks for `context`, phase by phase: the workers' groups on the
+    /// workers, group 0 here, and returns when all are rendered. Render thread; allocates nothing,
+    /// takes no lock, waits for the workers (offline only).
     @inline(__always)
     func run(_ plan: RenderPlan, _ context: RenderContext) {
         let s = shared
         s.plan = plan
         s.context = context
-        var posted = 0
-        var w = 0
-        while w < s.workerCount {
-            if plan.parallelGroupSize(w + 1) > 0 { posted += 1 }
-            w += 1
+        var phase = 0
+        while phase < plan.parallelPhaseCount {
+            s.phase = phase
+            var posted = 0
+            var w = 0
+            while w < s.workerCount {
+                if plan.parallelGroupSize(phase, w + 1) > 0 { posted += 1 }
+                w += 1
+            }
+            s.busy.store(posted, ordering: .releasing)
+            w = 0
+            while w < s.workerCount {
+                if plan.parallelGroupSize(phase, w + 1) > 0 { sem_post(s.start + w) }
+                w += 1
+            }
+            plan.renderParallelGroup(phase, 0, context)
+            if posted > 0 {
+                var spins = 0
+                while s.busy.load(ordering: .acquiring) > 0 && spins < Self.spinIterations { spins += 1 }
+                // The last worker posts `done` once per phase: consume it (at once if it came already).
+                while sem_wait(s.done) != 0 {}
+            }
+            phase += 1
         }
-        s.busy.store(posted, ordering: .releasing)
-        w = 0
-        while w < s.workerCount {
-            if plan.parallelGroupSize(w + 1) > 0 { sem_post(s.start + w) }
-            w += 1
-        }
-        plan.renderParallelGroup(0, context)
-        guard posted > 0 else { return }
-        var spins = 0
-        while s.busy.load(ordering: .acquiring) > 0 && spins < Self.spinIterations { spins += 1 }
-        // The last worker posts `done` once per slice: consume it (at once if it came already).
-        while sem_wait(s.done) != 0 {}
     }
 
     private final class WorkerArgument: @unchecked Sendable {
@@ -168,7 +177,7 @@ final class RenderWorkerPool: @unchecked Sendable {
             }
             if s.stopRequested.load(ordering: .acquiring) { break }
             if let plan = s.plan {
-                plan.renderParallelGroup(a.index + 1, s.context)
+                plan.renderParallelGroup(s.phase, a.index + 1, s.context)
                 s.renderedGroups.wrappingAdd(1, ordering: .relaxed)
             }
             if s.busy.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 { sem_post(s.done) }

@@ -1,2 +1,2 @@
-#include <cairo.h>
-#include <cairo-svg.h>
+#include <cairo/cairo.h>
+#include <cairo/cairo-svg.h>

@@ -41,3 +41,39 @@ void *ag_lazy_symbol(AGLazyLibrary *library, const char *symbol) {
     }
     return address;
 }
+
+// MARK: Trampoline tables
+
+static pthread_mutex_t lazy_table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int ag_lazy_functions_load(AGLazyFunctions *table, char *error, size_t size) {
+    if (__atomic_load_n(&table->resolved, __ATOMIC_ACQUIRE)) return 1;
+    if (!ag_lazy_library_load(table->library)) {
+        snprintf(error, size, "%s", table->library->error);
+        return 0;
+    }
+    pthread_mutex_lock(&lazy_table_lock);
+    if (!table->resolved) {
+        for (int i = 0; i < table->count; i++) {
+            void *address = dlsym(table->library->handle, table->functions[i].name);
+            if (address != NULL) __atomic_store_n(table->functions[i].address, address, __ATOMIC_RELEASE);
+        }
+        __atomic_store_n(&table->resolved, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&lazy_table_lock);
+    return 1;
+}
+
+void ag_lazy_functions_resolve(AGLazyFunctions *table, void **requested) {
+    char error[300];
+    if (!ag_lazy_functions_load(table, error, sizeof error)) {
+        fprintf(stderr, "audiograph: cannot load %s: %s\n", table->library->sonames[0], error);
+        abort();
+    }
+    for (int i = 0; i < table->count; i++) {
+        if (table->functions[i].address == requested && dlsym(table->library->handle, table->functions[i].name) == NULL) {
+            fprintf(stderr, "audiograph: %s has no %s\n", table->library->sonames[0], table->functions[i].name);
+            abort();
+        }
+    }
+}

@@ -1,4 +1,4 @@
-#include <lilv/lilv.h>
+#include <lilv-0/lilv/lilv.h>
 #include <lv2/urid/urid.h>
 #include <lv2/options/options.h>
 #include <lv2/atom/atom.h>

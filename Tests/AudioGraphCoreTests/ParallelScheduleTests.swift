@@ -1,4 +1,4 @@
-// Tests of ParallelSchedule: which branches become units, which stay serial, and the balance.
+// Tests of ParallelSchedule: which nodes root tasks, in which phase, which stay serial, and the balance.
 import XCTest
 @testable import AudioGraphCore
 
@@ -18,8 +18,8 @@ final class ParallelScheduleTests: XCTestCase {
         inputs.append((0..<5).map { input($0) })          // 8: the mixer
         inputs.append([input(8)])                          // 9: the output
         let s = ParallelSchedule.make(inputs: inputs, outputEntry: 9, concurrent: Array(repeating: true, count: 10), threadCount: 2)
-        XCTAssertEqual(s.join, 8)
         // Costs 1,1,1,1,4: 4 goes first to thread 0, then the four 1s to thread 1 (loads 4 vs 4).
+        XCTAssertEqual(s.phases, [[[4], [0, 1, 2, 3]]])
         XCTAssertEqual(s.groups, [[4], [0, 1, 2, 3]])
         XCTAssertTrue(s.isParallel)
     }
@@ -28,13 +28,13 @@ final class ParallelScheduleTests: XCTestCase {
         // 0,1 -> mixer 2 -> effect 3 -> effect 4 -> output 5
         let inputs: [[Input]] = [[], [], [input(0), input(1)], [input(2)], [input(3)], [input(4)]]
         let s = ParallelSchedule.make(inputs: inputs, outputEntry: 5, concurrent: Array(repeating: true, count: 6), threadCount: 2)
-        XCTAssertEqual(s.join, 2)
-        XCTAssertEqual(s.groups, [[0], [1]])
+        XCTAssertEqual(s.phases, [[[0], [1]]])
     }
 
-    func testSharedSourcesAdaptedInputsAndUnsafeKernelsStaySerial() {
-        // 0 feeds mixer inputs 0 and 1 (fan-out); 1 feeds input 2 through an adapter; 2 is not
-        // safe to render concurrently; 3 feeds the mixer and a sink 6 outside the mixer; 4, 5 are free.
+    func testAdaptedInputsAndUnsafeKernelsStaySerialSharedSourcesAreTasks() {
+        // 0 feeds mixer inputs 0 and 1 (fan-out: a task, rendered once); 1 feeds input 2 through an
+        // adapter (serial); 2 is not safe to render concurrently (serial); 3 feeds the mixer and a
+        // sink 6 outside the mixer (a fan-out: a task the sink reads afterwards); 4, 5 are free.
         var inputs: [[Input]] = [[], [], [], [], [], []]
         inputs.append([input(3)])                                                   // 6: a sink
         inputs.append([input(0), input(0), input(1, adapted: true), input(2), input(3), input(4), input(5)])  // 7: mixer
@@ -42,7 +42,51 @@ final class ParallelScheduleTests: XCTestCase {
         var concurrent = Array(repeating: true, count: 9)
         concurrent[2] = false
         let s = ParallelSchedule.make(inputs: inputs, outputEntry: 8, concurrent: concurrent, threadCount: 2)
-        XCTAssertEqual(s.groups, [[4], [5]])
+        XCTAssertEqual(s.phases, [[[0, 4], [3, 5]]])
+    }
+
+    /// Voices into sub-mixes into a master: every voice is a task of phase 0, every sub-mix a task
+    /// of phase 1 (it reads its voices), the master and the output are the serial rest.
+    func testNestedMixersSplitAtEveryLevel() {
+        // 0...5 voices (2 and 5 behind an effect 6, 7); sub-mix 8 = 0,1,6 (6 <- 2); sub-mix 9 = 3,4,7 (7 <- 5);
+        // 10: a voice straight into the master; 11 master = 8, 9, 10; 12 output.
+        var inputs: [[Input]] = Array(repeating: [], count: 6)
+        inputs.append([input(2)])                                  // 6
+        inputs.append([input(5)])                                  // 7
+        inputs.append([input(0), input(1), input(6)])              // 8
+        inputs.append([input(3), input(4), input(7)])              // 9
+        inputs.append([])                                          // 10
+        inputs.append([input(8), input(9), input(10)])             // 11
+        inputs.append([input(11)])                                 // 12
+        let s = ParallelSchedule.make(inputs: inputs, outputEntry: 12, concurrent: Array(repeating: true, count: 13), threadCount: 2)
+        // Phase 0: voices 0, 1, 3, 4, 10 (cost 1), 6 and 7 (cost 2: the effect and its voice).
+        XCTAssertEqual(s.phases, [[[6, 0, 3, 10], [7, 1, 4]], [[8], [9]]])
+        XCTAssertTrue(s.isParallel)
+    }
+
+    /// A fan-out source renders in a phase before the branches that read it; the branches then
+    /// split. A kernel that may not render concurrently and feeds two branches keeps them serial.
+    func testAFanOutSourceRendersBeforeItsBranches() {
+        // 0 -> effects 1 and 2 -> mixer 3 -> output 4.
+        let inputs: [[Input]] = [[], [input(0)], [input(0)], [input(1), input(2)], [input(3)]]
+        let s = ParallelSchedule.make(inputs: inputs, outputEntry: 4, concurrent: Array(repeating: true, count: 5), threadCount: 2)
+        XCTAssertEqual(s.phases, [[[0], []], [[1], [2]]])
+        var unsafe = Array(repeating: true, count: 5)
+        unsafe[0] = false
+        XCTAssertEqual(ParallelSchedule.make(inputs: inputs, outputEntry: 4, concurrent: unsafe, threadCount: 2), .serial)
+    }
+
+    /// A branch behind a rate-converting adapter is pulled by the task that consumes it.
+    func testABranchBehindAnAdapterBelongsToItsConsumersTask() {
+        // 0 -(adapted)-> 1 -> mixer 3; 2 -> mixer 3; 3 -> output 4.
+        let inputs: [[Input]] = [[], [input(0, adapted: true)], [], [input(1), input(2)], [input(3)]]
+        let s = ParallelSchedule.make(inputs: inputs, outputEntry: 4, concurrent: Array(repeating: true, count: 5), threadCount: 2)
+        XCTAssertEqual(s.phases, [[[1], [2]]])
+    }
+
+    func testACycleStaysSerial() {
+        let inputs: [[Input]] = [[input(1)], [input(0)], [input(0), input(1)], [input(2)]]
+        XCTAssertEqual(ParallelSchedule.make(inputs: inputs, outputEntry: 3, concurrent: Array(repeating: true, count: 4), threadCount: 2), .serial)
     }
 
     func testNoSplitWithOneThreadOneUnitOrAnAdaptedChain() {

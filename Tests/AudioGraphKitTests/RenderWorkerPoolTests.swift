@@ -8,7 +8,7 @@ import XCTest
 final class RenderWorkerPoolTests: XCTestCase {
     /// `voices` branches into one mixer: oscillators of every waveform (some automated, some
     /// through an EQ or a delay), a 44.1 kHz player through a converter and an EQ, a noise source
-    /// that feeds two mixer inputs (shared: rendered serially), taps on a branch node and on the
+    /// that feeds two mixer inputs (shared: a task of its own, rendered once), taps on a branch node and on the
     /// mixer, and updates at frames inside slices that re-patch, add and remove branches.
     private func voicesGraph(_ voices: Int, seconds: Double) -> String {
         var nodes: [String] = []
@@ -82,9 +82,9 @@ final class RenderWorkerPoolTests: XCTestCase {
             } else {
                 XCTAssertEqual(before.groups.count, threads)
                 let roots = before.groups.flatMap { $0 }
-                // Every branch but the shared noise source is a unit; the noise feeds two inputs.
-                XCTAssertEqual(Set(roots).count, voices - 2, "\(before.groups)")
-                XCTAssertFalse(roots.contains("noise"))
+                // Every branch is a task, the shared noise source too (it feeds two inputs).
+                XCTAssertEqual(Set(roots).count, voices - 1, "\(before.groups)")
+                XCTAssertTrue(roots.contains("noise"))
                 XCTAssertTrue(roots.contains("peq"))
                 XCTAssertTrue(after.groups.flatMap { $0 }.contains("late"), "a node added by an update is a unit of the new plan")
                 XCTAssertFalse(after.groups.flatMap { $0 }.contains("o4"), "a removed node is gone from the units")
@@ -120,6 +120,73 @@ final class RenderWorkerPoolTests: XCTestCase {
 
     func testTwoHundredFiftySixVoicesRenderBitIdenticallyOnSeveralThreads() throws {
         try assertParallelRenderIsBitIdentical(voices: 256, seconds: 0.16, threadCounts: [2])
+    }
+
+    /// 256 voices in nested sub-mixes: 8 sub-mixes of 32 voices (every fourth voice through an
+    /// EQ), each sub-mix through an EQ into the master, and one noise source feeding two sub-mixes.
+    private func nestedGraph(voices: Int, subMixes: Int, seconds: Double) -> String {
+        var nodes: [String] = []
+        var connections: [String] = []
+        let per = voices / subMixes
+        for m in 0..<subMixes {
+            nodes.append(#"{ "id": "sub\#(m)", "type": "mixer", "inputBusCount": \#(per + 1) }"#)
+            nodes.append(#"{ "id": "subeq\#(m)", "type": "eq", "properties": { "bands": [ { "type": "highShelf", "frequency": \#(2000 + 100 * m), "gain": -3 } ] } }"#)
+            connections += [#"{ "from": "sub\#(m)", "to": "subeq\#(m)" }"#, #"{ "from": "subeq\#(m)", "to": "master:\#(m)" }"#]
+            for v in 0..<per {
+                let i = m * per + v
+                nodes.append(#"{ "id": "o\#(i)", "type": "oscillator", "parameters": { "frequency": \#(80 + 7 * i), "amplitude": 0.01 }, "#
+                    + #""properties": { "waveform": "\#(["sine", "sawtooth", "square", "triangle"][i % 4])" } }"#)
+                if i % 4 == 1 {
+                    nodes.append(#"{ "id": "eq\#(i)", "type": "eq", "properties": { "bands": [ { "type": "peak", "frequency": \#(300 + 9 * i), "gain": 4 } ] } }"#)
+                    connections += [#"{ "from": "o\#(i)", "to": "eq\#(i)" }"#, #"{ "from": "eq\#(i)", "to": "sub\#(m):\#(v)" }"#]
+                } else {
+                    connections.append(#"{ "from": "o\#(i)", "to": "sub\#(m):\#(v)" }"#)
+                }
+            }
+        }
+        nodes.append(#"{ "id": "noise", "type": "oscillator", "parameters": { "amplitude": 0.02 }, "properties": { "waveform": "noise", "seed": 3 } }"#)
+        connections += [#"{ "from": "noise", "to": "sub0:\#(per)" }"#, #"{ "from": "noise", "to": "sub1:\#(per)" }"#]
+        nodes.append(#"{ "id": "master", "type": "mixer", "inputBusCount": \#(subMixes) }"#)
+        nodes.append(#"{ "id": "out", "type": "genericOutput" }"#)
+        connections.append(#"{ "from": "master", "to": "out" }"#)
+        return """
+            { "version": 1, "sampleRate": 48000, "duration": \(seconds),
+              "nodes": [ \(nodes.joined(separator: ",\n")) ],
+              "connections": [ \(connections.joined(separator: ", ")) ] }
+            """
+    }
+
+    /// Nested sub-mixes split at both levels: phase 0 renders the voices and the shared noise
+    /// source, phase 1 the eight sub-mix chains (each reads its voices), and the master sums them
+    /// serially; the output equals the serial render's byte for byte on 2 and 4 threads. (Before,
+    /// only the master's eight inputs were units: phases [[sub-mix chains]].)
+    func testNestedSubMixesSplitAtEveryLevelBitIdentically() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let v = try parseGraph(nestedGraph(voices: 256, subMixes: 8, seconds: 0.3), in: dir)
+        var reference: Data?
+        for threads in [1, 2, 4] {
+            let out = dir.appendingPathComponent("out-\(threads).wav").path
+            let r = try OfflineRenderer(v, outputPath: out, renderThreads: threads)
+            let phases = r.built.graph.testOnly_parallelPhases
+            try r.render(to: out)
+            let data = try Data(contentsOf: URL(fileURLWithPath: out))
+            guard threads > 1 else {
+                XCTAssertEqual(phases, [])
+                reference = data
+                continue
+            }
+            XCTAssertEqual(phases.count, 2, "\(phases)")
+            let first = Set(phases[0].flatMap { $0 }), second = Set(phases[1].flatMap { $0 })
+            XCTAssertEqual(first.count, 257, "256 voices and the noise")
+            XCTAssertTrue(first.contains("noise") && first.contains("eq1") && first.contains("o0") && !first.contains("o1"))
+            XCTAssertEqual(second, Set((0..<8).map { "subeq\($0)" }))
+            XCTAssertTrue(phases.allSatisfy { $0.count == threads && $0.allSatisfy { !$0.isEmpty } }, "every thread has work")
+            XCTAssertGreaterThan(r.built.graph.testOnly_parallelGroups.workerRenderedGroups, 0, "the workers rendered")
+            XCTAssertEqual(data, reference, "\(threads) threads: the output differs from the serial render")
+        }
+        let out = try AudioFileReader.read(path: dir.appendingPathComponent("out-1.wav").path)
+        XCTAssertEqual(out.info.frames, 14_400)
+        XCTAssertGreaterThan(out.channels[0].map(abs).max()!, 0.05, "not silent")
     }
 
     /// The thread count cannot change while the graph runs; 0 means 1.
