@@ -47,6 +47,10 @@ public struct LivePlayerSummary: Sendable {
     public var captureUnderruns: Int
     /// Frames of captured audio the input dropped to bound its delay (drift control), if any.
     public var captureDroppedFrames: Int = 0
+    /// Full duplex: how far the input's reads were steered from the source's rate to follow the
+    /// output's clock at the end, parts per million (negative: the source was slower than the
+    /// sink). 0 when input and output share a clock.
+    public var captureRateCorrection: Int = 0
     /// Capture overruns of the input node, if any.
     public var captureOverruns: Int
     /// Updates applied, and the graph frame each took effect at.
@@ -297,6 +301,7 @@ public final class LivePlayer {
             realtime: stream?.hasRealtimePriority ?? false)
         summary.inputLatency = inputLatency
         summary.captureDroppedFrames = input?.captureStream?.droppedFrames ?? 0
+        summary.captureRateCorrection = input?.captureStream?.rateCorrectionPartsPerMillion ?? 0
         summary.engineLatency = Double(output.streamConfiguration(graph: graph).playbackQuantumFrames) / sampleRate
         output.stop()
         input?.stopCapture()

@@ -144,9 +144,10 @@ public final class InputNode: GraphNode, @unchecked Sendable {
 
     /// What the capture ring keeps just before each fragment arrives in full duplex: one input
     /// latency, at least 10 ms (a fragment's arrival passes through the server's main thread,
-    /// which a busy machine delays: with the other core busy for 60 s, a margin of 5 ms gave 25
-    /// capture underruns at 10 ms, half the latency 4 at 20 ms; this margin 4 at 10 ms (15 ms: 5)
-    /// and 0 at 20 ms; 3 ms gave 12-16 a minute at a load average of 12) and two output quanta.
+    /// which a busy machine delays; 3 ms gave 12-16 underruns a minute at a load average of 12)
+    /// and two output quanta. (The capture underruns that remained with any margin, 4-25 a
+    /// minute at 10 ms, were drift between two clocks: the reads now follow the output's clock,
+    /// see `CaptureDriftCompensator`.)
     public func duplexMarginFrames(graph: AudioGraph, quantum: Int) -> Int {
         max(2 * quantum, Int((max(0.010, properties.latency / 1000) * graph.sampleRate).rounded(.up)))
     }

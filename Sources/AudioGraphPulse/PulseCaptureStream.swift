@@ -17,7 +17,9 @@ import Synchronization
 /// The ring holds four times the target latency (at least eight slices and half a second). So
 /// that the delay does not creep up when the two clocks drift, `read` drops the oldest frames when
 /// more than the backlog limit are waiting (default: latency + two slices; `setBacklogLimit`;
-/// counted in `droppedFrames`).
+/// counted in `droppedFrames`). In full duplex (after ``setWarmUp(frames:window:margin:)``) the
+/// reads go through a ``CaptureDriftCompensator``, which steers their rate to the output's clock
+/// so that a source slower than the sink does not run the ring dry (nor a faster one fill it).
 ///
 /// Thread safety: `start()`, `stop()`, `latency()`, `setFaultHandler` are control-thread calls
 /// (one thread at a time, not from libpulse callbacks). `read(frameCount:into:)` and
@@ -35,6 +37,8 @@ package final class PulseCaptureStream: @unchecked Sendable {
 
     // MARK: Render (consumer) thread only
     private let scratch: UnsafeMutablePointer<Float>
+    /// Full duplex (after a warm-up): reads at the output's pace when the source's clock differs.
+    private let drift: CaptureDriftCompensator
     /// The warm-up being run (see ``setWarmUp(frames:window:margin:)``): frames still to read
     /// as silence, the window at its end whose lowest fill is watched, that lowest fill, and the
     /// fill the ring is trimmed to keep before each fragment.
@@ -84,6 +88,8 @@ package final class PulseCaptureStream: @unchecked Sendable {
         backlogLimit.store(latencyFrames + 2 * slice, ordering: .relaxed)
         scratch = .allocate(capacity: slice * configuration.channels)
         scratch.initialize(repeating: 0, count: slice * configuration.channels)
+        drift = CaptureDriftCompensator(channels: configuration.channels, maximumFrames: slice,
+                                        sampleRate: configuration.sampleRate)
     }
 
     deinit {
@@ -101,6 +107,10 @@ package final class PulseCaptureStream: @unchecked Sendable {
     package var droppedFrames: Int { dropped.load(ordering: .relaxed) }
     /// Times `read` dropped old frames (each a hole in what the graph got).
     package var dropCount: Int { drops.load(ordering: .relaxed) }
+    /// Full duplex: how far the reads' rate is steered from the source's to follow the output's
+    /// clock, parts per million (negative: the source is slower than the sink; 0 without drift
+    /// or outside full duplex). See ``CaptureDriftCompensator``.
+    package var rateCorrectionPartsPerMillion: Int { drift.correctionPartsPerMillion }
     /// Holes in what the graph got since `start()`: overruns, underruns and drops together.
     package var lossCount: Int { overrunCount + underrunCount + dropCount }
     /// Why the stream stopped working while running, if it did.
@@ -203,7 +213,9 @@ package final class PulseCaptureStream: @unchecked Sendable {
 
     /// Fills exactly `frameCount` frames (at most `maximumFramesPerSlice`) of each channel buffer:
     /// captured frames first, silence for whatever is missing. Returns the frames that were real
-    /// captured audio. Consumer thread (the render thread); real-time safe.
+    /// captured audio (in full duplex after the warm-up, where the frames come through the
+    /// ``CaptureDriftCompensator``: all of them, also when the ring ran short and the tail is
+    /// silence). Consumer thread (the render thread); real-time safe.
     @discardableResult
     package func read(frameCount: Int, into channels: UnsafePointer<UnsafeMutablePointer<Float>>) -> Int {
         let channelCount = configuration.channels
@@ -238,10 +250,18 @@ package final class PulseCaptureStream: @unchecked Sendable {
         if waiting > limit {
             let excess = waiting - limit
             ring.discard(count: excess * channelCount)
+            drift.forgetLowWaters()
             dropped.wrappingAdd(excess, ordering: .relaxed)
             drops.wrappingAdd(1, ordering: .relaxed)
         }
-        if settle.window > 0 { settleRead(waiting: min(waiting, limit), frames: frames) }
+        if settle.window > 0 {
+            // Full duplex after the warm-up: at the output's pace (see CaptureDriftCompensator).
+            settleRead(waiting: min(waiting, limit), frames: frames)
+            let complete = drift.read(from: ring, frames: frames, into: channels)
+            for c in 0..<channelCount where frames < frameCount { (channels[c] + frames).update(repeating: 0, count: frameCount - frames) }
+            if !complete { underruns.wrappingAdd(1, ordering: .relaxed) }
+            return frames
+        }
         let got = ring.read(into: scratch, count: frames * channelCount) / channelCount
         for c in 0..<channelCount {
             let dst = channels[c]
@@ -266,10 +286,15 @@ package final class PulseCaptureStream: @unchecked Sendable {
         let lowest = settle.lowest - frames
         settle.read = 0
         settle.lowest = .max
-        guard lowest > settle.margin + max(settle.margin / 4, configuration.sampleRate / 400) else { return }
+        guard lowest > settle.margin + max(settle.margin / 4, configuration.sampleRate / 400) else {
+            // Within reach of the target: a slow drift, steered away (a deadband of 1.25 ms).
+            drift.steer(lowWater: lowest, target: settle.margin, deadband: configuration.sampleRate / 800)
+            return
+        }
         let excess = min(lowest - settle.margin, ring.readableCount / configuration.channels - frames)
         guard excess > 0 else { return }
         ring.discard(count: excess * configuration.channels)
+        drift.forgetLowWaters()
         dropped.wrappingAdd(excess, ordering: .relaxed)
         drops.wrappingAdd(1, ordering: .relaxed)
     }
@@ -287,6 +312,7 @@ package final class PulseCaptureStream: @unchecked Sendable {
             warmUp.remaining = 0
             // From now on, watch the fill (windows of a quarter second, at least four fragment periods).
             settle = (max(configuration.sampleRate / 4, 4 * warmUp.window), 0, .max, warmUp.margin)
+            drift.reset()
             // The lowest fill seen was before a read; after it, `frames` less.
             let lowest = warmUp.lowest == .max ? 0 : warmUp.lowest - frames
             let excess = min(lowest - warmUp.margin, ring.readableCount / channelCount)

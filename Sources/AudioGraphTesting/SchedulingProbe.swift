@@ -54,9 +54,9 @@ public final class SchedulingProbe: @unchecked Sendable {
         }
 
         public var description: String {
-            String(format: "real-time probe: %d wake-ups, latest %.1f ms late (>2 ms: %d, >5 ms: %d, >10 ms: %d)%@%@",
-                   wakeups, maximumLateness * 1000, lateOver2ms, lateOver5ms, lateOver10ms,
-                   isRealtime ? "" : " [not real-time]",
+            String(format: "%@probe: %d wake-ups, latest %.1f ms late (>2 ms: %d, >5 ms: %d, >10 ms: %d)%@",
+                   isRealtime ? "real-time " : "time-sharing ", wakeups, maximumLateness * 1000, lateOver2ms, lateOver5ms,
+                   lateOver10ms,
                    stalls.isEmpty ? "" : "; stalls at " + stalls.prefix(8).map {
                        String(format: "%.2f s (%.1f ms)", $0.at, $0.lateness * 1000) }.joined(separator: ", "))
         }
@@ -92,7 +92,25 @@ public final class SchedulingProbe: @unchecked Sendable {
     public init(period: Double = 0.001, cpu: Int? = nil) {
         periodNanoseconds = max(100_000, Int(period * 1e9))
         self.cpu = cpu
+        niceness = nil
     }
+
+    /// A stopped probe whose thread keeps the normal (time-sharing) policy at nice level
+    /// `niceness`, as PulseAudio's main thread runs (`--high-priority`: nice −11; it is never
+    /// real-time, and every request and fragment of a client passes through it): it sees how long
+    /// the machine's other normal-priority work holds such a thread off, which the real-time
+    /// probe cannot see (a thread above every normal one). Not pinned.
+    public init(period: Double = 0.001, niceness: Int32) {
+        periodNanoseconds = max(100_000, Int(period * 1e9))
+        cpu = nil
+        self.niceness = niceness
+    }
+
+    /// PulseAudio's main thread's nice level with `--high-priority` (its default `nice-level`).
+    public static let serverMainThreadNiceness: Int32 = -11
+
+    /// The nice level of a time-sharing probe (nil: a real-time probe).
+    public let niceness: Int32?
 
     /// One probe pinned to each CPU this process may run on.
     public static func onEveryCPU(period: Double = 0.001) -> [SchedulingProbe] {
@@ -156,9 +174,15 @@ public final class SchedulingProbe: @unchecked Sendable {
 
     private func run(origin: Int) {
         if let cpu { CPUAffinity.pinCallingThread(to: cpu) }
-        var param = sched_param()
-        param.sched_priority = Self.priority
-        realtime.store(pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0, ordering: .relaxed)
+        PosixThread.nameCurrentThread("ag-probe")  // (Foundation's Thread.name does not reach the OS)
+        if let niceness {
+            // (On Linux, who 0 is the calling thread: nice levels are per thread.)
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
+        } else {
+            var param = sched_param()
+            param.sched_priority = Self.priority
+            realtime.store(pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0, ordering: .relaxed)
+        }
         var policy: Int32 = 0
         var got = sched_param()
         if pthread_getschedparam(pthread_self(), &policy, &got) == 0 { grantedPriority.store(Int(got.sched_priority), ordering: .relaxed) }

@@ -91,6 +91,7 @@ struct PlayCommand: ParsableCommand {
         if validated.description.nodes.contains(where: { $0.type == .input }) {
             line += "; capture underruns \(summary.captureUnderruns), overruns \(summary.captureOverruns)"
             if summary.captureDroppedFrames > 0 { line += ", dropped \(summary.captureDroppedFrames) frames" }
+            if summary.captureRateCorrection != 0 { line += ", rate steered \(summary.captureRateCorrection) ppm" }
             if let input = summary.inputLatency, let output = summary.latency {
                 let total = input.total + output.total + summary.engineLatency
                 line += String(format: "; round trip %.1f ms (input %.1f ms + output %.1f ms + engine %.1f ms)", total * 1000,

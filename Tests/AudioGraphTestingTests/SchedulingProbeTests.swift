@@ -96,4 +96,54 @@ final class SchedulingProbeTests: XCTestCase {
         XCTAssertEqual(box.priority, SchedulingProbe.priority)
         XCTAssertLessThan(report.maximumLateness, 0.010, "a render-priority thread held the probe off: \(report)")
     }
+
+    /// The server-class probe keeps the time-sharing policy at nice −11 (as PulseAudio's main
+    /// thread): it reports itself not real-time, runs at that nice level, and a real-time thread
+    /// busy for 40 ms on its CPU holds it off (about 40 ms late), as it would hold the server's
+    /// main thread off.
+    func testAServerClassProbeRunsAtTheServerMainThreadsNiceLevel() throws {
+        final class Box: @unchecked Sendable { var report: SchedulingProbe.Report?; var nice: Int?; var spun = 0.0 }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            var set = cpu_set_t()
+            withUnsafeMutableBytes(of: &set) { $0.initializeMemory(as: UInt8.self, repeating: 0); $0[0] = 1 }
+            typealias SetAffinity = @convention(c) (pid_t, Int, UnsafeRawPointer) -> Int32
+            guard let symbol = dlsym(nil, "sched_setaffinity"),
+                  withUnsafeBytes(of: &set, { unsafeBitCast(symbol, to: SetAffinity.self)(0, $0.count, $0.baseAddress!) }) == 0
+            else { done.signal(); return }
+            let probe = SchedulingProbe(period: 0.001, niceness: SchedulingProbe.serverMainThreadNiceness)
+            probe.start()
+            usleep(20_000)
+            // The probe thread's nice level, from /proc (field 19 of its stat line).
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            for task in tasks where (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "ag-probe" {
+                if let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                   let close = stat.lastIndex(of: ")") {
+                    let fields = stat[stat.index(after: close)...].split(separator: " ")
+                    box.nice = Int(fields[16])
+                }
+            }
+            let spinner = Thread {
+                var param = sched_param()
+                param.sched_priority = PosixThread.renderPriority
+                guard pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0 else { return }
+                let start = Date()
+                while Date().timeIntervalSince(start) < 0.040 {}
+                box.spun = Date().timeIntervalSince(start)
+            }
+            spinner.start()
+            while !spinner.isFinished { usleep(1000) }
+            usleep(10_000)
+            box.report = probe.stop()
+            done.signal()
+        }.start()
+        done.wait()
+        let report = try XCTUnwrap(box.report, "could not pin threads to CPU 0")
+        XCTAssertFalse(report.isRealtime)
+        XCTAssertEqual(box.nice, -11, "the probe thread's nice level")
+        try XCTSkipUnless(box.spun > 0, "no permission for SCHED_FIFO: \(report)")
+        XCTAssertGreaterThan(report.maximumLateness, 0.030, "a real-time thread holds a time-sharing probe off: \(report)")
+    }
 }
