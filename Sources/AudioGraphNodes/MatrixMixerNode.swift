@@ -118,7 +118,7 @@ public final class MatrixMixerNode: GraphNode, @unchecked Sendable {
     /// `[2]` by default); connections name the buses (`"mx:1"`). The file's bus check allows 32 on
     /// each side; the node's own counts are checked with the engine's rules. Its parameters
     /// follow from the options (``parameterInfos(_:)``).
-    public static let descriptor = NodeTypeDescriptor(
+    package static let descriptor = NodeTypeDescriptor(
         name: "matrixMixer", kind: .mixer, inputBuses: .fixed(maximumBusCount), outputBusCount: maximumBusCount,
         propertyKeys: ["inputs", "outputs"],
         decode: { reader in
