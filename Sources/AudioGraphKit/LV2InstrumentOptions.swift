@@ -23,7 +23,8 @@ package struct LV2InstrumentOptions: Hashable, Sendable {
             (options as? LV2InstrumentOptions)?.plugin ?? options
         }
         let decode: @Sendable (any NodePropertyReader) -> any NodeOptions = { reader in
-            guard let p = base.decode(reader) as? LV2Properties else { return base.decode(reader) }
+            let decoded = base.decode(reader)
+            guard let p = decoded as? LV2Properties else { return decoded }
             var midi = SamplerProperties()
             if !p.takesMIDI && !p.parameters.isEmpty {
                 for key in SamplerProperties.midiKeys where reader.has(key) {

@@ -193,4 +193,67 @@ final class AudioFileInstrumentTests: XCTestCase {
             }
         }
     }
+
+    /// A 16-bit mono AIFF file written here chunk by chunk (Apple's AIFF 1.3 layout, big-endian):
+    /// `COMM` (48 kHz as an 80-bit float), `MARK` (markers 1 and 2 at frames 4800 and 9600),
+    /// `INST` (`baseNote`, `detune`, low/high note and velocity, sustain loop forward from
+    /// marker 1 to 2), `SSND`.
+    func aiff(_ name: String, _ samples: [Double], baseNote: Int8, detune: Int8, keys: ClosedRange<UInt8>, velocities: ClosedRange<UInt8>) throws -> String {
+        var out = [UInt8]()
+        func u16(_ v: UInt16) { out += [UInt8(v >> 8), UInt8(v & 0xFF)] }
+        func u32(_ v: UInt32) { u16(UInt16(v >> 16)); u16(UInt16(v & 0xFFFF)) }
+        func chunk(_ id: String, _ body: () -> Void) {
+            out += Array(id.utf8)
+            let sizeAt = out.count
+            u32(0)
+            body()
+            let size = out.count - sizeAt - 4
+            out.replaceSubrange(sizeAt..<(sizeAt + 4), with: [UInt8(size >> 24), UInt8((size >> 16) & 0xFF), UInt8((size >> 8) & 0xFF), UInt8(size & 0xFF)])
+            if size % 2 == 1 { out.append(0) }
+        }
+        out += Array("FORM".utf8); u32(0); out += Array("AIFF".utf8)
+        chunk("COMM") {
+            u16(1); u32(UInt32(samples.count)); u16(16)
+            u16(0x400E); u32(0xBB80_0000); u32(0)             // 48000 = 0xBB80 · 2^(15 − 15), 80-bit extended
+        }
+        chunk("MARK") {
+            u16(2)
+            for (id, position) in [(UInt16(1), UInt32(4800)), (2, 9600)] { u16(id); u32(position); out += [1, UInt8(ascii: "m")] }
+        }
+        chunk("INST") {
+            out += [UInt8(bitPattern: baseNote), UInt8(bitPattern: detune), keys.lowerBound, keys.upperBound, velocities.lowerBound, velocities.upperBound]
+            u16(0)                                             // gain
+            u16(1); u16(1); u16(2)                             // sustain loop: forward, markers 1...2
+            u16(0); u16(0); u16(0)                             // release loop: none
+        }
+        chunk("SSND") {
+            u32(0); u32(0)
+            for x in samples { u16(UInt16(bitPattern: Int16((x * 32767).rounded()))) }
+        }
+        let form = out.count - 8
+        out.replaceSubrange(4..<8, with: [UInt8(form >> 24), UInt8((form >> 16) & 0xFF), UInt8((form >> 8) & 0xFF), UInt8(form & 0xFF)])
+        let path = directory.appendingPathComponent(name).path
+        try Data(out).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// An AIFF file's `INST` and `MARK` chunks place its zone: root key 57, keys 48...72,
+    /// velocities 1...127, the sustain loop between the markers (4800..<9600, exclusive end as
+    /// AIFF markers sit between frames), and `detune` +10 applied as a correction (AIFF's
+    /// meaning, the opposite of a WAV `smpl` fraction): key 57 sounds 480·2^(10/1200) Hz within
+    /// 1 cent, sustained through the loop past the 0.2 s recording; key 40 (outside) is silent.
+    func testAnAIFFFilesInstrumentChunkPlacesTheZone() throws {
+        let path = try aiff("loop.aiff", Self.sine(480, seconds: 0.2), baseNote: 57, detune: 10, keys: 48...72, velocities: 1...127)
+        let zone = try XCTUnwrap(AudioFileInstrument.zones(for: [path]).first)
+        XCTAssertEqual(zone.rootKey, 57)
+        XCTAssertEqual(zone.keys, 48...72)
+        XCTAssertEqual(zone.velocities, 1...127)
+        XCTAssertEqual(zone.loop, 4800..<9600)
+        XCTAssertEqual(zone.pitchCorrection, 10)
+        let out = try render([path], events: [(0, .noteOn(channel: 0, key: 57, velocity: 127))], frames: 48000)[0]
+        let f = try frequency(out), expected = 480 * pow(2, 10.0 / 1200)
+        print("AIFF: key 57 \(f) Hz, formula \(expected) Hz")
+        XCTAssertEqual(1200 * log2(f / expected), 0, accuracy: 1)
+        XCTAssertEqual(SignalMeasurement.peak(try render([path], events: [(0, .noteOn(channel: 0, key: 40, velocity: 127))], frames: 4800)[0]), 0)
+    }
 }
