@@ -90,14 +90,16 @@ extension AudioNodeTests {
         let gain = AudioGainNode(), panner = AudioStereoPannerNode(), constant = AudioConstantSourceNode()
         let sampler = AudioUnitSampler(), shaper = AudioUnitWaveShaper(), analyser = AudioAnalyserNode()
         let mixer = AudioMixerNode(), environment = AudioEnvironmentNode()
+        let matrix = AudioUnitMatrixMixer(), bufferSource = AudioBufferSourceNode()
         let chain: [AudioNode] = [source, eq, delay, reverb, varispeed, timePitch, distortion, compressor, processor, limiter,
-                                  gain, panner, shaper, analyser, mixer]
-        for n in chain + [mono, player, constant, sampler, environment] { engine.attach(n) }
+                                  gain, panner, shaper, matrix, analyser, mixer]
+        for n in chain + [mono, player, constant, sampler, environment, bufferSource] { engine.attach(n) }
         for (a, b) in zip(chain, chain.dropFirst()) { engine.connect(a, to: b, format: nil) }
         engine.connect(mixer, to: engine.mainMixerNode, format: nil)
         engine.connect(player, to: engine.mainMixerNode, format: nil)
         engine.connect(constant, to: engine.mainMixerNode, format: nil)
         engine.connect(sampler, to: engine.mainMixerNode, format: nil)
+        engine.connect(bufferSource, to: engine.mainMixerNode, format: nil)
         engine.connect(mono, to: environment, format: nil)
         engine.connect(environment, to: engine.mainMixerNode, format: nil)
         environment.reverbParameters.enable = true
@@ -163,6 +165,15 @@ extension AudioNodeTests {
             Self.tableKnob("AudioUnitSampler", "stereoPan", sampler, address: "pan", set: { sampler.stereoPan = $0 }, get: { sampler.stereoPan }),
             Self.tableKnob("AudioUnitSampler", "globalTuning", sampler, address: "tuning",
                            set: { sampler.globalTuning = $0 }, get: { sampler.globalTuning }),
+            Self.tableKnob("AudioUnitMatrixMixer", "masterVolume", matrix, address: "volume",
+                           set: { matrix.masterVolume = $0 }, get: { matrix.masterVolume }),
+            Self.tableKnob("AudioBufferSourceNode", "playbackRate", bufferSource,
+                           set: { bufferSource.playbackRate = $0 }, get: { bufferSource.playbackRate }),
+            Self.tableKnob("AudioBufferSourceNode", "detune", bufferSource, set: { bufferSource.detune = $0 }, get: { bufferSource.detune }),
+            Knob(name: "AudioBufferSourceNode.loopStart", node: bufferSource, address: nil,
+                 set: { bufferSource.loopStart = TimeInterval($0) }, get: { Float(bufferSource.loopStart) }),
+            Knob(name: "AudioBufferSourceNode.loopEnd", node: bufferSource, address: nil,
+                 set: { bufferSource.loopEnd = TimeInterval($0) }, get: { Float(bufferSource.loopEnd) }),
             Knob(name: "AudioMixerNode.outputVolume", node: mixer, address: nil, set: { mixer.outputVolume = $0; engine.mainMixerNode.outputVolume = $0 },
                  get: { max(mixer.outputVolume, engine.mainMixerNode.outputVolume) }),
             Knob(name: "AudioEnvironmentNode.outputVolume", node: e, address: nil, set: { e.outputVolume = $0 }, get: { e.outputVolume }),
