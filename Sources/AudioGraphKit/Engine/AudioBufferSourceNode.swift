@@ -126,7 +126,7 @@ public final class AudioBufferSourceNode: AudioNode, @unchecked Sendable {
             s.watcher = nil
             return old
         }
-        previous?.join()
+        previous?.join()   // from the handler itself (a restart when playback ends): detached, it ends after the handler
         guard onEnded != nil else { return }
         let transport = self.transport
         let generation = state.withLock { $0.starts }
@@ -152,7 +152,7 @@ public final class AudioBufferSourceNode: AudioNode, @unchecked Sendable {
             s.watcher = nil
             return t
         }
-        if let thread, !thread.isCurrent { thread.join() } else { thread?.detach() }
+        thread?.join()
     }
 
     /// The buffer's channels and rate.

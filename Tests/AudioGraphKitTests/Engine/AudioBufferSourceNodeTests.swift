@@ -2,6 +2,7 @@
 import AudioGraphKit
 import AudioGraphTesting
 import Foundation
+import Synchronization
 import XCTest
 
 final class AudioBufferSourceNodeTests: XCTestCase {
@@ -122,6 +123,19 @@ final class AudioBufferSourceNodeTests: XCTestCase {
         XCTAssertLessThan(e2.error, 1e-6, "at \(e2.at)")
         XCTAssertTrue(z[480...].allSatisfy { $0 == 0 }, "the stop time ends playback")
         wait(for: [again], timeout: 5)
+
+        // A restart from the ended handler (on the watcher thread) plays again and ends again.
+        let restarted = expectation(description: "restarted from the handler")
+        let count = Mutex(0)
+        source.onEnded = { [unowned source] in
+            let n = count.withLock { $0 += 1; return $0 }
+            if n == 1 { source.start(when: 0, offset: 0.09) } else { restarted.fulfill() }
+        }
+        source.start(when: 0, offset: 0.09)     // 0.01 s of buffer left at rate 2: 240 frames
+        _ = try render(engine, frames: 1000)
+        Thread.sleep(forTimeInterval: 0.1)       // the watcher runs the handler, which restarts
+        _ = try render(engine, frames: 1000)
+        wait(for: [restarted], timeout: 5)
 
         source.onEnded = nil
         source.start(when: 0.2)
