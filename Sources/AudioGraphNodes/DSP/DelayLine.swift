@@ -330,7 +330,19 @@ package final class DelayLine {
                 let rIn = (w - kIn) & mask, rOut = (w - kOut) & mask
                 // Two-argument mins: the variadic one builds an array (an allocation).
                 let n = min(min(count - i, capacity - w), min(capacity - rIn, capacity - rOut))
-                for j in 0..<n {
+                var j = 0
+                // Without the low-pass no frame depends on the one before, only on frames at least
+                // kOut back: four at a time when kOut >= 4 (what the scalar loop computes, lane by lane).
+                if !lowPass && kOut >= 4 {
+                    while j &+ 4 <= n {
+                        wholeQuad(xs0 + (w &+ j), xs0 + (rIn &+ j), ds0 + (rOut &+ j), ds0 + (w &+ j), x0 + (i &+ j),
+                                  y0 + (i &+ j), &s0, fb: fb, wet: wet, dry: dry)
+                        wholeQuad(xs1 + (w &+ j), xs1 + (rIn &+ j), ds1 + (rOut &+ j), ds1 + (w &+ j), x1 + (i &+ j),
+                                  y1 + (i &+ j), &s1, fb: fb, wet: wet, dry: dry)
+                        j &+= 4
+                    }
+                }
+                for j in j..<n {
                     y0[i + j] = wholeTick(xs0 + w + j, xs0 + rIn + j, ds0 + rOut + j, ds0 + w + j, x0[i + j], &s0,
                                           a: a, fb: fb, wet: wet, dry: dry, lowPass: lowPass)
                     y1[i + j] = wholeTick(xs1 + w + j, xs1 + rIn + j, ds1 + rOut + j, ds1 + w + j, x1[i + j], &s1,
@@ -367,6 +379,31 @@ package final class DelayLine {
         let a = lowPassCoefficient(cutoffTarget)
         let inputTap = tapFrames, outputTap = max(tapFrames, 1)
         var w = writeIndex
+        if inputTap == inputTap.rounded(.down) {
+            // Whole-frame taps: ``steadyPair``'s pointer walk for one channel (a mono delay).
+            let kIn = Int(inputTap), kOut = Int(outputTap)
+            var i = 0
+            while i < count {
+                let rIn = (w - kIn) & mask, rOut = (w - kOut) & mask
+                let n = min(min(count - i, capacity - w), min(capacity - rIn, capacity - rOut))
+                var j = 0
+                if !lowPass && kOut >= 4 {
+                    while j &+ 4 <= n {
+                        wholeQuad(xs + (w &+ j), xs + (rIn &+ j), ds + (rOut &+ j), ds + (w &+ j), x + (i &+ j),
+                                  y + (i &+ j), &s, fb: fb, wet: wet, dry: dry)
+                        j &+= 4
+                    }
+                }
+                for j in j..<n {
+                    y[i + j] = wholeTick(xs + w + j, xs + rIn + j, ds + rOut + j, ds + w + j, x[i + j], &s,
+                                         a: a, fb: fb, wet: wet, dry: dry, lowPass: lowPass)
+                }
+                i += n
+                w = (w + n) & mask
+            }
+            lowPassState[c] = s
+            return
+        }
         for i in 0..<count {
             y[i] = steadyTick(xs, ds, x[i], &s, at: w, inputTap: inputTap, outputTap: outputTap, a: a, fb: fb,
                               wet: wet, dry: dry, lowPass: lowPass)
@@ -391,6 +428,27 @@ package final class DelayLine {
         if abs(d) < 1e-30 { d = 0 }
         dw.pointee = Float(d)
         return Float(dry * Double(xn) + wet * d)
+    }
+
+    /// ``wholeTick`` without the low-pass for four consecutive frames whose delayed output was
+    /// written before them (kOut >= 4): stores the input first (a delayed-input read may reach it,
+    /// as in the scalar order), then the same per-frame arithmetic in Double, lane by lane, so the
+    /// samples are bit-identical; `s` ends as the last frame's.
+    @inline(__always)
+    private func wholeQuad(_ xw: UnsafeMutablePointer<Float>, _ xr: UnsafeMutablePointer<Float>,
+                           _ dr: UnsafeMutablePointer<Float>, _ dw: UnsafeMutablePointer<Float>,
+                           _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>,
+                           _ s: inout Double, fb: Double, wet: Double, dry: Double) {
+        let xn = UnsafeRawPointer(x).loadUnaligned(as: SIMD4<Float>.self)
+        UnsafeMutableRawPointer(xw).storeBytes(of: xn, as: SIMD4<Float>.self)
+        let xd = SIMD4<Double>(UnsafeRawPointer(xr).loadUnaligned(as: SIMD4<Float>.self))
+        var dd = SIMD4<Double>(UnsafeRawPointer(dr).loadUnaligned(as: SIMD4<Float>.self))
+        dd.replace(with: 0, where: (dd .< 1e-30) .& (dd .> -1e-30))
+        var d = xd + fb * dd
+        d.replace(with: 0, where: (d .< 1e-30) .& (d .> -1e-30))
+        UnsafeMutableRawPointer(dw).storeBytes(of: SIMD4<Float>(d), as: SIMD4<Float>.self)
+        UnsafeMutableRawPointer(y).storeBytes(of: SIMD4<Float>(dry * SIMD4<Double>(xn) + wet * d), as: SIMD4<Float>.self)
+        s = dd[3]
     }
 
     /// One frame of one channel in the steady loops: writes `xn` to the input history and the

@@ -292,9 +292,15 @@ final class BiquadTests: XCTestCase {
     /// The paired loops (two channels per loop, an odd channel alone) and the frame-by-frame
     /// cascade give exactly the scalar recurrence's samples: vectorising changed no bit.
     func testPairedAndCascadedLoopsMatchTheScalarRecurrenceBitForBit() {
-        let bands = [EQBand(type: .peak, frequency: 31, gain: 6, q: 1), EQBand(type: .lowShelf, frequency: 200, gain: -4),
-                     EQBand(type: .peak, frequency: 1000, gain: -6, q: 1), EQBand(type: .highPass, frequency: 40),
-                     EQBand(type: .highShelf, frequency: 8000, gain: 3), EQBand(type: .notch, frequency: 3000, q: 4)]
+        let all = [EQBand(type: .peak, frequency: 31, gain: 6, q: 1), EQBand(type: .lowShelf, frequency: 200, gain: -4),
+                   EQBand(type: .peak, frequency: 1000, gain: -6, q: 1), EQBand(type: .highPass, frequency: 40),
+                   EQBand(type: .highShelf, frequency: 8000, gain: 3), EQBand(type: .notch, frequency: 3000, q: 4),
+                   EQBand(type: .peak, frequency: 5000, gain: 5, q: 2)]
+        // An even and an odd number of sections, and one, over 3 channels (a pair and an odd one).
+        for bandCount in [6, 7, 1] { assertCascadeMatchesTheScalarRecurrence(Array(all.prefix(bandCount))) }
+    }
+
+    private func assertCascadeMatchesTheScalarRecurrence(_ bands: [EQBand]) {
         let n = 3000, channels = 3
         var rng = SplitMix64(seed: 9)
         // Noise, then silence (the decaying tails must agree too).

@@ -209,7 +209,8 @@ final class DelayLineTests: XCTestCase {
 
     /// Whole-frame taps take the steady loop that walks the ring with plain pointers, cut where
     /// an index wraps: at 1 kHz the ring holds 2048 frames, so 9000 frames wrap it four times,
-    /// in slices of 97 that straddle the wrap. Bit for bit the general loop's output.
+    /// in slices of 97 that straddle the wrap. Bit for bit the general loop's output, with and
+    /// without the low-pass.
     func testWholeFrameTapsAcrossTheRingsWrapMatchTheGeneralLoopBitForBit() {
         let rate = 1000.0
         var seed: UInt64 = 11
@@ -217,18 +218,28 @@ final class DelayLineTests: XCTestCase {
             seed = seed &* 6364136223846793005 &+ 1442695040888963407
             return i < 7000 ? Double(seed >> 11) / Double(1 << 53) - 0.5 : 0
         }
-        for (delay, feedback, cutoff) in [(0.25, 70.0, 500.0), (0.003, -50.0, 300.0), (0.0, 30.0, 200.0), (1.999, 60.0, 100.0)] {
-            func render(general: Bool) -> [[Float]] {
-                let line = DelayLine(sampleRate: rate, maximumChannelCount: 2, delayTime: delay, feedback: feedback,
-                                     lowPassCutoff: cutoff, wetDryMix: 60)
-                XCTAssertEqual(line.capacity, 2048)
-                line.testOnly_alwaysGeneralLoop = general
-                return run(x, line: line, slice: 97, channels: 2)
+        // Cutoff at Nyquist (500 Hz here): no low-pass, the four-frames-at-a-time loop, whose
+        // feedback reads must be at least four frames back (2, 3 frames: the scalar loop).
+        for (delay, feedback, cutoff) in [(0.25, 70.0, 500.0), (0.003, -50.0, 300.0), (0.0, 30.0, 200.0), (1.999, 60.0, 100.0),
+                                          (0.002, 80.0, 500.0), (0.003, -90.0, 500.0), (0.004, 85.0, 500.0),
+                                          (0.005, -60.0, 600.0), (0.123, 95.0, 500.0)] {
+            // One channel (a mono delay's own loop), a pair, and a pair plus one.
+            for channels in 1...3 {
+                func render(general: Bool) -> [[Float]] {
+                    let line = DelayLine(sampleRate: rate, maximumChannelCount: channels, delayTime: delay, feedback: feedback,
+                                         lowPassCutoff: cutoff, wetDryMix: 60)
+                    XCTAssertEqual(line.capacity, 2048)
+                    line.testOnly_alwaysGeneralLoop = general
+                    return run(x, line: line, slice: 97, channels: channels)
+                }
+                let steady = render(general: false), general = render(general: true)
+                for c in 0..<channels {
+                    XCTAssertEqual(steady[c].map(\.bitPattern), general[c].map(\.bitPattern),
+                                   "delay \(delay), \(channels) channels: channel \(c)")
+                }
             }
-            let steady = render(general: false), general = render(general: true)
-            for c in 0..<2 {
-                XCTAssertEqual(steady[c].map(\.bitPattern), general[c].map(\.bitPattern), "delay \(delay) channel \(c)")
-            }
+            let steady = run(x, line: DelayLine(sampleRate: rate, maximumChannelCount: 2, delayTime: delay, feedback: feedback,
+                                                lowPassCutoff: cutoff, wetDryMix: 60), slice: 97, channels: 2)
             if delay >= 0.25 { XCTAssertNotEqual(steady[0][8500], 0, "delay \(delay): echoes past the input's end") }
         }
     }
