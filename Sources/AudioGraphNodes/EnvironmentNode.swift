@@ -34,8 +34,11 @@
 /// `input.N.reverbBlend` 0...1, `input.N.orientationX|Y|Z` (1, 0, 0),
 /// `input.N.coneInnerAngle` and `input.N.coneOuterAngle` (degrees, 0...360, 360),
 /// `input.N.coneOuterGain` 0...1 (0), `input.N.mode` (read per slice: how this input is
-/// rendered, ``InputMode``; 0 = the node's `renderingAlgorithm`). Properties: `distanceModel` and `reverb` (also while running),
-/// `renderingAlgorithm` and `hrtf` (before initialize).
+/// rendered, ``InputMode``; 0 = the node's `renderingAlgorithm`), `input.N.rate` (0.5...2, 1:
+/// the input played faster or slower, pitch following, through a ``VariableRateInputAdapter``,
+/// when `variableRate` is on; an input fed by a live source stays at 1). Properties:
+/// `distanceModel` and `reverb` (also while running), `renderingAlgorithm`, `hrtf` and
+/// `variableRate` (before initialize).
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread; the HRTF
 /// set is loaded (file I/O, FFT planning) at initialize on the control thread.
