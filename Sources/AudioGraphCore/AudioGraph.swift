@@ -644,8 +644,10 @@ public final class AudioGraph: @unchecked Sendable {
             let rate = n.processingSampleRate(inputFormats: raw, graphSampleRate: sampleRate)
             var seen = raw
             for bus in 0..<n.inputBusCount {
-                guard let f = raw[bus], let src = sources[bus],
-                      f.sampleRate != rate || n.pullsInputsOnTheirOwnTimeline else { continue }
+                guard let f = raw[bus], let src = sources[bus] else { continue }
+                let sourceIsLive = liveUpstream[src.node] != nil
+                guard f.sampleRate != rate || n.pullsInputsOnTheirOwnTimeline
+                        || n.adaptsInput(bus: bus, sourceIsLive: sourceIsLive) else { continue }
                 if n.pullsInputsOnTheirOwnTimeline, let live = liveUpstream[src.node] {
                     let path = live == src.node ? "" : " through \"\(src.node)\""
                     throw .formatNotSupported(node: id, reason: "it reads its input ahead of the clock; a live input (\"\(live)\"\(path)) cannot be read ahead")
@@ -660,7 +662,7 @@ public final class AudioGraph: @unchecked Sendable {
                 if let existing = adapters[key] {
                     newAdapters![key] = existing
                 } else if let a = try n.makeInputAdapter(bus: bus, sourceFormat: f, targetSampleRate: rate,
-                                                         maximumFramesPerSlice: maximumFramesPerSlice) {
+                                                         maximumFramesPerSlice: maximumFramesPerSlice, sourceIsLive: sourceIsLive) {
                     newAdapters![key] = a
                 } else {
                     throw .formatNotSupported(node: id, reason: "made no adapter for input bus \(bus) after accepting it")

@@ -220,6 +220,22 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     open func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
                                maximumFramesPerSlice: Int) throws(AudioGraphError) -> InputAdapter? { nil }
 
+    /// Whether input `bus` gets an adapter even at the node's own rate, for a node that reads
+    /// some inputs on their own timeline but takes others as the clock gives them (the
+    /// environment with `variableRate`: every input but a live one). `sourceIsLive`: the input
+    /// depends on a live source (``isLiveSource``, through any path), which cannot be read ahead.
+    /// Default false (``pullsInputsOnTheirOwnTimeline`` gives every input an adapter, and a live
+    /// one is refused). Control thread.
+    open func adaptsInput(bus: Int, sourceIsLive: Bool) -> Bool { false }
+
+    /// ``makeInputAdapter(bus:sourceFormat:targetSampleRate:maximumFramesPerSlice:)`` knowing
+    /// whether the input depends on a live source (the graph calls this one). Default: that one.
+    open func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
+                               maximumFramesPerSlice: Int, sourceIsLive: Bool) throws(AudioGraphError) -> InputAdapter? {
+        try makeInputAdapter(bus: bus, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate,
+                             maximumFramesPerSlice: maximumFramesPerSlice)
+    }
+
     // MARK: Graph membership (control thread)
     weak var graph: AudioGraph?
 }

@@ -34,8 +34,11 @@
 /// `input.N.reverbBlend` 0...1, `input.N.orientationX|Y|Z` (1, 0, 0),
 /// `input.N.coneInnerAngle` and `input.N.coneOuterAngle` (degrees, 0...360, 360),
 /// `input.N.coneOuterGain` 0...1 (0), `input.N.mode` (read per slice: how this input is
-/// rendered, ``InputMode``; 0 = the node's `renderingAlgorithm`). Properties: `distanceModel` and `reverb` (also while running),
-/// `renderingAlgorithm` and `hrtf` (before initialize).
+/// rendered, ``InputMode``; 0 = the node's `renderingAlgorithm`), `input.N.rate` (0.5...2, 1:
+/// the input played faster or slower, pitch following, through a ``VariableRateInputAdapter``,
+/// when `variableRate` is on; an input fed by a live source stays at 1). Properties:
+/// `distanceModel` and `reverb` (also while running), `renderingAlgorithm`, `hrtf` and
+/// `variableRate` (before initialize).
 ///
 /// Thread safety: configure on a control thread; parameters may be set from any thread; the HRTF
 /// set is loaded (file I/O, FFT planning) at initialize on the control thread.
@@ -98,6 +101,41 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
                                    maximumFramesPerSlice: maximumFramesPerSlice)
     }
 
+    /// With `variableRate`, every input not fed by a live source (a live one cannot be read
+    /// ahead: its `rate` stays 1).
+    public override func adaptsInput(bus: Int, sourceIsLive: Bool) -> Bool {
+        properties.variableRate && !sourceIsLive
+    }
+
+    /// With `variableRate` and a source that is not live: a ``VariableRateInputAdapter`` (after
+    /// a rate conversion when the rates differ); else the rate conversion alone.
+    public override func makeInputAdapter(bus: Int, sourceFormat: StreamFormat, targetSampleRate: Double,
+                                          maximumFramesPerSlice: Int, sourceIsLive: Bool) throws(AudioGraphError) -> InputAdapter? {
+        guard properties.variableRate && !sourceIsLive else {
+            return try makeInputAdapter(bus: bus, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate,
+                                        maximumFramesPerSlice: maximumFramesPerSlice)
+        }
+        let converter = sourceFormat.sampleRate == targetSampleRate ? nil
+            : try ResamplingInputAdapter(nodeID: id, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate,
+                                         maximumFramesPerSlice: maximumFramesPerSlice)
+        return VariableRateInputAdapter(channelCount: sourceFormat.channelCount, maximumFramesPerSlice: maximumFramesPerSlice,
+                                        rates: rates(maximumFrames: maximumFramesPerSlice), converter: converter)
+    }
+
+    /// With `variableRate`: an input at rate 2 consumes two frames per output frame.
+    public override var maximumInputFramesPerOutputFrame: Double { properties.variableRate ? 2 : 1 }
+
+    /// The rates the kernel hands its inputs' adapters (made with the first of them).
+    private var sharedRates: VariableRateInputAdapter.Rates?
+
+    /// The shared rate buffer, holding at least `maximumFrames` (control thread).
+    func rates(maximumFrames: Int) -> VariableRateInputAdapter.Rates {
+        if let r = sharedRates, r.capacity >= maximumFrames { return r }
+        let r = VariableRateInputAdapter.Rates(capacity: maximumFrames)
+        sharedRates = r
+        return r
+    }
+
     /// The HRTF file this node uses (`properties.hrtfPath`, else `hrtf`, else libmysofa's MIT KEMAR).
     public var hrtfPath: String { properties.hrtfPath ?? properties.hrtf ?? HRTFSet.defaultPath }
 
@@ -128,7 +166,7 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
             guard r.level.isFinite, r.level >= -40, r.level <= 40 else {
                 throw .invalidProperty(node: id, name: name, reason: "level must be -40...40 dB")
             }
-        case "renderingAlgorithm", "hrtf", "channels":
+        case "renderingAlgorithm", "hrtf", "channels", "variableRate":
             guard kernel == nil else {
                 throw .invalidProperty(node: id, name: name, reason: "cannot be changed once the node is set up (only distanceModel and reverb can)")
             }
@@ -137,6 +175,8 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
                 guard value is RenderingAlgorithm else { throw .invalidProperty(node: id, name: name, reason: "expected equalPower or hrtf") }
             case "hrtf":
                 guard value is String else { throw .invalidProperty(node: id, name: name, reason: "expected a file path") }
+            case "variableRate":
+                guard value is Bool else { throw .invalidProperty(node: id, name: name, reason: "expected true or false") }
             default:
                 guard let c = PropertyValue.int(value), c == 2 else { throw .invalidProperty(node: id, name: name, reason: "the output is stereo: 2") }
             }
@@ -154,6 +194,7 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
             properties.hrtf = value as? String
             properties.hrtfPath = nil
         case "channels": properties.channels = PropertyValue.int(value)!
+        case "variableRate": properties.variableRate = value as! Bool
         default: return nil
         }
         return EnvironmentKernel.Settings(properties)
@@ -186,6 +227,7 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
         var orientationX: Int, orientationY: Int, orientationZ: Int
         var coneInnerAngle: Int, coneOuterAngle: Int, coneOuterGain: Int
         var mode: Int
+        var rate: Int
     }
 
     /// The listener's parameter indices, in ``ListenerValues`` order.
@@ -213,6 +255,8 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
     private let sampleRate: Double
     private let listenerIndices: ListenerIndices
     private let inputIndices: UnsafeMutablePointer<InputIndices>
+    /// Where each input's rates go before it is pulled (`variableRate`), else nil.
+    private let rates: VariableRateInputAdapter.Rates?
     /// One convolver per input in `hrtf` mode, empty in `equalPower` mode.
     private let convolvers: [HRTFConvolver]
     private let reverb: Reverb
@@ -261,8 +305,10 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
                                                            orientationX: input("orientationX"), orientationY: input("orientationY"),
                                                            orientationZ: input("orientationZ"), coneInnerAngle: input("coneInnerAngle"),
                                                            coneOuterAngle: input("coneOuterAngle"),
-                                                           coneOuterGain: input("coneOuterGain"), mode: input("mode")))
+                                                           coneOuterGain: input("coneOuterGain"), mode: input("mode"),
+                                                           rate: input("rate")))
         }
+        rates = node.properties.variableRate ? node.rates(maximumFrames: maximumFramesPerSlice) : nil
         convolvers = hrtfSet.map { set in (0..<node.inputBusCount).map { _ in HRTFConvolver(set: set) } } ?? []
         let settings = Settings(node.properties)
         distance = settings.distance
@@ -373,6 +419,15 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
             let geometryIsConstant = listenerIsConstant && x.isConstant && y.isConstant && z.isConstant && coneIsConstant
 
             let modeValues = parameterValues(idx.mode, context)
+            // The input's rates, for its adapter (VariableRateInputAdapter) to read as it is pulled.
+            let rate = parameterValues(idx.rate, context)
+            if let rates {
+                if rate.isConstant {
+                    rates.values.update(repeating: rate.constant, count: n)
+                } else {
+                    for f in 0..<n { rates.values[f] = rate[f] }
+                }
+            }
 
             let input = inputs.pull(i)
             let hasSignal = input.map { !$0.isSilent } ?? false
@@ -652,7 +707,7 @@ extension EnvironmentNode {
     package static let descriptor = NodeTypeDescriptor(
         name: "environment", kind: .mixer,
         inputBuses: BusCountRule(defaultCount: 1, minimum: 1, maximum: maximumInputBusCount), outputBusCount: 1,
-        propertyKeys: ["distanceModel", "renderingAlgorithm", "hrtf", "reverb", "channels"],
+        propertyKeys: ["distanceModel", "renderingAlgorithm", "hrtf", "reverb", "channels", "variableRate"],
         runtimePropertyKeys: ["distanceModel", "reverb"], convertsInputs: true, parameters: .environment,
         decode: { reader in
             var result = EnvironmentProperties()
@@ -666,6 +721,7 @@ extension EnvironmentNode {
                 }
             }
             if let algorithm = reader.choice("renderingAlgorithm", as: RenderingAlgorithm.self) { result.renderingAlgorithm = algorithm }
+            if let variable = reader.bool("variableRate") { result.variableRate = variable }
             if let file = reader.file("hrtf") {
                 result.hrtf = file.name
                 result.hrtfPath = file.path

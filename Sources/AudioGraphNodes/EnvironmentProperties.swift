@@ -78,9 +78,17 @@ public struct EnvironmentProperties: Sendable, Hashable {
     /// The shared reverb.
     public var reverb: ReverbSettings
 
+    /// Whether `input.N.rate` is applied (default false): every input not fed by a live source
+    /// then gets a ``VariableRateInputAdapter`` (read on its own timeline from its first frame
+    /// at a rate other than 1); the inputs are rendered by the environment's thread, not in
+    /// parallel. Set before the node is set up.
+    public var variableRate: Bool
+
     /// Creates properties.
     public init(distanceModel: DistanceModel = DistanceModel(), renderingAlgorithm: RenderingAlgorithm = .equalPower,
-                hrtf: String? = nil, hrtfPath: String? = nil, channels: Int = 2, reverb: ReverbSettings = ReverbSettings()) {
+                hrtf: String? = nil, hrtfPath: String? = nil, channels: Int = 2, reverb: ReverbSettings = ReverbSettings(),
+                variableRate: Bool = false) {
+        self.variableRate = variableRate
         self.distanceModel = distanceModel
         self.renderingAlgorithm = renderingAlgorithm
         self.hrtf = hrtf

@@ -49,6 +49,8 @@ extension ParameterTable {
         .init(.perInput, "coneOuterAngle", .degrees, 0, 360, 360),
         .init(.perInput, "coneOuterGain", .linearGain, 0, 1, 0),
         .init(.perInput, "mode", .generic, 0, 6, 0),
+        // AVAudio3DMixing's rate (applied with the `variableRate` property).
+        .init(.perInput, "rate", .generic, 0.5, 2, 1),
     ])
 
     /// ``EQNode``'s parameters.

@@ -67,7 +67,7 @@ final class NodeSchemaTests: XCTestCase {
         XCTAssertEqual(mixer.map(\.address.description), ["volume", "input.0.volume", "input.0.pan", "input.0.enable",
                                                           "input.1.volume", "input.1.pan", "input.1.enable",
                                                           "input.2.volume", "input.2.pan", "input.2.enable"])
-        XCTAssertEqual(NodeSchema.for(.environment).parameterInfos(sampleRate: 48000, inputBusCount: 2, bandCount: 0).count, 12 + 2 * 14)
+        XCTAssertEqual(NodeSchema.for(.environment).parameterInfos(sampleRate: 48000, inputBusCount: 2, bandCount: 0).count, 12 + 2 * 15)
         XCTAssertEqual(NodeSchema.for(.eq).parameterInfos(sampleRate: 48000, inputBusCount: 1, bandCount: 2).count, 1 + 2 * 4)
         for type in [NodeType.converter, .output, .genericOutput, .input] {
             XCTAssertEqual(NodeSchema.for(type).parameterInfos(sampleRate: 48000, inputBusCount: 1, bandCount: 0), [])

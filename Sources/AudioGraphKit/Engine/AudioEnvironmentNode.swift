@@ -123,10 +123,12 @@ public final class AudioEnvironmentReverbParameters: @unchecked Sendable {
 /// with `.auto` by its ``Audio3DMixing/sourceMode`` and the environment's ``outputType``. The
 /// graph node loads the HRTF set when a connected source may need it (a change gives the node
 /// a new graph node in one change list). ``outputVolume`` scales every input's gain (the
-/// environment is linear, so this equals scaling its output). A source's `rate` is kept but not
-/// applied (no Doppler: Apple's environment has no velocities either; use an
-/// ``AudioUnitVarispeed`` before the input to change a source's rate). `reverbParameters.filterParameters`
-/// filters the reverb's output.
+/// environment is linear, so this equals scaling its output). A source's `rate` (0.5...2) plays
+/// it faster or slower, pitch following, as an ``AudioUnitVarispeed`` at that rate before the
+/// input would (the same resampler), changes included while running, sample-exactly; a source
+/// fed by the input node (live) stays at rate 1 (it cannot be read ahead). Every input is armed
+/// for it, so no rate change rebuilds anything; the inputs are rendered on the environment's
+/// thread, not in parallel. `reverbParameters.filterParameters` filters the reverb's output.
 ///
 /// Thread safety: the engine's; listener and source settings may be set from any thread.
 public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Sendable {
@@ -214,7 +216,8 @@ public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Send
          ("input.\(bus).occlusion", Double(min(max(settings.occlusion, -100), 0))),
          ("input.\(bus).obstruction", Double(min(max(settings.obstruction, -100), 0))),
          ("input.\(bus).reverbBlend", Double(min(max(settings.reverbBlend, 0), 1))),
-         ("input.\(bus).mode", Double(inputMode(settings).rawValue))]
+         ("input.\(bus).mode", Double(inputMode(settings).rawValue)),
+         ("input.\(bus).rate", Double(settings.rate.isNaN ? 1 : min(max(settings.rate, 0.5), 2)))]
     }
 
     /// Whether point sources under `.auto` are rendered for headphones (binaurally).
@@ -255,7 +258,7 @@ public final class AudioEnvironmentNode: AudioNode, AudioMixing, @unchecked Send
         madeWithHRTF = wantsHRTF
         let properties = EnvironmentProperties(distanceModel: distanceAttenuationParameters.distanceModel,
                                                renderingAlgorithm: madeWithHRTF ? .hrtf : .equalPower,
-                                               reverb: reverbParameters.settings)
+                                               reverb: reverbParameters.settings, variableRate: true)
         let node = EnvironmentNode(id: graphID, sampleRate: sampleRate, inputBusCount: min(capacity, 1024), properties: properties)
         if let rate = outputFormat?.sampleRate { node.declaredFormat.sampleRate = rate }
         return node

@@ -114,8 +114,10 @@ public protocol Audio3DMixing: AnyObject {
     var occlusion: Float { get set }
     /// The share of the source sent to the environment's reverb, 0...1.
     var reverbBlend: Float { get set }
-    /// Playback rate in the environment (0.5...2; kept, not applied on Linux: no Doppler or
-    /// rate change — put an ``AudioUnitVarispeed`` before the environment for that).
+    /// Playback rate in the environment, 0.5...2 (clamped; default 1): 2 plays the source an
+    /// octave higher and twice as fast, 0.5 an octave lower (the varispeed's resampler, in the
+    /// environment's input). Not applied to a source fed by a live input (the input node): it
+    /// plays at rate 1, since it cannot be read ahead. No effect on a mixer input.
     var rate: Float { get set }
     /// How the environment renders this source.
     var renderingAlgorithm: Audio3DMixingRenderingAlgorithm { get set }

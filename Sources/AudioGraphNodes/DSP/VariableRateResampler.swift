@@ -188,6 +188,38 @@ package final class VariableRateResampler {
         }
     }
 
+    /// Takes `count` input frames that the caller played as they are (rate 1 at whole
+    /// positions, which is what ``process(frameCount:pull:)`` would have made of them): they
+    /// join the history and the position moves past them, so that a later
+    /// ``process(frameCount:pull:)`` continues from them with the kernel's full reach behind
+    /// it. Valid while the position is a whole frame at the end of the history (after
+    /// ``reset()`` and further calls of this, before any ``process(frameCount:pull:)``).
+    /// `channel(c)` gives channel `c`'s `count` frames, nil for silence. Real-time safe.
+    package func append(count: Int, channel: (Int) -> UnsafePointer<Float>?) {
+        guard count > 0 else { return }
+        let keep = maximumReach + 1
+        if count >= keep {
+            let from = count - keep
+            for c in 0..<channelCount {
+                let base = history + c * capacity
+                if let x = channel(c) { base.update(from: x + from, count: keep) } else { base.update(repeating: 0, count: keep) }
+            }
+            start = Int64(position.rounded(.down)) + Int64(count - keep)
+            filled = keep
+        } else {
+            let retain = min(filled, keep - count)
+            let drop = filled - retain
+            for c in 0..<channelCount {
+                let base = history + c * capacity
+                if drop > 0 { memmove(base, base + drop, retain * MemoryLayout<Float>.stride) }   // overlapping
+                if let x = channel(c) { (base + retain).update(from: x, count: count) } else { (base + retain).update(repeating: 0, count: count) }
+            }
+            start += Int64(drop)
+            filled = retain + count
+        }
+        position += Double(count)
+    }
+
     /// Appends one block of input, first dropping history before `lo` when there is no room.
     private func pullBlock(keepingFrom lo: Int64,
                            pull: (_ channels: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, _ count: Int) -> Void) {

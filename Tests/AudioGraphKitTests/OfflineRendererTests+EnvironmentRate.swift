@@ -1,0 +1,33 @@
+// A graph file's environment with variableRate: input.N.rate from the file against the formula.
+@testable import AudioGraphKit
+import Foundation
+import AudioGraphTesting
+import XCTest
+
+extension OfflineRendererTests {
+    /// `"variableRate": true` and `"input.0.rate": 2` on a 1000 Hz oscillator one metre ahead:
+    /// both channels `cos(π/4)·0.5·sin(2π·2000·n/48000)`; without `variableRate` the parameter
+    /// is not applied (1000 Hz).
+    func testEnvironmentRateFromAGraphFile() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        func graph(_ variable: Bool) -> String {
+            """
+            { "version": 1, "sampleRate": 48000, "maximumFramesPerSlice": 333,
+              "nodes": [ { "id": "osc", "type": "oscillator", "parameters": { "frequency": 1000, "amplitude": 0.5 } },
+                         { "id": "env", "type": "environment", "properties": { "variableRate": \(variable) },
+                           "parameters": { "input.0.z": -1, "input.0.rate": 2 } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "osc", "to": "env" }, { "from": "env", "to": "out" } ] }
+            """
+        }
+        for variable in [true, false] {
+            let v = try parseGraph(graph(variable), in: dir)
+            let y = try renderToFile(v, dir.appendingPathComponent("rate-\(variable).wav").path, frames: 12000, slice: 333).channels
+            let f = variable ? 2000.0 : 1000.0
+            for c in 0..<2 {
+                let e = SignalMeasurement.worstError(y[c], 300..<12000) { n in cos(Double.pi / 4) * 0.5 * sin(2 * Double.pi * f * Double(n) / 48000) }
+                XCTAssertLessThan(e.error, 1e-4, "variableRate \(variable), channel \(c) at \(e.at)")
+            }
+        }
+    }
+}
