@@ -14,10 +14,11 @@ import Synchronization
 /// (Catmull-Rom: at a position on a frame it returns that frame exactly, so at `step` 1 the
 /// output is the input, bit for bit, two frames later; at 300 Hz its error is below 1.3e-7 of
 /// the amplitude, at 1 kHz 1e-5, and the interpolation lies between input frames only while a
-/// correction runs). ``steer(lowWater:target:deadband:)`` is a proportional-integral controller
-/// on the ring's low-water fill against its target: called once per window (a quarter of a
-/// second), it keeps `step` within ``maximumCorrection`` of 1, and leaves it alone while the
-/// error stays within the deadband, so a source and sink on one clock keep `step` at exactly 1.
+/// correction runs). ``steer(lowWater:deadband:)`` is a proportional-integral controller on the
+/// ring's low-water fill against the level it had in the first second: called once per window
+/// (a quarter of a second), it keeps `step` within ``maximumCorrection`` of 1, and leaves it
+/// alone while the error stays within the deadband, so a source and sink on one clock keep
+/// `step` at exactly 1.
 ///
 /// Thread safety: render thread only (one consumer of the ring), real-time safe: the work buffer
 /// is allocated in `init`; `read` and `steer` take no lock and allocate nothing.
@@ -52,6 +53,8 @@ package final class CaptureDriftCompensator: @unchecked Sendable {
     private var integral = 0.0
     /// Whether an error beyond the deadband has been seen since `reset()`.
     private var engaged = false
+    /// The fill level steered to: the first level seen after `reset()` (nil: not yet).
+    private var target: Int?
     /// The last ``lowWaterWindows`` low waters, oldest first (Int.min: none yet).
     private var lowWaters = (Int.min, Int.min, Int.min, Int.min)
 
@@ -82,12 +85,13 @@ package final class CaptureDriftCompensator: @unchecked Sendable {
         step = 1
         integral = 0
         engaged = false
+        target = nil
         forgetLowWaters()
         correction.store(0, ordering: .relaxed)
     }
 
-    /// Forgets the low waters seen (after frames were dropped: they no longer tell the fill).
-    /// Render thread.
+    /// Forgets the low waters seen (after frames were dropped: they no longer tell the fill),
+    /// keeping the target. Render thread.
     package func forgetLowWaters() {
         lowWaters = (Int.min, Int.min, Int.min, Int.min)
     }
@@ -125,17 +129,26 @@ package final class CaptureDriftCompensator: @unchecked Sendable {
     }
 
     /// One controller update, once per window: `lowWater` is the ring's lowest fill over the
-    /// window (frames), `target` what it should be, `deadband` the error (frames) that must be
-    /// exceeded once before the controller engages (until then `step` stays exactly 1; from
-    /// then on it steers the fill to the target). The error is taken from the highest of the last
-    /// ``lowWaterWindows`` low waters: a late fragment only ever lowers one window's low water,
-    /// so a single dip is not mistaken for drift. Render thread; real-time safe.
-    package func steer(lowWater: Int, target: Int, deadband: Int) {
+    /// window (frames), `deadband` the error (frames) that must be exceeded once before the
+    /// controller engages (until then `step` stays exactly 1; from then on it holds the fill at
+    /// its level). The level is the highest of the last ``lowWaterWindows`` low waters (a late
+    /// fragment only ever lowers one window's low water, so a single dip is not mistaken for
+    /// drift); the target is the first such level after `reset()` (the fill the warm-up left,
+    /// seen over a whole second), so only a change of the fill — drift — is steered, never the
+    /// difference between the warm-up's short window and a quarter second's. Render thread;
+    /// real-time safe.
+    package func steer(lowWater: Int, deadband: Int) {
         lowWaters.0 = lowWaters.1
         lowWaters.1 = lowWaters.2
         lowWaters.2 = lowWaters.3
         lowWaters.3 = lowWater
-        let error = max(max(lowWaters.0, lowWaters.1), max(lowWaters.2, lowWaters.3)) - target
+        guard lowWaters.0 != Int.min else { return }  // fewer than four windows seen
+        let level = max(max(lowWaters.0, lowWaters.1), max(lowWaters.2, lowWaters.3))
+        guard let target else {
+            target = level
+            return
+        }
+        let error = level - target
         var proportional = 0.0
         if engaged || abs(error) > deadband {
             // Once drift has shown, the fill is held at the target itself (not at the deadband's

@@ -287,8 +287,9 @@ package final class PulseCaptureStream: @unchecked Sendable {
         settle.read = 0
         settle.lowest = .max
         guard lowest > settle.margin + max(settle.margin / 4, configuration.sampleRate / 400) else {
-            // Within reach of the target: a slow drift, steered away (a deadband of 1.25 ms).
-            drift.steer(lowWater: lowest, target: settle.margin, deadband: configuration.sampleRate / 800)
+            // Within reach of the margin: a slow drift, steered away (a deadband of an eighth of
+            // the margin, at least 1.25 ms: larger fragments jitter more).
+            drift.steer(lowWater: lowest, deadband: max(configuration.sampleRate / 800, settle.margin / 8))
             return
         }
         let excess = min(lowest - settle.margin, ring.readableCount / configuration.channels - frames)

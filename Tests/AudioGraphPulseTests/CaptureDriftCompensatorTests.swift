@@ -46,14 +46,17 @@ final class CaptureDriftCompensatorTests: XCTestCase {
         XCTAssertEqual(Array(left.dropFirst(2)), Array(expected.prefix(left.count - 2)))
     }
 
-    /// Steered off 1 (here by a large error: the step is clamped at 1 − 0.3 %), the output is the
+    /// Steered off 1 (here by a large error: the level falls from 48000 frames to 0, and the
+    /// step is clamped at 1 − 0.3 %), the output is the
     /// input resampled: output frame j is the sine at input position j × step − 2, within the
     /// cubic's error (1 kHz: below 2.5e-5 at a 0.5 amplitude; 300 Hz: below 1e-6).
     func testASteeredStepResamplesASineFaithfully() {
         for (frequency, bound) in [(1000.0, 2.5e-5), (300.0, 1e-6)] {
             let drift = CaptureDriftCompensator(channels: 2, maximumFrames: 256, sampleRate: rate)
             drift.reset()
-            drift.steer(lowWater: 0, target: rate, deadband: 60)
+            for _ in 0..<4 { drift.steer(lowWater: rate, deadband: 60) }  // the level: 48000
+            XCTAssertEqual(drift.step, 1)
+            for _ in 0..<4 { drift.steer(lowWater: 0, deadband: 60) }  // a second later: far below
             XCTAssertEqual(drift.step, 1 - CaptureDriftCompensator.maximumCorrection, accuracy: 1e-12)
             XCTAssertEqual(drift.correctionPartsPerMillion, -3000)
             let ring = RingBuffer(capacity: 2 * 16384)
@@ -82,7 +85,7 @@ final class CaptureDriftCompensatorTests: XCTestCase {
     /// The loop as the capture stream runs it: a source delivering 240-frame fragments every
     /// 5 ms of its clock, an output reading 32-frame quanta at its own (here 400 ppm faster, or
     /// 400 ppm slower, or the same) clock, the ring's low-water fill per quarter second steered
-    /// towards a 480-frame target with a 60-frame deadband; every 2 s a fragment comes 8 ms
+    /// back to its level of the first second (about 480 frames) with a 60-frame deadband; every 2 s a fragment comes 8 ms
     /// late (a dip of the low water that is not drift). For 120 s: no underrun, the low
     /// water within 160 frames of the target after the first 10 s (windows without a late
     /// fragment), and the step following the
@@ -95,9 +98,11 @@ final class CaptureDriftCompensatorTests: XCTestCase {
             let ring = RingBuffer(capacity: 2 * 8192)
             let fragment = sine(300, amplitude: 0.5, from: 0, count: 240)
             let target = 480
-            fragment.withUnsafeBufferPointer { _ = ring.write($0.baseAddress!, count: $0.count) }
-            fragment.withUnsafeBufferPointer { _ = ring.write($0.baseAddress!, count: 2 * 240) }
-            var sourceTime = 240.0 / Double(rate) * 2, outputTime = 0.0
+            // 752 frames at the start: the low water after a read (the fill just before a
+            // fragment) is then the 480-frame margin, as the warm-up leaves it.
+            for _ in 0..<3 { fragment.withUnsafeBufferPointer { _ = ring.write($0.baseAddress!, count: $0.count) } }
+            fragment.withUnsafeBufferPointer { _ = ring.write($0.baseAddress!, count: 2 * 32) }
+            var sourceTime = 0.015, outputTime = 0.0
             let quantum = 32.0 / (Double(rate) * (1 + drift * 1e-6))
             let buffers = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: 32) }
             defer { buffers.forEach { $0.deallocate() } }
@@ -113,7 +118,7 @@ final class CaptureDriftCompensatorTests: XCTestCase {
                 lowest = min(lowest, waiting)
                 windowRead += 32
                 if windowRead >= rate / 4 {
-                    if steered { compensator.steer(lowWater: lowest - 32, target: target, deadband: 60) }
+                    if steered { compensator.steer(lowWater: lowest - 32, deadband: 60) }
                     // (Leaving out the windows around a late fragment, at each even second.)
                     let lateInWindow = Int((outputTime + 0.02) / 2) != Int((outputTime - 0.27) / 2)
                     if outputTime > 10 && !lateInWindow { worstAfterSettling = max(worstAfterSettling, abs(lowest - 32 - target)) }
@@ -155,7 +160,7 @@ final class CaptureDriftCompensatorTests: XCTestCase {
             RealTimeScaffold.count {
                 drift.reset()
                 for round in 0..<100 {
-                    drift.steer(lowWater: round % 2 == 0 ? 180 : 680, target: 480, deadband: 60)
+                    drift.steer(lowWater: round < 4 ? 480 : round % 2 == 0 ? 180 : 680, deadband: 60)
                     _ = drift.read(from: ring, frames: 256, into: pointers.baseAddress!)
                 }
             }.counts
