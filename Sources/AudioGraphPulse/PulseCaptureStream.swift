@@ -19,7 +19,10 @@ import Synchronization
 /// more than the backlog limit are waiting (default: latency + two slices; `setBacklogLimit`;
 /// counted in `droppedFrames`). In full duplex (after ``setWarmUp(frames:window:margin:)``) the
 /// reads go through a ``CaptureDriftCompensator``, which steers their rate to the output's clock
-/// so that a source slower than the sink does not run the ring dry (nor a faster one fill it).
+/// while the ring's low water stays within reach of the margin, so that a small drift (a source
+/// slower or faster than the sink by a few hundred ppm) neither runs the ring dry nor fills it;
+/// a backlog beyond that reach (a faster source after a stall) is trimmed, counted in
+/// `droppedFrames`, as before.
 ///
 /// Thread safety: `start()`, `stop()`, `latency()`, `setFaultHandler` are control-thread calls
 /// (one thread at a time, not from libpulse callbacks). `read(frameCount:into:)` and
