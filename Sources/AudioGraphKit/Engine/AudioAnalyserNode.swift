@@ -19,8 +19,9 @@ import Foundation
 /// Thread safety: the getters may be called from any thread but the render thread (a tap
 /// block, a UI timer); the properties from control threads. Where Web Audio throws, a smoothing
 /// outside 0...1 is clamped and a decibel range that is not finite or not increasing is ignored
-/// (a value never stops the program); an `fftSize` that is not a power of two in 32...32768 is
-/// misuse and stops it with one line.
+/// and an `fftSize` that is not a power of two in 32...32768 is clamped to that range and rounded
+/// to the nearest power of two (in octaves: 1000 → 1024, 3000 → 4096): a value never stops the
+/// program.
 public final class AudioAnalyserNode: AudioNode, @unchecked Sendable {
     private var settings: AnalyserProperties
 
@@ -37,18 +38,25 @@ public final class AudioAnalyserNode: AudioNode, @unchecked Sendable {
     }
 
     /// Frames analysed: a power of two, 32...32768 (2048). Setting it makes a new analysis
-    /// (the history restarts).
+    /// (the history restarts). Another value is clamped to 32...32768 and rounded to the nearest
+    /// power of two in octaves (Web Audio throws instead).
     public var fftSize: Int {
         get { settings.fftSize }
         set {
             var s = settings
-            s.fftSize = newValue
+            s.fftSize = Self.nearestFFTSize(newValue)
             check(s, "fftSize")
             settings = s
             // The graph node's size is fixed: a new one is made (as for an EQ band's shape).
             needsNewGraphNode = true
             if graphNode != nil { engine?.applyEdit("fftSize") }
         }
+    }
+
+    /// `n` clamped to 32...32768 and rounded to the nearest power of two in octaves.
+    static func nearestFFTSize(_ n: Int) -> Int {
+        let clamped = min(max(n, 32), 32768)
+        return 1 << Int(log2(Double(clamped)).rounded())
     }
 
     /// Values of the frequency data: `fftSize / 2`.

@@ -137,4 +137,24 @@ final class AudioAnalyserNodeTests: XCTestCase {
         XCTAssertEqual(time.last, sineSample(Int64(2048 + 8192 - 1), frequency: 1234.5, rate: 48000))
         XCTAssertEqual(try XCTUnwrap(analyser.dominantFrequency()), 1234.5, accuracy: 0.5)
     }
+
+    /// An fftSize that Web Audio refuses is clamped and rounded to a power of two (in octaves),
+    /// never a stop; the analysis then has that size.
+    func testAnFFTSizeThatIsNotAPowerOfTwoIsRoundedAndNeverStops() throws {
+        let (engine, analyser) = try makeEngine(fftSize: 1000)
+        XCTAssertEqual(analyser.fftSize, 1024)
+        for (asked, expected) in [(3000, 4096), (2800, 2048), (0, 32), (-5, 32), (Int.min, 32), (Int.max, 32768),
+                                  (40000, 32768), (48, 64), (45, 32), (512, 512)] {
+            analyser.fftSize = asked
+            XCTAssertEqual(analyser.fftSize, expected, "fftSize = \(asked)")
+            XCTAssertEqual(analyser.frequencyBinCount, expected / 2)
+        }
+        analyser.fftSize = 1000
+        _ = try render(engine, frames: 4096, piece: 512)
+        var data = [Float](repeating: 0, count: analyser.frequencyBinCount)
+        analyser.getFloatFrequencyData(&data)
+        XCTAssertEqual(data.count, 512)
+        XCTAssertTrue(data.allSatisfy { !$0.isNaN })
+        engine.stop()
+    }
 }
