@@ -102,7 +102,8 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
     }
 
     /// With `variableRate`, every input not fed by a live source (a live one cannot be read
-    /// ahead: its `rate` stays 1).
+    /// ahead: its `rate` stays 1). The graph also passes `sourceIsLive` for a source that feeds
+    /// another input too (fan-out), which must not be read on this input's timeline.
     public override func adaptsInput(bus: Int, sourceIsLive: Bool) -> Bool {
         properties.variableRate && !sourceIsLive
     }
