@@ -645,7 +645,13 @@ public final class AudioGraph: @unchecked Sendable {
             var seen = raw
             for bus in 0..<n.inputBusCount {
                 guard let f = raw[bus], let src = sources[bus] else { continue }
-                let sourceIsLive = liveUpstream[src.node] != nil
+                // A source that also feeds another input (fan-out) is rendered once per slice for
+                // all its consumers (renderEntry caches by sample time): reading it on an
+                // input's own timeline would make it skip for the others, so it is treated like
+                // a live source (an environment keeps such an input at rate 1). Only the direct
+                // source is checked, not fan-out further upstream.
+                let fannedOut = t.connections.values.lazy.filter { $0.node == src.node }.count > 1
+                let sourceIsLive = liveUpstream[src.node] != nil || fannedOut
                 guard f.sampleRate != rate || n.pullsInputsOnTheirOwnTimeline
                         || n.adaptsInput(bus: bus, sourceIsLive: sourceIsLive) else { continue }
                 if n.pullsInputsOnTheirOwnTimeline, let live = liveUpstream[src.node] {

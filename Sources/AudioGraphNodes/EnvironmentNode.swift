@@ -102,7 +102,8 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
     }
 
     /// With `variableRate`, every input not fed by a live source (a live one cannot be read
-    /// ahead: its `rate` stays 1).
+    /// ahead: its `rate` stays 1). The graph also passes `sourceIsLive` for a source that feeds
+    /// another input too (fan-out), which must not be read on this input's timeline.
     public override func adaptsInput(bus: Int, sourceIsLive: Bool) -> Bool {
         properties.variableRate && !sourceIsLive
     }
@@ -119,7 +120,7 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
             : try ResamplingInputAdapter(nodeID: id, sourceFormat: sourceFormat, targetSampleRate: targetSampleRate,
                                          maximumFramesPerSlice: maximumFramesPerSlice)
         return VariableRateInputAdapter(channelCount: sourceFormat.channelCount, maximumFramesPerSlice: maximumFramesPerSlice,
-                                        rates: rates(maximumFrames: maximumFramesPerSlice), converter: converter)
+                                        rates: try rates(maximumFrames: maximumFramesPerSlice), converter: converter)
     }
 
     /// With `variableRate`: an input at rate 2 consumes two frames per output frame.
@@ -128,10 +129,22 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
     /// The rates the kernel hands its inputs' adapters (made with the first of them).
     private var sharedRates: VariableRateInputAdapter.Rates?
 
-    /// The shared rate buffer, holding at least `maximumFrames` (control thread).
-    func rates(maximumFrames: Int) -> VariableRateInputAdapter.Rates {
-        if let r = sharedRates, r.capacity >= maximumFrames { return r }
-        let r = VariableRateInputAdapter.Rates(capacity: maximumFrames)
+    /// Frames the shared rate buffer holds at least (made once: adapters keep the buffer they
+    /// were made with, so it is never replaced).
+    static let sharedRateCapacity = 4096
+
+    /// The shared rate buffer, holding at least `maximumFrames` (control thread). Made once,
+    /// at `max(maximumFrames, sharedRateCapacity)`, never replaced (adapters made earlier would
+    /// read a stale one): slices longer than it holds are refused.
+    func rates(maximumFrames: Int) throws(AudioGraphError) -> VariableRateInputAdapter.Rates {
+        if let r = sharedRates {
+            guard r.capacity >= maximumFrames else {
+                throw .nodeSetupFailed(node: id, reason: "slices of \(maximumFrames) frames exceed the \(r.capacity) "
+                                       + "its per-source rates were made for")
+            }
+            return r
+        }
+        let r = VariableRateInputAdapter.Rates(capacity: max(maximumFrames, Self.sharedRateCapacity))
         sharedRates = r
         return r
     }
@@ -149,6 +162,7 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
                 throw .nodeSetupFailed(node: id, reason: error.description)
             }
         }
+        if properties.variableRate { _ = try rates(maximumFrames: maximumFramesPerSlice) }   // the kernel's, checked
         return EnvironmentKernel(node: self, sampleRate: rate, hrtfSet: set, maximumFramesPerSlice: maximumFramesPerSlice)
     }
 
@@ -308,7 +322,7 @@ final class EnvironmentKernel: NodeKernel, @unchecked Sendable {
                                                            coneOuterGain: input("coneOuterGain"), mode: input("mode"),
                                                            rate: input("rate")))
         }
-        rates = node.properties.variableRate ? node.rates(maximumFrames: maximumFramesPerSlice) : nil
+        rates = node.properties.variableRate ? try? node.rates(maximumFrames: maximumFramesPerSlice) : nil   // checked by makeKernel
         convolvers = hrtfSet.map { set in (0..<node.inputBusCount).map { _ in HRTFConvolver(set: set) } } ?? []
         let settings = Settings(node.properties)
         distance = settings.distance

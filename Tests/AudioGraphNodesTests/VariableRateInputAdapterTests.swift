@@ -217,4 +217,17 @@ final class VariableRateInputAdapterTests: XCTestCase {
         }
         XCTAssertThrowsError(try startedGraph([LiveFormulaNode(id: "live") { Self.signal($0) }, try varispeed(rate: 2)], "live -> vs -> out"))
     }
+
+    /// The per-source rate buffer is made once and never swapped (adapters made earlier keep
+    /// theirs): later, longer slices within it get the same buffer; longer than it, a clear error.
+    func testTheSharedRateBufferIsNeverReplaced() throws {
+        let env = try environment(variableRate: true, mode: .equalPower)
+        let first = try env.rates(maximumFrames: 512)
+        XCTAssertGreaterThanOrEqual(first.capacity, EnvironmentNode.sharedRateCapacity)
+        XCTAssertTrue(try env.rates(maximumFrames: EnvironmentNode.sharedRateCapacity) === first)
+        XCTAssertThrowsError(try env.rates(maximumFrames: EnvironmentNode.sharedRateCapacity + 1)) { error in
+            XCTAssertTrue("\(error)".contains("env"), "\(error)")
+        }
+        XCTAssertTrue(try env.rates(maximumFrames: 128) === first)
+    }
 }

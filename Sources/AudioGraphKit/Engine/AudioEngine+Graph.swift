@@ -122,6 +122,7 @@ extension AudioEngine {
         }
         g.uninitialize()
         voiceProcessing.discardProcessor()
+        voiceProcessing.dropRetiredProcessors()   // the output stream is gone: no render callback holds them
         for n in attached { n.graphNode = nil }
         graph = nil
         manualState = nil

@@ -24,7 +24,8 @@ import Synchronization
 /// The output rings start with ``latencyFrames`` of silence (two 10 ms frames plus the largest
 /// slice), so the worker has a full frame period to answer: the processed capture comes that
 /// much later than the raw one. A frame the worker did not deliver in time is silence, counted
-/// in ``lateFrameCount``.
+/// in ``lateFrameCount``; as many frames are owed, and discarded from the output rings when the
+/// worker catches up, so the delay returns to ``latencyFrames`` after every late episode.
 ///
 /// Thread safety: `processCapture` and `observePlayback` on the render thread only (real-time
 /// safe: ring copies, one semaphore post, atomics); the switches (``isBypassed``,
@@ -63,12 +64,17 @@ final class VoiceProcessor: CaptureProcessor, PlaybackObserver, @unchecked Senda
     /// The down-mixed far end of one slice piece.
     private let farScratch: UnsafeMutablePointer<Float>
     private let farScratchFrames: Int
+    /// Frames filled with silence because the worker was late, still to be discarded when they arrive.
+    private var owedFrames = 0
 
     // MARK: Worker thread only
     private let processor: OpaquePointer
     private let work: UnsafeMutablePointer<Float>
     private let workPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
     private let farFrame: UnsafeMutablePointer<Float>
+
+    /// Test hook: while true the worker processes nothing (as if it were descheduled).
+    let holdsWorkerForTesting = Atomic<Bool>(false)
 
     /// Told of speech starting and ending while muted (worker thread; set from a control thread).
     private let speechListener = ControlLock<(@Sendable (AudioVoiceProcessingSpeechActivityEvent) -> Void)?>(nil)
@@ -215,6 +221,18 @@ final class VoiceProcessor: CaptureProcessor, PlaybackObserver, @unchecked Senda
             wake.post()
         } else {
             lost.add(n, ordering: .relaxed)
+            // Those frames will never come out: they no longer count as owed.
+            owedFrames = max(0, owedFrames - n)
+        }
+        if owedFrames > 0 {
+            // Frames already replaced by silence when the worker was late: dropped, not played late.
+            var ready = Int.max
+            for c in 0..<channelCount { ready = min(ready, outputRings[c].readableCount) }
+            let drop = min(owedFrames, ready)
+            if drop > 0 {
+                for c in 0..<channelCount { _ = outputRings[c].discard(count: drop) }
+                owedFrames -= drop
+            }
         }
         var available = n
         for c in 0..<channelCount { available = min(available, outputRings[c].readableCount) }
@@ -223,7 +241,10 @@ final class VoiceProcessor: CaptureProcessor, PlaybackObserver, @unchecked Senda
             if available < n { buffer.channel(c).advanced(by: available).update(repeating: 0, count: n - available) }
         }
         for c in channels..<channelCount { _ = outputRings[c].discard(count: available) }
-        if available < n { late.add(n - available, ordering: .relaxed) }
+        if available < n {
+            late.add(n - available, ordering: .relaxed)
+            owedFrames += n - available
+        }
         if muted.load(ordering: .relaxed) {
             for c in 0..<buffer.channelCount { buffer.channel(c).update(repeating: 0, count: n) }
         }
@@ -254,7 +275,7 @@ final class VoiceProcessor: CaptureProcessor, PlaybackObserver, @unchecked Senda
         var speaking = false, quietFrames = 0
         while !stopping.load(ordering: .acquiring) {
             wake.wait(timeout: 0.05)
-            while !stopping.load(ordering: .relaxed) {
+            while !stopping.load(ordering: .relaxed) && !holdsWorkerForTesting.load(ordering: .relaxed) {
                 var ready = Int.max
                 for c in 0..<channelCount { ready = min(ready, captureRings[c].readableCount) }
                 guard ready >= frameCount else { break }

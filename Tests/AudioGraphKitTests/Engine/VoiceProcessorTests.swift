@@ -120,6 +120,49 @@ final class VoiceProcessorTests: XCTestCase {
         XCTAssertTrue(muted.allSatisfy { $0 == 0 })
     }
 
+    /// A late worker (held for 8 slices, longer than the primed latency) leaves silence in
+    /// place of the missing frames; once it catches up those frames are discarded, not played
+    /// late: the bypassed capture is again exactly `latencyFrames` behind, bit for bit.
+    func testTheDelayReturnsToTheLatencyAfterTheWorkerWasLate() throws {
+        let slice = 480, count = 40 * slice
+        let mic = (0..<count).map { Float($0 + 1) / Float(4 * count) }   // every sample distinct
+        let p = try VoiceProcessor(sampleRate: Self.rate, channelCount: 1, maximumFramesPerSlice: slice, delayMilliseconds: 20)
+        defer { p.stop() }
+        p.isBypassed = true
+        let lag = p.latencyFrames
+        let out = ChannelBufferStorage(channelCount: 1, capacity: slice)
+        var result: [Float] = []
+        for k in 0..<40 {
+            let held = (10..<18).contains(k)
+            p.holdsWorkerForTesting.store(held, ordering: .relaxed)
+            if k == 18 {   // the worker catches up on the held slices before the next read
+                let deadline = Date().addingTimeInterval(5)
+                while p.processedFrameCount < k * slice / p.frameCount {
+                    guard Date() < deadline else { return XCTFail("the worker did not catch up within 5 s") }
+                    usleep(100)
+                }
+            }
+            out.list.channel(0).update(from: Array(mic[k * slice..<(k + 1) * slice]), count: slice)
+            p.processCapture(out.list, frameCount: slice)
+            result += UnsafeBufferPointer(start: out.list.channel(0), count: slice)
+            if !held {
+                let expected = (k + 1) * slice / p.frameCount
+                let deadline = Date().addingTimeInterval(5)
+                while p.processedFrameCount < expected {
+                    guard Date() < deadline else { return XCTFail("the worker did not answer within 5 s") }
+                    usleep(100)
+                }
+            }
+        }
+        // 8 held slices of 480 frames, of which the primed 1440 were there: 2400 late frames.
+        XCTAssertEqual(p.lateFrameCount, 8 * slice - lag)
+        XCTAssertEqual(p.lostFrameCount, 0)
+        // After recovery (the last 10 slices), the delay is the nominal latency.
+        let from = 30 * slice
+        XCTAssertTrue(Array(result[from...]) == Array(mic[(from - lag)..<(count - lag)]),
+                      "the delay after the late episode is not latencyFrames")
+    }
+
     /// Muted, the listener hears speech start once (voiced syllables with 150 ms gaps are one
     /// stretch of speech) and end once, 300 ms after it stopped; unmuted, nothing.
     func testTheMutedSpeechListenerIsToldOfEachChangeOnce() throws {
