@@ -87,6 +87,7 @@ final class AudioFileInstrument: @unchecked Sendable {
     /// Reads the files of `zones` (each file once) into samples.
     /// - Throws: a one-line reason naming the file (unreadable, not audio, no frames, more than two channels).
     init(zones: [SamplerZone]) throws(SamplerLoadError) {
+        try FluidSynthInstance.loadLibrary()
         var made: [RenderZone] = []
         var samples: [OpaquePointer] = []
         var read: [String: (channels: [[Float]], rate: Double)] = [:]
