@@ -15,6 +15,10 @@ package struct LV2InstrumentOptions: Hashable, Sendable {
     /// What plays into it (only the MIDI fields are used).
     package var midi: SamplerProperties
 
+    /// Whether the MIDI keys are refused for `plugin`: it was found and has no MIDI input (whatever
+    /// its control ports; an unknown plugin is reported on `plugin` alone).
+    package static func refusesMIDI(_ plugin: LV2Properties) -> Bool { plugin.found && !plugin.takesMIDI }
+
     /// `base` (``LV2Node``'s descriptor) with the MIDI keys: they are read as a sampler reads
     /// them, refused for a plugin without a MIDI input, scheduled into the node when it is made,
     /// and give the render's default length (last event plus the sampler's release tail).
@@ -26,7 +30,7 @@ package struct LV2InstrumentOptions: Hashable, Sendable {
             let decoded = base.decode(reader)
             guard let p = decoded as? LV2Properties else { return decoded }
             var midi = SamplerProperties()
-            if !p.takesMIDI && !p.parameters.isEmpty {
+            if refusesMIDI(p) {
                 for key in SamplerProperties.midiKeys where reader.has(key) {
                     reader.reportInvalid(key, "LV2 plugin <\(p.plugin)> has no MIDI input (only an instrument plays \(key))")
                 }

@@ -87,6 +87,7 @@ final class AudioFileInstrument: @unchecked Sendable {
     /// Reads the files of `zones` (each file once) into samples.
     /// - Throws: a one-line reason naming the file (unreadable, not audio, no frames, more than two channels).
     init(zones: [SamplerZone]) throws(SamplerLoadError) {
+        try FluidSynthInstance.loadLibrary()
         var made: [RenderZone] = []
         var samples: [OpaquePointer] = []
         var read: [String: (channels: [[Float]], rate: Double)] = [:]
@@ -114,9 +115,12 @@ final class AudioFileInstrument: @unchecked Sendable {
             }
             var voices: [OpaquePointer] = []
             for channel in audio {
-                guard let s = Self.makeSample(channel, sampleRate: rate, zone: zone) else {
+                let s: OpaquePointer
+                do throws(SamplerLoadError) {
+                    s = try Self.makeSample(channel, sampleRate: rate, zone: zone)
+                } catch {
                     cleanUp()
-                    throw .init("fluidsynth: out of memory loading \(zone.path)")
+                    throw error
                 }
                 samples.append(s)
                 voices.append(s)
@@ -140,8 +144,11 @@ final class AudioFileInstrument: @unchecked Sendable {
 
     /// A fluidsynth sample of `channel` (24 bits: 16 plus an extra low byte), copied into the
     /// library's own padded buffer.
-    private static func makeSample(_ channel: [Float], sampleRate: Double, zone: SamplerZone) -> OpaquePointer? {
-        guard let s = new_fluid_sample() else { return nil }
+    /// A fluidsynth sample holding `channel` of `zone`'s file, its loop and pitch set.
+    /// - Throws: a one-line reason naming the file (no memory for the sample, or fluidsynth
+    ///   refusing the sound data, with the frame count).
+    static func makeSample(_ channel: [Float], sampleRate: Double, zone: SamplerZone) throws(SamplerLoadError) -> OpaquePointer {
+        guard let s = new_fluid_sample() else { throw .init("fluidsynth: out of memory loading \(zone.path)") }
         var high = [Int16](repeating: 0, count: channel.count)
         var low = [CChar](repeating: 0, count: channel.count)
         for (i, x) in channel.enumerated() {
@@ -154,7 +161,10 @@ final class AudioFileInstrument: @unchecked Sendable {
                 fluid_sample_set_sound_data(s, h.baseAddress, l.baseAddress, UInt32(channel.count), UInt32(sampleRate.rounded()), 1)
             }
         }
-        guard ok == FLUID_OK else { delete_fluid_sample(s); return nil }
+        guard ok == FLUID_OK else {
+            delete_fluid_sample(s)
+            throw .init("fluidsynth refused the sample \(zone.path) (\(channel.count) frames at \(Int(sampleRate.rounded())) Hz)")
+        }
         // The copy starts 8 frames into fluidsynth's buffer (its interpolation margin): loop points are absolute.
         let margin: UInt32 = 8
         if let loop = zone.loop {

@@ -1,5 +1,6 @@
 // One libfluidsynth synthesizer with a SoundFont loaded, configured for the render thread.
 import CFluidSynth
+import CFluidSynthLazy
 import Foundation
 import Synchronization
 
@@ -38,6 +39,7 @@ final class FluidSynthInstance: @unchecked Sendable {
     /// else every channel plays `program` of SoundFont bank `bank` (128: percussion).
     /// - Throws: a one-line reason (no such file, not a SoundFont 2 file, no such preset).
     init(path: String, sampleRate: Double, program: Int?, bank: Int) throws(SamplerLoadError) {
+        try Self.loadLibrary()
         _ = Self.logsSilenced
         self.path = path
         guard FileManager.default.isReadableFile(atPath: path) else { throw .init("cannot read SoundFont \(path)") }
@@ -90,7 +92,18 @@ final class FluidSynthInstance: @unchecked Sendable {
     }
 
     /// Settings and a synthesizer configured for the render thread (see the type's documentation).
+    /// Loads libfluidsynth (once; it is opened on first use, not at start-up), so that a missing
+    /// library is this one-line error instead of the process ending at the first fluidsynth call.
+    /// Control threads.
+    static func loadLibrary() throws(SamplerLoadError) {
+        var error = [CChar](repeating: 0, count: 512)
+        guard ag_fluidsynth_load(&error, error.count) == 0 else { return }
+        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw .init("libfluidsynth cannot be loaded, so sampler nodes cannot play: \(reason.isEmpty ? "unknown reason" : reason)")
+    }
+
     private static func makeSynthesizer(sampleRate: Double) throws(SamplerLoadError) -> (OpaquePointer, OpaquePointer) {
+        try loadLibrary()
         guard let s = new_fluid_settings() else { throw .init("fluidsynth: out of memory") }
         fluid_settings_setint(s, "synth.threadsafe-api", 0)
         fluid_settings_setint(s, "synth.cpu-cores", 1)

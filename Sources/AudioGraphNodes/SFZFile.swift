@@ -11,7 +11,8 @@ import Foundation
 /// `hikey`, `pitch_keycenter` (default 60), `lovel`, `hivel`, `tune` (cents), `transpose`
 /// (semitones), `loop_mode` (`no_loop`, `one_shot`, `loop_continuous`, `loop_sustain`; default:
 /// the sample's own loop, if it has one, continuous), `loop_start`/`loop_end` (frames, the end
-/// included; `loopstart`/`loopend` too), `ampeg_release` (seconds, default 0.1 here — SFZ says
+/// included; `loopstart`/`loopend` too; one without the other loops from the sample's start or
+/// to its last frame, as SFZ players do), `ampeg_release` (seconds, default 0.1 here — SFZ says
 /// 0.001; our audio-file zones fade over 0.1 s) and `default_path`. Keys are numbers or note
 /// names (`c4` = 60, `c#4`/`db4` = 61). Other opcodes (filters, envelopes, effects, round robins,
 /// …) are not played and ignored, as SFZ players ignore what they do not support. `one_shot`
@@ -30,7 +31,8 @@ enum SFZFile {
         let folder = (path as NSString).deletingLastPathComponent
         var levels: [String: [String: (String, Int)]] = [:]       // header → opcode → (value, line)
         var current = ""
-        var regions: [[String: (String, Int)]] = []
+        var regions: [(opcodes: [String: (String, Int)], line: Int)] = []
+        var regionLine = 0
         var control: [String: (String, Int)] = [:]
         let order = ["global", "master", "group"]
 
@@ -39,14 +41,16 @@ enum SFZFile {
             var merged: [String: (String, Int)] = [:]
             for header in order { merged.merge(levels[header] ?? [:]) { $1 } }
             merged.merge(levels["region"] ?? [:]) { $1 }
-            regions.append(merged)
+            regions.append((merged, regionLine))
             levels["region"] = [:]
         }
 
         var inBlockComment = false
-        for (index, rawLine) in text.components(separatedBy: .newlines).enumerated() {
+        // Lines end at \r\n, \n or \r (a \r\n is one Character in Swift, so one line end).
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        for (index, rawLine) in lines.enumerated() {
             let lineNumber = index + 1
-            var line = rawLine
+            var line = String(rawLine)
             if inBlockComment {
                 guard let end = line.range(of: "*/") else { continue }
                 line = String(line[end.upperBound...])
@@ -65,54 +69,65 @@ enum SFZFile {
             if trimmed.hasPrefix("#") {
                 throw .init("\(path): line \(lineNumber): \(trimmed.split(separator: " ").first ?? "") is not supported")
             }
-            // Headers and opcodes: `<name>` or `name=value` (a value runs to the next opcode or header).
-            var rest = Substring(trimmed)
-            while !rest.isEmpty {
-                rest = rest.drop { $0 == " " || $0 == "\t" }
-                if rest.isEmpty { break }
-                if rest.first == "<" {
-                    guard let close = rest.firstIndex(of: ">") else {
-                        throw .init("\(path): line \(lineNumber): unterminated header \(rest)")
+            // Headers and opcodes: `<name>` or `name=value` (a value runs to the next opcode or
+            // header). One pass over the line's characters: every index is visited a bounded
+            // number of times, so a long line costs linear time.
+            // UTF-8 bytes: every delimiter is ASCII, which never occurs inside a multi-byte character.
+            let chars = Array(trimmed.utf8)
+            func text(_ r: Range<Int>) -> String { String(decoding: chars[r], as: UTF8.self) }
+            func isBlank(_ c: UInt8) -> Bool { c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") }
+            func isWord(_ c: UInt8) -> Bool {
+                (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+                    || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: "_")
+            }
+            var i = 0
+            while i < chars.count {
+                while i < chars.count, isBlank(chars[i]) { i += 1 }
+                if i == chars.count { break }
+                if chars[i] == UInt8(ascii: "<") {
+                    guard let close = chars[i...].firstIndex(of: UInt8(ascii: ">")) else {
+                        throw .init("\(path): line \(lineNumber): unterminated header \(text(i..<min(chars.count, i + 80)))")
                     }
-                    let name = String(rest[rest.index(after: rest.startIndex)..<close])
+                    let name = text((i + 1)..<close)
                     closeRegion()
                     current = name
                     switch name {
-                    case "region": levels["region"] = [:]
+                    case "region": levels["region"] = [:]; regionLine = lineNumber
                     case "group": levels["group"] = [:]; levels["region"] = [:]
                     case "master": levels["master"] = [:]; levels["group"] = [:]
                     case "global": levels["global"] = [:]; levels["master"] = [:]; levels["group"] = [:]
                     default: break
                     }
-                    rest = rest[rest.index(after: close)...]
+                    i = close + 1
                     continue
                 }
-                guard let equals = rest.firstIndex(of: "=") else {
-                    throw .init("\(path): line \(lineNumber): expected opcode=value, found \"\(rest)\"")
+                guard let equals = chars[i...].firstIndex(of: UInt8(ascii: "=")) else {
+                    throw .init("\(path): line \(lineNumber): expected opcode=value, found \"\(text(i..<min(chars.count, i + 80)))\"")
                 }
-                let name = String(rest[..<equals]).trimmingCharacters(in: .whitespaces)
-                var valueEnd = rest.endIndex
+                let name = text(i..<equals).trimmingCharacters(in: .whitespaces)
                 // The value ends where the next `word=` or `<` begins (sample names may hold spaces).
-                var i = rest.index(after: equals)
-                while i < rest.endIndex {
-                    if rest[i] == "<" { valueEnd = i; break }
-                    if rest[i] == " " || rest[i] == "\t" {
-                        let after = rest[i...].drop { $0 == " " || $0 == "\t" }
-                        if let eq = after.firstIndex(of: "="), !after[..<eq].contains(" "), !after[..<eq].isEmpty,
-                           after[..<eq].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
-                            valueEnd = i
-                            break
-                        }
+                var valueEnd = chars.count
+                var j = equals + 1
+                scan: while j < chars.count {
+                    if chars[j] == UInt8(ascii: "<") { valueEnd = j; break }
+                    if isBlank(chars[j]) {
+                        var word = j
+                        while word < chars.count, isBlank(chars[word]) { word += 1 }
+                        var w = word
+                        while w < chars.count, isWord(chars[w]) { w += 1 }
+                        if w > word, w < chars.count, chars[w] == UInt8(ascii: "=") { valueEnd = j; break scan }
+                        j = max(w, j + 1)       // the word is no opcode name: go on after it
+                        continue
                     }
-                    i = rest.index(after: i)
+                    j += 1
                 }
-                let value = String(rest[rest.index(after: equals)..<valueEnd]).trimmingCharacters(in: .whitespaces)
+                let value = text((equals + 1)..<valueEnd).trimmingCharacters(in: .whitespaces)
                 if current == "control" {
                     control[name] = (value, lineNumber)
                 } else if ["global", "master", "group", "region"].contains(current) {
                     levels[current, default: [:]][name] = (value, lineNumber)
                 }
-                rest = rest[valueEnd...]
+                i = valueEnd
             }
         }
         closeRegion()
@@ -120,8 +135,9 @@ enum SFZFile {
 
         let defaultPath = control["default_path"]?.0.replacingOccurrences(of: "\\", with: "/") ?? ""
         var zones: [SamplerZone] = []
-        for region in regions {
-            func at(_ opcode: String) -> String { "\(path): line \(region[opcode]?.1 ?? 0): \(opcode)" }
+        for (region, regionLine) in regions {
+            /// `file: line N: opcode`, N the opcode's line (the region's header line if it is absent).
+            func at(_ opcode: String) -> String { "\(path): line \(region[opcode]?.1 ?? regionLine): \(opcode)" }
             func key(_ opcode: String) throws(SamplerLoadError) -> Int? {
                 guard let (v, _) = region[opcode] else { return nil }
                 guard let k = noteNumber(v) else { throw .init("\(at(opcode)): \(v) is not a key 0...127 or a note name") }
@@ -149,11 +165,16 @@ enum SFZFile {
             var zone = SamplerZone(path: samplePath, rootKey: 60, pitchCorrection: 0, keys: 0...127, velocities: 0...127, loop: nil)
             if let k = try key("key") { zone.keys = k...k; zone.rootKey = k }
             let low = try key("lokey") ?? zone.keys.lowerBound, high = try key("hikey") ?? zone.keys.upperBound
-            guard low <= high else { throw .init("\(at("hikey")): \(high) is below lokey \(low)") }
+            guard low <= high else {
+                // Name an opcode that is there: hikey, or else lokey above the key given by `key`.
+                throw .init(region["hikey"] != nil ? "\(at("hikey")): \(high) is below lokey \(low)" : "\(at("lokey")): \(low) is above key \(high)")
+            }
             zone.keys = low...high
             if let k = try key("pitch_keycenter") { zone.rootKey = k }
             let lowVelocity = try integer("lovel", in: 0...127) ?? 0, highVelocity = try integer("hivel", in: 0...127) ?? 127
-            guard lowVelocity <= highVelocity else { throw .init("\(at("hivel")): \(highVelocity) is below lovel \(lowVelocity)") }
+            guard lowVelocity <= highVelocity else {
+                throw .init(region["hivel"] != nil ? "\(at("hivel")): \(highVelocity) is below lovel \(lowVelocity)" : "\(at("lovel")): \(lowVelocity) is above hivel \(highVelocity)")
+            }
             zone.velocities = lowVelocity...highVelocity
             zone.pitchCorrection = (try integer("tune", in: -9600...9600) ?? 0) + 100 * (try integer("transpose", in: -127...127) ?? 0)
             if let (v, _) = region["ampeg_release"] {
@@ -162,12 +183,15 @@ enum SFZFile {
             }
             let startOpcode = region["loop_start"] != nil ? "loop_start" : "loopstart"
             let endOpcode = region["loop_end"] != nil ? "loop_end" : "loopend"
-            let start = try integer(startOpcode, in: 0...Int(Int32.max))
-            let last = try integer(endOpcode, in: 0...Int(Int32.max))
+            let givenStart = try integer(startOpcode, in: 0...Int(Int32.max))
+            let givenLast = try integer(endOpcode, in: 0...Int(Int32.max))
             var loop = info.loop
-            if let start, let last {
+            if givenStart != nil || givenLast != nil {
+                // One of the two alone: the other is the sample's start (0) or its last frame, as SFZ players take it.
+                let start = givenStart ?? 0, last = givenLast ?? (frames - 1)
                 guard start < last, last < frames else {
-                    throw .init("\(at(endOpcode)): the loop \(start)...\(last) is not within the sample's \(frames) frames")
+                    let named = givenLast != nil ? endOpcode : startOpcode
+                    throw .init("\(at(named)): the loop \(start)...\(last) is not within the sample's \(frames) frames")
                 }
                 loop = start..<(last + 1)
             }
@@ -200,7 +224,7 @@ enum SFZFile {
         var rest = lower.dropFirst()
         var offset = 0
         if rest.first == "#" { offset = 1; rest = rest.dropFirst() } else if rest.first == "b", rest.count > 1 { offset = -1; rest = rest.dropFirst() }
-        guard let octave = Int(rest) else { return nil }
+        guard let octave = Int(rest), (-1...9).contains(octave) else { return nil }
         let n = (octave + 1) * 12 + base + offset
         return (0...127).contains(n) ? n : nil
     }

@@ -191,6 +191,14 @@ extension LV2Node: RenderFaultReporting {
     public var renderFaultSummary: String? { renderFaults.summary(uri: plugin.uri, limit: outputLimit) }
 }
 
+extension LV2Properties {
+    /// The properties of a node whose plugin is missing or unknown (`found` false).
+    init(notFound uri: String) {
+        self.init(plugin: uri)
+        found = false
+    }
+}
+
 extension LV2Node {
     /// The `lv2` node type: an installed LV2 plugin named by `properties.plugin` (its URI, looked
     /// up in ``PluginCatalogue``), whose parameters are its control inputs by port symbol (and
@@ -201,14 +209,14 @@ extension LV2Node {
         decode: { reader in
             guard reader.has("plugin") else {
                 reader.reportMissing("plugin")
-                return LV2Properties(plugin: "")
+                return LV2Properties(notFound: "")
             }
-            guard let uri = reader.string("plugin") else { return LV2Properties(plugin: "") }
+            guard let uri = reader.string("plugin") else { return LV2Properties(notFound: "") }
             switch PluginCatalogue.lookUp(uri) {
             case .success(let plugin): return plugin
             case .failure(let error):
                 reader.reportInvalid("plugin", error.message)
-                return LV2Properties(plugin: uri)
+                return LV2Properties(notFound: uri)
             }
         },
         optionParameters: { options in

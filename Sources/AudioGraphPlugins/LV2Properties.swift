@@ -15,6 +15,9 @@ public struct LV2Properties: Sendable, Hashable {
     public var audioOutputs: Int
     /// Whether the plugin takes MIDI (an atom input supporting `midi:MidiEvent`: an instrument).
     public var takesMIDI = false
+    /// Whether the catalogue found the plugin (false when `plugin` is missing or unknown, the
+    /// problem already reported on `plugin`).
+    package var found = true
 
     public init(plugin: String, parameters: [ParameterInfo] = [], audioInputs: Int = 1, audioOutputs: Int = 1) {
         self.plugin = plugin

@@ -132,4 +132,17 @@ final class LV2InstrumentOptionsTests: XCTestCase {
         let badNote = problems(synthGraph("\"notes\": [ { \"time\": 0, \"key\": 200, \"duration\": 1 } ]"))
         XCTAssertTrue(badNote.contains("notes[0].key"), badNote)
     }
+
+    /// The MIDI keys are refused for any found plugin without a MIDI input, also one with no
+    /// parameters at all (it was accepted: the refusal asked for a non-empty parameter list), and
+    /// not for a plugin that was not found (reported on `plugin` alone) or an instrument.
+    func testMIDIKeysAreRefusedForEveryFoundPluginWithoutAMIDIInput() {
+        XCTAssertTrue(LV2InstrumentOptions.refusesMIDI(LV2Properties(plugin: "urn:no-ports", parameters: [])))
+        var instrument = LV2Properties(plugin: "urn:synth", parameters: [])
+        instrument.takesMIDI = true
+        XCTAssertFalse(LV2InstrumentOptions.refusesMIDI(instrument))
+        var unknown = LV2Properties(plugin: "urn:unknown")
+        unknown.found = false
+        XCTAssertFalse(LV2InstrumentOptions.refusesMIDI(unknown))
+    }
 }

@@ -256,4 +256,16 @@ final class AudioFileInstrumentTests: XCTestCase {
         XCTAssertEqual(1200 * log2(f / expected), 0, accuracy: 1)
         XCTAssertEqual(SignalMeasurement.peak(try render([path], events: [(0, .noteOn(channel: 0, key: 40, velocity: 127))], frames: 4800)[0]), 0)
     }
+
+    /// fluidsynth refusing a sample's sound data (it refuses zero frames) is reported as that,
+    /// with the file and the frame count — it was reported as "out of memory".
+    func testARefusedSampleIsNotReportedAsOutOfMemory() throws {
+        let zone = SamplerZone(path: "/x/empty.wav", rootKey: 60, pitchCorrection: 0, keys: 0...127, velocities: 0...127, loop: nil)
+        do {
+            _ = try AudioFileInstrument.makeSample([], sampleRate: 48000, zone: zone)
+            XCTFail("an empty sample was taken")
+        } catch {
+            XCTAssertEqual(error.description, "fluidsynth refused the sample /x/empty.wav (0 frames at 48000 Hz)")
+        }
+    }
 }

@@ -120,4 +120,69 @@ final class SFZFileTests: XCTestCase {
         XCTAssertEqual(try problem("#include \"other.sfz\"\n<region> sample=samples/t.wav"), "\(p): line 1: #include is not supported")
         XCTAssertEqual(try problem("// nothing"), "\(p) has no <region>")
     }
+
+    func problem(_ text: String) throws -> String {
+        let path = try sfz(text)
+        do {
+            _ = try SFZFile.zones(contentsOf: path)
+            return "no error"
+        } catch { return error.description }
+    }
+
+    /// A note name whose octave is outside −1...9 (even one near Int.max, whose MIDI number
+    /// overflowed) and a number outside 0...127 are one-line errors, not a trap.
+    func testKeysOutsideTheMIDIRangeAreErrors() throws {
+        try tone("t.wav", 480, seconds: 0.2)
+        let p = directory.appendingPathComponent("i.sfz").path
+        XCTAssertNil(SFZFile.noteNumber("c9223372036854775807"))
+        XCTAssertNil(SFZFile.noteNumber("c-9223372036854775808"))
+        XCTAssertNil(SFZFile.noteNumber("c10"))
+        XCTAssertNil(SFZFile.noteNumber("128"))
+        XCTAssertEqual(try problem("<region> sample=samples/t.wav\nkey=c9223372036854775807"),
+                       "\(p): line 2: key: c9223372036854775807 is not a key 0...127 or a note name")
+        XCTAssertEqual(try problem("<region> sample=samples/t.wav hikey=-1"), "\(p): line 1: hikey: -1 is not a key 0...127 or a note name")
+    }
+
+    /// A 2 MB line of `a=b c c c …` (a value that never ends before the line does) is read in
+    /// well under a second (the scan is linear; it was quadratic: minutes).
+    func testALongHostileLineIsReadInLinearTime() throws {
+        try tone("t.wav", 480, seconds: 0.2)
+        let line = "a=b" + String(repeating: " c", count: 1_000_000)
+        let path = try sfz("<region> sample=samples/t.wav " + line)
+        let start = Date()
+        let zones = try SFZFile.zones(contentsOf: path)
+        let seconds = Date().timeIntervalSince(start)
+        print("2 MB hostile SFZ line read in \(seconds) s")
+        XCTAssertEqual(zones.count, 1)
+        XCTAssertLessThan(seconds, 1)
+    }
+
+    /// A conflict between opcodes names one that is in the region, with its line (it said
+    /// `line 0: hikey` when only `key` and `lokey` were given).
+    func testConflictsNameAnOpcodeThatIsPresent() throws {
+        try tone("t.wav", 480, seconds: 0.2)
+        let p = directory.appendingPathComponent("i.sfz").path
+        XCTAssertEqual(try problem("<region> sample=samples/t.wav\nkey=60\nlokey=70"), "\(p): line 3: lokey: 70 is above key 60")
+        XCTAssertEqual(try problem("<region> sample=samples/t.wav lokey=70 hikey=60"), "\(p): line 1: hikey: 60 is below lokey 70")
+    }
+
+    /// CRLF and CR line ends count as one line each: an error on the third line says line 3.
+    func testCRLFAndCRLineNumbers() throws {
+        try tone("t.wav", 480, seconds: 0.2)
+        let p = directory.appendingPathComponent("i.sfz").path
+        XCTAssertEqual(try problem("// x\r\n<region> sample=samples/t.wav\r\nlokey=h9\r\n"), "\(p): line 3: lokey: h9 is not a key 0...127 or a note name")
+        XCTAssertEqual(try problem("// x\r<region> sample=samples/t.wav\rlokey=h9\r"), "\(p): line 3: lokey: h9 is not a key 0...127 or a note name")
+        XCTAssertEqual(try SFZFile.zones(contentsOf: try sfz("<region>\r\nsample=samples/t.wav\r\nkey=61\r\n")).map(\.keys), [61...61])
+    }
+
+    /// `loop_start` alone loops to the sample's last frame, `loop_end` alone from its first (as
+    /// SFZ players do; they were ignored); a `loop_start` past the end names `loop_start`.
+    func testALoopEndGivenAloneTakesTheOtherFromTheSample() throws {
+        try tone("t.wav", 480, seconds: 0.2)
+        let p = directory.appendingPathComponent("i.sfz").path
+        XCTAssertEqual(try SFZFile.zones(contentsOf: try sfz("<region> sample=samples/t.wav loop_start=4800")).map(\.loop), [4800..<9600])
+        XCTAssertEqual(try SFZFile.zones(contentsOf: try sfz("<region> sample=samples/t.wav loopend=4799")).map(\.loop), [0..<4800])
+        XCTAssertEqual(try problem("<region> sample=samples/t.wav\nloop_start=9600"),
+                       "\(p): line 2: loop_start: the loop 9600...9599 is not within the sample's 9600 frames")
+    }
 }
