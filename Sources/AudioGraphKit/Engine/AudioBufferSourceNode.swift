@@ -46,7 +46,8 @@ public final class AudioBufferSourceNode: AudioNode, @unchecked Sendable {
     override var parameterTable: ParameterTable { .bufferSource }
 
     /// The buffer played (float32 PCM, deinterleaved or not; nil: silence). Setting it while the
-    /// engine runs makes a new graph node (playback restarts from its state in the transport).
+    /// engine runs makes a new graph node that plays the latest start on the new buffer, unless
+    /// that playback already ended (as in Web Audio, a buffer change never restarts a source).
     public var buffer: AudioPCMBuffer? {
         get { state.withLock { $0.buffer } }
         set {
