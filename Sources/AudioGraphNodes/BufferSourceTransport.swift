@@ -42,8 +42,10 @@ public final class BufferSourceTransport: Sendable {
         generation.add(1, ordering: .releasing)
     }
 
-    /// Stops playback at `when` s (at once when that has passed).
+    /// Stops playback at `when` s (at once when that has passed). Ignored before the first start
+    /// (where Web Audio throws InvalidStateError): a start clears any stop time anyway.
     public func stop(when: Double) {
+        guard generation.load(ordering: .acquiring) != 0 else { return }
         stop.store(max(0, when.isNaN ? 0 : when).bitPattern, ordering: .releasing)
     }
 

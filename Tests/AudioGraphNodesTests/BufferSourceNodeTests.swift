@@ -131,4 +131,16 @@ final class BufferSourceNodeTests: XCTestCase {
         let w = renderFrames(h, frames: 1024, channels: 1)[0]
         XCTAssertEqual(w[100], x[100] + 1)
     }
+
+    /// A stop before the first start is ignored: the start plays in full.
+    func testAStopBeforeTheFirstStartIsIgnored() throws {
+        let x = Array(buffer()[0..<480])
+        let t = BufferSourceTransport()
+        t.stop(when: 0)
+        XCTAssertEqual(t.stopSeconds, .infinity)
+        t.start(when: 0, offset: 0, duration: .infinity)
+        let a = try BufferSourceNode(id: "b", channels: [x], sampleRate: sr, transport: t)
+        let y = renderFrames(try startedGraph([a], "b -> out", slice: 128), frames: 512, channels: 1)[0]
+        XCTAssertEqual(y[479], x[479])
+    }
 }

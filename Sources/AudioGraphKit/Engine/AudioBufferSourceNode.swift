@@ -110,7 +110,9 @@ public final class AudioBufferSourceNode: AudioNode, @unchecked Sendable {
         startWatching()
     }
 
-    /// Stops playback at `when` (seconds on the render timeline; passed or 0: at once).
+    /// Stops playback at `when` (seconds on the render timeline; passed or 0: at once). Before
+    /// the first start it is ignored (Web Audio throws InvalidStateError; a later start plays
+    /// in full, as a graph file's `stopTime` only applies to its start).
     public func stop(when: TimeInterval = 0) {
         transport.stop(when: when)
     }
