@@ -213,7 +213,7 @@ final class BufferSourceKernel: NodeKernel, @unchecked Sendable {
     }
 
     private func end() {
-        if !finished { transport.markEnded() }
+        if !finished { transport.markEnded(generation: seenGeneration) }
         finished = true
     }
 
@@ -234,7 +234,10 @@ final class BufferSourceKernel: NodeKernel, @unchecked Sendable {
             playhead = min(transport.offsetSeconds * rate, Double(length))
             elapsed = 0
             durationFrames = transport.durationSeconds * rate
-            finished = false
+            // A start whose playback already ended (a new kernel for a new buffer, engine API) is
+            // not replayed: Web Audio never restarts a source on a buffer change. Graph files'
+            // times count from the kernel's start, so they play again when the graph restarts.
+            finished = !transport.startsFromKernelStart && transport.hasEnded(generation: generation)
         }
         let stopAt = frames(transport.stopSeconds, base: base)
         let out = outputs[0]

@@ -22,7 +22,10 @@ public final class BufferSourceTransport: Sendable {
     private let loopFlag = Atomic<Bool>(false)
     private let loopStartBits = Atomic<UInt64>(0.0.bitPattern)
     private let loopEndBits = Atomic<UInt64>(0.0.bitPattern)
-    private let endedFlag = Atomic<Bool>(false)
+    /// The generation whose playback ended (0: none). Compared with ``generation`` rather than
+    /// cleared by a start, so an end of the previous playback that lands during a start cannot
+    /// mark the new one ended.
+    private let endedGeneration = Atomic<UInt64>(0)
     /// Whether times count from the kernel's start (graph files) rather than the graph's sample 0.
     public let startsFromKernelStart: Bool
 
@@ -30,18 +33,19 @@ public final class BufferSourceTransport: Sendable {
     public init(startsFromKernelStart: Bool = false) { self.startsFromKernelStart = startsFromKernelStart }
 
     /// Starts (or restarts) playback: at `when` s, from `offset` s into the buffer, for `duration`
-    /// s of buffer content (infinity: no limit). Clears ``ended`` and any stop time.
+    /// s of buffer content (infinity: no limit). Clears ``ended`` (a new generation) and any stop time.
     public func start(when: Double, offset: Double, duration: Double) {
         start.store(max(0, when.isFinite ? when : 0).bitPattern, ordering: .relaxed)
         self.offset.store(max(0, offset.isFinite ? offset : 0).bitPattern, ordering: .relaxed)
         self.duration.store((duration.isNaN ? .infinity : max(0, duration)).bitPattern, ordering: .relaxed)
         stop.store(Double.infinity.bitPattern, ordering: .relaxed)
-        endedFlag.store(false, ordering: .relaxed)
         generation.add(1, ordering: .releasing)
     }
 
-    /// Stops playback at `when` s (at once when that has passed).
+    /// Stops playback at `when` s (at once when that has passed). Ignored before the first start
+    /// (where Web Audio throws InvalidStateError): a start clears any stop time anyway.
     public func stop(when: Double) {
+        guard generation.load(ordering: .acquiring) != 0 else { return }
         stop.store(max(0, when.isNaN ? 0 : when).bitPattern, ordering: .releasing)
     }
 
@@ -60,7 +64,15 @@ public final class BufferSourceTransport: Sendable {
     }
 
     /// Whether playback ended (the buffer's end, the duration or the stop time reached) since the last start.
-    public var ended: Bool { endedFlag.load(ordering: .acquiring) }
+    public var ended: Bool {
+        let current = generation.load(ordering: .acquiring)
+        return current != 0 && endedGeneration.load(ordering: .acquiring) == current
+    }
+
+    /// Whether the playback of `generation` (a value of ``generation``) ended.
+    func hasEnded(generation: UInt64) -> Bool {
+        generation != 0 && endedGeneration.load(ordering: .acquiring) == generation
+    }
 
     // MARK: Render thread
 
@@ -69,5 +81,6 @@ public final class BufferSourceTransport: Sendable {
     var offsetSeconds: Double { Double(bitPattern: offset.load(ordering: .relaxed)) }
     var durationSeconds: Double { Double(bitPattern: duration.load(ordering: .relaxed)) }
     var stopSeconds: Double { Double(bitPattern: stop.load(ordering: .acquiring)) }
-    func markEnded() { endedFlag.store(true, ordering: .releasing) }
+    /// Records that the playback of `generation` (the start the kernel is playing) ended.
+    func markEnded(generation: UInt64) { endedGeneration.store(generation, ordering: .releasing) }
 }

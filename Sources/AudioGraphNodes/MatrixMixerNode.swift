@@ -181,8 +181,6 @@ final class MatrixMixerKernel: NodeKernel, @unchecked Sendable {
     private let inputVolumes: UnsafeMutablePointer<ParameterValues>
     private let outputVolumes: UnsafeMutablePointer<ParameterValues>
     private let crosspoints: UnsafeMutablePointer<ParameterValues>
-    /// Per-frame scratch: one term's gain, then one output's total gain.
-    private let gain: UnsafeMutablePointer<Float>
 
     init(node: MatrixMixerNode, maximumFramesPerSlice: Int) {
         let o = node.options
@@ -227,7 +225,6 @@ final class MatrixMixerKernel: NodeKernel, @unchecked Sendable {
         outputVolumes.initialize(repeating: zero, count: outputChannels)
         crosspoints = .allocate(capacity: inputChannels * outputChannels)
         crosspoints.initialize(repeating: zero, count: inputChannels * outputChannels)
-        gain = .allocate(capacity: max(1, maximumFramesPerSlice))
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
     }
@@ -244,7 +241,6 @@ final class MatrixMixerKernel: NodeKernel, @unchecked Sendable {
         inputVolumes.deallocate()
         outputVolumes.deallocate()
         crosspoints.deallocate()
-        gain.deallocate()
     }
 
     override func render(context: RenderContext, inputs: RenderInputs) {

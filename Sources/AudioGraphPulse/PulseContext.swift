@@ -3,6 +3,7 @@ import AudioGraphRealtime
 import AudioGraphCore
 import CPulse
 import CPulseShim
+import CPulseLazy
 import Glibc
 import Synchronization
 
@@ -43,6 +44,9 @@ package final class PulseContext: @unchecked Sendable {
         self.server = server
         // For messages: the address libpulse will try.
         let address = server ?? getenv("PULSE_SERVER").map { String(cString: $0) } ?? "the default address"
+        if let reason = lazyLoadFailure(ag_pulse_load) {
+            throw .noServer(server: address, reason: "cannot load libpulse: \(reason)")
+        }
         guard let loop = pa_threaded_mainloop_new() else {
             throw .noServer(server: address, reason: "cannot create a mainloop")
         }

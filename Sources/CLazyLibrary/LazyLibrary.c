@@ -46,7 +46,26 @@ void *ag_lazy_symbol(AGLazyLibrary *library, const char *symbol) {
 
 static pthread_mutex_t lazy_table_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/// Test hook: whether $AG_LAZY_LIBRARY_MISSING (sonames separated by commas) names `soname`.
+static int ag_lazy_library_marked_missing(const char *soname) {
+    const char *list = getenv("AG_LAZY_LIBRARY_MISSING");
+    if (list == NULL || soname == NULL) return 0;
+    size_t n = strlen(soname);
+    for (const char *p = list; *p != 0;) {
+        const char *end = strchr(p, ',');
+        size_t length = end ? (size_t)(end - p) : strlen(p);
+        if (length == n && strncmp(p, soname, n) == 0) return 1;
+        if (end == NULL) break;
+        p = end + 1;
+    }
+    return 0;
+}
+
 int ag_lazy_functions_load(AGLazyFunctions *table, char *error, size_t size) {
+    if (ag_lazy_library_marked_missing(table->library->sonames[0])) {
+        snprintf(error, size, "%s: cannot open shared object file (AG_LAZY_LIBRARY_MISSING)", table->library->sonames[0]);
+        return 0;
+    }
     if (__atomic_load_n(&table->resolved, __ATOMIC_ACQUIRE)) return 1;
     if (!ag_lazy_library_load(table->library)) {
         snprintf(error, size, "%s", table->library->error);

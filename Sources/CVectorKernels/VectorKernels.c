@@ -24,7 +24,15 @@
         }                                                                                       \
     }
 
-__attribute__((target_clones("avx2", "default")))
+// Function multi-versioning (an AVX2 clone chosen at load time) exists on x86-64 only; other
+// architectures (AArch64) build the portable version.
+#if defined(__x86_64__)
+#define AG_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define AG_AVX2_CLONES
+#endif
+
+AG_AVX2_CLONES
 void ag_split_complex_sum_of_products(float *restrict accR, float *restrict accI, const float *const *x,
                                       const float *const *h, int terms, int stride, int count) {
     int b = 0;
@@ -32,7 +40,7 @@ void ag_split_complex_sum_of_products(float *restrict accR, float *restrict accI
     AG_SUM_OF_PRODUCTS(8)
 }
 
-__attribute__((target_clones("avx2", "default")))
+AG_AVX2_CLONES
 void ag_direct_fir64_accumulate(const float *restrict h, const float *x, float *y, int count) {
     int i = 0;
     for (; i + 8 <= count; i += 8) {

@@ -96,4 +96,51 @@ final class BufferSourceNodeTests: XCTestCase {
         XCTAssertTrue(w[0..<480].allSatisfy { $0 == 0 })
         XCTAssertEqual(w[480 + 10], x[480 + 10])
     }
+
+    /// An end of the previous playback that the render thread records after a new start (the
+    /// race between `start` and `markEnded`) does not mark the new start ended.
+    func testALateEndOfThePreviousStartDoesNotEndTheNewOne() {
+        let t = BufferSourceTransport()
+        t.start(when: 0, offset: 0, duration: .infinity)
+        let first = t.generation.load(ordering: .relaxed)
+        t.start(when: 0, offset: 0, duration: .infinity)
+        t.markEnded(generation: first)
+        XCTAssertFalse(t.ended)
+        t.markEnded(generation: t.generation.load(ordering: .relaxed))
+        XCTAssertTrue(t.ended)
+    }
+
+    /// A new kernel on the same transport (the engine API's new buffer) does not replay a start
+    /// whose playback ended: silent, still ended. A new start plays again.
+    func testANewKernelDoesNotReplayAnEndedStart() throws {
+        let x = Array(buffer()[0..<480])
+        let t = BufferSourceTransport()
+        t.start(when: 0, offset: 0, duration: .infinity)
+        let a = try BufferSourceNode(id: "b", channels: [x], sampleRate: sr, transport: t)
+        let g = try startedGraph([a], "b -> out", slice: 128)
+        let y = renderFrames(g, frames: 1024, channels: 1)[0]
+        XCTAssertEqual(y[100], x[100])
+        XCTAssertTrue(t.ended)
+        let b = try BufferSourceNode(id: "b", channels: [x.map { $0 + 1 }], sampleRate: sr, transport: t)
+        let h = try startedGraph([b], "b -> out", slice: 128)
+        let z = renderFrames(h, frames: 1024, channels: 1)[0]
+        XCTAssertTrue(z.allSatisfy { $0 == 0 }, "replayed after a buffer change")
+        XCTAssertTrue(t.ended)
+        t.start(when: 0, offset: 0, duration: .infinity)
+        XCTAssertFalse(t.ended)
+        let w = renderFrames(h, frames: 1024, channels: 1)[0]
+        XCTAssertEqual(w[100], x[100] + 1)
+    }
+
+    /// A stop before the first start is ignored: the start plays in full.
+    func testAStopBeforeTheFirstStartIsIgnored() throws {
+        let x = Array(buffer()[0..<480])
+        let t = BufferSourceTransport()
+        t.stop(when: 0)
+        XCTAssertEqual(t.stopSeconds, .infinity)
+        t.start(when: 0, offset: 0, duration: .infinity)
+        let a = try BufferSourceNode(id: "b", channels: [x], sampleRate: sr, transport: t)
+        let y = renderFrames(try startedGraph([a], "b -> out", slice: 128), frames: 512, channels: 1)[0]
+        XCTAssertEqual(y[479], x[479])
+    }
 }

@@ -51,4 +51,15 @@ final class PulseContextTests: XCTestCase {
         context.close()
         XCTAssertEqual(ProcessThreads.settle(at: before), before, "closing joins the mainloop thread")
     }
+
+    /// A libpulse that cannot be loaded (the loader's test hook) is a one-line error naming it.
+    func testAMissingLibpulseIsAOneLineError() {
+        setenv("AG_LAZY_LIBRARY_MISSING", "libpulse.so.0", 1)
+        defer { unsetenv("AG_LAZY_LIBRARY_MISSING") }
+        XCTAssertThrowsError(try PulseContext(server: "unix:/tmp/ag-no-such-dir-\(getpid())/native")) { error in
+            let line = "\(error)"
+            XCTAssertFalse(line.contains("\n"))
+            XCTAssertTrue(line.hasSuffix("cannot load libpulse: libpulse.so.0: cannot open shared object file (AG_LAZY_LIBRARY_MISSING)"), line)
+        }
+    }
 }

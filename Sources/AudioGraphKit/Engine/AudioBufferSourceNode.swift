@@ -46,7 +46,8 @@ public final class AudioBufferSourceNode: AudioNode, @unchecked Sendable {
     override var parameterTable: ParameterTable { .bufferSource }
 
     /// The buffer played (float32 PCM, deinterleaved or not; nil: silence). Setting it while the
-    /// engine runs makes a new graph node (playback restarts from its state in the transport).
+    /// engine runs makes a new graph node that plays the latest start on the new buffer, unless
+    /// that playback already ended (as in Web Audio, a buffer change never restarts a source).
     public var buffer: AudioPCMBuffer? {
         get { state.withLock { $0.buffer } }
         set {
@@ -109,7 +110,9 @@ public final class AudioBufferSourceNode: AudioNode, @unchecked Sendable {
         startWatching()
     }
 
-    /// Stops playback at `when` (seconds on the render timeline; passed or 0: at once).
+    /// Stops playback at `when` (seconds on the render timeline; passed or 0: at once). Before
+    /// the first start it is ignored (Web Audio throws InvalidStateError; a later start plays
+    /// in full, as a graph file's `stopTime` only applies to its start).
     public func stop(when: TimeInterval = 0) {
         transport.stop(when: when)
     }

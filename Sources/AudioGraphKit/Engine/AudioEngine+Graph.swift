@@ -55,7 +55,7 @@ extension AudioEngine {
             if let c = connections.first(where: { $0.destination === node && $0.destinationBus == bus }) {
                 return outputFormat(of: c.source, bus: c.sourceBus)
             }
-            return node.defaultInputFormat(engineFormat: renderFormat)
+            return node.defaultInputFormat(bus: bus, engineFormat: renderFormat)
         }
     }
 

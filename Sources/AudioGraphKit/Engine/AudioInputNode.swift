@@ -33,7 +33,7 @@ public final class AudioInputNode: AudioIONode, AudioMixing, @unchecked Sendable
         return super.droppedTapBufferCount(onBus: bus) + (taps > 0 ? captureFaultCount : 0)
     }
 
-    override func defaultInputFormat(engineFormat: AudioFormat) -> AudioFormat {
+    override func defaultInputFormat(bus: Int, engineFormat: AudioFormat) -> AudioFormat {
         engine?.devices().input ?? engineFormat
     }
 

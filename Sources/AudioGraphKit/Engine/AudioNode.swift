@@ -70,7 +70,7 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
     public func inputFormat(forBus bus: AudioNodeBus) -> AudioFormat {
         checkBus(bus, count: numberOfInputs, "inputFormat(forBus:)", scope: "input")
         if let engine { return engine.inputFormat(of: self, bus: bus) }
-        return defaultInputFormat(engineFormat: AudioEngine.fallbackFormat)
+        return defaultInputFormat(bus: bus, engineFormat: AudioEngine.fallbackFormat)
     }
 
     /// The format of output bus `bus` (see the type's discussion).
@@ -159,8 +159,8 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
         input ?? engineFormat
     }
 
-    /// The format of an unconnected input bus.
-    func defaultInputFormat(engineFormat: AudioFormat) -> AudioFormat { engineFormat }
+    /// The format of unconnected input bus `bus`.
+    func defaultInputFormat(bus: Int, engineFormat: AudioFormat) -> AudioFormat { engineFormat }
 
     /// The parameters of input bus `bus` that carry a source's mixing settings (mixer: volume
     /// and pan; environment: gain, position, occlusion, obstruction, reverb blend). None for

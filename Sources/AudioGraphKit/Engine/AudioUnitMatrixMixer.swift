@@ -51,9 +51,10 @@ public final class AudioUnitMatrixMixer: AudioUnit, @unchecked Sendable {
                     channels: AudioChannelCount(outputBusChannels[min(bus, outputBusChannels.count - 1)])) ?? engineFormat
     }
 
-    /// An unconnected input bus has its channel count.
-    override func defaultInputFormat(engineFormat: AudioFormat) -> AudioFormat {
-        AudioFormat(standardFormatWithSampleRate: engineFormat.sampleRate, channels: AudioChannelCount(inputBusChannels[0])) ?? engineFormat
+    /// Unconnected input bus `bus` has its own channel count.
+    override func defaultInputFormat(bus: Int, engineFormat: AudioFormat) -> AudioFormat {
+        AudioFormat(standardFormatWithSampleRate: engineFormat.sampleRate,
+                    channels: AudioChannelCount(inputBusChannels[min(bus, inputBusChannels.count - 1)])) ?? engineFormat
     }
 
     // MARK: Gains

@@ -2,6 +2,7 @@
 import AudioGraphCore
 import AudioGraphNodes
 import CCairo
+import CCairoLazy
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -108,6 +109,7 @@ package enum AudioPlot {
             content = .spectrogram(try spectrogram(path: path, info: info, channels: channels, columns: area.width))
         }
 
+        if let reason = lazyLoadFailure(ag_cairo_load) { throw .libraryMissing(reason: reason) }
         let temporary = output + ".part-\(getpid())"
         PartialFiles.register(temporary)
         let surface: OpaquePointer = isSVG

@@ -59,7 +59,8 @@ typedef struct AGLazyFunctions {
 } AGLazyFunctions;
 
 /// Loads the table's library and resolves every function it exports (control threads). Returns 1
-/// when loaded; 0 when the library cannot be, with the reason in `error` (`size` bytes). A function
+/// when loaded; 0 when the library cannot be, with the reason in `error` (`size` bytes). Test
+/// hook: a soname listed in $AG_LAZY_LIBRARY_MISSING (comma-separated) fails here (not cached). A function
 /// the installed library lacks keeps its slow entry, which ends the process naming it if called.
 int ag_lazy_functions_load(AGLazyFunctions *table, char *error, size_t size);
 

@@ -43,4 +43,15 @@ final class AudioUnitMatrixMixerTests: XCTestCase {
         XCTAssertEqual(Double(z[1][500]), -0.8 * 0.5 * 0.5 * 0.5, accuracy: 1e-7)
         XCTAssertEqual(engine.editFaultCount, 0)
     }
+
+    /// Each unconnected input bus has its own channel count (inputs [1, 2]: mono, then stereo).
+    func testUnconnectedInputBusesHaveTheirOwnChannelCounts() throws {
+        let mx = AudioUnitMatrixMixer(inputs: [1, 2], outputs: [2])
+        XCTAssertEqual(mx.inputFormat(forBus: 0).channelCount, 1)
+        XCTAssertEqual(mx.inputFormat(forBus: 1).channelCount, 2)
+        let engine = try makeManualEngine()
+        engine.attach(mx)
+        XCTAssertEqual(mx.inputFormat(forBus: 0).channelCount, 1)
+        XCTAssertEqual(mx.inputFormat(forBus: 1).channelCount, 2)
+    }
 }

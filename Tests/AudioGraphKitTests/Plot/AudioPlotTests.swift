@@ -240,4 +240,18 @@ extension AudioPlotTests {
         XCTAssertEqual(AudioPlot.memoryNeeded(kind: .waveform, width: 8192, height: 8192), 2 * 8192 * 8192 * 4)
         XCTAssertLessThan(AudioPlot.memoryNeeded(kind: .spectrogram, width: 8192, height: 16384), AudioPlot.maximumMemory)
     }
+
+    /// A cairo that cannot be loaded (the loader's test hook) is a one-line error naming the
+    /// library, and no picture (nor partial file) is left.
+    func testAMissingCairoIsAOneLineError() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let wav = dir.appendingPathComponent("s.wav").path, png = dir.appendingPathComponent("w.png").path
+        try TestFiles.writeSoundFile(wav, [[Float](repeating: 0.5, count: 4800)], sampleRate: 48000)
+        setenv("AG_LAZY_LIBRARY_MISSING", "libcairo.so.2", 1)
+        defer { unsetenv("AG_LAZY_LIBRARY_MISSING") }
+        XCTAssertThrowsError(try AudioPlot.draw(file: wav, to: png)) { error in
+            XCTAssertEqual("\(error)", "cannot load cairo: libcairo.so.2: cannot open shared object file (AG_LAZY_LIBRARY_MISSING)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["s.wav"])
+    }
 }

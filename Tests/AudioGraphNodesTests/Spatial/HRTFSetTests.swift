@@ -153,4 +153,16 @@ final class HRTFSetTests: XCTestCase {
         let right = set.direction(ofMeasurement: set.nearestMeasurement(to: Vector3(5, 0, 0)))
         XCTAssertGreaterThan(right.x, cos(1 * Double.pi / 180))
     }
+
+    /// A libmysofa that cannot be loaded (the loader's test hook marks it missing) is a one-line
+    /// error naming the library, not the trampoline's abort.
+    func testAMissingLibmysofaIsAOneLineError() {
+        setenv("AG_LAZY_LIBRARY_MISSING", "libmysofa.so.1", 1)
+        defer { unsetenv("AG_LAZY_LIBRARY_MISSING") }
+        XCTAssertThrowsError(try HRTFSet(path: HRTFSet.defaultPath, sampleRate: 48000)) { error in
+            XCTAssertEqual(error as? HRTFSet.Error,
+                           .libraryMissing(reason: "libmysofa.so.1: cannot open shared object file (AG_LAZY_LIBRARY_MISSING)"))
+            XCTAssertEqual("\(error)", "cannot load libmysofa: libmysofa.so.1: cannot open shared object file (AG_LAZY_LIBRARY_MISSING)")
+        }
+    }
 }
