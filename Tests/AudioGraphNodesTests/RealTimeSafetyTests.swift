@@ -482,7 +482,21 @@ final class RealTimeSafetyTests: XCTestCase {
             return false
         }
         let mutex = Mutex<Int>(0)
+        // A handshake makes the contention certain whatever the machine's load: the 100th slice
+        // (past the scaffold's 64 untracked warm-up slices) says it is ready and waits, spinning
+        // on an atomic, until the control thread holds the mutex; it then says it has arrived and
+        // asks for the mutex, which the control thread keeps for 50 ms more.
+        let ready = Atomic<Bool>(false)
+        let held = Atomic<Bool>(false)
+        let arrived = Atomic<Bool>(false)
+        let calls = Atomic<Int>(0)
         let waiting = RenderCallbackNode(id: "waiting", channels: 1) { context, buffer in
+            if calls.add(1, ordering: .relaxed).newValue == 100 {
+                ready.store(true, ordering: .releasing)
+                let giveUp = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
+                while !held.load(ordering: .acquiring) && DispatchTime.now().uptimeNanoseconds < giveUp {}
+                arrived.store(true, ordering: .releasing)
+            }
             let n = mutex.withLock { v -> Int in v += 1; return v }
             buffer.channel(0)[0] = Float(n & 1)
             return false
@@ -499,6 +513,16 @@ final class RealTimeSafetyTests: XCTestCase {
         let slices = 500
         let run = renderWhileChanging(graph, slices: slices) { step in
             try? mixer.setParameter("input.0.volume", Double(step % 5) / 4)
+            if step == 1 {
+                let notReady = Date().addingTimeInterval(5)
+                while !ready.load(ordering: .acquiring) && Date() < notReady { usleep(100) }
+                mutex.withLock { _ in
+                    held.store(true, ordering: .releasing)
+                    let giveUp = Date().addingTimeInterval(5)
+                    while !arrived.load(ordering: .acquiring) && Date() < giveUp { usleep(100) }
+                    usleep(50_000)   // the render thread is now blocked on the mutex
+                }
+            }
             mutex.withLock { _ in usleep(500) }   // held 5/6 of the time: the render thread waits for it
             usleep(100)
         }
