@@ -125,6 +125,7 @@ public final class AudioGraph: @unchecked Sendable {
             let pool = count > 1 ? try RenderWorkerPool(threadCount: count) : nil
             renderThreads = count
             workerPool = pool
+            for id in nodeOrder { nodesByID[id]?.kernel?.renderThreadCountDidChange(count) }
             if state == .initialized { publishCommands([]) }
         }
     }
@@ -269,6 +270,7 @@ public final class AudioGraph: @unchecked Sendable {
                 n.inputFormats = resolved.inputs[id]!
                 n.outputFormats = resolved.outputs[id]!
                 n.kernel = try n.makeKernel(maximumFramesPerSlice: maximumFramesPerSlice)
+                if renderThreads > 1 { n.kernel!.renderThreadCountDidChange(renderThreads) }
             }
             adapters = newAdapters
             var commands: [PlanCommand] = t.order.map { .start(t.nodes[$0]!.kernel!) }
@@ -458,7 +460,11 @@ public final class AudioGraph: @unchecked Sendable {
         }
 
         // Everything is valid: commit.
-        for (n, k) in zip(added, newKernels) { n.kernel = k; n.graph = self }
+        for (n, k) in zip(added, newKernels) {
+            n.kernel = k
+            n.graph = self
+            if renderThreads > 1 { k.renderThreadCountDidChange(renderThreads) }
+        }
         for id in nodeOrder where t.nodes[id] == nil { nodesByID[id]?.graph = nil }
         for id in t.order { t.nodes[id]!.inputFormats = resolved.inputs[id]! }
         nodesByID = t.nodes

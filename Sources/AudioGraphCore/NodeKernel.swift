@@ -87,6 +87,13 @@ open class NodeKernel: @unchecked Sendable {
     /// a kernel, and the branch it is in, render on the render thread. Any thread; constant.
     open var isSafeToRenderConcurrently: Bool { true }
 
+    /// Called on the control thread with ``AudioGraph/renderThreadCount`` after the kernel is made
+    /// (when the count is above 1) and whenever the count changes, never while a render call is
+    /// in progress. Above 1 the graph renders offline only, so a kernel may then split its own
+    /// slice with a thread of its own that it waits for (`RenderHelperThread`); at 1 it must
+    /// not wait for anything. Default: nothing.
+    open func renderThreadCountDidChange(_ count: Int) {}
+
     /// Called on the render thread when the kernel joins a running graph (or the graph starts),
     /// with the graph frame it starts at. Real-time safe. Override to reset state; call super.
     open func start(atSampleTime sampleTime: Int64) {

@@ -194,8 +194,21 @@ public final class ConvolverNode: GraphNode, @unchecked Sendable {
             paths = [Path(input: 0, output: 0, response: h[0]), Path(input: 0, output: 1, response: h[1]),
                      Path(input: 1, output: 0, response: h[2]), Path(input: 1, output: 1, response: h[3])]
         }
-        let engine = PartitionedConvolver(inputCount: inputs, outputCount: format.channelCount, paths: paths)
-        return ConvolverKernel(node: self, engine: engine, inputChannels: inputFormats.first.flatMap { $0 }?.channelCount ?? 2,
+        // One engine per output channel, with the paths into it (in the same order) and the
+        // inputs they read: the outputs are independent, so an offline render on more than one
+        // thread computes the second on a helper thread. Each output sums the same terms in the
+        // same order as one engine for all paths would (bit-identical); an input read by both
+        // outputs (mono in, or a true-stereo response) is transformed by both engines.
+        var parts: [ConvolverKernel.Part] = []
+        for o in 0..<format.channelCount {
+            let into = paths.filter { $0.output == o }
+            var used: [Int] = []
+            for p in into where !used.contains(p.input) { used.append(p.input) }
+            let engine = PartitionedConvolver(inputCount: used.count, outputCount: 1,
+                                              paths: into.map { Path(input: used.firstIndex(of: $0.input)!, output: 0, response: $0.response) })
+            parts.append(ConvolverKernel.Part(engine: engine, inputs: used, output: o))
+        }
+        return ConvolverKernel(node: self, parts: parts, inputCount: inputs, inputChannels: inputFormats.first.flatMap { $0 }?.channelCount ?? 2,
                                maximumFramesPerSlice: maximumFramesPerSlice)
     }
 
@@ -208,38 +221,83 @@ public final class ConvolverNode: GraphNode, @unchecked Sendable {
     }
 }
 
-/// Render side of ``ConvolverNode``.
+/// Render side of ``ConvolverNode``: one ``PartitionedConvolver`` per output channel; in an
+/// offline render on more than one thread (``AudioGraph/renderThreadCount`` above 1) the second
+/// output's engine runs on a ``RenderHelperThread`` while the render thread computes the first,
+/// with the same engines and so the same bits as a serial render. Live renders (one render
+/// thread) compute both in turn and wait for nothing.
 final class ConvolverKernel: NodeKernel, @unchecked Sendable {
-    // MARK: Fixed at creation
-    private let engine: PartitionedConvolver
-    private let inputChannels: Int
+    /// One output channel's engine and the channel pointers it reads and writes.
+    final class Part: @unchecked Sendable {
+        let engine: PartitionedConvolver
+        let inputs: [Int]
+        let output: Int
+        fileprivate let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
+        fileprivate let outputPointer: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
-    // MARK: Render thread only
-    /// The down-mixed (or copied) input the engine reads.
-    private let input: ChannelBufferStorage
-    private let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
-    private let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+        init(engine: PartitionedConvolver, inputs: [Int], output: Int) {
+            self.engine = engine
+            self.inputs = inputs
+            self.output = output
+            inputPointers = .allocate(capacity: max(1, inputs.count))
+            outputPointer = .allocate(capacity: 1)
+        }
 
-    init(node: ConvolverNode, engine: PartitionedConvolver, inputChannels: Int, maximumFramesPerSlice: Int) {
-        self.engine = engine
-        self.inputChannels = inputChannels
-        input = ChannelBufferStorage(channelCount: engine.inputCount, capacity: maximumFramesPerSlice)
-        inputPointers = .allocate(capacity: engine.inputCount)
-        for c in 0..<engine.inputCount { (inputPointers + c).initialize(to: UnsafePointer(input.list.channel(c))) }
-        outputPointers = .allocate(capacity: engine.outputCount)
-        super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
-                   parameters: node.parameters)
-        for c in 0..<engine.outputCount { (outputPointers + c).initialize(to: outputs[0].channel(c)) }
+        deinit {
+            inputPointers.deallocate()
+            outputPointer.deallocate()
+        }
+
+        /// Convolves `frameCount` frames. Real-time safe.
+        @inline(__always)
+        func process(_ frameCount: Int) {
+            engine.process(inputs: inputPointers, outputs: outputPointer, frameCount: frameCount)
+        }
     }
 
-    deinit {
-        inputPointers.deallocate()
-        outputPointers.deallocate()
+    // MARK: Fixed at creation
+    private let parts: [Part]
+    private let inputCount: Int
+    private let inputChannels: Int
+
+    // MARK: Control thread (changed only while no render is in progress)
+    /// Runs `parts[1]` beside the render thread (offline renders on more than one thread only).
+    private var helper: RenderHelperThread?
+
+    // MARK: Render thread only
+    /// The down-mixed (or copied) input the engines read.
+    private let input: ChannelBufferStorage
+
+    init(node: ConvolverNode, parts: [Part], inputCount: Int, inputChannels: Int, maximumFramesPerSlice: Int) {
+        self.parts = parts
+        self.inputCount = inputCount
+        self.inputChannels = inputChannels
+        input = ChannelBufferStorage(channelCount: inputCount, capacity: maximumFramesPerSlice)
+        super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
+                   parameters: node.parameters)
+        for part in parts {
+            for (i, c) in part.inputs.enumerated() { (part.inputPointers + i).initialize(to: UnsafePointer(input.list.channel(c))) }
+            part.outputPointer.initialize(to: outputs[0].channel(part.output))
+        }
+    }
+
+    /// Jobs the helper thread ran (tests: proves the parallel path was taken).
+    var helperJobsRun: Int { helper?.jobsRun ?? 0 }
+
+    override func renderThreadCountDidChange(_ count: Int) {
+        if count > 1 && parts.count > 1 {
+            guard helper == nil else { return }
+            let second = parts[1]
+            // No thread (the system refuses one): the outputs are computed in turn, the same bits.
+            helper = try? RenderHelperThread(name: "ag-convolver") { n in second.process(n) }
+        } else {
+            helper = nil
+        }
     }
 
     override func start(atSampleTime sampleTime: Int64) {
         super.start(atSampleTime: sampleTime)
-        engine.reset()
+        for part in parts { part.engine.reset() }
     }
 
     override func render(context: RenderContext, inputs: RenderInputs) {
@@ -247,8 +305,8 @@ final class ConvolverKernel: NodeKernel, @unchecked Sendable {
         let x = input.list
         if let pulled = inputs.pull(0), !pulled.isSilent {
             let b = pulled.buffer, m = b.channelCount
-            if engine.inputCount == 1 || m <= 2 {
-                for c in 0..<engine.inputCount { x.channel(c).update(from: b.channel(min(c, m - 1)), count: n) }
+            if inputCount == 1 || m <= 2 {
+                for c in 0..<inputCount { x.channel(c).update(from: b.channel(min(c, m - 1)), count: n) }
             } else if m == 4 {
                 for c in 0..<2 {
                     let front = b.channel(c), surround = b.channel(c + 2), y = x.channel(c)
@@ -266,7 +324,13 @@ final class ConvolverKernel: NodeKernel, @unchecked Sendable {
         } else {
             x.clear(frameCount: n)
         }
-        engine.process(inputs: inputPointers, outputs: outputPointers, frameCount: n)
+        if let helper {
+            helper.begin(n)
+            parts[0].process(n)
+            helper.finish()
+        } else {
+            for p in 0..<parts.count { parts[p].process(n) }
+        }
         outputIsSilent[0] = ChannelPointers.isAllZero(outputs[0], frameCount: n)
     }
 }

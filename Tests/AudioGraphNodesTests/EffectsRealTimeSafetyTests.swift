@@ -1,6 +1,6 @@
 // Proves the compressor, limiter, convolver and waveshaper render paths allocate nothing and take no lock.
 import AudioGraphRealtime
-import AudioGraphCore
+@testable import AudioGraphCore
 import Foundation
 import AudioGraphTesting
 import XCTest
@@ -62,5 +62,29 @@ final class EffectsRealTimeSafetyTests: XCTestCase {
         }
         XCTAssertNil(result.counts.violation, "first at slice \(result.firstBad ?? -1)")
         XCTAssertEqual(result.audible, 1500)
+    }
+
+    /// The convolver in an offline render on two threads (the second output on the kernel's
+    /// helper thread, which counts its own allocations and locks from its start, as render
+    /// workers do): 1500 slices of mixed sizes, neither the render thread nor the helper
+    /// allocates or locks, and the helper computed every slice.
+    func testConvolverHelperThreadAllocatesNothingAndTakesNoLock() throws {
+        RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = { on in RealTimeScaffold.trackCurrentThread(on) } }
+        defer { RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = nil } }
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let ir = dir.appendingPathComponent("ir.wav")
+        try WAVFile(sampleRate: 48000, channels: ConvolverNodeTests.response(channels: 4, frames: 72000)).write(to: ir)
+        let src = formulaSource("src", channels: 2) { c, n in ConvolverNodeTests.noise(UInt64(c), Int(n)) * 0.3 }
+        let conv = try ConvolverNode(id: "conv", sampleRate: 48000, properties: ConvolverProperties(file: ir.path))
+        let g = try startedGraph([src, conv], "src -> conv -> out", slice: 512) { try $0.setRenderThreadCount(2) }
+        let kernel = try XCTUnwrap(conv.kernel as? ConvolverKernel)
+        for _ in 0..<8 { _ = g.render(frameCount: 512) }
+        let before = kernel.helperJobsRun
+        let result = trackedRender(g, slices: 1500, sizes: [512, 128, 37, 500]) { _ in }
+        XCTAssertNil(result.counts.violation, "first at slice \(result.firstBad ?? -1)")
+        XCTAssertEqual(result.audible, 1500)
+        XCTAssertEqual(kernel.helperJobsRun - before, 1500, "the helper computed every slice")
+        g.stop()
+        g.uninitialize()
     }
 }
