@@ -194,21 +194,8 @@ public final class ConvolverNode: GraphNode, @unchecked Sendable {
             paths = [Path(input: 0, output: 0, response: h[0]), Path(input: 0, output: 1, response: h[1]),
                      Path(input: 1, output: 0, response: h[2]), Path(input: 1, output: 1, response: h[3])]
         }
-        // One engine per output channel, with the paths into it (in the same order) and the
-        // inputs they read: the outputs are independent, so an offline render on more than one
-        // thread computes the second on a helper thread. Each output sums the same terms in the
-        // same order as one engine for all paths would (bit-identical); an input read by both
-        // outputs (mono in, or a true-stereo response) is transformed by both engines.
-        var parts: [ConvolverKernel.Part] = []
-        for o in 0..<format.channelCount {
-            let into = paths.filter { $0.output == o }
-            var used: [Int] = []
-            for p in into where !used.contains(p.input) { used.append(p.input) }
-            let engine = PartitionedConvolver(inputCount: used.count, outputCount: 1,
-                                              paths: into.map { Path(input: used.firstIndex(of: $0.input)!, output: 0, response: $0.response) })
-            parts.append(ConvolverKernel.Part(engine: engine, inputs: used, output: o))
-        }
-        return ConvolverKernel(node: self, parts: parts, inputCount: inputs, inputChannels: inputFormats.first.flatMap { $0 }?.channelCount ?? 2,
+        return ConvolverKernel(node: self, paths: paths, inputCount: inputs, outputCount: format.channelCount,
+                               inputChannels: inputFormats.first.flatMap { $0 }?.channelCount ?? 2,
                                maximumFramesPerSlice: maximumFramesPerSlice)
     }
 
@@ -221,70 +208,105 @@ public final class ConvolverNode: GraphNode, @unchecked Sendable {
     }
 }
 
-/// Render side of ``ConvolverNode``: one ``PartitionedConvolver`` per output channel; in an
-/// offline render on more than one thread (``AudioGraph/renderThreadCount`` above 1) the second
-/// output's engine runs on a ``RenderHelperThread`` while the render thread computes the first,
-/// with the same engines and so the same bits as a serial render. Live renders (one render
-/// thread) compute both in turn and wait for nothing.
+/// Render side of ``ConvolverNode``.
+///
+/// **Engines.** When the two outputs read different inputs (stereo in, a mono or stereo
+/// response) there is one ``PartitionedConvolver`` per output. When they share an input (mono in
+/// with a stereo response, or a true-stereo response) one engine serves both, transforming each
+/// input once, unless the graph renders on more than one thread (offline) before the first slice:
+/// then one engine per output, each transforming the inputs it reads. Either way each output
+/// sums the same terms in the same order, so the output is bit-identical whatever the layout.
+///
+/// **Threads.** With one engine per output and ``AudioGraph/renderThreadCount`` above 1 (offline
+/// only), the second output's engine runs on a ``RenderHelperThread`` while the render thread
+/// computes the first: the same engines, so the same bits as computing them in turn. Live renders
+/// (one render thread) compute the engines in turn and wait for nothing.
 final class ConvolverKernel: NodeKernel, @unchecked Sendable {
-    /// One output channel's engine and the channel pointers it reads and writes.
+    typealias Path = PartitionedConvolver.Path
+
+    /// An engine and the channel pointers it reads and writes.
     final class Part: @unchecked Sendable {
         let engine: PartitionedConvolver
-        let inputs: [Int]
-        let output: Int
         fileprivate let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
-        fileprivate let outputPointer: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+        fileprivate let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
-        init(engine: PartitionedConvolver, inputs: [Int], output: Int) {
-            self.engine = engine
-            self.inputs = inputs
-            self.output = output
-            inputPointers = .allocate(capacity: max(1, inputs.count))
-            outputPointer = .allocate(capacity: 1)
+        /// `paths` (in this order) from the kernel's input channels into its output channels.
+        init(paths: [Path], input: ChannelBufferList, output: ChannelBufferList) {
+            var ins: [Int] = [], outs: [Int] = []
+            for p in paths {
+                if !ins.contains(p.input) { ins.append(p.input) }
+                if !outs.contains(p.output) { outs.append(p.output) }
+            }
+            engine = PartitionedConvolver(inputCount: ins.count, outputCount: outs.count, paths: paths.map {
+                Path(input: ins.firstIndex(of: $0.input)!, output: outs.firstIndex(of: $0.output)!, response: $0.response)
+            })
+            inputPointers = .allocate(capacity: max(1, ins.count))
+            for (i, c) in ins.enumerated() { (inputPointers + i).initialize(to: UnsafePointer(input.channel(c))) }
+            outputPointers = .allocate(capacity: max(1, outs.count))
+            for (i, c) in outs.enumerated() { (outputPointers + i).initialize(to: output.channel(c)) }
         }
 
         deinit {
             inputPointers.deallocate()
-            outputPointer.deallocate()
+            outputPointers.deallocate()
         }
 
         /// Convolves `frameCount` frames. Real-time safe.
         @inline(__always)
         func process(_ frameCount: Int) {
-            engine.process(inputs: inputPointers, outputs: outputPointer, frameCount: frameCount)
+            engine.process(inputs: inputPointers, outputs: outputPointers, frameCount: frameCount)
         }
     }
 
     // MARK: Fixed at creation
-    private let parts: [Part]
     private let inputCount: Int
     private let inputChannels: Int
+    /// The paths, kept while the layout may still change (outputs sharing an input, nothing rendered yet).
+    private var pendingPaths: [Path]?
 
     // MARK: Control thread (changed only while no render is in progress)
+    private var parts: [Part]
     /// Runs `parts[1]` beside the render thread (offline renders on more than one thread only).
     private var helper: RenderHelperThread?
 
     // MARK: Render thread only
     /// The down-mixed (or copied) input the engines read.
     private let input: ChannelBufferStorage
+    /// Whether a slice was rendered (the layout is then kept).
+    private var hasRendered = false
 
-    init(node: ConvolverNode, parts: [Part], inputCount: Int, inputChannels: Int, maximumFramesPerSlice: Int) {
-        self.parts = parts
+    init(node: ConvolverNode, paths: [Path], inputCount: Int, outputCount: Int, inputChannels: Int, maximumFramesPerSlice: Int) {
         self.inputCount = inputCount
         self.inputChannels = inputChannels
         input = ChannelBufferStorage(channelCount: inputCount, capacity: maximumFramesPerSlice)
+        parts = []
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
-        for part in parts {
-            for (i, c) in part.inputs.enumerated() { (part.inputPointers + i).initialize(to: UnsafePointer(input.list.channel(c))) }
-            part.outputPointer.initialize(to: outputs[0].channel(part.output))
+        let shared = (0..<outputCount).map { o in Set(paths.filter { $0.output == o }.map(\.input)) }
+        if outputCount > 1 && !shared[0].isDisjoint(with: shared[1]) {
+            parts = [Part(paths: paths, input: input.list, output: outputs[0])]
+            pendingPaths = paths
+        } else {
+            parts = Self.perOutput(paths, outputCount: outputCount, input: input.list, output: outputs[0])
         }
+    }
+
+    private static func perOutput(_ paths: [Path], outputCount: Int, input: ChannelBufferList, output: ChannelBufferList) -> [Part] {
+        (0..<outputCount).map { o in Part(paths: paths.filter { $0.output == o }, input: input, output: output) }
     }
 
     /// Jobs the helper thread ran (tests: proves the parallel path was taken).
     var helperJobsRun: Int { helper?.jobsRun ?? 0 }
+    /// Engines (tests).
+    var engineCount: Int { parts.count }
 
     override func renderThreadCountDidChange(_ count: Int) {
+        if count > 1, let paths = pendingPaths, !hasRendered {
+            // Nothing rendered yet: one engine per output costs an input transform more per
+            // output but lets the outputs run in parallel.
+            parts = Self.perOutput(paths, outputCount: outputs[0].channelCount, input: input.list, output: outputs[0])
+            pendingPaths = nil
+        }
         if count > 1 && parts.count > 1 {
             guard helper == nil else { return }
             let second = parts[1]
@@ -297,11 +319,12 @@ final class ConvolverKernel: NodeKernel, @unchecked Sendable {
 
     override func start(atSampleTime sampleTime: Int64) {
         super.start(atSampleTime: sampleTime)
-        for part in parts { part.engine.reset() }
+        for p in 0..<parts.count { parts[p].engine.reset() }
     }
 
     override func render(context: RenderContext, inputs: RenderInputs) {
         let n = context.frameCount
+        hasRendered = true
         let x = input.list
         if let pulled = inputs.pull(0), !pulled.isSilent {
             let b = pulled.buffer, m = b.channelCount

@@ -108,11 +108,14 @@ final class ConvolverNodeTests: XCTestCase {
     /// thread) is bit-identical to the serial render, for every channel configuration with two
     /// outputs, for mixed slice sizes, and when the thread count changes between render calls
     /// (the helper started and stopped while the graph is stopped); the helper did the work.
+    /// Outputs sharing an input use one engine in a serial render and keep it when the count
+    /// rises after the first slice (then serially, the same bits).
     func testTwoThreadRenderIsBitIdenticalToTheSerialRender() throws {
         let frames = 40000
         for (inputs, irChannels) in [(1, 2), (2, 1), (2, 2), (1, 4), (2, 4)] {
             let path = try writeResponse(Self.response(channels: irChannels, frames: 20000))
-            func run(threads: [Int], slices: [Int]) throws -> (y: [[Float]], helperJobs: Int) {
+            let sharedInput = inputs == 1 || irChannels == 4
+            func run(threads: [Int], slices: [Int]) throws -> (y: [[Float]], helperJobs: Int, engines: Int) {
                 let node = try ConvolverNode(id: "conv", sampleRate: sr, properties: ConvolverProperties(file: path))
                 let src = formulaSource("src", channels: inputs) { c, n in Self.noise(UInt64(7 + c), Int(n)) * 0.5 }
                 let g = try startedGraph([src, node], "src -> conv -> out", slice: 512) { try $0.setRenderThreadCount(threads[0]) }
@@ -127,19 +130,28 @@ final class ConvolverNodeTests: XCTestCase {
                     let part = renderFrames(g, frames: frames / threads.count, channels: 2, slices: slices)
                     for c in 0..<2 { y[c] += part[c] }
                 }
-                jobs += (node.kernel as! ConvolverKernel).helperJobsRun
+                let kernel = node.kernel as! ConvolverKernel
+                jobs += kernel.helperJobsRun
+                let engines = kernel.engineCount
                 g.stop()
                 g.uninitialize()
-                return (y, jobs)
+                return (y, jobs, engines)
             }
+            let what = "\(inputs) in, \(irChannels)-channel response"
             let serial = try run(threads: [1], slices: [512])
             XCTAssertEqual(serial.helperJobs, 0)
+            XCTAssertEqual(serial.engines, sharedInput ? 1 : 2, what)
             let parallel = try run(threads: [2], slices: [512])
-            XCTAssertEqual(parallel.helperJobs, (frames + 511) / 512, "\(inputs) in, \(irChannels)-channel response: the helper computed every slice")
-            XCTAssertTrue(parallel.y == serial.y, "\(inputs) in, \(irChannels)-channel response: two threads differ from one")
+            XCTAssertEqual(parallel.engines, 2, what)
+            XCTAssertEqual(parallel.helperJobs, (frames + 511) / 512, "\(what): the helper computed every slice")
+            XCTAssertTrue(parallel.y == serial.y, "\(what): two threads differ from one")
             let mixed = try run(threads: [2, 1, 2, 2], slices: [1, 17, 64, 333, 512, 7, 129])
             XCTAssertGreaterThan(mixed.helperJobs, 0)
-            XCTAssertTrue(mixed.y == serial.y, "\(inputs) in, \(irChannels)-channel response: thread count changed between calls")
+            XCTAssertTrue(mixed.y == serial.y, "\(what): thread count changed between calls")
+            let late = try run(threads: [1, 2], slices: [512])
+            XCTAssertEqual(late.engines, sharedInput ? 1 : 2, what)
+            XCTAssertEqual(late.helperJobs, sharedInput ? 0 : (frames / 2 + 511) / 512, what)
+            XCTAssertTrue(late.y == serial.y, "\(what): two threads from the second call on")
         }
     }
 
