@@ -107,7 +107,8 @@ final class ConvolverNodeTests: XCTestCase {
     /// Offline rendering on two threads (the second output's engine on the kernel's helper
     /// thread) is bit-identical to the serial render, for every channel configuration with two
     /// outputs, for mixed slice sizes, and when the thread count changes between render calls
-    /// (the helper started and stopped while the graph is stopped); the helper did the work.
+    /// (the helper started and stopped while the graph is stopped); the helper took part (the
+    /// render thread computes the slices the helper has not claimed: the same engines).
     /// Outputs sharing an input use one engine in a serial render and keep it when the count
     /// rises after the first slice (then serially, the same bits).
     func testTwoThreadRenderIsBitIdenticalToTheSerialRender() throws {
@@ -143,14 +144,14 @@ final class ConvolverNodeTests: XCTestCase {
             XCTAssertEqual(serial.engines, sharedInput ? 1 : 2, what)
             let parallel = try run(threads: [2], slices: [512])
             XCTAssertEqual(parallel.engines, 2, what)
-            XCTAssertEqual(parallel.helperJobs, (frames + 511) / 512, "\(what): the helper computed every slice")
+            XCTAssertGreaterThan(parallel.helperJobs, 0, "\(what): the helper computed slices")
             XCTAssertTrue(parallel.y == serial.y, "\(what): two threads differ from one")
             let mixed = try run(threads: [2, 1, 2, 2], slices: [1, 17, 64, 333, 512, 7, 129])
             XCTAssertGreaterThan(mixed.helperJobs, 0)
             XCTAssertTrue(mixed.y == serial.y, "\(what): thread count changed between calls")
             let late = try run(threads: [1, 2], slices: [512])
             XCTAssertEqual(late.engines, sharedInput ? 1 : 2, what)
-            XCTAssertEqual(late.helperJobs, sharedInput ? 0 : (frames / 2 + 511) / 512, what)
+            if sharedInput { XCTAssertEqual(late.helperJobs, 0, what) } else { XCTAssertGreaterThan(late.helperJobs, 0, what) }
             XCTAssertTrue(late.y == serial.y, "\(what): two threads from the second call on")
         }
     }

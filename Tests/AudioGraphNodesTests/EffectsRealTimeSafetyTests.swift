@@ -67,7 +67,7 @@ final class EffectsRealTimeSafetyTests: XCTestCase {
     /// The convolver in an offline render on two threads (the second output on the kernel's
     /// helper thread, which counts its own allocations and locks from its start, as render
     /// workers do): 1500 slices of mixed sizes, neither the render thread nor the helper
-    /// allocates or locks, and the helper computed every slice.
+    /// allocates or locks, and the helper computed slices (the others the render thread).
     func testConvolverHelperThreadAllocatesNothingAndTakesNoLock() throws {
         RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = { on in RealTimeScaffold.trackCurrentThread(on) } }
         defer { RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = nil } }
@@ -83,7 +83,7 @@ final class EffectsRealTimeSafetyTests: XCTestCase {
         let result = trackedRender(g, slices: 1500, sizes: [512, 128, 37, 500]) { _ in }
         XCTAssertNil(result.counts.violation, "first at slice \(result.firstBad ?? -1)")
         XCTAssertEqual(result.audible, 1500)
-        XCTAssertEqual(kernel.helperJobsRun - before, 1500, "the helper computed every slice")
+        XCTAssertGreaterThan(kernel.helperJobsRun - before, 0, "the helper computed slices")
         g.stop()
         g.uninitialize()
     }
