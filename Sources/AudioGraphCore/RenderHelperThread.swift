@@ -15,12 +15,12 @@ import Darwin
 /// returns to 1.
 ///
 /// Per slice: ``begin(_:)`` stores the argument, marks the job *posted* and posts the helper's
-/// semaphore; the helper, which spins on it (`sem_trywait`) for up to 0.1 ms after each job and
+/// semaphore; the helper, which spins on it (`sem_trywait`) for up to 50 µs after each job and
 /// then sleeps (`sem_wait`), *claims* the job (compare-and-swap posted → claimed) before running
 /// it. ``finish()``, after the render thread's own half, tries the same claim: when the helper
 /// has not taken the job yet (it was asleep or off its core, as on a loaded machine) the render
 /// thread runs the job itself and waits for nothing; otherwise it spins on the done state (up to
-/// 2 ms, then sleeps) and consumes the semaphore the helper posts after its job. Whoever runs
+/// 0.3 ms, then sleeps) and consumes the semaphore the helper posts after its job. Whoever runs
 /// it, the job is the same code on the same data, so the results are the same bits. POSIX
 /// semaphores and the claim's acquire/release order memory: what the render thread wrote before
 /// ``begin(_:)`` is visible to the job, what the job wrote is visible after ``finish()``.
@@ -70,9 +70,9 @@ package final class RenderHelperThread: @unchecked Sendable {
     /// the rest of a slice usually takes (file I/O, the other nodes), so that it is awake when
     /// the next slice hands it a job (a futex wake-up takes tens of microseconds, as long as a
     /// fair part of the job), short enough to sleep while the render is paused.
-    private static let helperSpinNanoseconds: Int64 = 100_000
+    private static let helperSpinNanoseconds: Int64 = 50_000
     /// How long the render thread spins for a job the helper is running before it sleeps.
-    private static let finishSpinNanoseconds: Int64 = 2_000_000
+    private static let finishSpinNanoseconds: Int64 = 300_000
 
     /// The monotonic clock in nanoseconds (vDSO: no system call). Real-time safe.
     @inline(__always)
