@@ -16,8 +16,9 @@ final class RenderHelperThreadTests: XCTestCase {
     }
 
     /// 3000 slices: with no work of its own the render thread mostly takes the job back (the
-    /// helper is still waking) and then spends 50 µs on the rest of the slice (when a late
-    /// helper could run a job a second time); with 100 µs of its own the helper mostly runs it.
+    /// helper, asleep after 200 µs without a job, is still waking) and then spends those 200 µs
+    /// on the rest of the slice (when a late helper could run a job a second time); with 100 µs
+    /// of its own the helper mostly runs it.
     /// Each job runs exactly once with its slice's argument, its result visible after `finish()`,
     /// and no job runs again later.
     func testEveryJobRunsExactlyOnceWhoeverRunsIt() throws {
@@ -32,7 +33,7 @@ final class RenderHelperThreadTests: XCTestCase {
             helper!.finish()
             XCTAssertEqual(record.seen[i], 1, "slice \(i): the job ran once before finish() returned")
             if record.seen[i] != 1 { break }
-            if i < 1500 { busy(50) }
+            if i < 1500 { busy(200) }
         }
         let onHelper = helper!.jobsRun
         helper = nil   // joins the thread: any late run has happened
