@@ -10,7 +10,10 @@
 # command once, so load drift hits all alike); the medians of the rounds' wall times and CPU times
 # (user + system) count. Prints the times, x real time, and the ratios peer / audiograph per case
 # (above 1: audiograph is faster); on a loaded machine the CPU ratio is the steadier one. The
-# outputs are compared: ours against scipy's float64 convolution, and afir's (after its own gain).
+# convolution also runs with `--threads 1` (the render's default is the core count: the
+# convolver's second output on a helper thread), shown as a peer. The outputs are compared:
+# ours against scipy's float64 convolution, and afir's (after its own gain); the one-thread
+# render must be byte-identical to the default one.
 # The machine's load average is printed: on a shared 2-core VM compare ratios from one run only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,6 +67,7 @@ PY
 # name|command (run in $tmp)
 cases=(
   "conv:audiograph|$cli render conv.json -o out_ag_conv.wav --sample-type float32 --quiet"
+  "conv:audiograph-1-thread|$cli render conv.json -o out_ag_conv1.wav --sample-type float32 --quiet --threads 1"
   "conv:ffmpeg-afir|ffmpeg -v error -y -i in.wav -i ir.wav -filter_complex [0:a][1:a]afir=gtype=none -c:a pcm_f32le out_afir.wav"
   "conv:scipy-fftconvolve|python3 scipy_conv.py in.wav ir.wav out_scipy.wav"
   "comp:audiograph|$cli render comp.json -o out_ag_comp.wav --sample-type float32 --quiet"
@@ -109,6 +113,8 @@ for case, label in (("conv", "convolution, 3 s stereo response"), ("comp", "comp
 def read(p):
     return wavfile.read(f"{d}/{p}")[1].astype(np.float64)
 ag, sc, af = read("out_ag_conv.wav"), read("out_scipy.wav"), read("out_afir.wav")
+if open(f"{d}/out_ag_conv.wav", "rb").read() != open(f"{d}/out_ag_conv1.wav", "rb").read():
+    sys.exit("bench-effects: the one-thread convolution differs from the default render")
 peak = np.max(np.abs(sc))
 n = min(len(af), len(sc))
 gain = float(np.sum(af[:n] * sc[:n]) / np.sum(sc[:n] * sc[:n]))
