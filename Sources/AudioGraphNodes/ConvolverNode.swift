@@ -41,7 +41,7 @@ public struct ConvolverProperties: Hashable, Sendable {
 ///
 /// No parameters. The output does not depend on slice sizes; the tail lasts the response's
 /// length after the input stops. In an offline render on more than one thread the second
-/// output channel is computed on a helper thread (``ConvolverKernel``), with the same bits.
+/// output channel is computed on a helper thread (`ConvolverKernel`), with the same bits.
 ///
 /// Thread safety: configure on a control thread (the initializer reads the file); the kernel
 /// renders on the render thread.
