@@ -177,27 +177,35 @@ public final class ConvolverNode: GraphNode, @unchecked Sendable {
     }
 
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
-        let format = outputFormats[0]
-        let h = try preparedResponse(rate: format.sampleRate)
+        let format = outputFormats[0], rate = format.sampleRate
         let stereoIn = inputFormats.first.flatMap { $0 }.map { $0.channelCount >= 2 } ?? true
-        typealias Path = PartitionedConvolver.Path
-        var paths: [Path]
-        let inputs = stereoIn ? 2 : 1
-        switch (stereoIn, h.count) {
-        case (false, 1): paths = [Path(input: 0, output: 0, response: h[0])]
-        case (false, 2): paths = [Path(input: 0, output: 0, response: h[0]), Path(input: 0, output: 1, response: h[1])]
-        case (false, _):
-            paths = [Path(input: 0, output: 0, response: zip(h[0], h[2]).map { $0 + $1 }),
-                     Path(input: 0, output: 1, response: zip(h[1], h[3]).map { $0 + $1 })]
-        case (true, 1): paths = [Path(input: 0, output: 0, response: h[0]), Path(input: 1, output: 1, response: h[0])]
-        case (true, 2): paths = [Path(input: 0, output: 0, response: h[0]), Path(input: 1, output: 1, response: h[1])]
-        default:
-            paths = [Path(input: 0, output: 0, response: h[0]), Path(input: 0, output: 1, response: h[1]),
-                     Path(input: 1, output: 0, response: h[2]), Path(input: 1, output: 1, response: h[3])]
+        let paths = Self.paths(try preparedResponse(rate: rate), stereoIn: stereoIn)
+        // Made again (control thread) if the kernel changes its layout for two threads; not kept.
+        let again: () -> [PartitionedConvolver.Path]? = { [weak self] in
+            guard let self, let h = try? self.preparedResponse(rate: rate) else { return nil }
+            return Self.paths(h, stereoIn: stereoIn)
         }
-        return ConvolverKernel(node: self, paths: paths, inputCount: inputs, outputCount: format.channelCount,
-                               inputChannels: inputFormats.first.flatMap { $0 }?.channelCount ?? 2,
+        return ConvolverKernel(node: self, paths: paths, pathsAgain: again, inputCount: stereoIn ? 2 : 1,
+                               outputCount: format.channelCount, inputChannels: inputFormats.first.flatMap { $0 }?.channelCount ?? 2,
                                maximumFramesPerSlice: maximumFramesPerSlice)
+    }
+
+    /// The convolution paths (input channel → output channel, response) of Web Audio's diagrams
+    /// for response channels `h`.
+    static func paths(_ h: [[Float]], stereoIn: Bool) -> [PartitionedConvolver.Path] {
+        typealias Path = PartitionedConvolver.Path
+        switch (stereoIn, h.count) {
+        case (false, 1): return [Path(input: 0, output: 0, response: h[0])]
+        case (false, 2): return [Path(input: 0, output: 0, response: h[0]), Path(input: 0, output: 1, response: h[1])]
+        case (false, _):
+            return [Path(input: 0, output: 0, response: zip(h[0], h[2]).map { $0 + $1 }),
+                    Path(input: 0, output: 1, response: zip(h[1], h[3]).map { $0 + $1 })]
+        case (true, 1): return [Path(input: 0, output: 0, response: h[0]), Path(input: 1, output: 1, response: h[0])]
+        case (true, 2): return [Path(input: 0, output: 0, response: h[0]), Path(input: 1, output: 1, response: h[1])]
+        default:
+            return [Path(input: 0, output: 0, response: h[0]), Path(input: 0, output: 1, response: h[1]),
+                    Path(input: 1, output: 0, response: h[2]), Path(input: 1, output: 1, response: h[3])]
+        }
     }
 
     /// The response's spectra and the convolver's buffers (about 3 × the response's samples at
@@ -262,8 +270,9 @@ final class ConvolverKernel: NodeKernel, @unchecked Sendable {
     // MARK: Fixed at creation
     private let inputCount: Int
     private let inputChannels: Int
-    /// The paths, kept while the layout may still change (outputs sharing an input, nothing rendered yet).
-    private var pendingPaths: [Path]?
+    /// Makes the paths again, while the layout may still change (outputs sharing an input,
+    /// nothing rendered yet); nil otherwise.
+    private var pathsAgain: (() -> [Path]?)?
 
     // MARK: Control thread (changed only while no render is in progress)
     private var parts: [Part]
@@ -276,7 +285,8 @@ final class ConvolverKernel: NodeKernel, @unchecked Sendable {
     /// Whether a slice was rendered (the layout is then kept).
     private var hasRendered = false
 
-    init(node: ConvolverNode, paths: [Path], inputCount: Int, outputCount: Int, inputChannels: Int, maximumFramesPerSlice: Int) {
+    init(node: ConvolverNode, paths: [Path], pathsAgain: @escaping () -> [Path]?, inputCount: Int, outputCount: Int,
+         inputChannels: Int, maximumFramesPerSlice: Int) {
         self.inputCount = inputCount
         self.inputChannels = inputChannels
         input = ChannelBufferStorage(channelCount: inputCount, capacity: maximumFramesPerSlice)
@@ -286,7 +296,7 @@ final class ConvolverKernel: NodeKernel, @unchecked Sendable {
         let shared = (0..<outputCount).map { o in Set(paths.filter { $0.output == o }.map(\.input)) }
         if outputCount > 1 && !shared[0].isDisjoint(with: shared[1]) {
             parts = [Part(paths: paths, input: input.list, output: outputs[0])]
-            pendingPaths = paths
+            self.pathsAgain = pathsAgain
         } else {
             parts = Self.perOutput(paths, outputCount: outputCount, input: input.list, output: outputs[0])
         }
@@ -302,11 +312,11 @@ final class ConvolverKernel: NodeKernel, @unchecked Sendable {
     var engineCount: Int { parts.count }
 
     override func renderThreadCountDidChange(_ count: Int) {
-        if count > 1, let paths = pendingPaths, !hasRendered {
+        if count > 1, !hasRendered, let again = pathsAgain, let paths = again() {
             // Nothing rendered yet: one engine per output costs an input transform more per
             // output but lets the outputs run in parallel.
             parts = Self.perOutput(paths, outputCount: outputs[0].channelCount, input: input.list, output: outputs[0])
-            pendingPaths = nil
+            pathsAgain = nil
         }
         if count > 1 && parts.count > 1 {
             guard helper == nil else { return }
