@@ -100,6 +100,11 @@ package final class RenderHelperThread: @unchecked Sendable {
         thread?.join()
     }
 
+    /// Tests only: when true, ``finish()`` never takes a job back, it waits for the helper to run
+    /// it — so that a test can prove the helper's results are the serial ones whatever the
+    /// machine's load (on a loaded machine the render thread may otherwise take every job back).
+    package static let testOnly_helperRunsEveryJob = Atomic<Bool>(false)
+
     /// Jobs the helper (not the render thread) has run so far. Any thread.
     package var jobsRun: Int { shared.jobsRun.load(ordering: .relaxed) }
 
@@ -117,7 +122,8 @@ package final class RenderHelperThread: @unchecked Sendable {
     @inline(__always)
     package func finish() {
         let s = shared
-        if s.state.compareExchange(expected: JobState.posted, desired: JobState.idle, ordering: .acquiringAndReleasing).exchanged {
+        if !Self.testOnly_helperRunsEveryJob.load(ordering: .relaxed),
+           s.state.compareExchange(expected: JobState.posted, desired: JobState.idle, ordering: .acquiringAndReleasing).exchanged {
             s.job(s.argument)
             return
         }

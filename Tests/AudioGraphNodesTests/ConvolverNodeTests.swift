@@ -110,8 +110,13 @@ final class ConvolverNodeTests: XCTestCase {
     /// (the helper started and stopped while the graph is stopped); the helper took part (the
     /// render thread computes the slices the helper has not claimed: the same engines).
     /// Outputs sharing an input use one engine in a serial render and keep it when the count
-    /// rises after the first slice (then serially, the same bits).
+    /// rises after the first slice (then serially, the same bits). The helper is made to run every
+    /// job (``RenderHelperThread/testOnly_helperRunsEveryJob``) so that its part is certain under
+    /// any load; one run in the normal mode, where the render thread takes back the jobs the
+    /// helper has not claimed, gives the same bits too.
     func testTwoThreadRenderIsBitIdenticalToTheSerialRender() throws {
+        RenderHelperThread.testOnly_helperRunsEveryJob.store(true, ordering: .relaxed)
+        defer { RenderHelperThread.testOnly_helperRunsEveryJob.store(false, ordering: .relaxed) }
         let frames = 40000
         for (inputs, irChannels) in [(1, 2), (2, 1), (2, 2), (1, 4), (2, 4)] {
             let path = try writeResponse(Self.response(channels: irChannels, frames: 20000))
@@ -153,6 +158,10 @@ final class ConvolverNodeTests: XCTestCase {
             XCTAssertEqual(late.engines, sharedInput ? 1 : 2, what)
             if sharedInput { XCTAssertEqual(late.helperJobs, 0, what) } else { XCTAssertGreaterThan(late.helperJobs, 0, what) }
             XCTAssertTrue(late.y == serial.y, "\(what): two threads from the second call on")
+            RenderHelperThread.testOnly_helperRunsEveryJob.store(false, ordering: .relaxed)
+            let normal = try run(threads: [2], slices: [1, 17, 64, 333, 512, 7, 129])
+            XCTAssertTrue(normal.y == serial.y, "\(what): jobs taken back by the render thread")
+            RenderHelperThread.testOnly_helperRunsEveryJob.store(true, ordering: .relaxed)
         }
     }
 
