@@ -60,11 +60,13 @@ let package = Package(
         // libfluidsynth: the SoundFont 2 voice engine of the sampler node (AudioUnitSampler).
         .systemLibrary(name: "CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
         // webrtc-audio-processing (C++): echo cancellation, noise suppression and gain control, the engine's
-        // voice processing (the library PulseAudio's module-echo-cancel uses).
-        .systemLibrary(name: "CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing",
-                       providers: [.apt(["libwebrtc-audio-processing-dev"])]),
-        // The C face of webrtc::AudioProcessing that Swift calls (C++ inside; links libstdc++).
-        .target(name: "CVoiceProcessing", dependencies: ["CWebRTCAudioProcessing"],
+        // voice processing (the library PulseAudio's module-echo-cancel uses). Headers only (no pkgConfig, whose
+        // flags would link it): CVoiceProcessing loads the library on first use through CLazyLibrary.
+        .systemLibrary(name: "CWebRTCAudioProcessing", providers: [.apt(["libwebrtc-audio-processing-dev"])]),
+        // The C face of webrtc::AudioProcessing that Swift calls (C++ inside; links libstdc++). The include path
+        // is webrtc-audio-processing.pc's (its defines are in the source).
+        .target(name: "CVoiceProcessing", dependencies: ["CWebRTCAudioProcessing", "CLazyLibrary"],
+                cxxSettings: [.unsafeFlags(["-I/usr/include/webrtc_audio_processing"])],
                 linkerSettings: [.linkedLibrary("stdc++")]),
         // C macros of libpulse that do not import into Swift (PA_VOLUME_NORM, ...).
         .target(name: "CPulseShim", dependencies: ["CPulse"]),

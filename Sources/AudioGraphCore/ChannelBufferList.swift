@@ -1,4 +1,11 @@
 // Canonical non-interleaved float buffers: a non-owning view and the storage that owns it.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+import Darwin
+#endif
 
 /// A view of non-interleaved `Float` audio: `channelCount` channels of `capacity` frames each.
 ///
@@ -54,10 +61,13 @@ public final class ChannelBufferStorage: @unchecked Sendable {
     public init(channelCount: Int, capacity: Int) {
         precondition(channelCount >= 0 && capacity >= 0)
         let count = Swift.max(1, channelCount * capacity)
-        let base = UnsafeMutablePointer<Float>.allocate(capacity: count)
-        base.initialize(repeating: 0, count: count)
+        // calloc, not allocate + initialize: a large buffer comes zeroed from the kernel, and pages
+        // never written (most of a short render's, or of the 64-channel silence an offline render
+        // keeps) are never faulted in.
+        guard let raw = calloc(count, MemoryLayout<Float>.stride) else { fatalError("out of memory: \(count) samples") }
+        let base = raw.bindMemory(to: Float.self, capacity: count)
         list = ChannelBufferList(channelCount: channelCount, capacity: capacity, base: base)
     }
 
-    deinit { list.base.deallocate() }
+    deinit { free(list.base) }
 }

@@ -96,6 +96,19 @@ public final class OfflineRenderer {
     ///   - renderThreads: threads that render each slice (``AudioGraph/renderThreadCount``):
     ///     1 (the default) renders serially; more render independent branches on worker threads,
     ///     bit-identical to the serial render.
+    /// Whether `graph` may have branches that render in parallel: a node with two connected
+    /// inputs or feeding two (``ParallelSchedule``'s tasks need one), a parameter connection, or
+    /// timed updates that may add them. A chain (source → effects → output) renders serially
+    /// whatever the thread count, so it starts no workers.
+    static func hasParallelBranches(_ graph: AudioGraph, hasUpdates: Bool) -> Bool {
+        if hasUpdates || !graph.parameterConnections.isEmpty { return true }
+        var sources = Set<String>(), destinations = Set<String>()
+        for c in graph.connections {
+            if !sources.insert(c.source).inserted || !destinations.insert(c.destination).inserted { return true }
+        }
+        return false
+    }
+
     public init(_ validated: ValidatedGraph, outputPath: String, duration: Double? = nil, frames: Int64? = nil,
                 sampleType: SampleType? = nil, sliceSize: Int? = nil, measuresLoudness: Bool = false,
                 renderThreads: Int = 1) throws(RenderError) {
@@ -103,7 +116,10 @@ public final class OfflineRenderer {
         do {
             built = try GraphLoader.build(validated, maximumFramesPerSlice: sliceSize ?? Self.defaultSliceSize(for: validated),
                                            outputs: .offline)
-            try built.graph.setRenderThreadCount(renderThreads)
+            // Worker threads only for a graph with branches to split (their start and join cost
+            // a short render a tenth of its CPU time); the output is the same either way.
+            let threads = Self.hasParallelBranches(built.graph, hasUpdates: !validated.description.updates.isEmpty) ? renderThreads : 1
+            try built.graph.setRenderThreadCount(threads)
         } catch {
             throw .graph(error)
         }
