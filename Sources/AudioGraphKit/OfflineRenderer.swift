@@ -79,6 +79,9 @@ public final class OfflineRenderer {
     public var rms: Double { samplesMeasured > 0 ? (sumOfSquares / Double(samplesMeasured)).squareRoot() : 0 }
     /// Whether ``render(to:progress:isCancelled:)`` measures ``loudness``.
     public let measuresLoudness: Bool
+    /// Whether ``render(to:progress:isCancelled:)`` measures ``peak`` and ``rms`` (else they stay
+    /// 0; ``nonFiniteSampleCount`` is counted either way).
+    public let measuresLevels: Bool
     /// EBU R128 loudness of everything written to the output file (the float samples, before
     /// the file's sample type); nil unless `measuresLoudness` and a render ran, or at a rate
     /// libebur128 cannot measure (not an integer number of Hz).
@@ -93,6 +96,8 @@ public final class OfflineRenderer {
     ///     bit-identical for every slice size.
     ///   - measuresLoudness: measure the output's EBU R128 loudness (``loudness``); off by
     ///     default, as it costs render time (4× oversampling for the true peak).
+    ///   - measuresLevels: measure ``peak`` and ``rms`` (on by default; a tenth of a short
+    ///     effect render's CPU time, which `render --quiet` does not print).
     ///   - renderThreads: threads that render each slice (``AudioGraph/renderThreadCount``):
     ///     1 (the default) renders serially; more render independent branches on worker threads,
     ///     bit-identical to the serial render.
@@ -110,9 +115,10 @@ public final class OfflineRenderer {
     }
 
     public init(_ validated: ValidatedGraph, outputPath: String, duration: Double? = nil, frames: Int64? = nil,
-                sampleType: SampleType? = nil, sliceSize: Int? = nil, measuresLoudness: Bool = false,
+                sampleType: SampleType? = nil, sliceSize: Int? = nil, measuresLoudness: Bool = false, measuresLevels: Bool = true,
                 renderThreads: Int = 1) throws(RenderError) {
         self.measuresLoudness = measuresLoudness
+        self.measuresLevels = measuresLevels
         do {
             built = try GraphLoader.build(validated, maximumFramesPerSlice: sliceSize ?? Self.defaultSliceSize(for: validated),
                                            outputs: .offline)
@@ -388,6 +394,12 @@ public final class OfflineRenderer {
     }
 
     private func measure(_ b: ChannelBufferList, frameCount n: Int) {
+        if !measuresLevels {
+            for c in 0..<min(b.channelCount, fileFormat.channelCount) {
+                nonFiniteSampleCount += Int64(NonFiniteSamples.count(b.channel(c), count: n))
+            }
+            return
+        }
         for c in 0..<min(b.channelCount, fileFormat.channelCount) {
             let x = b.channel(c)
             // Locals in the loop: a stored property of a class read and written per sample costs

@@ -136,7 +136,7 @@ struct RenderJob {
         let renderer: OfflineRenderer
         do {
             renderer = try OfflineRenderer(validated, outputPath: out, duration: duration, frames: frames,
-                                           sampleType: sampleType, sliceSize: slice, measuresLoudness: !quiet,
+                                           sampleType: sampleType, sliceSize: slice, measuresLoudness: !quiet, measuresLevels: !quiet,
                                            renderThreads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
         } catch {
             switch error {
