@@ -49,10 +49,12 @@ source scripts/bench/summary.sh
 summary_cases() {
   local tsv=$1 peers=${2:-} label=${3:-}
   awk -F'\t' -v peers=" $peers " -v label="$label" '
+    BEGIN { name["B1"] = "B1 mix 32"; name["B2"] = "B2 10-band EQ"; name["B3"] = "B3 feedback delay"
+            name["B4"] = "B4 44.1 -> 48 kHz"; name["B5"] = "B5 spatial 16"; name["B6"] = "B6 chain" }
     NR > 1 { if ($2 == "audiograph") { ours[$1] = $3; orss[$1] = $5; order[++n] = $1 }
              else if (peers == "  " || index(peers, " " $2 " ")) if (!($1 in best) || $3 < best[$1]) { best[$1] = $3; who[$1] = $2; prss[$1] = $5 } }
     END { for (i = 1; i <= n; i++) { c = order[i]
-            printf "%s\t%.2f s\t%s\t%s\t%s\t%s\n", (label == "" ? c : label), ours[c],
+            printf "%s\t%.2f s\t%s\t%s\t%s\t%s\n", (label != "" ? label : (c in name) ? name[c] : c), ours[c],
               (c in best) ? sprintf("%s %.2f s", who[c], best[c]) : "-",
               (c in best && ours[c] > 0) ? sprintf("%.2f", best[c] / ours[c]) : "-", orss[c], (c in best) ? prss[c] : "-" } }' "$tsv" |
     while IFS=$'\t' read -r item ours peer ratio orss prss; do summary_row "$item" "$ours" "$peer" "$ratio" "$orss" "$prss"; done
