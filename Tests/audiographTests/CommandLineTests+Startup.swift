@@ -20,7 +20,8 @@ extension CommandLineTests {
 
     /// The same 0.1 s oscillator render loads none of the libraries only other commands and node
     /// types use (cairo, libpulse, lilv, librubberband, libmysofa, FFTW, libfluidsynth,
-    /// webrtc-audio-processing: failed while CVoiceProcessing linked it) and at most
+    /// webrtc-audio-processing, and, converting no rate and measuring no loudness, libsoxr with
+    /// libgomp, libsamplerate and libebur128: failed while those were linked) and at most
     /// 20 shared objects besides the Swift runtime's own (which the release CLI links statically):
     /// 17 measured, 84 when they were linked (and this test failed).
     func testAPlainRenderLoadsNoLibraryItDoesNotUse() throws {
@@ -32,7 +33,7 @@ extension CommandLineTests {
         XCTAssertGreaterThan(initialised.count, 3, "LD_DEBUG lists the initialised objects")
         XCTAssertLessThanOrEqual(initialised.count, 20, initialised.joined(separator: "\n"))
         for library in ["libcairo", "libpulse", "liblilv", "librubberband", "libmysofa", "libfftw3f", "libfluidsynth",
-                        "libwebrtc_audio_processing"] {
+                        "libwebrtc_audio_processing", "libsoxr", "libgomp", "libsamplerate", "libebur128"] {
             XCTAssertFalse(r.stderr.contains(library + "."), "\(library) loaded by a plain render")
         }
     }
