@@ -245,7 +245,7 @@ public final class OfflineRenderer {
         // frame on the output's timeline.
         let updates = d.updateSchedule(timelineRate: graphTimelineRate).map { (frame: $0.frame, index: $0.index, update: d.updates[$0.index]) }
         var nextUpdate = 0
-        let silence = ChannelBufferStorage(channelCount: 64, capacity: sliceSize)
+        let silence = ChannelBufferStorage(channelCount: 64, capacity: sliceSize, faultsInPages: false)
         let mapped = ChannelBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)
         var graphFrames: Int64 = 0
         var failure: RenderError?
