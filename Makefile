@@ -107,12 +107,11 @@ deps-bench: deps-python
 # to load and relocate at every start (≈ 3 ms task-clock and 7-20 ms wall less per process,
 # Docs/Performance.md), which offline renders of short files and the benchmark pay per run.
 # scripts/bench-kernels.sh builds with the same flags, so the two do not rebuild each other.
-# The CLI is linked position-dependent (-no-pie; only with the static runtime, whose symbols are
-# then the executable's own): the runtime's 90 000 relative relocations are resolved by the
-# linker instead of at every start (about 190 copy-on-write page faults and 0.6 M instructions of
-# a 0.1 s render; Docs/Performance.md "Start-up: the render command line"). Its price: the
-# executable's own code is not placed at a random address (the libraries it loads still are).
-RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -no-pie
+# The CLI stays a position-independent executable (Debian's hardening default): linking it
+# -no-pie would save about 190 page faults and 0.6 M instructions of a 0.1 s render's start-up
+# (Docs/Performance.md "Start-up: the render command line") at the price of address-space
+# randomisation for the executable's code; we keep the randomisation.
+RELEASE_FLAGS := -c release --static-swift-stdlib
 
 build:
 	$(SWIFT) build $(RELEASE_FLAGS) --product audiograph
