@@ -5,9 +5,10 @@
 #   make test-without-shared  the tests that read ../shared, as on a fresh clone without it
 #   make conformance  the black-box cases in ../shared/conformance against the release CLI
 #   make tsan         the concurrency tests under ThreadSanitizer
-#   make bench        per-kernel M samples/s against C floors; offline render speed: B1..B6 against sox,
-#                     ffmpeg, gst, numpy (../shared/bench), cost per node; convolution and compressor
-#                     against ffmpeg afir, scipy fftconvolve, sox compand, ffmpeg acompressor
+#   make bench        per-kernel M samples/s against C floors; offline render speed: B1..B7 against sox,
+#                     ffmpeg, gst, numpy, rubberband (../shared/bench), cost per node; convolution and
+#                     compressor against ffmpeg afir, scipy fftconvolve, sox compand, ffmpeg acompressor;
+#                     start-up against sox; then one table of it all with peak RSS and the load average
 #   make fuzz         libFuzzer + AddressSanitizer on the graph loader and the WAV readers
 #
 # Works from a fresh clone as root on Debian 12 (`deps` uses apt-get and pip).
@@ -106,6 +107,10 @@ deps-bench: deps-python
 # to load and relocate at every start (≈ 3 ms task-clock and 7-20 ms wall less per process,
 # Docs/Performance.md), which offline renders of short files and the benchmark pay per run.
 # scripts/bench-kernels.sh builds with the same flags, so the two do not rebuild each other.
+# The CLI stays a position-independent executable (Debian's hardening default): linking it
+# -no-pie would save about 190 page faults and 0.6 M instructions of a 0.1 s render's start-up
+# (Docs/Performance.md "Start-up: the render command line") at the price of address-space
+# randomisation for the executable's code; we keep the randomisation.
 RELEASE_FLAGS := -c release --static-swift-stdlib
 
 build:
@@ -151,9 +156,11 @@ conformance: deps build
 	fi
 
 bench: deps deps-bench build
+	bash scripts/bench/summary.sh start
 	bash scripts/bench-kernels.sh
 	bash scripts/bench.sh $(BENCH_ROUNDS)
 	bash scripts/bench-effects.sh $(BENCH_ROUNDS)
+	bash scripts/bench/summary.sh print
 
 # ---------------------------------------------------------------------------------------- fuzz
 

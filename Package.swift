@@ -22,9 +22,9 @@ let package = Package(
         // libsndfile: reading and writing sound files (players, taps, render output).
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         // libsamplerate: sample-rate conversion (converter node, implicit mixer/environment input conversion).
-        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CSampleRate", providers: [.apt(["libsamplerate0-dev"])]),
         // libsoxr: the fast, very-high-quality sample-rate converter (quality `best`, the default).
-        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
         // libpulse: PulseAudio playback and capture. Its headers are on the default path and its
         // pkg-config flags make SwiftPM warn about -pthread, so no pkgConfig here.
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
@@ -33,7 +33,7 @@ let package = Package(
         // FFTW (single precision): fast convolution of HRTF impulse responses.
         .systemLibrary(name: "CFFTW", providers: [.apt(["libfftw3-dev"])]),
         // libebur128: EBU R128 loudness, loudness range and true peak (`audiograph meter`, `render` summary).
-        .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
+        .systemLibrary(name: "CEBUR128", providers: [.apt(["libebur128-dev"])]),
         // cairo: drawing the pictures of `audiograph plot` (PNG and SVG surfaces).
         .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev"])]),
         // lilv: finding, describing and instantiating LV2 plugins (the `lv2` node, `audiograph plugins`).
@@ -57,14 +57,21 @@ let package = Package(
         .target(name: "CMySofaLazy", dependencies: ["CLazyLibrary"]),
         .target(name: "CFFTWLazy", dependencies: ["CLazyLibrary"]),
         .target(name: "CFluidSynthLazy", dependencies: ["CLazyLibrary"]),
+        // The same for libsoxr (with libgomp), libsamplerate and libebur128 (headers only in CSoxr, CSampleRate
+        // and CEBUR128): a render that converts no rate and measures no loudness does not load them.
+        .target(name: "CSoxrLazy", dependencies: ["CLazyLibrary"]),
+        .target(name: "CSampleRateLazy", dependencies: ["CLazyLibrary"]),
+        .target(name: "CEBUR128Lazy", dependencies: ["CLazyLibrary"]),
         // libfluidsynth: the SoundFont 2 voice engine of the sampler node (AudioUnitSampler).
         .systemLibrary(name: "CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
         // webrtc-audio-processing (C++): echo cancellation, noise suppression and gain control, the engine's
-        // voice processing (the library PulseAudio's module-echo-cancel uses).
-        .systemLibrary(name: "CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing",
-                       providers: [.apt(["libwebrtc-audio-processing-dev"])]),
-        // The C face of webrtc::AudioProcessing that Swift calls (C++ inside; links libstdc++).
-        .target(name: "CVoiceProcessing", dependencies: ["CWebRTCAudioProcessing"],
+        // voice processing (the library PulseAudio's module-echo-cancel uses). Headers only (no pkgConfig, whose
+        // flags would link it): CVoiceProcessing loads the library on first use through CLazyLibrary.
+        .systemLibrary(name: "CWebRTCAudioProcessing", providers: [.apt(["libwebrtc-audio-processing-dev"])]),
+        // The C face of webrtc::AudioProcessing that Swift calls (C++ inside; links libstdc++). The include path
+        // is webrtc-audio-processing.pc's (its defines are in the source).
+        .target(name: "CVoiceProcessing", dependencies: ["CWebRTCAudioProcessing", "CLazyLibrary"],
+                cxxSettings: [.unsafeFlags(["-I/usr/include/webrtc_audio_processing"])],
                 linkerSettings: [.linkedLibrary("stdc++")]),
         // C macros of libpulse that do not import into Swift (PA_VOLUME_NORM, ...).
         .target(name: "CPulseShim", dependencies: ["CPulse"]),
@@ -84,7 +91,8 @@ let package = Package(
         .target(name: "AudioGraphNodes",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW",
                                "CRubberBand", "CFluidSynth",
-                               "CMySofaLazy", "CFFTWLazy", "CRubberBandLazy", "CFluidSynthLazy", "CVectorKernels"]),
+                               "CMySofaLazy", "CFFTWLazy", "CRubberBandLazy", "CFluidSynthLazy", "CVectorKernels",
+                               "CSoxrLazy", "CSampleRateLazy"]),
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CPulse", "CPulseShim", "CPulseLazy"]),
@@ -98,7 +106,7 @@ let package = Package(
         .target(name: "AudioGraphKit",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins",
                                "AudioGraphDescription", "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate", "CAVCodec", "CAVCodecLazy",
-                               "CCairoLazy", "CVoiceProcessing"]),
+                               "CCairoLazy", "CVoiceProcessing", "CSoxrLazy", "CSampleRateLazy", "CEBUR128Lazy"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "CAllocationCounter"]),

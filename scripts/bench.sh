@@ -20,8 +20,14 @@
 # 4. A 3-minute General MIDI song through the sampler against fluidsynth -F and timidity -Ow
 #    (scripts/bench/midi.sh).
 #
+# 5. Start-up: a 0.1 s graph against SoX synthesising the same 0.1 s, whole processes, 15
+#    interleaved rounds (scripts/bench/startup.py: median wall, CPU and peak RSS).
+#
 # The machine's load average is printed before and after: on a shared 2-core VM other work
-# makes absolute times meaningless; compare ratios from one run. `make bench` installs the peers.
+# makes absolute times meaningless; compare ratios from one run. `make bench` installs the peers
+# and prints every result of issue 23 in one table at the end (scripts/bench/summary.sh): this
+# script adds the rows of B1..B7 (ours, the fastest other peer, the ratio, both peak RSS) and of
+# the start-up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +42,23 @@ tmp=$(mktemp -d /tmp/ag-bench-XXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 calc() { awk "BEGIN { print ($1) }"; }
+source scripts/bench/summary.sh
+
+# Summary rows from an interleaved.tsv (case, peer, median wall, x real time, peak RSS): per case,
+# ours against the fastest other peer among PEERS (all when empty); LABEL replaces the case name.
+summary_cases() {
+  local tsv=$1 peers=${2:-} label=${3:-}
+  awk -F'\t' -v peers=" $peers " -v label="$label" '
+    BEGIN { name["B1"] = "B1 mix 32"; name["B2"] = "B2 10-band EQ"; name["B3"] = "B3 feedback delay"
+            name["B4"] = "B4 44.1 -> 48 kHz"; name["B5"] = "B5 spatial 16"; name["B6"] = "B6 chain" }
+    NR > 1 { if ($2 == "audiograph") { ours[$1] = $3; orss[$1] = $5; order[++n] = $1 }
+             else if (peers == "  " || index(peers, " " $2 " ")) if (!($1 in best) || $3 < best[$1]) { best[$1] = $3; who[$1] = $2; prss[$1] = $5 } }
+    END { for (i = 1; i <= n; i++) { c = order[i]
+            printf "%s\t%.2f s\t%s\t%s\t%s\t%s\n", (label != "" ? label : (c in name) ? name[c] : c), ours[c],
+              (c in best) ? sprintf("%s %.2f s", who[c], best[c]) : "-",
+              (c in best && ours[c] > 0) ? sprintf("%.2f", best[c] / ours[c]) : "-", orss[c], (c in best) ? prss[c] : "-" } }' "$tsv" |
+    while IFS=$'\t' read -r item ours peer ratio orss prss; do summary_row "$item" "$ours" "$peer" "$ratio" "$orss" "$prss"; done
+}
 load() { echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) core(s) ($1)"; }
 
 # Best wall time of $runs runs of the command, in seconds.
@@ -53,6 +76,10 @@ best_time() {
 
 load "start"
 
+# ------------------------------------------------------------------------- 5 (first). start-up
+# Before the long cases, while the load is what it was at the start.
+python3 scripts/bench/startup.py "$cli" "${BENCH_STARTUP_ROUNDS:-15}" "$summary_file"
+
 # ------------------------------------------------------------------ 1. B1..B6 against the peers
 if [ -d "$peers_dir" ]; then
   echo "bench: B1..B6, $runs interleaved rounds, peers: $peers (inputs in $bench_dir)"
@@ -61,6 +88,7 @@ if [ -d "$peers_dir" ]; then
   rm -f "$bench_dir"/audiograph_B*.json
   AUDIOGRAPH=$cli bash "$peers_dir/interleaved.sh" -n "$runs" -p "$peers" "$bench_dir"
   cp "$bench_dir/interleaved.tsv" "$tmp/b1-b6.tsv"
+  summary_cases "$tmp/b1-b6.tsv"
   load "after B1..B6"
 
   # B7, time-stretch (60 s stereo at tempo 1.25): timePitch's default quality (finer, R3)
@@ -70,6 +98,7 @@ if [ -d "$peers_dir" ]; then
   echo "bench: B7 time-stretch, $runs interleaved rounds: audiograph (finer) rubberband ffmpeg sox"
   AUDIOGRAPH=$cli bash "$peers_dir/interleaved.sh" -n "$runs" -c B7 -p "audiograph rubberband ffmpeg sox" "$bench_dir"
   tail -n +2 "$bench_dir/interleaved.tsv" > "$tmp/b7.tsv"
+  summary_cases "$bench_dir/interleaved.tsv" "rubberband" "B7 timePitch finer (R3)"
   fast=$tmp/b7faster
   mkdir -p "$fast"
   ln -s "$bench_dir/in" "$fast/in"
@@ -86,6 +115,7 @@ PY
   echo "bench: B7 with timePitch quality faster, $runs interleaved rounds: audiograph ffmpeg"
   AUDIOGRAPH=$cli bash "$peers_dir/interleaved.sh" -n "$runs" -c B7 -p "audiograph ffmpeg" "$fast"
   tail -n +2 "$fast/interleaved.tsv" | sed 's/^B7\t/B7faster\t/' > "$tmp/b7faster.tsv"
+  summary_cases "$fast/interleaved.tsv" "ffmpeg" "B7 timePitch faster (R2)"
   load "after B7"
 
   # One table with every case: each peer's median wall time, x real time, peak RSS, and
@@ -98,7 +128,8 @@ PY
             r = (c[i] in ours && ours[c[i]] > 0) ? sprintf("%.2f", w[i] / ours[c[i]]) : "-"
             print row[i] "\t" r } }' "$bench_dir/all.tsv" | column -t
 else
-  echo "bench: $peers_dir does not exist: B1..B6 against the peers skipped"
+  echo "bench: $peers_dir does not exist: B1..B7 against the peers skipped"
+  summary_row "B1..B7" "skipped" "($peers_dir does not exist)"
 fi
 
 # ----------------------------------------------------------------------- 2. node-count scaling

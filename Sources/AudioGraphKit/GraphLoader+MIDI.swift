@@ -28,9 +28,19 @@ extension GraphLoader {
     public static func isMIDIFile(_ path: String) -> Bool {
         let lower = path.lowercased()
         if lower.hasSuffix(".mid") || lower.hasSuffix(".midi") || lower.hasSuffix(".smf") || lower.hasSuffix(".kar") { return true }
-        guard let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType,
-              type == .typeRegular, let h = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? h.close() }
-        return (try? h.read(upToCount: 4)) == Data("MThd".utf8)
+        // lstat and read(2), not FileManager's attributes (which look up the owner's and group's
+        // names in /etc/passwd and /etc/group: a tenth of a short render's start-up).
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var header: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+        var got = 0
+        while got < 4 {
+            let n = withUnsafeMutableBytes(of: &header) { read(fd, $0.baseAddress! + got, 4 - got) }
+            if n > 0 { got += n } else if n < 0 && errno == EINTR { continue } else { break }
+        }
+        return got == 4 && header == (0x4D, 0x54, 0x68, 0x64)  // "MThd"
     }
 }

@@ -79,6 +79,9 @@ public final class OfflineRenderer {
     public var rms: Double { samplesMeasured > 0 ? (sumOfSquares / Double(samplesMeasured)).squareRoot() : 0 }
     /// Whether ``render(to:progress:isCancelled:)`` measures ``loudness``.
     public let measuresLoudness: Bool
+    /// Whether ``render(to:progress:isCancelled:)`` measures ``peak`` and ``rms`` (else they stay
+    /// 0; ``nonFiniteSampleCount`` is counted either way).
+    public let measuresLevels: Bool
     /// EBU R128 loudness of everything written to the output file (the float samples, before
     /// the file's sample type); nil unless `measuresLoudness` and a render ran, or at a rate
     /// libebur128 cannot measure (not an integer number of Hz).
@@ -93,17 +96,36 @@ public final class OfflineRenderer {
     ///     bit-identical for every slice size.
     ///   - measuresLoudness: measure the output's EBU R128 loudness (``loudness``); off by
     ///     default, as it costs render time (4× oversampling for the true peak).
+    ///   - measuresLevels: measure ``peak`` and ``rms`` (on by default; a tenth of a short
+    ///     effect render's CPU time, which `render --quiet` does not print).
     ///   - renderThreads: threads that render each slice (``AudioGraph/renderThreadCount``):
     ///     1 (the default) renders serially; more render independent branches on worker threads,
     ///     bit-identical to the serial render.
+    /// Whether `graph` may have branches that render in parallel: a node with two connected
+    /// inputs or feeding two (``ParallelSchedule``'s tasks need one), a parameter connection, or
+    /// timed updates that may add them. A chain (source → effects → output) renders serially
+    /// whatever the thread count, so it starts no workers.
+    static func hasParallelBranches(_ graph: AudioGraph, hasUpdates: Bool) -> Bool {
+        if hasUpdates || !graph.parameterConnections.isEmpty { return true }
+        var sources = Set<String>(), destinations = Set<String>()
+        for c in graph.connections {
+            if !sources.insert(c.source).inserted || !destinations.insert(c.destination).inserted { return true }
+        }
+        return false
+    }
+
     public init(_ validated: ValidatedGraph, outputPath: String, duration: Double? = nil, frames: Int64? = nil,
-                sampleType: SampleType? = nil, sliceSize: Int? = nil, measuresLoudness: Bool = false,
+                sampleType: SampleType? = nil, sliceSize: Int? = nil, measuresLoudness: Bool = false, measuresLevels: Bool = true,
                 renderThreads: Int = 1) throws(RenderError) {
         self.measuresLoudness = measuresLoudness
+        self.measuresLevels = measuresLevels
         do {
             built = try GraphLoader.build(validated, maximumFramesPerSlice: sliceSize ?? Self.defaultSliceSize(for: validated),
                                            outputs: .offline)
-            try built.graph.setRenderThreadCount(renderThreads)
+            // Worker threads only for a graph with branches to split (their start and join cost
+            // a short render a tenth of its CPU time); the output is the same either way.
+            let threads = Self.hasParallelBranches(built.graph, hasUpdates: !validated.description.updates.isEmpty) ? renderThreads : 1
+            try built.graph.setRenderThreadCount(threads)
         } catch {
             throw .graph(error)
         }
@@ -223,7 +245,7 @@ public final class OfflineRenderer {
         // frame on the output's timeline.
         let updates = d.updateSchedule(timelineRate: graphTimelineRate).map { (frame: $0.frame, index: $0.index, update: d.updates[$0.index]) }
         var nextUpdate = 0
-        let silence = ChannelBufferStorage(channelCount: 64, capacity: sliceSize)
+        let silence = ChannelBufferStorage(channelCount: 64, capacity: sliceSize, faultsInPages: false)
         let mapped = ChannelBufferStorage(channelCount: fileFormat.channelCount, capacity: sliceSize)
         var graphFrames: Int64 = 0
         var failure: RenderError?
@@ -372,6 +394,12 @@ public final class OfflineRenderer {
     }
 
     private func measure(_ b: ChannelBufferList, frameCount n: Int) {
+        if !measuresLevels {
+            for c in 0..<min(b.channelCount, fileFormat.channelCount) {
+                nonFiniteSampleCount += Int64(NonFiniteSamples.count(b.channel(c), count: n))
+            }
+            return
+        }
         for c in 0..<min(b.channelCount, fileFormat.channelCount) {
             let x = b.channel(c)
             // Locals in the loop: a stored property of a class read and written per sample costs

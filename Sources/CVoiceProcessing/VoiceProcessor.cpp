@@ -1,5 +1,6 @@
 // The C face of webrtc::AudioProcessing (CVoiceProcessing.h): a processor, its settings, one 10 ms frame at a time.
 #include "CVoiceProcessing.h"
+#include "CLazyLibrary.h"
 
 // The defines of webrtc-audio-processing.pc's Cflags (SwiftPM passes on only its -I).
 #ifndef WEBRTC_POSIX
@@ -9,9 +10,40 @@
 #define WEBRTC_AUDIO_PROCESSING_ONLY_BUILD
 #endif
 
+#include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <new>
 #include <webrtc/modules/audio_processing/include/audio_processing.h>
+
+// webrtc-audio-processing is loaded on first use (CLazyLibrary), not at every start of the CLI: its one
+// function called by name is AudioProcessing::Create; everything else is a virtual call on what it returns.
+static AGLazyLibrary webrtc_library = AG_LAZY_LIBRARY("libwebrtc_audio_processing.so.1");
+typedef webrtc::AudioProcessing *(*AGAudioProcessingCreate)(const webrtc::Config &);
+
+/// AudioProcessing::Create from the library, loading it first; nullptr with the reason in `error` when it
+/// cannot be loaded (or $AG_LAZY_LIBRARY_MISSING names it, the tests' hook).
+static AGAudioProcessingCreate ag_webrtc_create_function(char *error, size_t errorSize) {
+    const char *missing = getenv("AG_LAZY_LIBRARY_MISSING");
+    if (missing != nullptr && strstr(missing, webrtc_library.sonames[0]) != nullptr) {
+        snprintf(error, errorSize, "cannot load webrtc-audio-processing: %s: cannot open shared object file (AG_LAZY_LIBRARY_MISSING)",
+                 webrtc_library.sonames[0]);
+        return nullptr;
+    }
+    if (!ag_lazy_library_load(&webrtc_library)) {
+        snprintf(error, errorSize, "cannot load webrtc-audio-processing: %s", webrtc_library.error);
+        return nullptr;
+    }
+    // webrtc::AudioProcessing::Create(webrtc::Config const&), a static member: an ordinary function.
+    void *create = dlsym(webrtc_library.handle, "_ZN6webrtc15AudioProcessing6CreateERKNS_6ConfigE");
+    if (create == nullptr) {
+        snprintf(error, errorSize, "cannot load webrtc-audio-processing: %s has no webrtc::AudioProcessing::Create",
+                 webrtc_library.sonames[0]);
+        return nullptr;
+    }
+    return reinterpret_cast<AGAudioProcessingCreate>(create);
+}
 
 struct AGVoiceProcessor {
     webrtc::AudioProcessing *apm;
@@ -32,12 +64,14 @@ extern "C" AGVoiceProcessor *ag_voice_processor_create(int sampleRate, int captu
                  captureChannels, renderChannels);
         return nullptr;
     }
+    AGAudioProcessingCreate create = ag_webrtc_create_function(error, errorSize);
+    if (create == nullptr) return nullptr;
     webrtc::Config config;
     config.Set<webrtc::ExtendedFilter>(new webrtc::ExtendedFilter(true));
     config.Set<webrtc::DelayAgnostic>(new webrtc::DelayAgnostic(true));
     // The experimental AGC drives an analog microphone level; there is none here.
     config.Set<webrtc::ExperimentalAgc>(new webrtc::ExperimentalAgc(false));
-    webrtc::AudioProcessing *apm = webrtc::AudioProcessing::Create(config);
+    webrtc::AudioProcessing *apm = create(config);
     if (apm == nullptr) {
         snprintf(error, errorSize, "webrtc::AudioProcessing::Create failed");
         return nullptr;

@@ -39,119 +39,15 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Exit with status 3 when the output holds NaN or infinite samples (the file is still written).")
     var strict = false
 
-    func validate() throws {
-        if duration != nil && frames != nil { throw ValidationError("give --duration or --frames, not both") }
-        if let d = duration, !(d >= 0 && d.isFinite && d < 1e7) { throw ValidationError("--duration must be a number of seconds >= 0") }
-        if let f = frames, f < 0 { throw ValidationError("--frames must be >= 0") }
-        if let s = slice, !(1...65536).contains(s) { throw ValidationError("--slice must be between 1 and 65536") }
-        if let t = threads, !(1...256).contains(t) { throw ValidationError("--threads must be between 1 and 256") }
-        let out = outputPath
-        guard AudioFileWriter.majorFormat(forPath: out) != nil else {
-            throw ValidationError("\(out): unknown file type (use .wav, .aiff, .aif, .flac, .ogg, .opus, .mp3, .caf, .au, .w64 or .rf64)")
-        }
-        if let t = sampleType?.value {
-            do { try AudioFileWriter.validate(path: out, sampleType: t, channels: 2, sampleRate: 48000) } catch {
-                throw ValidationError(error.description)
-            }
-        }
+    /// The parsed arguments as the render they ask for.
+    var job: RenderJob {
+        RenderJob(graph: graph, soundfont: soundfont, output: output, duration: duration, frames: frames,
+                  sampleType: sampleType?.value, slice: slice, threads: threads, quiet: quiet, strict: strict)
     }
 
-    var outputPath: String {
-        if let output { return output }
-        let name = graph.split(separator: "/").last.map(String.init) ?? graph
-        var stem = name
-        for ext in [".json", ".mid", ".midi", ".MID", ".MIDI"] where stem.hasSuffix(ext) { stem = String(stem.dropLast(ext.count)) }
-        return stem + ".wav"
-    }
+    func validate() throws { try job.validate() }
 
-    func run() throws {
-        let isMIDI = GraphLoader.isMIDIFile(graph)
-        if soundfont != nil && !isMIDI {
-            Diagnostics.error("\(graph): --soundfont is for MIDI files (a graph names its SoundFont in its sampler's properties)")
-            throw ExitCode(ExitStatus.invalidInput)
-        }
-        let validated: ValidatedGraph
-        if isMIDI {
-            // The MIDI file's own problems first, as one line naming the file and byte.
-            do { _ = try MIDIFile(contentsOf: graph) } catch {
-                Diagnostics.error("\(graph): " + (FileManager.default.fileExists(atPath: graph)
-                                                   ? (error.offset.map { "byte \($0): " } ?? "") + error.reason : "no such file"))
-                throw ExitCode(ExitStatus.invalidInput)
-            }
-            do { validated = try GraphLoader.loadMIDIFile(graph, soundFont: soundfont) } catch {
-                Diagnostics.report(error)
-                throw ExitCode(ExitStatus.invalidInput)
-            }
-        } else {
-            validated = try Diagnostics.loadGraph(graph)
-        }
-        let out = outputPath
-        let renderer: OfflineRenderer
-        do {
-            renderer = try OfflineRenderer(validated, outputPath: out, duration: duration, frames: frames,
-                                           sampleType: sampleType?.value, sliceSize: slice, measuresLoudness: !quiet,
-                                           renderThreads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
-        } catch {
-            switch error {
-            case .insufficientSpace:
-                Diagnostics.error("\(error)")
-                throw ExitCode(ExitStatus.runtime)
-            case .file, .pathConflict:
-                Diagnostics.error("\(error)")
-            default:
-                Diagnostics.error("\(graph): \(error)")
-            }
-            throw ExitCode(ExitStatus.invalidInput)
-        }
-        // SIGINT, SIGTERM and SIGHUP stop the render between slices, or 0.15 s later mid-slice;
-        // its temporary files go either way.
-        installInterruptHandlers(deadlineMessage: "\(out): \(RenderError.interrupted)")
-        let bar = (!quiet && Diagnostics.stderrIsTerminal) ? ProgressBar() : nil
-        let clock = ContinuousClock()
-        let started = clock.now
-        do {
-            try renderer.render(to: out, progress: bar.map { b in { b.update($0) } },
-                                isCancelled: { interruptRequested.load(ordering: .relaxed) })
-        } catch {
-            bar?.finish()
-            switch error {
-            case .graph(let e):
-                Diagnostics.error("\(graph): \(e)")
-                throw ExitCode(ExitStatus.invalidInput)
-            case .interrupted:
-                if claimInterruptReport() { Diagnostics.error("\(out): \(error)") }
-                throw ExitCode(ExitStatus.runtime)
-            default:
-                Diagnostics.error("\(out): \(error)")
-                throw ExitCode(ExitStatus.runtime)
-            }
-        }
-        bar?.finish()
-        // Faults the graph contained (a plugin muted, NaN kept from a plugin) and NaN that got
-        // through to the file are said, whether or not the summary is printed.
-        for line in renderer.nodeFaultSummaries { Diagnostics.error("warning: \(graph): \(line)") }
-        let nonFinite = renderer.nonFiniteSampleCount
-        if nonFinite > 0 {
-            Diagnostics.error((strict ? "" : "warning: ")
-                              + "\(out): \(nonFinite) sample\(nonFinite == 1 ? " was" : "s were") NaN or infinite"
-                              + " (left out of the peak, RMS and loudness)")
-        }
-        let elapsed = clock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        let length = Double(renderer.frameCount) / renderer.outputRate
-        if !quiet {
-            let peak = renderer.peak > 0 ? 20 * log10(Double(renderer.peak)) : -Double.infinity
-            let rms = renderer.rms > 0 ? 20 * log10(renderer.rms) : -Double.infinity
-            let speed = seconds > 0 ? length / seconds : 0
-            let f = { (x: Double) in String(format: "%.2f", x) }
-            print("wrote \(out): \(f(length)) s (\(renderer.frameCount) frames, \(renderer.fileFormat.channelCount) ch, "
-                  + "\(ParameterInfo.format(renderer.outputRate)) Hz, \(renderer.fileFormat.sampleType)), "
-                  + "peak \(f(peak)) dBFS, RMS \(f(rms)) dBFS, "
-                  + (nonFinite > 0 ? "\(nonFinite) non-finite samples, " : "") + "rendered in \(f(seconds)) s (\(f(speed))x real time)")
-            if let loudness = renderer.loudness { print(loudness.summary) }
-        }
-        if strict && nonFinite > 0 { throw ExitCode(ExitStatus.runtime) }
-    }
+    func run() throws { try job.run() }
 }
 
 /// `--sample-type` values.

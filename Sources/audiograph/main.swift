@@ -15,8 +15,13 @@ enum ExitStatus {
 signal(SIGXFSZ, SIG_IGN)
 
 do {
-    var command = try AudioGraphCommand.parseAsRoot()
-    try command.run()
+    // A plain `render` command line runs without swift-argument-parser's reflection (RenderJob).
+    if let job = RenderJob(plainArguments: Array(CommandLine.arguments.dropFirst())) {
+        try job.run()
+    } else {
+        var command = try AudioGraphCommand.parseAsRoot()
+        try command.run()
+    }
 } catch let exit as ExitCode {
     Foundation.exit(exit.rawValue)
 } catch {

@@ -248,3 +248,32 @@ final class AudioFileTests: XCTestCase {
         XCTAssertEqual(failedPath, path)
     }
 }
+
+extension AudioFileTests {
+    /// A writer told to expect fewer frames than it gets (its batch memory sized for the frames
+    /// expected) grows the batch and writes every frame, in float32 and float64, across several
+    /// writes of uneven sizes. Seen crashing (index out of range) with the growth taken out.
+    func testAWriterGetsMoreFramesThanExpected() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        for type in [SampleType.float32, .float64] {
+            let path = dir.appendingPathComponent("grow-\(type).wav").path
+            let storage = ChannelBufferStorage(channelCount: 2, capacity: 3000)
+            for c in 0..<2 { storage.list.channel(c).update(from: data[c], count: 3000) }
+            do {
+                let w = try AudioFileWriter(path: path, format: StreamFormat(sampleRate: 44100, channelCount: 2, sampleType: type),
+                                            expectedFrames: 100)
+                var done = 0
+                for n in [70, 1, 1929, 1000] {
+                    let view = ChannelBufferStorage(channelCount: 2, capacity: n)
+                    for c in 0..<2 { view.list.channel(c).update(from: storage.list.channel(c) + done, count: n) }
+                    try w.write(view.list, frameCount: n)
+                    done += n
+                }
+                try w.close()
+            }
+            let read = try AudioFileReader.read(path: path)
+            XCTAssertEqual(read.channels.count, 2)
+            for c in 0..<2 { XCTAssertEqual(read.channels[c], data[c], "\(type) channel \(c)") }
+        }
+    }
+}

@@ -19,7 +19,9 @@ extension CommandLineTests {
     }
 
     /// The same 0.1 s oscillator render loads none of the libraries only other commands and node
-    /// types use (cairo, libpulse, lilv, librubberband, libmysofa, FFTW, libfluidsynth) and at most
+    /// types use (cairo, libpulse, lilv, librubberband, libmysofa, FFTW, libfluidsynth,
+    /// webrtc-audio-processing, and, converting no rate and measuring no loudness, libsoxr with
+    /// libgomp, libsamplerate and libebur128: failed while those were linked) and at most
     /// 20 shared objects besides the Swift runtime's own (which the release CLI links statically):
     /// 17 measured, 84 when they were linked (and this test failed).
     func testAPlainRenderLoadsNoLibraryItDoesNotUse() throws {
@@ -30,7 +32,8 @@ extension CommandLineTests {
         let initialised = r.stderr.split(separator: "\n").filter { $0.contains("calling init:") && !$0.contains("/swift/") }
         XCTAssertGreaterThan(initialised.count, 3, "LD_DEBUG lists the initialised objects")
         XCTAssertLessThanOrEqual(initialised.count, 20, initialised.joined(separator: "\n"))
-        for library in ["libcairo", "libpulse", "liblilv", "librubberband", "libmysofa", "libfftw3f", "libfluidsynth"] {
+        for library in ["libcairo", "libpulse", "liblilv", "librubberband", "libmysofa", "libfftw3f", "libfluidsynth",
+                        "libwebrtc_audio_processing", "libsoxr", "libgomp", "libsamplerate", "libebur128"] {
             XCTAssertFalse(r.stderr.contains(library + "."), "\(library) loaded by a plain render")
         }
     }
@@ -50,5 +53,30 @@ extension CommandLineTests {
         XCTAssertTrue(r.stderr.contains("libcairo.so"), "a plot loads cairo")
         let svg = try String(contentsOf: dir.appendingPathComponent("p.svg"), encoding: .utf8)
         XCTAssertTrue(svg.contains("width=\"640pt\" height=\"200pt\" viewBox=\"0 0 640 200\""), String(svg.prefix(300)))
+    }
+
+    /// A plain `render` line (RenderJob, no swift-argument-parser) and the same render in a form
+    /// only swift-argument-parser takes (`--name=value`) write the same bytes and print the same
+    /// summary (but for its timing), and a chain renders on one thread whatever `--threads` says
+    /// (no worker is started: OfflineRenderer.hasParallelBranches) with the same bytes.
+    func testThePlainRenderLineAndTheArgumentParserRenderTheSame() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        _ = try write(sine, "sine.json", in: dir)
+        let plain = try run(["render", "sine.json", "-o", "a.wav", "--duration", "0.25", "--sample-type", "int24", "--threads", "2"], in: dir)
+        let parsed = try run(["render", "sine.json", "--output=b.wav", "--duration=0.25", "--sample-type=int24", "--threads=1"], in: dir)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertEqual(parsed.status, 0, parsed.stderr)
+        let a = try Data(contentsOf: dir.appendingPathComponent("a.wav")), b = try Data(contentsOf: dir.appendingPathComponent("b.wav"))
+        XCTAssertGreaterThan(a.count, 36_000)
+        XCTAssertEqual(a, b)
+        func summary(_ s: String) -> String {
+            s.replacingOccurrences(of: #"rendered in .*"#, with: "", options: .regularExpression).replacingOccurrences(of: "b.wav", with: "a.wav")
+        }
+        XCTAssertTrue(plain.stdout.contains("wrote a.wav: 0.25 s (12000 frames, 2 ch, 48000 Hz, int24)"), plain.stdout)
+        XCTAssertEqual(summary(plain.stdout), summary(parsed.stdout))
+        // The same validation message either way: the plain parser leaves invalid lines to the argument parser.
+        let bad = try run(["render", "sine.json", "--slice", "0"], in: dir)
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertEqual(bad.stderr, "audiograph: --slice must be between 1 and 65536 (run 'audiograph help' for usage)\n")
     }
 }

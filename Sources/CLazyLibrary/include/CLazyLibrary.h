@@ -3,6 +3,10 @@
 #define AG_LAZY_LIBRARY_H
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {  // CVoiceProcessing (C++) calls the loader
+#endif
+
 /// A library loaded on first use. Define one per library as a static in the wrapper's stub
 /// file: `static AGLazyLibrary lib = AG_LAZY_LIBRARY("libfoo.so.1", "libbar.so.2");` — the
 /// sonames are opened in order (RTLD_NOW | RTLD_LOCAL; the last one's handle answers dlsym,
@@ -128,5 +132,9 @@ void ag_lazy_functions_resolve(AGLazyFunctions *table, void **requested);
         (int)(sizeof ag_lazy_entries_##name / sizeof ag_lazy_entries_##name[0]), 0 }; \
     int ag_##name##_load(char *error, size_t size) { return ag_lazy_functions_load(&ag_lazy_table_##name, error, size); } \
     __asm__(".pushsection .text\n" AG_LAZY_COMMON_ASM(AG_LAZY_STRING(ag_lazy_table_##name)) LIST(AG_LAZY_ASM) ".popsection\n");
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

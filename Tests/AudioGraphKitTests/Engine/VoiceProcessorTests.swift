@@ -231,3 +231,21 @@ final class VoiceProcessorTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(p.processedFrameCount, 100, "the worker processed the frames")
     }
 }
+
+extension VoiceProcessorTests {
+    /// webrtc-audio-processing is loaded on first use (CVoiceProcessing through CLazyLibrary):
+    /// when it cannot be, making a processor throws an error naming the library instead of the
+    /// CLI failing to start (AG_LAZY_LIBRARY_MISSING, the loader's test hook); the next one works.
+    func testAMissingLibraryIsAnErrorNamingIt() throws {
+        setenv("AG_LAZY_LIBRARY_MISSING", "libwebrtc_audio_processing.so.1", 1)
+        do {
+            defer { unsetenv("AG_LAZY_LIBRARY_MISSING") }
+            XCTAssertThrowsError(try VoiceProcessor(sampleRate: Self.rate, channelCount: 1, maximumFramesPerSlice: 480,
+                                                    delayMilliseconds: 20)) { error in
+                XCTAssertTrue("\(error)".contains("cannot load webrtc-audio-processing: libwebrtc_audio_processing.so.1"), "\(error)")
+            }
+        }
+        let p = try VoiceProcessor(sampleRate: Self.rate, channelCount: 1, maximumFramesPerSlice: 480, delayMilliseconds: 20)
+        XCTAssertEqual(p.frameCount, 480)
+    }
+}
