@@ -14,20 +14,9 @@ final class LazyLibraryKitTests: XCTestCase {
         addTeardownBlock { unsetenv("AG_LAZY_LIBRARY_MISSING") }
     }
 
-    /// source -> `unit` -> main mixer in manual rendering.
-    func engine(with unit: AudioNode) throws -> AudioEngine {
-        let engine = try makeManualEngine()
-        let source = makeSineSource(frequency: 440)
-        engine.attach(source)
-        engine.attach(unit)
-        engine.connect(source, to: unit, format: nil)
-        engine.connect(unit, to: engine.mainMixerNode, format: nil)
-        return engine
-    }
-
     /// The engine's start() throws the graph's error for the unit's node, and starts once the library is back.
     func assertStartFails(_ unit: AudioNode, soname: String, library: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let engine = try engine(with: unit)
+        let engine = try makeManualEngine(through: unit)
         hide(soname)
         XCTAssertThrowsError(try engine.start(), file: file, line: line) { error in
             guard case let .graph(call, graphError)? = error as? AudioEngineError,
