@@ -105,7 +105,8 @@ public final class LV2Node: GraphNode, MIDIEventReceiver, @unchecked Sendable {
         "warning: node \"\(id)\": LV2 plugin <\(plugin.uri)> is not hardRTCapable; its run may allocate or block on the render thread (possible dropouts when playing live)"
     }
 
-    /// A node running the plugin with `uri`; throws ``LV2Error/pluginNotFound(uri:)`` when none is installed.
+    /// A node running the plugin with `uri`; throws ``LV2Error/pluginNotFound(uri:)`` when none is
+    /// installed, ``LV2Error/libraryMissing(reason:)`` when liblilv cannot be loaded.
     public convenience init(id: String, uri: String) throws(LV2Error) {
         try self.init(id: id, uri: uri, world: LV2World.shared())
     }

@@ -35,14 +35,7 @@ final class AnalyserNodeTests: XCTestCase {
 
     /// Runs the reference script on blocks of frames.
     func reference(tau: Double, blocks: [[Float]]) throws -> [Double] {
-        let dir = try TestFiles.makeTemporaryDirectory(self)
-        var arguments = ["\(tau)"]
-        for (i, block) in blocks.enumerated() {
-            let path = dir.appendingPathComponent("block\(i).f32").path
-            try block.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: path))
-            arguments.append(path)
-        }
-        return try ReferenceScript.run("analyser_reference.py", arguments: arguments).lines.map { Double($0)! }
+        try ReferenceScript.analyser(tau: tau, blocks: blocks, in: TestFiles.makeTemporaryDirectory(self))
     }
 
     func testPropertiesAreValidated() {

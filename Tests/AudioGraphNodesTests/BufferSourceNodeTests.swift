@@ -14,11 +14,8 @@ final class BufferSourceNodeTests: XCTestCase {
     }
 
     private func numpy(_ x: [Float], rate: Double, loop: Bool, loopStart: Double, loopEnd: Double, offset: Double, frames: Int) throws -> [Double] {
-        let dir = try TestFiles.makeTemporaryDirectory(self)
-        let path = dir.appendingPathComponent("buffer.f32")
-        try x.withUnsafeBytes { Data($0) }.write(to: path)
-        return try ReferenceScript.run("buffer_source_reference.py", arguments: [
-            path.path, "\(rate)", loop ? "1" : "0", "\(loopStart)", "\(loopEnd)", "\(offset)", "\(frames)"]).doubles
+        try ReferenceScript.bufferSource(x, rate: rate, loop: loop, loopStart: loopStart, loopEnd: loopEnd, offset: offset,
+                                         frames: frames, in: TestFiles.makeTemporaryDirectory(self))
     }
 
     /// Rates (1.5; detune +700 cents on rate 1; a negative rate from the end; rate 0.37 looping

@@ -7,14 +7,7 @@ import XCTest
 final class AudioAnalyserNodeTests: XCTestCase {
     /// numpy's Web Audio analysis of `blocks` (scripts/reference/analyser_reference.py).
     private func reference(tau: Double, blocks: [[Float]]) throws -> [Double] {
-        let dir = try TestFiles.makeTemporaryDirectory(self)
-        var arguments = ["\(tau)"]
-        for (i, block) in blocks.enumerated() {
-            let path = dir.appendingPathComponent("block\(i).f32")
-            try block.withUnsafeBytes { Data($0) }.write(to: path)
-            arguments.append(path.path)
-        }
-        return try ReferenceScript.run("analyser_reference.py", arguments: arguments).lines.map { Double($0)! }
+        try ReferenceScript.analyser(tau: tau, blocks: blocks, in: TestFiles.makeTemporaryDirectory(self))
     }
 
     /// source (1234.5 Hz sine, 0.5, stereo) -> analyser -> main mixer, offline.

@@ -23,11 +23,8 @@ final class AudioBufferSourceNodeTests: XCTestCase {
 
     /// numpy's playhead (scripts/reference/buffer_source_reference.py): loop points and offset in buffer frames.
     private func numpy(_ x: [Float], rate: Double, loop: Bool, loopStart: Double, loopEnd: Double, offset: Double, frames: Int) throws -> [Double] {
-        let dir = try TestFiles.makeTemporaryDirectory(self)
-        let path = dir.appendingPathComponent("buffer.f32")
-        try x.withUnsafeBytes { Data($0) }.write(to: path)
-        return try ReferenceScript.run("buffer_source_reference.py", arguments: [
-            path.path, "\(rate)", loop ? "1" : "0", "\(loopStart)", "\(loopEnd)", "\(offset)", "\(frames)"]).doubles
+        try ReferenceScript.bufferSource(x, rate: rate, loop: loop, loopStart: loopStart, loopEnd: loopEnd, offset: offset,
+                                         frames: frames, in: TestFiles.makeTemporaryDirectory(self))
     }
 
     /// A looping source at rate 0.375 (0.75 · 2^(-1200/1200)) between 10 and 30 ms from an offset
