@@ -2,8 +2,8 @@
 import Foundation
 
 /// The independent references the tests compare with: Python scripts (numpy, scipy, soundfile,
-/// pyloudnorm; `make deps-python` installs them) run with `python3`, their standard output
-/// returned. A script that is missing, a Python or module that is not installed, or a script that
+/// pyloudnorm; `make deps-python` installs them) run with `python3`, and other tools (`sox`,
+/// `ffmpeg`: ``runTool(_:input:)``), their standard output returned. A script that is missing, a Python or module that is not installed, or a script that
 /// fails is a thrown ``ReferenceScriptError`` whose description says which and what to install,
 /// with the script's own error output — so a test fails with the reason rather than on an empty
 /// result.
@@ -52,8 +52,33 @@ public enum ReferenceScript {
         return try python(["-c", code] + arguments, what: "python3 -c '\(first)'", input: input)
     }
 
+    /// Runs another reference tool found on the PATH (`sox`, `ffmpeg`, `ffprobe`): `arguments[0]`
+    /// with the rest, `input` on its standard input.
+    /// - Throws: ``ReferenceScriptError/toolMissing(_:)``, ``ReferenceScriptError/failed(script:status:standardError:)``.
+    @discardableResult
+    public static func runTool(_ arguments: [String], input: Data? = nil) throws -> Output {
+        let (status, output, stderr) = try spawn(arguments, input: input)
+        if status == 127, stderr.contains(arguments[0]) { throw ReferenceScriptError.toolMissing(arguments[0]) }
+        guard status == 0 else {
+            throw ReferenceScriptError.failed(script: arguments.joined(separator: " "), status: status, standardError: stderr)
+        }
+        return output
+    }
+
     private static func python(_ arguments: [String], what: String, input: Data?) throws -> Output {
-        // Standard input and error go through files, so that no full pipe can block the script
+        let (status, output, stderr) = try spawn(["python3"] + arguments, input: input)
+        if status == 127, stderr.contains("python3") { throw ReferenceScriptError.pythonMissing }
+        guard status == 0 else {
+            if let module = missingModule(stderr) { throw ReferenceScriptError.moduleMissing(module: module, script: what) }
+            throw ReferenceScriptError.failed(script: what, status: status, standardError: stderr)
+        }
+        return output
+    }
+
+    /// Runs `arguments` through `/usr/bin/env`: the exit status (128 + the signal when killed),
+    /// the standard output and the standard error.
+    private static func spawn(_ arguments: [String], input: Data?) throws -> (Int32, Output, String) {
+        // Standard input and error go through files, so that no full pipe can block the tool
         // while this thread reads its standard output.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reference-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -63,7 +88,7 @@ public enum ReferenceScript {
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardInput = try FileHandle(forReadingFrom: inputFile)
@@ -72,15 +97,8 @@ public enum ReferenceScript {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let stderr = String(decoding: (try? Data(contentsOf: errorFile)) ?? Data(), as: UTF8.self)
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let status = process.terminationStatus
-            if process.terminationReason == .exit, status == 127, stderr.contains("python3") {
-                throw ReferenceScriptError.pythonMissing
-            }
-            if let module = missingModule(stderr) { throw ReferenceScriptError.moduleMissing(module: module, script: what) }
-            throw ReferenceScriptError.failed(script: what, status: status, standardError: stderr)
-        }
-        return Output(data: data)
+        let status = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+        return (status, Output(data: data), stderr)
     }
 
     /// The module a `ModuleNotFoundError: No module named 'x'` names (its top-level package).
@@ -99,6 +117,8 @@ public enum ReferenceScriptError: Error, Equatable, CustomStringConvertible {
     case scriptMissing(path: String)
     /// `python3` is not on the PATH.
     case pythonMissing
+    /// The tool (`sox`, `ffmpeg`) is not on the PATH.
+    case toolMissing(String)
     /// The script imports a module that is not installed.
     case moduleMissing(module: String, script: String)
     /// The script exited with `status` (or was killed), printing `standardError`.
@@ -108,6 +128,7 @@ public enum ReferenceScriptError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .scriptMissing(let path): return "the reference script \(path) does not exist"
         case .pythonMissing: return "python3 is not installed (make deps installs it with numpy and scipy)"
+        case .toolMissing(let tool): return "\(tool) is not installed (make deps installs the reference tools)"
         case let .moduleMissing(module, script):
             return "\(script) needs the Python module '\(module)', which is not installed (make deps-python installs it)"
         case let .failed(script, status, standardError):

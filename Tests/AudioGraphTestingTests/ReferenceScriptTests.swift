@@ -45,4 +45,15 @@ final class ReferenceScriptTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix("python3 -c 'import sys' failed (status 1): ValueError: bad input\n"), "\(error)")
         }
     }
+
+    /// Other tools: output, a tool that is not installed, a failing one.
+    func testAToolsOutputAndWhyItCouldNotRun() throws {
+        XCTAssertEqual(try ReferenceScript.runTool(["printf", "%s|%s", "a", "b c"]).text, "a|b c")
+        XCTAssertThrowsError(try ReferenceScript.runTool(["no-such-tool-here", "-x"])) { error in
+            XCTAssertEqual(error as? ReferenceScriptError, .toolMissing("no-such-tool-here"))
+        }
+        XCTAssertThrowsError(try ReferenceScript.runTool(["sh", "-c", "echo broken >&2; exit 3"])) { error in
+            XCTAssertEqual(error as? ReferenceScriptError, .failed(script: "sh -c echo broken >&2; exit 3", status: 3, standardError: "broken\n"))
+        }
+    }
 }
