@@ -32,6 +32,9 @@ public enum AudioGraphError: Error, Sendable, Hashable, CustomStringConvertible 
     case notSupportedYet(type: String)
     /// A node failed to set up (a file that cannot be read, a library error).
     case nodeSetupFailed(node: String, reason: String)
+    /// A C library the node needs (loaded on first use, not at start-up) cannot be loaded:
+    /// `library` is its name (`libfftw3f`), `reason` the loader's (naming the shared object).
+    case libraryNotLoadable(node: String, library: String, reason: String)
     /// The render worker threads for ``AudioGraph/renderThreadCount`` could not be created
     /// (`reason`: the system's error, e.g. too many threads).
     case renderThreadsUnavailable(requested: Int, reason: String)
@@ -57,6 +60,7 @@ public enum AudioGraphError: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidState(let s): return s
         case .notSupportedYet(let type): return "node type \"\(type)\" is not supported yet"
         case let .nodeSetupFailed(node, reason): return "node \"\(node)\": \(reason)"
+        case let .libraryNotLoadable(node, library, reason): return "node \"\(node)\": cannot load \(library): \(reason)"
         case let .renderThreadsUnavailable(requested, reason): return "cannot start \(requested) render threads: \(reason)"
         }
     }

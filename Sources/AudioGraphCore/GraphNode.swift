@@ -25,6 +25,11 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     public let parameters: [AudioParameter]
     /// The declared format of output bus 0 (fields left nil are filled by propagation).
     public var declaredFormat: PartialStreamFormat
+    /// The C libraries opened on first use that this node needs (FFTW for a convolver, ...), set
+    /// by the node's initializer: ``AudioGraph/addNode(_:)`` loads them first and refuses the node
+    /// with ``AudioGraphError/libraryNotLoadable(node:library:reason:)`` when one cannot be, so its
+    /// kernel never reaches a library that is not there.
+    package var requiredLibraries: [LazyLibrary] = []
 
     // MARK: Control thread only (set by the graph at initialize / update)
     /// Formats of the input buses after propagation (nil: unconnected).

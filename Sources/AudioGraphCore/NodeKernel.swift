@@ -39,6 +39,12 @@ open class NodeKernel: @unchecked Sendable {
     private let outputStorage: [ChannelBufferStorage]
     private let parameterScratch: UnsafeMutablePointer<Float>
 
+    // `@usableFromInline` because a subclass in another module does not inherit this initializer:
+    // the compiler fills its vtable slot with an `_unimplementedInitializer` stub, and a `package`
+    // initializer (wider than the internal stub) adds a vtable thunk that re-dispatches through the
+    // final subclass's own slot: the false "function call causes an infinite recursion" warning on
+    // every kernel's class line. Linkage only; the API stays `package`.
+    @usableFromInline
     package init(nodeID: String, outputFormats: [StreamFormat], maximumFramesPerSlice: Int,
                 parameters: [AudioParameter]) {
         self.nodeID = nodeID
@@ -132,6 +138,7 @@ open class NodeKernel: @unchecked Sendable {
 /// the render thread (cf. web-audio-api-rs's control messages). Whatever the kernel replaces, it
 /// stores back into the message, so it is released with the plan on a control thread.
 open class KernelMessage: @unchecked Sendable {
+    @usableFromInline  // see NodeKernel.init: no stub thunk (false recursion warning) in subclasses
     package init() {}
     /// What the kernel handed back (released off the render thread with the plan).
     package var retired: AnyObject?

@@ -25,6 +25,14 @@ struct Topology {
 
     /// Applies one structural change, validating it against the topology so far.
     mutating func apply(_ change: PendingChange) throws(AudioGraphError) {
+        if case .addNode(let n) = change {
+            // Before the node can render: its kernel calls these libraries without checking.
+            for library in n.requiredLibraries {
+                if let reason = library.loadFailure {
+                    throw .libraryNotLoadable(node: n.id, library: library.name, reason: reason)
+                }
+            }
+        }
         if let edit = change.structuralEdit { try structure.apply(edit) }
         switch change {
         case .addNode(let n): nodes[n.id] = n

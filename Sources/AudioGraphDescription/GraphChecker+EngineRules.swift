@@ -131,7 +131,7 @@ extension GraphChecker {
                 return "connections[\(index)]"
             }
             return node(destination)
-        case .formatNotSupported(let id, _), .nodeSetupFailed(let id, _), .cycle(let id), .nodeNotFound(let id),
+        case .formatNotSupported(let id, _), .nodeSetupFailed(let id, _), .libraryNotLoadable(let id, _, _), .cycle(let id), .nodeNotFound(let id),
              .duplicateNode(let id):
             return node(id)
         case .busOutOfRange(let id, _, _, _), .inputAlreadyConnected(let id, _), .inputNotConnected(let id, _),

@@ -48,6 +48,7 @@ public final class AnalyserNode: GraphNode, @unchecked Sendable {
         reader = ControlLock(ReaderState(settings: properties, ring: nil, spectrum: nil,
                                          frames: [Float](repeating: 0, count: properties.fftSize), analysedEnd: nil))
         super.init(id: id, typeName: "analyser", inputBusCount: 1, outputBusCount: 1, parameters: [])
+        requiredLibraries = [.fftw]
     }
 
     /// The `analyser` node type: one input passed through, `properties` ``AnalyserProperties``

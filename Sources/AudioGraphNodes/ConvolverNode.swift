@@ -84,6 +84,7 @@ public final class ConvolverNode: GraphNode, @unchecked Sendable {
         response = data.channels
         responseSampleRate = data.info.sampleRate
         super.init(id: id, typeName: "convolver", inputBusCount: 1, outputBusCount: 1, parameters: [])
+        requiredLibraries = [.fftw]
     }
 
     /// The `convolver` node type: one input, one output, `properties.file` (required) and

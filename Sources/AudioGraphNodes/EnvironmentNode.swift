@@ -78,6 +78,8 @@ public final class EnvironmentNode: GraphNode, @unchecked Sendable {
                    parameters: ParameterTable.environment.parameterInfos(sampleRate: sampleRate, inputBusCount: inputBusCount,
                                                                             bandCount: 0),
                    declaredFormat: PartialStreamFormat(channelCount: 2))
+        // A later switch to HRTF loads them with the set (HRTFSet's own error, at makeKernel).
+        if properties.renderingAlgorithm == .hrtf { requiredLibraries = [.mysofa, .fftw] }
     }
 
     public override var convertsInputSampleRates: Bool { true }

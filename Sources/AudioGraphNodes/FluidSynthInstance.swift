@@ -1,6 +1,6 @@
 // One libfluidsynth synthesizer with a SoundFont loaded, configured for the render thread.
+import AudioGraphCore
 import CFluidSynth
-import CFluidSynthLazy
 import Foundation
 import Synchronization
 
@@ -96,10 +96,8 @@ final class FluidSynthInstance: @unchecked Sendable {
     /// library is this one-line error instead of the process ending at the first fluidsynth call.
     /// Control threads.
     static func loadLibrary() throws(SamplerLoadError) {
-        var error = [CChar](repeating: 0, count: 512)
-        guard ag_fluidsynth_load(&error, error.count) == 0 else { return }
-        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        throw .init("libfluidsynth cannot be loaded, so sampler nodes cannot play: \(reason.isEmpty ? "unknown reason" : reason)")
+        guard let reason = LazyLibrary.fluidSynth.loadFailure else { return }
+        throw .init("cannot load libfluidsynth, so sampler nodes cannot play: \(reason)")
     }
 
     private static func makeSynthesizer(sampleRate: Double) throws(SamplerLoadError) -> (OpaquePointer, OpaquePointer) {

@@ -55,6 +55,7 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
         self.livePitchChanges = livePitchChanges
         super.init(id: id, typeName: "timePitch", inputBusCount: 1, outputBusCount: 1,
                    parameters: ParameterTable.timePitch.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
+        requiredLibraries = [.rubberBand]
     }
 
     /// The `timePitch` node type: one input, one output, `properties.quality`

@@ -21,6 +21,9 @@ public enum LV2Error: Error, Sendable, Hashable, CustomStringConvertible {
     /// The plugin's binary cannot be loaded (missing, corrupt, missing symbols, another
     /// architecture); `reason` is the loader's (or lilv's) own message.
     case binaryNotLoadable(uri: String, reason: String)
+    /// liblilv (opened on first use, not at start-up) cannot be loaded, so no LV2 plugin can be
+    /// listed or run; `reason` is the loader's (naming the shared object).
+    case libraryMissing(reason: String)
 
     public var description: String {
         switch self {
@@ -38,6 +41,8 @@ public enum LV2Error: Error, Sendable, Hashable, CustomStringConvertible {
             return "LV2 plugin <\(uri)>: its worker thread could not be started: \(reason)"
         case let .binaryNotLoadable(uri, reason):
             return "LV2 plugin <\(uri)>: its binary cannot be loaded: \(Self.printable(reason))"
+        case .libraryMissing(let reason):
+            return "cannot load liblilv, so LV2 plugins cannot be used: \(reason)"
         }
     }
 

@@ -73,9 +73,10 @@ public final class LV2Node: GraphNode, MIDIEventReceiver, @unchecked Sendable {
     /// The parameter name of the node's own bypass switch.
     public static let bypassName = "bypass"
 
-    /// A node running `plugin` (from `world`, the shared catalogue by default). Throws when the
-    /// host cannot run it (a required feature, an atom/event port, no audio output).
-    package init(id: String, plugin: LV2PluginInfo, world: LV2World = .shared) throws(LV2Error) {
+    /// A node running `plugin` (from `world`, the shared catalogue when nil). Throws when the
+    /// host cannot run it (a required feature, an atom/event port, no audio output, no liblilv).
+    package init(id: String, plugin: LV2PluginInfo, world: LV2World? = nil) throws(LV2Error) {
+        let world = if let world { world } else { try LV2World.shared() }
         try plugin.checkHostable()
         guard !plugin.audioOutputs.isEmpty else { throw .noAudioOutput(uri: plugin.uri) }
         // Validation makes the node too: a binary that cannot load is refused there, not at initialize.
@@ -104,9 +105,10 @@ public final class LV2Node: GraphNode, MIDIEventReceiver, @unchecked Sendable {
         "warning: node \"\(id)\": LV2 plugin <\(plugin.uri)> is not hardRTCapable; its run may allocate or block on the render thread (possible dropouts when playing live)"
     }
 
-    /// A node running the plugin with `uri`; throws ``LV2Error/pluginNotFound(uri:)`` when none is installed.
+    /// A node running the plugin with `uri`; throws ``LV2Error/pluginNotFound(uri:)`` when none is
+    /// installed, ``LV2Error/libraryMissing(reason:)`` when liblilv cannot be loaded.
     public convenience init(id: String, uri: String) throws(LV2Error) {
-        try self.init(id: id, uri: uri, world: .shared)
+        try self.init(id: id, uri: uri, world: LV2World.shared())
     }
 
     /// A node running the plugin with `uri` from `world`'s catalogue.

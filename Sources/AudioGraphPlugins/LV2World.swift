@@ -31,11 +31,29 @@ package final class LV2World: @unchecked Sendable {
     private let loadable = ControlLock<Set<String>>([])
 
     /// The world of the process: the LV2 path of the environment, loaded on first use.
-    package static let shared = LV2World(searchPath: nil)
+    /// - Throws: ``LV2Error/libraryMissing(reason:)`` when liblilv cannot be loaded (it is opened
+    ///   on first use, not at start-up), rather than the process ending at `lilv_world_new`.
+    package static func shared() throws(LV2Error) -> LV2World {
+        try loadLibrary()
+        return sharedWorld
+    }
+
+    private static let sharedWorld = LV2World(libraryLoaded: nil)
 
     /// A world of the plugins on `searchPath` (a colon-separated list of directories holding
     /// bundles, like `LV2_PATH`), or on the default LV2 path when nil.
-    package init(searchPath: String?) {
+    /// - Throws: ``LV2Error/libraryMissing(reason:)`` when liblilv cannot be loaded.
+    package convenience init(searchPath: String?) throws(LV2Error) {
+        try Self.loadLibrary()
+        self.init(libraryLoaded: searchPath)
+    }
+
+    /// Loads liblilv (once; later calls only check), or throws naming it. Control threads.
+    private static func loadLibrary() throws(LV2Error) {
+        if let reason = LazyLibrary.lilv.loadFailure { throw .libraryMissing(reason: reason) }
+    }
+
+    private init(libraryLoaded searchPath: String?) {
         world = lilv_world_new()
         if let searchPath {
             let node = lilv_new_string(world, searchPath)

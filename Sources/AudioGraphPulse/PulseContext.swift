@@ -3,7 +3,6 @@ import AudioGraphRealtime
 import AudioGraphCore
 import CPulse
 import CPulseShim
-import CPulseLazy
 import Glibc
 import Synchronization
 
@@ -38,15 +37,14 @@ package final class PulseContext: @unchecked Sendable {
     /// Connects to `server` (nil: libpulse's default, i.e. `$PULSE_SERVER` or the user's runtime
     /// directory) and waits up to `timeout` seconds until the context is ready.
     ///
-    /// - Throws: `PulseError.noServer` when no server answers, `.timedOut` when it does not
+    /// - Throws: `PulseError.libraryMissing` when libpulse cannot be loaded,
+    ///   `PulseError.noServer` when no server answers, `.timedOut` when it does not
     ///   become ready in time.
     package init(server: String? = nil, applicationName: String = "AudioGraph", timeout: Double = 5) throws(PulseError) {
         self.server = server
         // For messages: the address libpulse will try.
         let address = server ?? getenv("PULSE_SERVER").map { String(cString: $0) } ?? "the default address"
-        if let reason = lazyLoadFailure(ag_pulse_load) {
-            throw .noServer(server: address, reason: "cannot load libpulse: \(reason)")
-        }
+        if let reason = LazyLibrary.pulse.loadFailure { throw .libraryMissing(library: LazyLibrary.pulse.name, reason: reason) }
         guard let loop = pa_threaded_mainloop_new() else {
             throw .noServer(server: address, reason: "cannot create a mainloop")
         }

@@ -9,6 +9,9 @@ public enum PulseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// connection was refused. `server` is the address tried (`$PULSE_SERVER` or "the default address" when none was given),
     /// `reason` libpulse's explanation.
     case noServer(server: String, reason: String)
+    /// libpulse (opened on first use, not at start-up) cannot be loaded: `library` is its name,
+    /// `reason` the loader's (naming the shared object).
+    case libraryMissing(library: String, reason: String)
     /// The connection to a server that was up has failed (the server died or was killed).
     case connectionLost(reason: String)
     /// The named sink or source does not exist on the server.
@@ -39,6 +42,8 @@ public enum PulseError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case let .noServer(server, reason):
             return "no PulseAudio server at \(server): \(reason)"
+        case let .libraryMissing(library, reason):
+            return "cannot load \(library): \(reason)"
         case let .connectionLost(reason):
             return "lost the connection to the PulseAudio server: \(reason)"
         case let .deviceNotFound(name):

@@ -70,7 +70,7 @@ struct PlotCommand: ParsableCommand {
                                title: input.split(separator: "/").last.map(String.init))
         } catch {
             switch error {
-            case .cairo:
+            case .cairo, .libraryMissing:
                 Diagnostics.error("\(error)")
                 throw ExitCode(ExitStatus.runtime)
             default:

@@ -12,9 +12,16 @@ struct PluginsCommand: ParsableCommand {
     var uri: String?
 
     func run() throws {
-        let all = LV2World.shared.plugins
+        let world: LV2World
+        do {
+            world = try LV2World.shared()
+        } catch {
+            Diagnostics.error("audiograph: \(error)")
+            throw ExitCode(ExitStatus.runtime)
+        }
+        let all = world.plugins
         // lilv's own lines (an unreadable folder on the path: hundreds of them) as one of ours.
-        if let report = LV2World.shared.loadReport { Diagnostics.error("warning: \(report)") }
+        if let report = world.loadReport { Diagnostics.error("warning: \(report)") }
         var shown = all
         if let uri {
             shown = all.filter { $0.uri == uri }

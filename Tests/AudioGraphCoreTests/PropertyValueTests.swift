@@ -27,6 +27,6 @@ final class PropertyValueTests: XCTestCase {
         XCTAssertEqual(PropertyValue.optionalDouble(3), .some(3))
         XCTAssertEqual(PropertyValue.optionalDouble(Double?.none), .some(nil))
         XCTAssertEqual(PropertyValue.optionalDouble(Int?.none), .some(nil))
-        XCTAssertNil(PropertyValue.optionalDouble("x"))
+        XCTAssertEqual(PropertyValue.optionalDouble("x"), Double??.none)
     }
 }

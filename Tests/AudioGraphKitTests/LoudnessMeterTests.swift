@@ -133,15 +133,7 @@ final class LoudnessMeterTests: XCTestCase {
             d, sr = sf.read(sys.argv[1], dtype='float64', always_2d=True)
             print(repr(float(pyln.Meter(sr).integrated_loudness(d))))
             """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script, path]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "python3 pyloudnorm failed (make deps-python installs it)")
+        let text = try ReferenceScript.run(code: script, arguments: [path]).text
         let theirs = try XCTUnwrap(Double(text.trimmingCharacters(in: .whitespacesAndNewlines)), text)
         XCTAssertEqual(ours, theirs, accuracy: 0.1, "libebur128 \(ours) LUFS, pyloudnorm \(theirs) LUFS")
     }

@@ -17,10 +17,8 @@ final class WebAudioNodesGraphFileTests: XCTestCase {
         do {
             _ = try GraphLoader.parse(text: text)
             return []
-        } catch let e as GraphDescriptionErrors {
-            return e.lines
         } catch {
-            return ["\(error)"]
+            return error.lines
         }
     }
 

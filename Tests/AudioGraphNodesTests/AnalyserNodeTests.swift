@@ -33,27 +33,9 @@ final class AnalyserNodeTests: XCTestCase {
         return try startedGraph([src, analyser], "src -> an -> out", slice: slice)
     }
 
-    /// Runs the reference script on blocks of frames; nil (test skipped) without python3/numpy.
+    /// Runs the reference script on blocks of frames.
     func reference(tau: Double, blocks: [[Float]]) throws -> [Double] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let script = root.appendingPathComponent("scripts/reference/analyser_reference.py").path
-        let dir = try TestFiles.makeTemporaryDirectory(self)
-        var arguments = [script, "\(tau)"]
-        for (i, block) in blocks.enumerated() {
-            let path = dir.appendingPathComponent("block\(i).f32").path
-            try block.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: path))
-            arguments.append(path)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try XCTSkipIf(process.terminationStatus != 0, "python3 with numpy is needed for the reference")
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map { Double($0)! }
+        try ReferenceScript.analyser(tau: tau, blocks: blocks, in: TestFiles.makeTemporaryDirectory(self))
     }
 
     func testPropertiesAreValidated() {

@@ -14,21 +14,8 @@ final class BufferSourceNodeTests: XCTestCase {
     }
 
     private func numpy(_ x: [Float], rate: Double, loop: Bool, loopStart: Double, loopEnd: Double, offset: Double, frames: Int) throws -> [Double] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let dir = try TestFiles.makeTemporaryDirectory(self)
-        let path = dir.appendingPathComponent("buffer.f32")
-        try x.withUnsafeBytes { Data($0) }.write(to: path)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", root.appendingPathComponent("scripts/reference/buffer_source_reference.py").path, path.path,
-                       "\(rate)", loop ? "1" : "0", "\(loopStart)", "\(loopEnd)", "\(offset)", "\(frames)"]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "python3 with numpy (make deps-python)")
-        return data.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
+        try ReferenceScript.bufferSource(x, rate: rate, loop: loop, loopStart: loopStart, loopEnd: loopEnd, offset: offset,
+                                         frames: frames, in: TestFiles.makeTemporaryDirectory(self))
     }
 
     /// Rates (1.5; detune +700 cents on rate 1; a negative rate from the end; rate 0.37 looping

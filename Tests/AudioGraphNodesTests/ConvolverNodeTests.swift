@@ -30,19 +30,12 @@ final class ConvolverNodeTests: XCTestCase {
 
     /// The reference output planes for input planes `x` (mono or stereo) and response `h`.
     func reference(_ x: [[Float]], _ h: [[Float]], normalize: Bool) throws -> [[Float]] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let script = root.appendingPathComponent("scripts/reference/convolution_reference.py").path
         let dir = try TestFiles.makeTemporaryDirectory(self)
         let xin = dir.appendingPathComponent("x.f32"), hin = dir.appendingPathComponent("h.f32"), out = dir.appendingPathComponent("y.f32")
         try x.flatMap { $0 }.withUnsafeBytes { Data($0) }.write(to: xin)
         try h.flatMap { $0 }.withUnsafeBytes { Data($0) }.write(to: hin)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "\(sr)", normalize ? "1" : "0", xin.path, "\(x.count)", "\(x[0].count)",
-                             hin.path, "\(h.count)", "\(h[0].count)", out.path]
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "the reference script failed (python3 with scipy is needed)")
+        try ReferenceScript.run("convolution_reference.py", arguments: [
+            "\(sr)", normalize ? "1" : "0", xin.path, "\(x.count)", "\(x[0].count)", hin.path, "\(h.count)", "\(h[0].count)", out.path])
         let flat = try Data(contentsOf: out).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         let n = x[0].count
         return (0..<(flat.count / n)).map { Array(flat[($0 * n)..<(($0 + 1) * n)]) }

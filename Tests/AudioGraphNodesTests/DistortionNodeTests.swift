@@ -28,22 +28,15 @@ final class DistortionNodeTests: XCTestCase {
     }
 
     /// The reference script's output for `frames` frames of ``signal`` with per-frame parameter
-    /// values `parameter(index, frame)`; skips without python3/numpy.
+    /// values `parameter(index, frame)`.
     func reference(frames: Int, channels: Int = 2, parameter: (Int, Int) -> Float) throws -> [[Float]] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let script = root.appendingPathComponent("scripts/reference/distortion_reference.py").path
         let dir = try TestFiles.makeTemporaryDirectory(self)
         let input = (0..<channels).flatMap { c in (0..<frames).map { Self.signal(c, Int64($0)) } }
         let params = (0..<16).flatMap { p in (0..<frames).map { parameter(p, $0) } }
         let paths = ["in", "params", "out"].map { dir.appendingPathComponent("\($0).f32").path }
         try input.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: paths[0]))
         try params.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: paths[1]))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "\(sr)", "\(channels)"] + paths
-        try process.run()
-        process.waitUntilExit()
-        try XCTSkipIf(process.terminationStatus != 0, "python3 with numpy is needed for the reference")
+        try ReferenceScript.run("distortion_reference.py", arguments: ["\(sr)", "\(channels)"] + paths)
         let data = try Data(contentsOf: URL(fileURLWithPath: paths[2]))
         let all = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         return (0..<channels).map { Array(all[$0 * frames..<($0 + 1) * frames]) }

@@ -9,21 +9,11 @@ import XCTest
 /// planes and the lines it printed.
 func dynamicsReference(_ test: XCTestCase, kind: String, rate: Double, x: [[Float]], values: [Double]) throws
     -> (y: [[Float]], printed: [String]) {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let script = root.appendingPathComponent("scripts/reference/dynamics_reference.py").path
     let dir = try TestFiles.makeTemporaryDirectory(test)
     let input = dir.appendingPathComponent("in.f32"), output = dir.appendingPathComponent("out.f32")
     try x.flatMap { $0 }.withUnsafeBytes { Data($0) }.write(to: input)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", script, kind, "\(rate)", "\(x.count)", "\(x[0].count)", input.path, output.path]
-        + values.map { "\($0)" }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let printed = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    XCTAssertEqual(process.terminationStatus, 0, "the reference script failed (python3 with numpy is needed)")
+    let printed = try ReferenceScript.run("dynamics_reference.py", arguments: [
+        kind, "\(rate)", "\(x.count)", "\(x[0].count)", input.path, output.path] + values.map { "\($0)" }).data
     let data = try Data(contentsOf: output)
     let flat = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     let n = x[0].count

@@ -10,22 +10,11 @@ final class IIRFilterNodeTests: XCTestCase {
 
     /// scipy's lfilter output of `x` and freqz at `frequencies`.
     private func scipy(b: [Double], a: [Double], x: [Float], frequencies: [Double]) throws -> (y: [Double], magnitude: [Double], phase: [Double]) {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let dir = try TestFiles.makeTemporaryDirectory(self)
         let input = dir.appendingPathComponent("x.f32")
         try x.withUnsafeBytes { Data($0) }.write(to: input)
         func list(_ v: [Double]) -> String { v.map { "\($0)" }.joined(separator: ",") }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", root.appendingPathComponent("scripts/reference/iir_reference.py").path,
-                       list(b), list(a), input.path, "\(sr)", list(frequencies)]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "python3 with scipy (make deps-python)")
-        let values = data.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
+        let values = try ReferenceScript.run("iir_reference.py", arguments: [list(b), list(a), input.path, "\(sr)", list(frequencies)]).doubles
         let n = x.count, m = frequencies.count
         XCTAssertEqual(values.count, n + 2 * m)
         return (Array(values[0..<n]), Array(values[n..<n + m]), Array(values[(n + m)...]))

@@ -25,7 +25,6 @@ final class MatrixMixerNodeTests: XCTestCase {
     static let constants: [String: Double] = ["outputChannel.0.volume": 0.5, "outputChannel.2.volume": 1.5]
 
     private func numpy() throws -> [[Double]] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let dir = try TestFiles.makeTemporaryDirectory(self)
         var parameters: [String: Double] = Self.constants
         for i in 0..<3 { for o in 0..<3 { parameters["crosspoint.\(i).\(o)"] = Self.crosspoints[i][o] } }
@@ -37,16 +36,7 @@ final class MatrixMixerNodeTests: XCTestCase {
         try JSONSerialization.data(withJSONObject: spec).write(to: specPath)
         let x = (0..<3).flatMap { c in (0..<frames).map { Self.input(c, Int64($0)) } }
         try x.withUnsafeBytes { Data($0) }.write(to: inputPath)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", root.appendingPathComponent("scripts/reference/matrix_mixer_reference.py").path, specPath.path, inputPath.path]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "python3 with numpy (make deps-python)")
-        let y = data.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
+        let y = try ReferenceScript.run("matrix_mixer_reference.py", arguments: [specPath.path, inputPath.path]).doubles
         XCTAssertEqual(y.count, 3 * frames)
         return (0..<3).map { Array(y[$0 * frames..<($0 + 1) * frames]) }
     }

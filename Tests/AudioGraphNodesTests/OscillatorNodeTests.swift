@@ -214,19 +214,9 @@ final class OscillatorNodeTests: XCTestCase {
 
     /// numpy's PeriodicWave oscillator (scripts/reference/periodic_wave_reference.py).
     private func numpyPeriodicWave(real: [Double], imag: [Double], disableNormalization: Bool, frequency: Double, frames: Int) throws -> [Double] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         func list(_ v: [Double]) -> String { v.map { "\($0)" }.joined(separator: ",") }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", root.appendingPathComponent("scripts/reference/periodic_wave_reference.py").path, list(real), list(imag),
-                       disableNormalization ? "1" : "0", "\(frequency)", "48000", "\(frames)"]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "python3 with numpy (make deps-python)")
-        return data.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
+        return try ReferenceScript.run("periodic_wave_reference.py", arguments: [
+            list(real), list(imag), disableNormalization ? "1" : "0", "\(frequency)", "48000", "\(frames)"]).doubles
     }
 
     /// Custom waves against numpy: normalized (peak 1 of the whole series) and not, band-limited

@@ -10,17 +10,7 @@ final class ParameterConnectionTests: XCTestCase {
 
     /// scripts/reference/modulation_reference.py's samples.
     private func numpy(_ arguments: [String]) throws -> [Double] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", root.appendingPathComponent("scripts/reference/modulation_reference.py").path] + arguments
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "python3 with numpy (make deps-python)")
-        return data.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
+        try ReferenceScript.run("modulation_reference.py", arguments: arguments).doubles
     }
 
     private func oscillator(_ id: String, frequency: Double, amplitude: Double = 1, channels: Int = 1) throws -> OscillatorNode {

@@ -523,7 +523,7 @@ final class RealTimeSafetyTests: XCTestCase {
                     usleep(50_000)   // the render thread is now blocked on the mutex
                 }
             }
-            mutex.withLock { _ in usleep(500) }   // held 5/6 of the time: the render thread waits for it
+            mutex.withLock { _ in _ = usleep(500) }   // held 5/6 of the time: the render thread waits for it
             usleep(100)
         }
         graph.stop()

@@ -15,19 +15,12 @@ final class WaveShaperNodeTests: XCTestCase {
     }
 
     func reference(factor: Int, x: [Float], curve: [Float]) throws -> (y: [Float], taps: [Double]) {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let script = root.appendingPathComponent("scripts/reference/waveshaper_reference.py").path
         let dir = try TestFiles.makeTemporaryDirectory(self)
         let xin = dir.appendingPathComponent("x.f32"), cin = dir.appendingPathComponent("c.f32")
         let out = dir.appendingPathComponent("y.f32"), taps = dir.appendingPathComponent("h.f64")
         try x.withUnsafeBytes { Data($0) }.write(to: xin)
         try curve.withUnsafeBytes { Data($0) }.write(to: cin)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "\(factor)", xin.path, "\(x.count)", cin.path, out.path, taps.path]
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "the reference script failed (python3 with scipy is needed)")
+        try ReferenceScript.run("waveshaper_reference.py", arguments: ["\(factor)", xin.path, "\(x.count)", cin.path, out.path, taps.path])
         let y = try Data(contentsOf: out).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         let h = try Data(contentsOf: taps).withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
         return (y, h)

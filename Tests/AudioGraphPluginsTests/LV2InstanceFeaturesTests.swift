@@ -11,7 +11,7 @@ final class LV2InstanceFeaturesTests: XCTestCase {
 
     override func setUpWithError() throws {
         probe = try LV2ProbePlugin.build()
-        world = LV2World(searchPath: probe.path.path)
+        world = try LV2World(searchPath: probe.path.path)
     }
 
     override func tearDown() { probe?.remove() }
@@ -88,12 +88,12 @@ final class LV2InstanceFeaturesTests: XCTestCase {
         XCTAssertTrue(captured.hasPrefix("warning: node \"p\": LV2 plugin <urn:audiograph:test:probe> is not hardRTCapable"))
         XCTAssertEqual(try captureStderr { _ = try LV2Node(id: "a", uri: SWH.amp) }, "")
         XCTAssertTrue(info.listing.contains("(not hardRTCapable"))
-        XCTAssertFalse(try LV2World.shared.plugin(uri: SWH.amp).listing.contains("hardRT"))
+        XCTAssertFalse(try LV2World.shared().plugin(uri: SWH.amp).listing.contains("hardRT"))
     }
 
     private func captureStderr(_ body: () throws -> Void) throws -> String {
         let file = probe.root.appendingPathComponent("stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let fd = open(file.path, O_WRONLY)
         let saved = dup(2)
         dup2(fd, 2)

@@ -52,7 +52,7 @@ final class LV2RealTimeSafetyTests: XCTestCase {
     func testAtomPortsAndFeaturesCostTheRenderThreadNothing() throws {
         let probe = try LV2ProbePlugin.build()
         defer { probe.remove() }
-        let world = LV2World(searchPath: probe.path.path)
+        let world = try LV2World(searchPath: probe.path.path)
         let node = try LV2Node(id: "probe", plugin: try world.plugin(uri: LV2ProbePlugin.uri), world: world)
         // The worker plugin schedules work in its first tracked run; the response comes back
         // through the ring (schedule_work, sem_post, work_response, end_run on this thread).

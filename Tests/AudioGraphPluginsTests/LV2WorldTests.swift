@@ -5,7 +5,7 @@ import XCTest
 
 final class LV2WorldTests: XCTestCase {
     func testAmpIsDescribedAsItsTurtleSays() throws {
-        let amp = try LV2World.shared.plugin(uri: SWH.amp)
+        let amp = try LV2World.shared().plugin(uri: SWH.amp)
         XCTAssertEqual(amp.name, "Simple amplifier")
         XCTAssertEqual(amp.ports.map(\.symbol), ["gain", "input", "output"])
         XCTAssertEqual(amp.ports.map(\.kind), [.control, .audio, .audio])
@@ -13,11 +13,11 @@ final class LV2WorldTests: XCTestCase {
         XCTAssertEqual(amp.ports[0].minimum, -70)
         XCTAssertEqual(amp.ports[0].maximum, 70)
         XCTAssertTrue(amp.runsPerChannel)
-        XCTAssertTrue(LV2World.shared.plugins.contains { $0.uri == SWH.amp })
+        XCTAssertTrue(try LV2World.shared().plugins.contains { $0.uri == SWH.amp })
     }
 
     func testUnknownURIIsNamed() {
-        XCTAssertThrowsError(try LV2World.shared.plugin(uri: "urn:nowhere:plugin")) { error in
+        XCTAssertThrowsError(try LV2World.shared().plugin(uri: "urn:nowhere:plugin")) { error in
             XCTAssertEqual(error as? LV2Error, .pluginNotFound(uri: "urn:nowhere:plugin"))
             XCTAssertTrue("\(error)".contains("<urn:nowhere:plugin>"))
         }
@@ -44,7 +44,7 @@ final class LV2WorldTests: XCTestCase {
             lv2:port [ a lv2:InputPort, lv2:AudioPort ; lv2:index 0 ; lv2:symbol "in" ; lv2:name "In" ] ,
                      [ a lv2:OutputPort, lv2:AudioPort ; lv2:index 1 ; lv2:symbol "out" ; lv2:name "Out" ] .
         """.write(to: bundle.appendingPathComponent("plugin.ttl"), atomically: true, encoding: .utf8)
-        let world = LV2World(searchPath: dir.path)
+        let world = try LV2World(searchPath: dir.path)
         let info = try world.plugin(uri: uri)
         XCTAssertEqual(info.requiredFeatures, ["http://lv2plug.in/ns/ext/log#log"])
         XCTAssertThrowsError(try LV2Node(id: "x", plugin: info, world: world)) { error in
@@ -72,12 +72,12 @@ final class LV2WorldTests: XCTestCase {
     /// `lv2:toggled` (their Turtle says so); the host hands them whole numbers and 0/1 however
     /// a ramp passes through them.
     func testIntegerAndToggledControlsGetWholeValues() throws {
-        let divider = try LV2World.shared.plugin(uri: "http://plugin.org.uk/swh-plugins/divider")
+        let divider = try LV2World.shared().plugin(uri: "http://plugin.org.uk/swh-plugins/divider")
         let denominator = try XCTUnwrap(divider.controlInputs.first { $0.symbol == "denominator" })
         XCTAssertTrue(denominator.isInteger)
         XCTAssertFalse(denominator.isToggled)
         XCTAssertEqual([1.2, 1.5, 2.49, 7.0].map { denominator.hostValue($0) }, [1, 2, 2, 7])
-        let amp = try LV2World.shared.plugin(uri: SWH.amp)
+        let amp = try LV2World.shared().plugin(uri: SWH.amp)
         XCTAssertFalse(amp.controlInputs[0].isInteger)
         XCTAssertEqual(amp.controlInputs[0].hostValue(1.25), 1.25)
         var toggle = denominator
@@ -99,11 +99,11 @@ final class LV2WorldTests: XCTestCase {
     /// A URI with an embedded NUL was looked up as the part before it (lilv takes C strings):
     /// "…/amp\0junk" found amp. Now it names no plugin, and the message shows the NUL escaped.
     func testURIWithAnEmbeddedNULNamesNoPlugin() {
-        XCTAssertThrowsError(try LV2World.shared.plugin(uri: SWH.amp + "\u{0}junk")) { error in
+        XCTAssertThrowsError(try LV2World.shared().plugin(uri: SWH.amp + "\u{0}junk")) { error in
             XCTAssertEqual(error as? LV2Error, .pluginNotFound(uri: SWH.amp + "\u{0}junk"))
             XCTAssertTrue("\(error)".contains("amp\\u{0}junk"), "\(error)")
         }
-        XCTAssertNoThrow(try LV2World.shared.plugin(uri: SWH.amp))
+        XCTAssertNoThrow(try LV2World.shared().plugin(uri: SWH.amp))
     }
 
     // MARK: lilv's own lines (issue 22)
@@ -131,7 +131,7 @@ final class LV2WorldTests: XCTestCase {
         }
         try "not a library".write(to: fake.appendingPathComponent("probe.so"), atomically: true, encoding: .utf8)
 
-        let (world, printed) = try capturingStandardError { LV2World(searchPath: probe.path.path) }
+        let (world, printed) = try capturingStandardError { try LV2World(searchPath: probe.path.path) }
         XCTAssertEqual(printed, "", "lilv printed nothing itself")
         let report = try XCTUnwrap(world.loadReport)
         XCTAssertTrue(report.hasPrefix("lilv while loading the LV2 path: "), report)
@@ -152,7 +152,7 @@ final class LV2WorldTests: XCTestCase {
     /// Runs `body` with this process's standard error redirected to a file; returns what it printed.
     private func capturingStandardError<T>(_ body: () throws -> T) throws -> (T, String) {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(getpid())-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: url) }
         let handle = try FileHandle(forWritingTo: url)
         fflush(nil)

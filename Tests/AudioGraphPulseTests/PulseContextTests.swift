@@ -57,9 +57,9 @@ final class PulseContextTests: XCTestCase {
         setenv("AG_LAZY_LIBRARY_MISSING", "libpulse.so.0", 1)
         defer { unsetenv("AG_LAZY_LIBRARY_MISSING") }
         XCTAssertThrowsError(try PulseContext(server: "unix:/tmp/ag-no-such-dir-\(getpid())/native")) { error in
-            let line = "\(error)"
-            XCTAssertFalse(line.contains("\n"))
-            XCTAssertTrue(line.hasSuffix("cannot load libpulse: libpulse.so.0: cannot open shared object file (AG_LAZY_LIBRARY_MISSING)"), line)
+            let reason = "libpulse.so.0: cannot open shared object file (AG_LAZY_LIBRARY_MISSING)"
+            XCTAssertEqual(error as? PulseError, .libraryMissing(library: "libpulse", reason: reason))
+            XCTAssertEqual("\(error)", "cannot load libpulse: \(reason)")
         }
     }
 }

@@ -1,7 +1,7 @@
 // AAC in an MPEG-4 (.m4a/.mp4) or ADTS (.aac) file through FFmpeg's libavformat and libavcodec: writing and decoding.
 import AudioGraphNodes
 import CAVCodec
-import CAVCodecLazy
+import AudioGraphCore
 import Foundation
 
 /// FFmpeg's `AVERROR(EAGAIN)` and `AVERROR_EOF` (function-like macros, which do not import).
@@ -163,10 +163,8 @@ final class AACFileWriter {
     /// Loads FFmpeg on first use (CAVCodecLazy: a run without AAC never loads its ~100 shared
     /// objects); a system without it gets a clear error naming the file. Control threads.
     static func loadFFmpeg(path: String) throws(AudioFileError) {
-        var error = [CChar](repeating: 0, count: 256)
-        guard ag_avcodec_load(&error, error.count) == 0 else { return }
-        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        throw .cannotOpen(path: path, reason: "FFmpeg (libavformat) cannot be loaded: \(reason)")
+        guard let reason = LazyLibrary.ffmpeg.loadFailure else { return }
+        throw .cannotOpen(path: path, reason: "cannot load \(LazyLibrary.ffmpeg): \(reason)")
     }
 
     /// Whether `path` names a file this writer makes (`.m4a`, `.mp4`, `.aac`).

@@ -19,11 +19,12 @@ public final class AudioUnitLV2: AudioUnitEffect, MIDIInstrumentUnit, SequenceDe
     private let infos: [String: ParameterInfo]
 
     /// Loads the description of the plugin with `uri` from the installed plugins.
-    /// - Throws: ``LV2Error/pluginNotFound(uri:)`` for an unknown URI,
+    /// - Throws: ``LV2Error/libraryMissing(reason:)`` when liblilv cannot be loaded,
+    ///   ``LV2Error/pluginNotFound(uri:)`` for an unknown URI,
     ///   ``LV2Error/missingFeature(uri:feature:)`` when it needs a feature the host lacks,
     ///   ``LV2Error/unsupportedPort(uri:symbol:kind:)``, ``LV2Error/noAudioOutput(uri:)``.
     public init(uri: String) throws(LV2Error) {
-        let info = try LV2World.shared.plugin(uri: uri)
+        let info = try LV2World.shared().plugin(uri: uri)
         try info.checkHostable()
         guard !info.audioOutputs.isEmpty else { throw .noAudioOutput(uri: uri) }
         plugin = info

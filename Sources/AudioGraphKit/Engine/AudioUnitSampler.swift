@@ -113,8 +113,8 @@ public final class AudioUnitSampler: AudioUnitMIDIInstrument, @unchecked Sendabl
         // Checked now, on the caller's thread, so that the error names the file.
         do {
             _ = try SamplerNode(id: graphID, sampleRate: 48000, properties: p)
-        } catch let e as AudioGraphError {
-            throw AudioEngineError.graph(call: call, e)
+        } catch {
+            throw AudioEngineError.graph(call: call, error)
         }
         guard let engine else { properties = p; return }
         try engine.withLock {

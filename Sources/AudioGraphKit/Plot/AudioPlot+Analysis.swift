@@ -22,6 +22,7 @@ extension AudioPlot {
         let scale: Double
 
         init(path: String, size: Int, channels: [Int], channelCount: Int) throws(PlotError) {
+            if let reason = LazyLibrary.fftw.loadFailure { throw .libraryMissing(library: LazyLibrary.fftw.name, reason: reason) }
             do { reader = try SeekableAudioFileReader(path: path) } catch { throw .file(error) }
             self.size = size
             self.channels = channels

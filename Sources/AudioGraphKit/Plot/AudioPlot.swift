@@ -2,7 +2,6 @@
 import AudioGraphCore
 import AudioGraphNodes
 import CCairo
-import CCairoLazy
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -109,7 +108,7 @@ package enum AudioPlot {
             content = .spectrogram(try spectrogram(path: path, info: info, channels: channels, columns: area.width))
         }
 
-        if let reason = lazyLoadFailure(ag_cairo_load) { throw .libraryMissing(reason: reason) }
+        if let reason = LazyLibrary.cairo.loadFailure { throw .libraryMissing(library: LazyLibrary.cairo.name, reason: reason) }
         let temporary = output + ".part-\(getpid())"
         PartialFiles.register(temporary)
         let surface: OpaquePointer = isSVG

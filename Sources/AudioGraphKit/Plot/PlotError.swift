@@ -7,8 +7,9 @@ import AudioGraphCore
 package enum PlotError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The picture's file name ends neither in `.png` nor in `.svg`.
     case unknownImageType(path: String)
-    /// cairo cannot be loaded; `reason` is the loader's (naming the library).
-    case libraryMissing(reason: String)
+    /// A library the picture needs (cairo; FFTW for spectra) cannot be loaded; `reason` is the
+    /// loader's (naming the shared object).
+    case libraryMissing(library: String, reason: String)
     /// Width or height outside 64...16384 pixels.
     case invalidSize(width: Int, height: Int)
     /// `--channel` names a channel the file does not have (0-based).
@@ -24,7 +25,7 @@ package enum PlotError: Error, Sendable, Hashable, CustomStringConvertible {
     package var description: String {
         switch self {
         case .unknownImageType(let path): return "\(path): unknown picture type (use .png or .svg)"
-        case .libraryMissing(let reason): return "cannot load cairo: \(reason)"
+        case let .libraryMissing(library, reason): return "cannot load \(library): \(reason)"
         case let .invalidSize(w, h): return "invalid picture size \(w)x\(h) (width and height are 64...16384 pixels)"
         case let .noSuchChannel(path, channel, count):
             return "\(path): no channel \(channel) (the file has \(count) channel\(count == 1 ? "" : "s"), numbered from 0)"

@@ -4,7 +4,6 @@ import AudioGraphRealtime
 import AudioGraphCore
 import CFFTW
 import CMySofa
-import CMySofaLazy
 
 /// A head-related transfer function set from a SOFA file, ready for partitioned convolution.
 ///
@@ -36,8 +35,9 @@ package final class HRTFSet: @unchecked Sendable {
         /// device, or some other format), so it is not handed to libmysofa, which would block on
         /// a FIFO; `reason` is `FileSystemPath.sofaProblem`'s.
         case notSOFA(path: String, reason: String)
-        /// libmysofa cannot be loaded; `reason` is the loader's (naming the library).
-        case libraryMissing(reason: String)
+        /// A library the set needs (libmysofa, libfftw3f) cannot be loaded; `reason` is the
+        /// loader's (naming the shared object).
+        case libraryMissing(library: String, reason: String)
         /// libmysofa could not open or read the file; `code` is its error code
         /// (MYSOFA_INVALID_FORMAT = 10000, MYSOFA_READ_ERROR = 10003, ...).
         case cannotOpen(path: String, code: Int)
@@ -51,7 +51,7 @@ package final class HRTFSet: @unchecked Sendable {
         package var description: String {
             switch self {
             case let .notSOFA(path, reason): return "cannot open HRTF set '\(path)': \(reason)"
-            case let .libraryMissing(reason): return "cannot load libmysofa: \(reason)"
+            case let .libraryMissing(library, reason): return "cannot load \(library): \(reason)"
             case let .cannotOpen(path, code): return "cannot open HRTF set '\(path)' (libmysofa error \(code))"
             case let .notBinaural(path, receivers): return "HRTF set '\(path)' has \(receivers) receivers, not 2"
             case let .malformed(path, reason): return "HRTF set '\(path)' is malformed: \(reason)"
@@ -120,7 +120,9 @@ package final class HRTFSet: @unchecked Sendable {
     /// A path that is no regular HDF5 file is refused before libmysofa sees it (`Error.notSOFA`).
     package init(path: String = HRTFSet.defaultPath, sampleRate: Double, blockSize: Int = 128) throws(Error) {
         precondition(blockSize > 0 && blockSize & (blockSize - 1) == 0, "blockSize must be a power of two")
-        if let reason = lazyLoadFailure(ag_mysofa_load) { throw .libraryMissing(reason: reason) }
+        for library in [LazyLibrary.mysofa, .fftw] {
+            if let reason = library.loadFailure { throw .libraryMissing(library: library.name, reason: reason) }
+        }
         if let reason = FileSystemPath.sofaProblem(path) { throw .notSOFA(path: path, reason: reason) }
         if let reason = Self.positionProblem(path: path) { throw .malformed(path: path, reason: reason) }
         var length: Int32 = 0

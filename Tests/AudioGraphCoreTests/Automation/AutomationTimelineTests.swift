@@ -312,7 +312,7 @@ final class AutomationTimelineTests: XCTestCase {
     /// A value curve lasting 5e-324 s (the smallest double) makes the curve position infinite:
     /// the value is the curve's last one from its start on, and filling never traps.
     func testValueCurveWithTheTiniestDurationJumpsToItsEnd() throws {
-        let tl = try timeline([.setValueCurve(values: [100, 1000, 300], startTime: 0.001, duration: 5e-324)], 50)
+        let tl = try timeline([.setValueCurve(values: [100, 1000, 300], startTime: 0.001, duration: .leastNonzeroMagnitude)], 50)
         XCTAssertEqual(tl.value(atTime: 0), 50)
         XCTAssertEqual(tl.value(atTime: 0.001), 300)
         XCTAssertEqual(tl.value(atTime: 1), 300)
@@ -339,9 +339,10 @@ final class AutomationTimelineTests: XCTestCase {
     /// infinity times the 0 of the first sample was NaN (an oscillator then stayed NaN). Like the
     /// 5e-324 s curve above, it is over as soon as it starts: its last value from frame 0 on.
     func testValueCurveWithSubnormalDurationAtTimeZeroIsFinite() throws {
-        let tl = try timeline([.setValueCurve(values: [100, 1000, 300], startTime: 0, duration: 1e-320)], 50)
+        // 0x7E8p-1074 is 1e-320 and 0xCAp-1074 is 1e-321, exactly (subnormal decimal literals warn).
+        let tl = try timeline([.setValueCurve(values: [100, 1000, 300], startTime: 0, duration: 0x7E8p-1074)], 50)
         XCTAssertEqual(tl.value(atTime: 0), 300)
-        XCTAssertEqual(tl.value(atTime: 1e-321), 300)
+        XCTAssertEqual(tl.value(atTime: 0xCAp-1074), 300)
         XCTAssertEqual(tl.value(atTime: 1e-6), 300)
         var out = [Float](repeating: -1, count: 48)
         out.withUnsafeMutableBufferPointer { tl.fill($0.baseAddress!, startFrame: 0, count: 48, sampleRate: 48000) }
@@ -352,9 +353,9 @@ final class AutomationTimelineTests: XCTestCase {
     /// audioparam edge cases and the fuzzer's values: subnormals, the smallest and largest
     /// doubles, times near and at the Float limit) fills only finite values.
     func testExtremeArgumentsNeverProduceNonFiniteValues() throws {
-        let lengths: [Double] = [5e-324, 1e-320, 2.2250738585072014e-308, 1e-300, 1e-12, 1 / 48000.0, 1,
+        let lengths: [Double] = [.leastNonzeroMagnitude, 0x7E8p-1074, 2.2250738585072014e-308, 1e-300, 1e-12, 1 / 48000.0, 1,
                                  1e12, 1e300, .greatestFiniteMagnitude]
-        let times: [Double] = [0, 5e-324, 1e-320, 1e-300, 1 / 96000.0, 0.0005, 1, 1e300, .greatestFiniteMagnitude]
+        let times: [Double] = [0, .leastNonzeroMagnitude, 0x7E8p-1074, 1e-300, 1 / 96000.0, 0.0005, 1, 1e300, .greatestFiniteMagnitude]
         let values: [Double] = [-3.4028234663852886e38, -1, -1e-45, 1e-45, 1e-38, 1, 3.4028234663852886e38]
         var checked = 0
         func check(_ events: [AutomationEvent], _ defaultValue: Double) {

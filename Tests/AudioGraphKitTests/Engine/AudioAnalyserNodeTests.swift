@@ -7,25 +7,7 @@ import XCTest
 final class AudioAnalyserNodeTests: XCTestCase {
     /// numpy's Web Audio analysis of `blocks` (scripts/reference/analyser_reference.py).
     private func reference(tau: Double, blocks: [[Float]]) throws -> [Double] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let dir = try TestFiles.makeTemporaryDirectory(self)
-        var arguments = [root.appendingPathComponent("scripts/reference/analyser_reference.py").path, "\(tau)"]
-        for (i, block) in blocks.enumerated() {
-            let path = dir.appendingPathComponent("block\(i).f32")
-            try block.withUnsafeBytes { Data($0) }.write(to: path)
-            arguments.append(path.path)
-        }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3"] + arguments
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "python3 with numpy (make deps-python)")
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map { Double($0)! }
+        try ReferenceScript.analyser(tau: tau, blocks: blocks, in: TestFiles.makeTemporaryDirectory(self))
     }
 
     /// source (1234.5 Hz sine, 0.5, stereo) -> analyser -> main mixer, offline.

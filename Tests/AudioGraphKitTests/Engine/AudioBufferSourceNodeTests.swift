@@ -23,22 +23,8 @@ final class AudioBufferSourceNodeTests: XCTestCase {
 
     /// numpy's playhead (scripts/reference/buffer_source_reference.py): loop points and offset in buffer frames.
     private func numpy(_ x: [Float], rate: Double, loop: Bool, loopStart: Double, loopEnd: Double, offset: Double, frames: Int) throws -> [Double] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let dir = try TestFiles.makeTemporaryDirectory(self)
-        let path = dir.appendingPathComponent("buffer.f32")
-        try x.withUnsafeBytes { Data($0) }.write(to: path)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", root.appendingPathComponent("scripts/reference/buffer_source_reference.py").path, path.path,
-                       "\(rate)", loop ? "1" : "0", "\(loopStart)", "\(loopEnd)", "\(offset)", "\(frames)"]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "python3 with numpy (make deps-python)")
-        return data.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
+        try ReferenceScript.bufferSource(x, rate: rate, loop: loop, loopStart: loopStart, loopEnd: loopEnd, offset: offset,
+                                         frames: frames, in: TestFiles.makeTemporaryDirectory(self))
     }
 
     /// A looping source at rate 0.375 (0.75 · 2^(-1200/1200)) between 10 and 30 ms from an offset

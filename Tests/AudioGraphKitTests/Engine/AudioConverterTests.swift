@@ -55,17 +55,9 @@ final class AudioConverterTests: XCTestCase {
         }
     }
 
-    /// Runs a tool and fails the test if it does not exit 0.
-    private func run(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = arguments
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "\(arguments.joined(separator: " ")): \(message)", file: file, line: line)
+    /// Runs a tool; throws (failing the test) when it does not exit 0.
+    private func run(_ arguments: [String]) throws {
+        try ReferenceScript.runTool(arguments)
     }
 
     /// A deterministic test signal: two tones and noise per channel, peak about 0.8.

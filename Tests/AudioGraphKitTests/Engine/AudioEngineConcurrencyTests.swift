@@ -79,7 +79,7 @@ final class AudioEngineConcurrencyTests: DefaultPulseServerTestCase {
         try engine.start()
         let format = engine.manualRenderingFormat
         // Used by the render worker only.
-        nonisolated(unsafe) let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: format, frameCapacity: 1024))
+        let buffer = try XCTUnwrap(AudioPCMBuffer(pcmFormat: format, frameCapacity: 1024))
         let bad = Atomic<Int>(0)
         workers.append { n in
             let status = try engine.renderOffline(AudioFrameCount(64 + n % 900), to: buffer)

@@ -34,19 +34,7 @@ final class AudioFileCodecTests: XCTestCase {
     /// The ffmpeg command line's decoding of `url`: its rate, codec name and samples per channel.
     /// (`integers`: decoded to 32-bit integers, scaled by 2^-31 exactly; else to 32-bit floats.)
     private func ffmpegDecode(_ url: URL, integers: Bool = false) throws -> (rate: Double, codec: String, channels: [[Double]]) {
-        func run(_ args: [String]) throws -> Data {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = args
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationStatus, 0, args.joined(separator: " "))
-            return data
-        }
+        func run(_ args: [String]) throws -> Data { try ReferenceScript.runTool(args).data }
         let probe = String(decoding: try run(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries",
                                                 "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", url.path]), as: UTF8.self)
         let fields = probe.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init)
@@ -155,12 +143,7 @@ final class AudioFileCodecTests: XCTestCase {
         try write(ours, settings: [AVFormatIDKey: kAudioFormatMPEG4AAC, AVSampleRateKey: Self.rate, AVNumberOfChannelsKey: 2,
                                    AVEncoderBitRateKey: 128_000])
         try write(wav, settings: [AVSampleRateKey: Self.rate, AVNumberOfChannelsKey: 2, AVLinearPCMIsFloatKey: true])
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["ffmpeg", "-v", "error", "-y", "-i", wav.path, "-c:a", "aac", "-b:a", "128k", cli.path]
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        try ReferenceScript.runTool(["ffmpeg", "-v", "error", "-y", "-i", wav.path, "-c:a", "aac", "-b:a", "128k", cli.path])
         let a = try ffmpegDecode(ours).channels, b = try ffmpegDecode(cli).channels
         XCTAssertEqual(a[0].count, b[0].count)
         XCTAssertTrue(a == b, "AudioFile's AAC decodes differently from the ffmpeg command line's")

@@ -164,15 +164,7 @@ final class AudioFileTests: XCTestCase {
                 ref = np.stack([0.5 * np.sin(2 * np.pi * 440 * n / sr), 0.25 * np.sin(2 * np.pi * 1000 * n / sr)], axis=1)
                 print(sr, d.shape[0], d.shape[1], repr(float(np.max(np.abs(d - ref)))), sf.info(sys.argv[1]).subtype)
                 """
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = ["python3", "-c", script, url.path]
-            let out = Pipe()
-            p.standardOutput = out
-            try p.run()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationStatus, 0, "python3 soundfile failed on \(name)")
+            let text = try ReferenceScript.run(code: script, arguments: [url.path]).text
             let fields = text.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             XCTAssertEqual(fields.count, 5, text)
             guard fields.count == 5 else { continue }

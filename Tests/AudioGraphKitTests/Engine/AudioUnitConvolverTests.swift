@@ -12,12 +12,7 @@ final class AudioUnitConvolverTests: XCTestCase {
         let url = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("ir.wav")
         try WAVFile(sampleRate: 48000, channels: [left, right]).write(to: url)
         let conv = AudioUnitConvolver(impulseResponseURL: url, normalize: false)
-        let engine = try makeManualEngine()
-        let source = makeSineSource(frequency: 440)
-        engine.attach(source)
-        engine.attach(conv)
-        engine.connect(source, to: conv, format: nil)
-        engine.connect(conv, to: engine.mainMixerNode, format: nil)
+        let engine = try makeManualEngine(through: conv)
         try engine.start()
         let out = try render(engine, frames: 4800)
         func x(_ n: Int) -> Float { n < 0 ? 0 : sineSample(Int64(n), frequency: 440, rate: 48000) }
@@ -29,12 +24,7 @@ final class AudioUnitConvolverTests: XCTestCase {
 
     func testAMissingFileFailsTheStart() throws {
         let conv = AudioUnitConvolver(impulseResponseURL: URL(fileURLWithPath: "/nonexistent/ir.wav"))
-        let engine = try makeManualEngine()
-        let source = makeSineSource(frequency: 440)
-        engine.attach(source)
-        engine.attach(conv)
-        engine.connect(source, to: conv, format: nil)
-        engine.connect(conv, to: engine.mainMixerNode, format: nil)
+        let engine = try makeManualEngine(through: conv)
         XCTAssertThrowsError(try engine.start()) { XCTAssertTrue("\($0)".contains("/nonexistent/ir.wav"), "\($0)") }
     }
 }

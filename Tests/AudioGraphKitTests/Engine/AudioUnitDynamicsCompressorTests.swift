@@ -12,12 +12,7 @@ final class AudioUnitDynamicsCompressorTests: XCTestCase {
         XCTAssertEqual(comp.ratio, 20, "clamped to Web Audio's range")
         comp.ratio = 12
         XCTAssertEqual(comp.latency, 0.006)
-        let engine = try makeManualEngine()
-        let source = makeSineSource(frequency: 440)
-        engine.attach(source)
-        engine.attach(comp)
-        engine.connect(source, to: comp, format: nil)
-        engine.connect(comp, to: engine.mainMixerNode, format: nil)
+        let engine = try makeManualEngine(through: comp)
         try engine.start()
         var out = try render(engine, frames: 9600)
         XCTAssertLessThan(comp.reduction, -3, "a 0.5 sine (-6 dBFS) is well above -24 dB")

@@ -12,12 +12,7 @@ final class AudioUnitDynamicsProcessorTests: XCTestCase {
         dyn.headRoom = 100
         XCTAssertEqual(dyn.headRoom, 40, "clamped to AUDynamicsProcessor's range")
         dyn.headRoom = 3
-        let engine = try makeManualEngine()
-        let source = makeSineSource(frequency: 440)
-        engine.attach(source)
-        engine.attach(dyn)
-        engine.connect(source, to: dyn, format: nil)
-        engine.connect(dyn, to: engine.mainMixerNode, format: nil)
+        let engine = try makeManualEngine(through: dyn)
         try engine.start()
         var out = try render(engine, frames: 9600)
         // A 0.5 sine peaks at -6 dBFS: 24 dB above -30, so its peaks come out near -27 dBFS.

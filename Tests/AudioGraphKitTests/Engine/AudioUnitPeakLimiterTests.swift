@@ -12,12 +12,7 @@ final class AudioUnitPeakLimiterTests: XCTestCase {
         lim.ceiling = -2
         lim.attackTime = 0.005
         XCTAssertEqual(lim.latency, 0.005, accuracy: 1e-9)
-        let engine = try makeManualEngine()
-        let source = makeSineSource(frequency: 440)
-        engine.attach(source)
-        engine.attach(lim)
-        engine.connect(source, to: lim, format: nil)
-        engine.connect(lim, to: engine.mainMixerNode, format: nil)
+        let engine = try makeManualEngine(through: lim)
         try engine.start()
         let out = try render(engine, frames: 24000)
         let ceiling = Float(pow(10, -2.0 / 20))

@@ -4,22 +4,13 @@ import Foundation
 import XCTest
 
 final class AudioUnitReverbTests: XCTestCase {
-    func engine(with reverb: AudioUnitReverb, source: AudioSourceNode) throws -> AudioEngine {
-        let engine = try makeManualEngine()
-        engine.attach(source)
-        engine.attach(reverb)
-        engine.connect(source, to: reverb, format: nil)
-        engine.connect(reverb, to: engine.mainMixerNode, format: nil)
-        return engine
-    }
-
     func testDefaultsDryMixAndBypassPassTheInputExactly() throws {
         let reverb = AudioUnitReverb()
         XCTAssertEqual(reverb.wetDryMix, 50)
         XCTAssertEqual(reverb.name, "reverb")
         reverb.loadFactoryPreset(.cathedral)
         reverb.wetDryMix = 0
-        let engine = try engine(with: reverb, source: makeSineSource(frequency: 440))
+        let engine = try makeManualEngine(through: reverb, from: makeSineSource(frequency: 440))
         try engine.start()
         var out = try render(engine, frames: 4800)
         for n in 0..<4800 { XCTAssertEqual(out[0][n], sineSample(Int64(n), frequency: 440, rate: 48000)) }
@@ -48,7 +39,7 @@ final class AudioUnitReverbTests: XCTestCase {
                 if time.pointee.mSampleTime == 0 { for b in list { b.mData!.assumingMemoryBound(to: Float.self)[0] = 1 } }
                 return noErr
             }
-            let engine = try engine(with: reverb, source: impulse)
+            let engine = try makeManualEngine(through: reverb, from: impulse)
             try engine.start()
             let out = try render(engine, frames: 48000)
             let total = out[0].reduce(0) { $0 + Double($1 * $1) }

@@ -7,12 +7,7 @@ final class AudioUnitWaveShaperTests: XCTestCase {
     func testCurveChangesAndBypass() throws {
         let ws = AudioUnitWaveShaper()
         ws.curve = [0, 0, 1]   // half-wave rectifier on [-1, 1]
-        let engine = try makeManualEngine()
-        let source = makeSineSource(frequency: 440)
-        engine.attach(source)
-        engine.attach(ws)
-        engine.connect(source, to: ws, format: nil)
-        engine.connect(ws, to: engine.mainMixerNode, format: nil)
+        let engine = try makeManualEngine(through: ws)
         try engine.start()
         var out = try render(engine, frames: 2400)
         for n in 0..<2400 { XCTAssertEqual(out[0][n], max(0, sineSample(Int64(n), frequency: 440, rate: 48000)), accuracy: 1e-6) }

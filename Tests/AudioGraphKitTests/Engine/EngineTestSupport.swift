@@ -52,6 +52,17 @@ func makeManualEngine(format: AudioFormat? = nil, maximum: AudioFrameCount = 409
     return engine
 }
 
+/// A ``makeManualEngine(format:maximum:)`` engine playing `source` (a 440 Hz sine at 0.5 by
+/// default) through `unit` into the main mixer; not started.
+func makeManualEngine(through unit: AudioNode, from source: AudioNode = makeSineSource(frequency: 440)) throws -> AudioEngine {
+    let engine = try makeManualEngine()
+    engine.attach(source)
+    engine.attach(unit)
+    engine.connect(source, to: unit, format: nil)
+    engine.connect(unit, to: engine.mainMixerNode, format: nil)
+    return engine
+}
+
 /// Renders `count` frames in pieces of `piece` and returns each channel's samples.
 func render(_ engine: AudioEngine, frames count: Int, piece: Int = 1000) throws -> [[Float]] {
     let format = engine.manualRenderingFormat

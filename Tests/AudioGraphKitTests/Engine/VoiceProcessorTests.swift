@@ -50,7 +50,7 @@ final class VoiceProcessorTests: XCTestCase {
     func run(_ p: VoiceProcessor, far: [Float], mic: [Float], slice: Int = 480) throws -> [Float] {
         let out = ChannelBufferStorage(channelCount: 1, capacity: slice)
         var result: [Float] = []
-        var playedPointer = [UnsafeMutablePointer<Float>.allocate(capacity: slice)]
+        let playedPointer = [UnsafeMutablePointer<Float>.allocate(capacity: slice)]
         defer { playedPointer[0].deallocate() }
         var done = 0
         while done + slice <= mic.count {

@@ -177,8 +177,7 @@ final class ResamplerTests: XCTestCase {
                                provider: source.provide)
         var y = [Float](repeating: 0, count: 13_230)
         y.withUnsafeMutableBufferPointer { b in
-            var p = [b.baseAddress!]
-            p.withUnsafeBufferPointer { _ = rs.read(into: $0, frameCount: b.count) }
+            [b.baseAddress!].withUnsafeBufferPointer { _ = rs.read(into: $0, frameCount: b.count) }
         }
         let fit = ToneFit(y[2000...].map(Double.init), sampleRate: 44100, frequencies: [frequency])
         return SignalMeasurement.dBFS(fit.tones[0].amplitude) - SignalMeasurement.dBFS(0.5)

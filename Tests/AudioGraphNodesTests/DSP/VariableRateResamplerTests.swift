@@ -33,8 +33,7 @@ final class VariableRateResamplerTests: XCTestCase {
         }
         let out = UnsafeMutablePointer<Float>.allocate(capacity: frames)
         defer { out.deallocate() }
-        var p = out
-        resampler.read(into: UnsafeBufferPointer(start: &p, count: 1), frameCount: frames)
+        [out].withUnsafeBufferPointer { _ = resampler.read(into: $0, frameCount: frames) }
         return Array(UnsafeBufferPointer(start: out, count: frames))
     }
 

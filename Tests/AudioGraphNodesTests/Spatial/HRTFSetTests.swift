@@ -161,7 +161,7 @@ final class HRTFSetTests: XCTestCase {
         defer { unsetenv("AG_LAZY_LIBRARY_MISSING") }
         XCTAssertThrowsError(try HRTFSet(path: HRTFSet.defaultPath, sampleRate: 48000)) { error in
             XCTAssertEqual(error as? HRTFSet.Error,
-                           .libraryMissing(reason: "libmysofa.so.1: cannot open shared object file (AG_LAZY_LIBRARY_MISSING)"))
+                           .libraryMissing(library: "libmysofa", reason: "libmysofa.so.1: cannot open shared object file (AG_LAZY_LIBRARY_MISSING)"))
             XCTAssertEqual("\(error)", "cannot load libmysofa: libmysofa.so.1: cannot open shared object file (AG_LAZY_LIBRARY_MISSING)")
         }
     }

@@ -1,0 +1,18 @@
+// The stock nodes' C libraries that are opened on first use (FFTW, RubberBand, libmysofa, fluidsynth), as LazyLibrary values.
+import AudioGraphCore
+import CFFTWLazy
+import CFluidSynthLazy
+import CMySofaLazy
+import CRubberBandLazy
+
+extension LazyLibrary {
+    /// FFTW, single precision (`libfftw3f.so.3`): the convolver's, the analyser's, the HRTF
+    /// sets' and the plots' transforms (every plan is made by `FFTWPlanner`).
+    package static let fftw = LazyLibrary(name: "libfftw3f", load: ag_fftw_load)
+    /// RubberBand (`librubberband.so.2`): the timePitch node's stretcher.
+    package static let rubberBand = LazyLibrary(name: "librubberband", load: ag_rubberband_load)
+    /// libmysofa (`libmysofa.so.1`): the environment node's HRTF sets (SOFA files).
+    package static let mysofa = LazyLibrary(name: "libmysofa", load: ag_mysofa_load)
+    /// fluidsynth (`libfluidsynth.so.3`): the sampler's SoundFont and audio-file instruments.
+    package static let fluidSynth = LazyLibrary(name: "libfluidsynth", load: ag_fluidsynth_load)
+}

@@ -1,0 +1,76 @@
+// The stock nodes' lazily loaded C libraries: a node whose library cannot be loaded is refused by addNode with one line naming it.
+import AudioGraphCore
+import AudioGraphTesting
+import Foundation
+import XCTest
+@testable import AudioGraphNodes
+
+final class LazyLibraryNodesTests: XCTestCase {
+    /// What the loader says of a soname its test hook ($AG_LAZY_LIBRARY_MISSING) hides.
+    func hidden(_ soname: String) -> String { "\(soname): cannot open shared object file (AG_LAZY_LIBRARY_MISSING)" }
+
+    /// Adds `make()`'s node to a new graph while `soname` is hidden: refused with the library's
+    /// error (nothing added), then accepted once the library is back.
+    func assertRefused(_ soname: String, library: String, _ make: () throws -> GraphNode,
+                       file: StaticString = #filePath, line: UInt = #line) throws {
+        let graph = AudioGraph()
+        let node = try make()
+        setenv("AG_LAZY_LIBRARY_MISSING", soname, 1)
+        do {
+            defer { unsetenv("AG_LAZY_LIBRARY_MISSING") }
+            XCTAssertThrowsError(try graph.addNode(node), file: file, line: line) { error in
+                XCTAssertEqual(error as? AudioGraphError,
+                               .libraryNotLoadable(node: node.id, library: library, reason: hidden(soname)), file: file, line: line)
+                XCTAssertEqual("\(error)", "node \"\(node.id)\": cannot load \(library): \(hidden(soname))", file: file, line: line)
+            }
+            XCTAssertNil(graph.node(node.id), "nothing added", file: file, line: line)
+        }
+        XCTAssertNoThrow(try graph.addNode(node), file: file, line: line)
+    }
+
+    func testATimePitchNodeNeedsRubberBand() throws {
+        try assertRefused("librubberband.so.2", library: "librubberband") { TimePitchNode(id: "tp", sampleRate: 48000) }
+    }
+
+    func testAConvolverNeedsFFTW() throws {
+        let url = try TestFiles.makeTemporaryDirectory(self).appendingPathComponent("ir.wav")
+        try WAVFile(sampleRate: 48000, channels: [[1, 0.5, 0.25]]).write(to: url)
+        try assertRefused("libfftw3f.so.3", library: "libfftw3f") {
+            try ConvolverNode(id: "conv", sampleRate: 48000, properties: ConvolverProperties(file: url.path))
+        }
+    }
+
+    func testAnAnalyserNeedsFFTW() throws {
+        try assertRefused("libfftw3f.so.3", library: "libfftw3f") { try AnalyserNode(id: "an") }
+    }
+
+    /// With HRTF rendering, libmysofa and FFTW; with equal-power panning, neither.
+    func testAnHRTFEnvironmentNeedsLibmysofaAndFFTW() throws {
+        let hrtf = EnvironmentProperties(renderingAlgorithm: .hrtf)
+        try assertRefused("libmysofa.so.1", library: "libmysofa") { EnvironmentNode(id: "env", sampleRate: 48000, properties: hrtf) }
+        try assertRefused("libfftw3f.so.3", library: "libfftw3f") { EnvironmentNode(id: "env", sampleRate: 48000, properties: hrtf) }
+        setenv("AG_LAZY_LIBRARY_MISSING", "libmysofa.so.1,libfftw3f.so.3", 1)
+        defer { unsetenv("AG_LAZY_LIBRARY_MISSING") }
+        XCTAssertNoThrow(try AudioGraph().addNode(EnvironmentNode(id: "env", sampleRate: 48000)))
+    }
+
+    /// An HRTF set needs FFTW for its spectra (an environment switched to HRTF while running
+    /// loads its set in makeKernel): its own error, naming the library.
+    func testAnHRTFSetNeedsFFTW() {
+        setenv("AG_LAZY_LIBRARY_MISSING", "libfftw3f.so.3", 1)
+        defer { unsetenv("AG_LAZY_LIBRARY_MISSING") }
+        XCTAssertThrowsError(try HRTFSet(sampleRate: 48000)) { error in
+            XCTAssertEqual(error as? HRTFSet.Error, .libraryMissing(library: "libfftw3f", reason: hidden("libfftw3f.so.3")))
+            XCTAssertEqual("\(error)", "cannot load libfftw3f: \(hidden("libfftw3f.so.3"))")
+        }
+    }
+
+    /// The test hook hides exactly the sonames it lists, at every load (not cached).
+    func testTheHookHidesOnlyTheListedLibrary() {
+        XCTAssertNil(LazyLibrary.fftw.loadFailure, "FFTW is installed here")
+        setenv("AG_LAZY_LIBRARY_MISSING", "libfftw3f.so.3", 1)
+        defer { unsetenv("AG_LAZY_LIBRARY_MISSING") }
+        XCTAssertEqual(LazyLibrary.fftw.loadFailure, hidden("libfftw3f.so.3"))
+        XCTAssertNil(LazyLibrary.rubberBand.loadFailure, "only the listed soname is hidden")
+    }
+}
