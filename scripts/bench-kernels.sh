@@ -69,22 +69,25 @@ for _ in $(seq "$rounds"); do
   done
 done
 echo "bench-kernels: load average $(cut -d' ' -f1-3 /proc/loadavg) (end); best of $rounds rounds, M samples/s"
-# The C floor each kernel is held against (the eq cases do biquad work).
-floor_of() { case $1 in eq10|eq-graph) echo biquad ;; *) echo "$1" ;; esac; }
+# The C floor each kernel is held against (the biquad and eq cases: biquad10.c's float cascade),
+# and the C floor with the same arithmetic as ours (double state, float between sections).
+floor_of() { case $1 in biquad*|eq10|eq-graph) echo biquad ;; *) echo "$1" ;; esac; }
+same_of() { case $1 in biquad1) echo biquad-d1 ;; biquad*|eq10|eq-graph) echo biquad-d ;; *) echo - ;; esac; }
+ratio() { if [ "$1" != - ] && [ "$2" != - ]; then awk "BEGIN { printf \"%.2f\", $1 / $2 }"; else echo -; fi; }
 header=(kernel)
 [ -n "$before" ] && header+=(before)
-header+=(audiograph C-O2 C-O3-native ours/C-O2 ours/C-O3)
+header+=(audiograph C-O2 C-O3-native ours/C-O2 ours/C-O3 C-O2-same ours/same)
 printf '%-12s' "${header[@]}"; echo
-for name in biquad eq10 delay mix to-int16 from-int16 sine eq-graph; do
+for name in biquad biquad1 biquad-b eq10 delay mix to-int16 from-int16 sine eq-graph; do
   row=("$name")
   [ -n "$before" ] && row+=("${best[before/$name]:--}")
-  f=$(floor_of "$name")
-  o=${best[ours/$name]:--} c2=${best[cO2/$f]:--} c3=${best[cO3/$f]:--}
-  r2=- r3=-
-  [ "$c2" != - ] && [ "$o" != - ] && r2=$(awk "BEGIN { printf \"%.2f\", $o / $c2 }")
-  [ "$c3" != - ] && [ "$o" != - ] && r3=$(awk "BEGIN { printf \"%.2f\", $o / $c3 }")
-  row+=("$o" "$c2" "$c3" "$r2" "$r3")
+  f=$(floor_of "$name") d=$(same_of "$name")
+  o=${best[ours/$name]:--} c2=${best[cO2/$f]:--} c3=${best[cO3/$f]:--} cd=${best[cO2/$d]:--}
+  row+=("$o" "$c2" "$c3" "$(ratio "$o" "$c2")" "$(ratio "$o" "$c3")" "$cd" "$(ratio "$o" "$cd")")
   printf '%-12s' "${row[@]}"; echo
 done
-echo "(biquad: Biquad.process band by band; eq10: B2's 10 bands in one eq node, stereo noise source included;"
-echo " eq-graph: 64 one-band eq nodes in series, mono; sine: one oscillator node; C floors of eq cases: biquad10.c)"
+echo "(biquad: 10 sections in one cascade (Biquad.processSteadyCascade, as an eq node), stereo; biquad1: the same,"
+echo " mono (B6's EQs); biquad-b: the same sections band by band (Biquad.process); eq10: B2's 10 bands in one"
+echo " eq node, stereo noise source included; eq-graph: 64 one-band eq nodes in series, mono; sine: one oscillator"
+echo " node. C floors of the biquad and eq cases: biquad10.c (float state); C-O2-same: kernel-floors.c's biquad-d"
+echo " (biquad1: biquad-d1, mono), the same cascade with our arithmetic (double state, float between sections))"

@@ -42,21 +42,33 @@ func pointers(_ base: UnsafeMutablePointer<Float>, _ channels: Int) -> (UnsafeBu
     return (UnsafeBufferPointer(start: i, count: channels), UnsafeBufferPointer(start: o, count: channels))
 }
 
-// B2's cascade: 10 RBJ peaking sections, Q 1, +6/-6 dB alternating, stereo, filtered in place.
-func biquad() {
-    let source = noise(2 * block, seed: 1), work = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
-    let (ins, outs) = pointers(work, 2)
+// B2's cascade: 10 RBJ peaking sections, Q 1, +6/-6 dB alternating, filtered in place as the eq
+// node does (`Biquad.processSteadyCascade`), stereo ("biquad") and mono ("biquad1", B6's EQs);
+// "biquad-b" runs the same sections band by band (`Biquad.process`, what an eq node does while
+// a band glides).
+func biquad(channels: Int, name: String, bandByBand: Bool = false) {
+    let source = noise(channels * block, seed: 1), work = UnsafeMutablePointer<Float>.allocate(capacity: channels * block)
+    let (ins, outs) = pointers(work, channels)
     let freqs: [Double] = [31, 62, 125, 250, 500, 1000, 2000, 4000, 8000, 16000]
-    let filters = freqs.enumerated().map { k, f in
-        Biquad(band: EQBand(type: .peak, frequency: f, gain: k % 2 == 0 ? 6 : -6, q: 1), sampleRate: rate, maximumChannelCount: 2)
-    }
+    let filters = ContiguousArray(freqs.enumerated().map { k, f in
+        Biquad(band: EQBand(type: .peak, frequency: f, gain: k % 2 == 0 ? 6 : -6, q: 1), sampleRate: rate,
+               maximumChannelCount: channels)
+    })
+    let scratch = Biquad.cascadeScratchCounts(sections: filters.count, channels: channels)
+    let coefficients = UnsafeMutablePointer<Double>.allocate(capacity: scratch.coefficients)
+    let state = UnsafeMutablePointer<Double>.allocate(capacity: scratch.state)
     let t0 = now()
     for b in 0..<blocks {
-        work.update(from: source, count: 2 * block)
-        for f in filters { f.process(input: ins, output: outs, frameCount: block, startFrame: Int64(b * block)) }
+        work.update(from: source, count: channels * block)
+        if bandByBand {
+            for f in filters { f.process(input: ins, output: outs, frameCount: block, startFrame: Int64(b * block)) }
+        } else {
+            Biquad.processSteadyCascade(filters, channels: channels, buffers: outs, frameCount: block,
+                                        coefficients: coefficients, state: state)
+        }
         sink += work[block - 1]
     }
-    report("biquad", frames * 2 * 10, t0)
+    report(name, frames * Double(channels) * 10, t0)
 }
 
 // B3's delay: 250 ms, feedback 50 %, wet 50 %, the default 15 kHz low-pass, stereo.
@@ -160,7 +172,9 @@ func eqGraph() throws {
     renderGraph("eq-graph", try graph(nodes, ["src"] + (0..<64).map { "eq\($0)" } + ["out"]), samplesPerFrame: 64)
 }
 
-biquad()
+biquad(channels: 2, name: "biquad")
+biquad(channels: 1, name: "biquad1")
+biquad(channels: 2, name: "biquad-b", bandByBand: true)
 delay()
 mix()
 convert()

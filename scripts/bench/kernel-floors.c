@@ -106,9 +106,52 @@ static void convert(size_t frames) {
     report("from-int16", frames * 2.0, now() - t0);
 }
 
+/* B2's cascade with AudioGraph's arithmetic: 10 RBJ peaking sections (Q 1, +6/-6 dB alternating
+   at 31 ... 16k Hz), transposed direct form II in double, each section's output rounded to float
+   before the next, states below 1e-200 flushed to 0; sample-major (all sections of a frame, then
+   the next), as ../shared/bench/c/biquad10.c (which keeps float state). Stereo, and mono (B6's
+   two EQs filter mono sources). A sample is one channel-sample through one section. */
+#define NB 10
+typedef struct { double b0, b1, b2, a1, a2; } dcoef_t;
+static void cookbook10(dcoef_t *c) {
+    for (int k = 0; k < NB; k++) {
+        double A = pow(10, (k % 2 ? -6.0 : 6.0) / 40), w0 = 2 * M_PI * 31.25 * (1 << k) / RATE;
+        double al = sin(w0) / 2.0, a0 = 1 + al / A;
+        c[k] = (dcoef_t){(1 + al * A) / a0, -2 * cos(w0) / a0, (1 - al * A) / a0, -2 * cos(w0) / a0, (1 - al / A) / a0};
+    }
+}
+static inline double dstep(const dcoef_t *k, double x, double *z1, double *z2) {
+    double y = k->b0 * x + *z1;
+    *z1 = k->b1 * x - k->a1 * y + *z2;
+    *z2 = k->b2 * x - k->a2 * y;
+    if (fabs(*z1) < 1e-200) *z1 = 0;
+    if (fabs(*z2) < 1e-200) *z2 = 0;
+    return y;
+}
+static void biquad_double(size_t frames, int channels) {
+    dcoef_t c[NB];
+    cookbook10(c);
+    float *in = noise(BLOCK * channels, 5), *work = malloc(BLOCK * channels * sizeof(float));
+    double z1[NB][2] = {{0}}, z2[NB][2] = {{0}};
+    double t0 = now();
+    for (size_t done = 0; done < frames; done += BLOCK) {
+        for (int i = 0; i < BLOCK * channels; i++) work[i] = in[i];
+        for (int i = 0; i < BLOCK; i++) {
+            for (int ch = 0; ch < channels; ch++) {
+                float v = work[ch * BLOCK + i];
+                for (int k = 0; k < NB; k++) v = (float)dstep(&c[k], v, &z1[k][ch], &z2[k][ch]);
+                work[ch * BLOCK + i] = v;
+            }
+        }
+        sink += work[BLOCK - 1];
+    }
+    report(channels == 2 ? "biquad-d" : "biquad-d1", (double)frames * channels * NB, now() - t0);
+}
+
 int main(int argc, char **argv) {
     double seconds = argc > 1 ? atof(argv[1]) : 60;
     size_t frames = (size_t)(seconds * RATE) / BLOCK * BLOCK;
     sine(frames); mix(frames); delay(frames); convert(frames);
+    biquad_double(frames, 2); biquad_double(frames, 1);
     return 0;
 }
