@@ -86,18 +86,21 @@ func delay() {
     report("delay", frames * 2, t0)
 }
 
-// B1's mix: 32 mono inputs, constant volume 0.8 and pan spread -1...1, summed into stereo.
+// B1's mix: 32 mono inputs, constant volume 0.8 and pan spread -1...1, summed into stereo two
+// inputs at a time, as the mixer node does with constant values (its pan gains computed once).
 func mix() {
     let n = 32
     let source = noise(n * block, seed: 3)
     let left = UnsafeMutablePointer<Float>.allocate(capacity: block), right = UnsafeMutablePointer<Float>.allocate(capacity: block)
+    let gains = (0..<n).map { k in ChannelMixing.monoPanGains(pan: Float(2 * Double(k) / Double(n - 1) - 1)) }
     let t0 = now()
     for _ in 0..<blocks {
         left.update(repeating: 0, count: block)
         right.update(repeating: 0, count: block)
-        for k in 0..<n {
-            ChannelMixing.panMono(input: source + k * block, left: left, right: right, frameCount: block,
-                                  pan: .constant(Float(2 * Double(k) / Double(n - 1) - 1)), gain: .constant(0.8), accumulate: true)
+        for k in stride(from: 0, to: n, by: 2) {
+            ChannelMixing.accumulateMonoPair(source + k * block, gain: 0.8, left: gains[k].left, right: gains[k].right,
+                                             source + (k + 1) * block, gain: 0.8, left: gains[k + 1].left, right: gains[k + 1].right,
+                                             intoLeft: left, right: right, frameCount: block)
         }
         sink += left[block - 1]
     }
