@@ -1,6 +1,6 @@
 // Per-kernel throughput of the stock DSP (release build): `scripts/bench-kernels.sh` prints it next to C floors.
 //
-// usage: KernelBench [SECONDS_OF_AUDIO]   (default 10)
+// usage: KernelBench [SECONDS_OF_AUDIO [CASE...]]   (default 10 s, every case)
 //
 // Each line is `name  M samples/s` where a sample is one channel-sample through one kernel (for
 // the EQ cascade one channel-sample through one biquad section). The kernels run on 512-frame
@@ -12,6 +12,11 @@ import AudioGraphNodes
 import Foundation
 
 let seconds = CommandLine.arguments.count > 1 ? Double(CommandLine.arguments[1]) ?? 10 : 10
+/// Further arguments name the cases to run (all when none), e.g. `KernelBench 20 eq-graph` under `perf record`.
+let only = Set(CommandLine.arguments.dropFirst(2))
+func wanted(_ name: String) -> Bool { only.isEmpty || only.contains(name) }
+// KERNEL_BENCH_NO_AVX2=1: the biquad wavefront's Swift loops even where the AVX2 ones would run.
+if ProcessInfo.processInfo.environment["KERNEL_BENCH_NO_AVX2"] != nil { Biquad.wavefrontAVX2 = false }
 let rate = 48000.0
 let block = 512
 let blocks = Int(seconds * rate) / block
@@ -175,13 +180,13 @@ func eqGraph() throws {
     renderGraph("eq-graph", try graph(nodes, ["src"] + (0..<64).map { "eq\($0)" } + ["out"]), samplesPerFrame: 64)
 }
 
-biquad(channels: 2, name: "biquad")
-biquad(channels: 1, name: "biquad1")
-biquad(channels: 2, name: "biquad-b", bandByBand: true)
-delay()
-mix()
-convert()
-try eq10Graph()
-try oscillatorGraph()
-try eqGraph()
+if wanted("biquad") { biquad(channels: 2, name: "biquad") }
+if wanted("biquad1") { biquad(channels: 1, name: "biquad1") }
+if wanted("biquad-b") { biquad(channels: 2, name: "biquad-b", bandByBand: true) }
+if wanted("delay") { delay() }
+if wanted("mix") { mix() }
+if wanted("to-int16") || wanted("from-int16") { convert() }
+if wanted("eq10") { try eq10Graph() }
+if wanted("sine") { try oscillatorGraph() }
+if wanted("eq-graph") { try eqGraph() }
 if sink == .infinity { print(sink) }

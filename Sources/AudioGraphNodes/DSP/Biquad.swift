@@ -1,5 +1,6 @@
 // One equalizer band as a filter section: cookbook biquad, per-channel state, click-free glides.
 
+import CVectorKernels
 import Foundation
 
 /// One second-order filter section (one EQ band) with per-channel state, computed in Double in
@@ -276,6 +277,7 @@ package final class Biquad {
     /// a lock inside the Swift runtime), which must happen on a control thread, not the render
     /// thread. Kernels that cascade read it in their initialisers.
     static let simdMetadataReady: Void = {
+        _ = wavefrontAVX2
         let sections = ContiguousArray((0..<3).map { _ in
             Biquad(band: EQBand(type: .peak), sampleRate: 48000, maximumChannelCount: 3)
         })
@@ -308,8 +310,22 @@ package final class Biquad {
         // pair the same with the two sections in the lanes. State: per section the channels' z1/z2,
         // then the odd channel's z1/z2 in section lanes, then the values in flight between sections
         // (a SIMD2 per section, and a Double per section lane).
-        return (10 * k + 10 * pairs, 2 * c * k + 4 * pairs + 2 * k + 2 * pairs)
+        // Then the AVX2 loops' own copies (``wavefrontAVX2``).
+        return (10 * k + 10 * pairs, 2 * c * k + 4 * pairs + 2 * k + 2 * pairs + 32 * pairs + 4)
     }
+
+    /// Whether the wavefront's full steps run in the AVX2 loops of `CVectorKernels` (this machine
+    /// has AVX2): the same arithmetic lane by lane, two sections of a channel pair or four of one
+    /// channel per instruction, so the same bits as the Swift loops (which run otherwise; tests
+    /// set it to false to check them). Read once on a control thread before rendering
+    /// (``simdMetadataReady`` does).
+    nonisolated(unsafe) package static var wavefrontAVX2 = ag_biquad_wavefront_avx2_available() != 0
+    /// Whether an odd channel's wavefront takes the AVX2 loop too (with ``wavefrontAVX2``). Off:
+    /// with four sections per instruction each step waits on the one before it (the shift across
+    /// the lanes, and the wider conversions' latency), and it measured slower than the Swift loop
+    /// with two sections per instruction (`perf stat -e task-clock`, KernelBench biquad1: 75-77 ms
+    /// against 57-67 ms); tests still check its bits.
+    nonisolated(unsafe) package static var singleWavefrontAVX2 = false
 
     /// Filters `frameCount` frames of `buffers` in place through every section of `sections` in
     /// order. Every section must be ``isSteady``. The result is bit-identical to calling
@@ -344,6 +360,7 @@ package final class Biquad {
         let laneState = state + 2 * channels * count
         let inFlight = laneState + 4 * pairs
         let laneInFlight = inFlight + 2 * count
+        let vectorScratch = laneInFlight + 2 * pairs
         // Scratch layout: per section, per channel pair (z1 c, z1 c+1, z2 c, z2 c+1), then the odd
         // channel's (z1, z2); coefficients b0 b0 b1 b1 b2 b2 a1 a1 a2 a2.
         for s in 0..<count {
@@ -376,7 +393,7 @@ package final class Biquad {
             if frameCount >= count && count > 1 {
                 pairWavefront(count: count, x0: buffers[c], x1: buffers[c + 1], frameCount: frameCount,
                               coefficients: coefficients, state: state + 2 * c, stateStride: 2 * channels,
-                              inFlight: inFlight)
+                              inFlight: inFlight, vectorScratch: vectorScratch)
             } else {
                 pairFrameByFrame(count: count, x0: buffers[c], x1: buffers[c + 1], frameCount: frameCount,
                                  coefficients: coefficients, state: state + 2 * c, stateStride: 2 * channels)
@@ -392,7 +409,7 @@ package final class Biquad {
                 }
                 if count & 1 == 1 { let l = laneState + 4 * (count >> 1) + 1; l[0] = 0; l[2] = 0 }
                 singleWavefront(count: count, x: x0, frameCount: frameCount, coefficients: laneCoefficients,
-                                state: laneState, inFlight: laneInFlight)
+                                state: laneState, inFlight: laneInFlight, vectorScratch: vectorScratch)
                 for s in 0..<count {
                     let z = state + 2 * (channels * s + c), l = laneState + 4 * (s >> 1) + (s & 1)
                     z[0] = l[0]; z[1] = l[2]
@@ -484,7 +501,7 @@ package final class Biquad {
     static func pairWavefront(count: Int, x0: UnsafeMutablePointer<Float>, x1: UnsafeMutablePointer<Float>,
                               frameCount: Int, coefficients: UnsafeMutablePointer<Double>,
                               state: UnsafeMutablePointer<Double>, stateStride: Int,
-                              inFlight: UnsafeMutablePointer<Double>) {
+                              inFlight: UnsafeMutablePointer<Double>, vectorScratch: UnsafeMutablePointer<Double>) {
         let last = count &- 1
         // Entering: section s filters frames 0 ..< count - 1 - s, in section order.
         for s in 0..<last {
@@ -498,20 +515,25 @@ package final class Biquad {
         }
         let lastP = UnsafeRawPointer(coefficients + 10 &* last), lastZ = UnsafeMutableRawPointer(state + stateStride &* last)
         let out0 = x0 - last, out1 = x1 - last
-        for t in last..<frameCount {
-            // The last section first (its input is overwritten below), then down to the first.
-            let y = SIMD2<Float>(stepLanes(lastP, lastZ, flight.load(fromByteOffset: 16 &* last, as: SIMD2<Double>.self)))
-            out0[t] = y[0]
-            out1[t] = y[1]
-            var s = last &- 1
-            while s > 0 {
-                let v = flight.load(fromByteOffset: 16 &* s, as: SIMD2<Double>.self)
-                let r = rounded(stepLanes(coefficients + 10 &* s, state + stateStride &* s, v))
-                flight.storeBytes(of: r, toByteOffset: 16 &* (s &+ 1), as: SIMD2<Double>.self)
-                s &-= 1
+        if wavefrontAVX2 {
+            ag_biquad_pair_wavefront_avx2(Int32(count), x0, x1, Int32(last), Int32(frameCount), coefficients, state,
+                                          stateStride, inFlight, vectorScratch)
+        } else {
+            for t in last..<frameCount {
+                // The last section first (its input is overwritten below), then down to the first.
+                let y = SIMD2<Float>(stepLanes(lastP, lastZ, flight.load(fromByteOffset: 16 &* last, as: SIMD2<Double>.self)))
+                out0[t] = y[0]
+                out1[t] = y[1]
+                var s = last &- 1
+                while s > 0 {
+                    let v = flight.load(fromByteOffset: 16 &* s, as: SIMD2<Double>.self)
+                    let r = rounded(stepLanes(coefficients + 10 &* s, state + stateStride &* s, v))
+                    flight.storeBytes(of: r, toByteOffset: 16 &* (s &+ 1), as: SIMD2<Double>.self)
+                    s &-= 1
+                }
+                let r = rounded(stepLanes(coefficients, state, SIMD2<Double>(Double(x0[t]), Double(x1[t]))))
+                flight.storeBytes(of: r, toByteOffset: 16, as: SIMD2<Double>.self)
             }
-            let r = rounded(stepLanes(coefficients, state, SIMD2<Double>(Double(x0[t]), Double(x1[t]))))
-            flight.storeBytes(of: r, toByteOffset: 16, as: SIMD2<Double>.self)
         }
         // Leaving: the values in flight back to the frames they belong to, then section s filters
         // frames frameCount - s ..< frameCount, in section order.
@@ -532,7 +554,7 @@ package final class Biquad {
     /// `inFlight` holds per section lane the rounded value it gave at the last step.
     static func singleWavefront(count: Int, x: UnsafeMutablePointer<Float>, frameCount: Int,
                                 coefficients: UnsafeMutablePointer<Double>, state: UnsafeMutablePointer<Double>,
-                                inFlight: UnsafeMutablePointer<Double>) {
+                                inFlight: UnsafeMutablePointer<Double>, vectorScratch: UnsafeMutablePointer<Double>) {
         let last = count &- 1, pairs = (count &+ 1) >> 1
         /// Section `s` alone on frames `range` (its lane of the pair's coefficients and state).
         func section(_ s: Int, _ range: Range<Int>) {
@@ -550,17 +572,22 @@ package final class Biquad {
         for q in 0..<last { inFlight[q] = Double(x[last &- 1 &- q]) }
         let flight = UnsafeMutableRawPointer(inFlight)
         let out = x - last
-        for t in last..<frameCount {
-            // Pair j takes (lane 2j - 1, lane 2j) of the last step; the first takes the new frame.
-            var before = SIMD2<Double>(0, Double(x[t]))
-            for j in 0..<pairs {
-                let old = flight.load(fromByteOffset: 16 &* j, as: SIMD2<Double>.self)
-                let v = SIMD2<Double>(before[1], old[0])
-                let r = rounded(stepLanes(coefficients + 10 &* j, state + 4 &* j, v))
-                flight.storeBytes(of: r, toByteOffset: 16 &* j, as: SIMD2<Double>.self)
-                before = old
+        if wavefrontAVX2 && singleWavefrontAVX2 {
+            ag_biquad_single_wavefront_avx2(Int32(count), x, Int32(last), Int32(frameCount), coefficients, state,
+                                            inFlight, vectorScratch)
+        } else {
+            for t in last..<frameCount {
+                // Pair j takes (lane 2j - 1, lane 2j) of the last step; the first takes the new frame.
+                var before = SIMD2<Double>(0, Double(x[t]))
+                for j in 0..<pairs {
+                    let old = flight.load(fromByteOffset: 16 &* j, as: SIMD2<Double>.self)
+                    let v = SIMD2<Double>(before[1], old[0])
+                    let r = rounded(stepLanes(coefficients + 10 &* j, state + 4 &* j, v))
+                    flight.storeBytes(of: r, toByteOffset: 16 &* j, as: SIMD2<Double>.self)
+                    before = old
+                }
+                out[t] = Float(inFlight[last])
             }
-            out[t] = Float(inFlight[last])
         }
         for q in 0..<last { x[frameCount &- 1 &- q] = Float(inFlight[q]) }
         for s in 1..<count { section(s, (frameCount &- s)..<frameCount) }

@@ -299,10 +299,17 @@ final class BiquadTests: XCTestCase {
         // An even and an odd number of sections, two and one, over 3 channels (a pair and an odd
         // one), and B6's ten sections over one and two channels. The slices include fewer frames
         // than sections (frame by frame), as many, and more (the wavefront).
-        for bandCount in [6, 7, 2, 1] { assertCascadeMatchesTheScalarRecurrence(Array(all.prefix(bandCount)), channels: 3) }
-        let ten = (0..<10).map { k in EQBand(type: .peak, frequency: 31 * pow(2, Double(k)), gain: k % 2 == 0 ? 6 : -6, q: 1) }
-        for channels in [1, 2] { assertCascadeMatchesTheScalarRecurrence(ten, channels: channels) }
-        assertCascadeMatchesTheScalarRecurrence(Array(all.prefix(5)), channels: 1)
+        // Both the Swift loops and, on a machine with AVX2, the AVX2 ones.
+        let machine = Biquad.wavefrontAVX2, single = Biquad.singleWavefrontAVX2
+        defer { Biquad.wavefrontAVX2 = machine; Biquad.singleWavefrontAVX2 = single }
+        for avx2 in machine ? [false, true] : [false] {
+            Biquad.wavefrontAVX2 = avx2
+            Biquad.singleWavefrontAVX2 = avx2
+            for bandCount in [6, 7, 2, 1] { assertCascadeMatchesTheScalarRecurrence(Array(all.prefix(bandCount)), channels: 3) }
+            let ten = (0..<10).map { k in EQBand(type: .peak, frequency: 31 * pow(2, Double(k)), gain: k % 2 == 0 ? 6 : -6, q: 1) }
+            for channels in [1, 2] { assertCascadeMatchesTheScalarRecurrence(ten, channels: channels) }
+            for bandCount in [5, 3] { assertCascadeMatchesTheScalarRecurrence(Array(all.prefix(bandCount)), channels: 1) }
+        }
     }
 
     private func assertCascadeMatchesTheScalarRecurrence(_ bands: [EQBand], channels: Int,
