@@ -15,6 +15,7 @@ int ag_biquad_wavefront_avx2_available(void) {
 }
 
 #define AG_AVX2 __attribute__((target("avx2")))
+#define AG_UNROLL _Pragma("clang loop unroll(full)")
 
 /// One transposed-direct-form-II step in four lanes, tiny states flushed to +0 (Biquad.step).
 AG_AVX2 static inline __m256d ag_step4(const __m256d *c, __m256d *z1, __m256d *z2, __m256d v) {
@@ -29,6 +30,52 @@ AG_AVX2 static inline __m256d ag_step4(const __m256d *c, __m256d *z1, __m256d *z
     *z2 = n2;
     return y;
 }
+
+/// The pair wavefront's steps `first ..< end` over P section pairs (a constant: the loops unroll
+/// and the state stays in registers). Section 0 takes the new frame; after pair j's step, sections
+/// 2j and 2j + 1 take next what 2j - 1 and 2j gave.
+#define AG_PAIR_STEPS(P, UNROLL)                                                                        \
+    do {                                                                                          \
+        __m256d lz1[P], lz2[P], lv[P];                                                            \
+        for (int j = 0; j < (P); j++) { lz1[j] = z1[j]; lz2[j] = z2[j]; lv[j] = v[j]; }           \
+        for (int t = first; t < end; t++) {                                                       \
+            lv[0] = _mm256_insertf128_pd(lv[0], _mm_cvtps_pd(_mm_setr_ps(x0[t], x1[t], 0, 0)), 0); \
+            __m256d previous = _mm256_setzero_pd();                                               \
+            UNROLL                                                                                \
+            for (int j = 0; j < (P); j++) {                                                       \
+                __m128 f = _mm256_cvtpd_ps(ag_step4(c + 5 * j, lz1 + j, lz2 + j, lv[j]));         \
+                __m256d r = _mm256_cvtps_pd(f);                                                   \
+                if (j == (P) - 1) {                                                               \
+                    out0[t] = f[2 * lastHigh];                                                    \
+                    out1[t] = f[2 * lastHigh + 1];                                                \
+                }                                                                                 \
+                lv[j] = j > 0 ? _mm256_permute2f128_pd(previous, r, 0x21) : _mm256_permute2f128_pd(r, r, 0x00); \
+                previous = r;                                                                     \
+            }                                                                                     \
+        }                                                                                         \
+        for (int j = 0; j < (P); j++) { z1[j] = lz1[j]; z2[j] = lz2[j]; v[j] = lv[j]; }           \
+    } while (0)
+
+/// The single-channel wavefront's steps over Q groups of four sections (as AG_PAIR_STEPS): lanes
+/// shift by one section, (previous[3], r[0], r[1], r[2]).
+#define AG_SINGLE_STEPS(Q, UNROLL)                                                                      \
+    do {                                                                                          \
+        __m256d lz1[Q], lz2[Q], lv[Q];                                                            \
+        for (int j = 0; j < (Q); j++) { lz1[j] = z1[j]; lz2[j] = z2[j]; lv[j] = v[j]; }           \
+        for (int t = first; t < end; t++) {                                                       \
+            lv[0] = _mm256_blend_pd(lv[0], _mm256_set1_pd((double)x[t]), 1);                      \
+            __m256d previous = _mm256_setzero_pd();                                               \
+            UNROLL                                                                                \
+            for (int j = 0; j < (Q); j++) {                                                       \
+                __m128 f = _mm256_cvtpd_ps(ag_step4(c + 5 * j, lz1 + j, lz2 + j, lv[j]));         \
+                __m256d r = _mm256_cvtps_pd(f);                                                   \
+                if (j == (Q) - 1) out[t] = f[lastLane];                                           \
+                lv[j] = _mm256_shuffle_pd(_mm256_permute2f128_pd(previous, r, 0x21), r, 0x5);     \
+                previous = r;                                                                     \
+            }                                                                                     \
+        }                                                                                         \
+        for (int j = 0; j < (Q); j++) { z1[j] = lz1[j]; z2[j] = lz2[j]; v[j] = lv[j]; }           \
+    } while (0)
 
 AG_AVX2
 void ag_biquad_pair_wavefront_avx2(int count, float *x0, float *x1, int first, int end,
@@ -51,23 +98,19 @@ void ag_biquad_pair_wavefront_avx2(int count, float *x0, float *x1, int first, i
         v[j] = _mm256_setr_pd(inFlight[2 * s0], inFlight[2 * s0 + 1], i1[0], i1[1]);
     }
     float *out0 = x0 - last, *out1 = x1 - last;
-    const int lastPair = last >> 1, lastHigh = last & 1;
-    for (int t = first; t < end; t++) {
-        // Section 0 takes the new frame.
-        v[0] = _mm256_insertf128_pd(v[0], _mm_cvtps_pd(_mm_setr_ps(x0[t], x1[t], 0, 0)), 0);
-        __m256d previous = _mm256_setzero_pd();
-        for (int j = 0; j < pairs; j++) {
-            __m128 f = _mm256_cvtpd_ps(ag_step4(c + 5 * j, z1 + j, z2 + j, v[j]));
-            __m256d r = _mm256_cvtps_pd(f);
-            if (j == lastPair) {
-                out0[t] = f[2 * lastHigh];
-                out1[t] = f[2 * lastHigh + 1];
-            }
-            // What sections 2j and 2j + 1 take next: what 2j - 1 and 2j gave.
-            if (j > 0) v[j] = _mm256_permute2f128_pd(previous, r, 0x21);
-            else v[0] = _mm256_permute2f128_pd(r, r, 0x00);
-            previous = r;
-        }
+    const int lastHigh = last & 1;
+    // Up to 16 sections with the state and the values in flight in registers (the step's
+    // chain then waits on no store), more through the scratch.
+    switch (pairs) {
+    case 1: AG_PAIR_STEPS(1, AG_UNROLL); break;
+    case 2: AG_PAIR_STEPS(2, AG_UNROLL); break;
+    case 3: AG_PAIR_STEPS(3, AG_UNROLL); break;
+    case 4: AG_PAIR_STEPS(4, AG_UNROLL); break;
+    case 5: AG_PAIR_STEPS(5, AG_UNROLL); break;
+    case 6: AG_PAIR_STEPS(6, AG_UNROLL); break;
+    case 7: AG_PAIR_STEPS(7, AG_UNROLL); break;
+    case 8: AG_PAIR_STEPS(8, AG_UNROLL); break;
+    default: AG_PAIR_STEPS(pairs, ); break;
     }
     for (int j = 0; j < pairs; j++) {
         const int s0 = 2 * j, s1 = 2 * j + 1;
@@ -111,19 +154,13 @@ void ag_biquad_single_wavefront_avx2(int count, float *x, int first, int end, co
         v[j] = _mm256_loadu_pd(vv);
     }
     float *out = x - last;
-    const int lastQuad = last >> 2, lastLane = last & 3;
-    for (int t = first; t < end; t++) {
-        v[0] = _mm256_blend_pd(v[0], _mm256_set1_pd((double)x[t]), 1);
-        __m256d previous = _mm256_setzero_pd();
-        for (int j = 0; j < quads; j++) {
-            __m128 f = _mm256_cvtpd_ps(ag_step4(c + 5 * j, z1 + j, z2 + j, v[j]));
-            __m256d r = _mm256_cvtps_pd(f);
-            if (j == lastQuad) out[t] = f[lastLane];
-            // Lanes shift by one section: (previous[3], r[0], r[1], r[2]).
-            __m256d across = _mm256_permute2f128_pd(previous, r, 0x21);
-            v[j] = _mm256_shuffle_pd(across, r, 0x5);
-            previous = r;
-        }
+    const int lastLane = last & 3;
+    switch (quads) {
+    case 1: AG_SINGLE_STEPS(1, AG_UNROLL); break;
+    case 2: AG_SINGLE_STEPS(2, AG_UNROLL); break;
+    case 3: AG_SINGLE_STEPS(3, AG_UNROLL); break;
+    case 4: AG_SINGLE_STEPS(4, AG_UNROLL); break;
+    default: AG_SINGLE_STEPS(quads, ); break;
     }
     for (int j = 0; j < quads; j++) {
         double zz1[4], zz2[4], vv[4];

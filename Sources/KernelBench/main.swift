@@ -17,6 +17,8 @@ let only = Set(CommandLine.arguments.dropFirst(2))
 func wanted(_ name: String) -> Bool { only.isEmpty || only.contains(name) }
 // KERNEL_BENCH_NO_AVX2=1: the biquad wavefront's Swift loops even where the AVX2 ones would run.
 if ProcessInfo.processInfo.environment["KERNEL_BENCH_NO_AVX2"] != nil { Biquad.wavefrontAVX2 = false }
+// KERNEL_BENCH_NO_SINGLE_AVX2=1: an odd channel's wavefront in the Swift loop, the pairs' in AVX2.
+if ProcessInfo.processInfo.environment["KERNEL_BENCH_NO_SINGLE_AVX2"] != nil { Biquad.singleWavefrontAVX2 = false }
 let rate = 48000.0
 let block = 512
 let blocks = Int(seconds * rate) / block

@@ -320,12 +320,13 @@ package final class Biquad {
     /// set it to false to check them). Read once on a control thread before rendering
     /// (``simdMetadataReady`` does).
     nonisolated(unsafe) package static var wavefrontAVX2 = ag_biquad_wavefront_avx2_available() != 0
-    /// Whether an odd channel's wavefront takes the AVX2 loop too (with ``wavefrontAVX2``). Off:
-    /// with four sections per instruction each step waits on the one before it (the shift across
-    /// the lanes, and the wider conversions' latency), and it measured slower than the Swift loop
-    /// with two sections per instruction (`perf stat -e task-clock`, KernelBench biquad1: 75-77 ms
-    /// against 57-67 ms); tests still check its bits.
-    nonisolated(unsafe) package static var singleWavefrontAVX2 = false
+    /// Whether an odd channel's wavefront takes the AVX2 loop too (with ``wavefrontAVX2``). With
+    /// four sections per instruction each step waits on the one before it (the shift across the
+    /// lanes and the wider conversions' latency): through memory it measured slower than the Swift
+    /// loop (KernelBench biquad1, thread CPU time: 75-77 ms against 57-67 ms for 120 s), with the
+    /// state and the values in flight in registers faster (1.33-1.35 against 1.08-1.11 G
+    /// section-samples/s). Tests turn it off to check the Swift loop.
+    nonisolated(unsafe) package static var singleWavefrontAVX2 = true
 
     /// Filters `frameCount` frames of `buffers` in place through every section of `sections` in
     /// order. Every section must be ``isSteady``. The result is bit-identical to calling
