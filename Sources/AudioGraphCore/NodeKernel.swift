@@ -38,6 +38,9 @@ open class NodeKernel: @unchecked Sendable {
     // MARK: Control thread only (ownership of memory)
     private let outputStorage: [ChannelBufferStorage]
     private let parameterScratch: UnsafeMutablePointer<Float>
+    /// ``parameters`` without reference counting (the array keeps them alive): reading one per
+    /// slice costs no retain and release, and no bounds check.
+    private let parameterReferences: UnsafeMutablePointer<Unmanaged<AudioParameter>>
 
     // `@usableFromInline` because a subclass in another module does not inherit this initializer:
     // the compiler fills its vtable slot with an `_unimplementedInitializer` stub, and a `package`
@@ -60,6 +63,8 @@ open class NodeKernel: @unchecked Sendable {
         outputIsSilent.initialize(repeating: true, count: max(1, outputFormats.count))
         parameterScratch = .allocate(capacity: max(1, parameters.count * maximumFramesPerSlice))
         parameterScratch.initialize(repeating: 0, count: max(1, parameters.count * maximumFramesPerSlice))
+        parameterReferences = .allocate(capacity: max(1, parameters.count))
+        for (i, p) in parameters.enumerated() { (parameterReferences + i).initialize(to: .passUnretained(p)) }
         parameterStates = .allocate(capacity: max(1, parameters.count))
         for (i, p) in parameters.enumerated() {
             (parameterStates + i).initialize(to: ParameterRenderState(
@@ -73,6 +78,7 @@ open class NodeKernel: @unchecked Sendable {
         parameterStates.deinitialize(count: parameters.count)
         parameterStates.deallocate()
         parameterScratch.deallocate()
+        parameterReferences.deallocate()
     }
 
     /// Renders one slice into ``outputs`` and sets ``outputIsSilent`` for each bus.
@@ -114,9 +120,12 @@ open class NodeKernel: @unchecked Sendable {
     /// The values of parameter `index` for this slice (polls the control side first). Real-time safe.
     @inline(__always)
     package final func parameterValues(_ index: Int, _ context: RenderContext) -> ParameterValues {
-        let p = parameters[index]
-        parameterStates[index].poll(p)
-        return parameterStates[index].values(p, context)
+        precondition(index >= 0 && index < parameters.count, "parameter index out of range")
+        let state = parameterStates + index
+        return parameterReferences[index]._withUnsafeGuaranteedRef { p in
+            state.pointee.poll(p)
+            return state.pointee.values(p, context)
+        }
     }
 
     /// Marks every output silent and zeroes it. Real-time safe.

@@ -94,10 +94,11 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
         channelCount = channels
         Biquad.simdMetadataReady
         bandValues = .allocate(capacity: max(1, bandCount))
-        cascadeCoefficients = .allocate(capacity: 10 * max(1, bandCount))
-        cascadeCoefficients.initialize(repeating: 0, count: 10 * max(1, bandCount))
-        cascadeState = .allocate(capacity: 2 * max(1, channels) * max(1, bandCount))
-        cascadeState.initialize(repeating: 0, count: 2 * max(1, channels) * max(1, bandCount))
+        let scratch = Biquad.cascadeScratchCounts(sections: bandCount, channels: channels)
+        cascadeCoefficients = .allocate(capacity: scratch.coefficients)
+        cascadeCoefficients.initialize(repeating: 0, count: scratch.coefficients)
+        cascadeState = .allocate(capacity: scratch.state)
+        cascadeState.initialize(repeating: 0, count: scratch.state)
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
     }

@@ -81,6 +81,9 @@ final class MixerKernel: NodeKernel, @unchecked Sendable {
     private let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
     private let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let gainScratch: UnsafeMutablePointer<Float>
+    /// Per input: the last constant pan and its gains (`ChannelMixing.monoPanGains`), so that a
+    /// pan that holds costs no cosine per slice. NaN: none yet.
+    private let panGains: UnsafeMutablePointer<(pan: Float, left: Float, right: Float)>
 
     init(node: MixerNode, maximumFramesPerSlice: Int) {
         inputCount = node.inputBusCount
@@ -97,6 +100,8 @@ final class MixerKernel: NodeKernel, @unchecked Sendable {
         outputPointers = .allocate(capacity: 1024)
         gainScratch = .allocate(capacity: maximumFramesPerSlice)
         gainScratch.initialize(repeating: 0, count: maximumFramesPerSlice)
+        panGains = .allocate(capacity: max(1, node.inputBusCount))
+        panGains.initialize(repeating: (.nan, 0, 0), count: max(1, node.inputBusCount))
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
     }
@@ -106,6 +111,7 @@ final class MixerKernel: NodeKernel, @unchecked Sendable {
         inputPointers.deallocate()
         outputPointers.deallocate()
         gainScratch.deallocate()
+        panGains.deallocate()
     }
 
     override func render(context: RenderContext, inputs: RenderInputs) {
@@ -114,6 +120,10 @@ final class MixerKernel: NodeKernel, @unchecked Sendable {
         out.clear(frameCount: n)
         let outputVolume = parameterValues(outputVolumeIndex, context)
         var audible = false
+        // A mono input with constant values waits for the next such input: the two are added in
+        // one pass (`ChannelMixing.accumulateMonoPair`, the same sums in the same order).
+        var pending: (x: UnsafePointer<Float>, gain: Float, left: Float, right: Float)? = nil
+        let stereo = out.channelCount == 2
         for i in 0..<inputCount {
             let indices = inputParameterIndices[i]
             // Parameters advance every slice, pulled or not, so ramps do not depend on silence.
@@ -123,12 +133,34 @@ final class MixerKernel: NodeKernel, @unchecked Sendable {
             if enable.isConstant && enable.constant < 0.5 { continue }
             guard let input = inputs.pull(i), !input.isSilent else { continue }
             audible = true
+            if stereo && input.buffer.channelCount == 1 && enable.isConstant && volume.values == nil && pan.values == nil {
+                let gains = monoPanGains(input: i, pan: pan.constant)
+                let x = UnsafePointer(input.buffer.channel(0))
+                if let p = pending {
+                    ChannelMixing.accumulateMonoPair(p.x, gain: p.gain, left: p.left, right: p.right,
+                                                     x, gain: volume.constant, left: gains.left, right: gains.right,
+                                                     intoLeft: out.channel(0), right: out.channel(1), frameCount: n)
+                    pending = nil
+                } else {
+                    pending = (x, volume.constant, gains.left, gains.right)
+                }
+                continue
+            }
+            if let p = pending {
+                ChannelMixing.accumulateMono(p.x, gain: p.gain, left: p.left, right: p.right,
+                                             intoLeft: out.channel(0), right: out.channel(1), frameCount: n)
+                pending = nil
+            }
             var gain = Self.values(volume)
             if !enable.isConstant {
                 for f in 0..<n { gainScratch[f] = enable[f] >= 0.5 ? volume[f] : 0 }
                 gain = .perSample(gainScratch)
             }
             mix(input.buffer, into: out, frameCount: n, pan: Self.values(pan), gain: gain)
+        }
+        if let p = pending {
+            ChannelMixing.accumulateMono(p.x, gain: p.gain, left: p.left, right: p.right,
+                                         intoLeft: out.channel(0), right: out.channel(1), frameCount: n)
         }
         if !audible {
             outputIsSilent[0] = true
@@ -146,6 +178,16 @@ final class MixerKernel: NodeKernel, @unchecked Sendable {
             }
         }
         outputIsSilent[0] = false
+    }
+
+    /// Input `i`'s gains at a constant `pan` (cached while the pan holds). Real-time safe.
+    @inline(__always)
+    private func monoPanGains(input i: Int, pan: Float) -> (left: Float, right: Float) {
+        if panGains[i].pan != pan {
+            let g = ChannelMixing.monoPanGains(pan: pan)
+            panGains[i] = (pan, g.left, g.right)
+        }
+        return (panGains[i].left, panGains[i].right)
     }
 
     @inline(__always)

@@ -1,6 +1,6 @@
 // Per-kernel throughput of the stock DSP (release build): `scripts/bench-kernels.sh` prints it next to C floors.
 //
-// usage: KernelBench [SECONDS_OF_AUDIO]   (default 10)
+// usage: KernelBench [SECONDS_OF_AUDIO [CASE...]]   (default 10 s, every case)
 //
 // Each line is `name  M samples/s` where a sample is one channel-sample through one kernel (for
 // the EQ cascade one channel-sample through one biquad section). The kernels run on 512-frame
@@ -12,13 +12,26 @@ import AudioGraphNodes
 import Foundation
 
 let seconds = CommandLine.arguments.count > 1 ? Double(CommandLine.arguments[1]) ?? 10 : 10
+/// Further arguments name the cases to run (all when none), e.g. `KernelBench 20 eq-graph` under `perf record`.
+let only = Set(CommandLine.arguments.dropFirst(2))
+func wanted(_ name: String) -> Bool { only.isEmpty || only.contains(name) }
+// KERNEL_BENCH_NO_AVX2=1: the biquad wavefront's Swift loops even where the AVX2 ones would run.
+if ProcessInfo.processInfo.environment["KERNEL_BENCH_NO_AVX2"] != nil { Biquad.wavefrontAVX2 = false }
+// KERNEL_BENCH_NO_SINGLE_AVX2=1: an odd channel's wavefront in the Swift loop, the pairs' in AVX2.
+if ProcessInfo.processInfo.environment["KERNEL_BENCH_NO_SINGLE_AVX2"] != nil { Biquad.singleWavefrontAVX2 = false }
 let rate = 48000.0
 let block = 512
 let blocks = Int(seconds * rate) / block
 let frames = Double(blocks * block)
 nonisolated(unsafe) var sink: Float = 0
 
-func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) * 1e-9 }
+/// The thread's CPU time (as the C floors time themselves): on a shared machine the wall clock
+/// mostly measures the scheduler.
+func now() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
+}
 func report(_ name: String, _ samples: Double, _ start: Double) {
     let s = now() - start
     print(name.padding(toLength: 10, withPad: " ", startingAt: 0), String(format: "%9.1f", samples / s * 1e-6))
@@ -42,21 +55,33 @@ func pointers(_ base: UnsafeMutablePointer<Float>, _ channels: Int) -> (UnsafeBu
     return (UnsafeBufferPointer(start: i, count: channels), UnsafeBufferPointer(start: o, count: channels))
 }
 
-// B2's cascade: 10 RBJ peaking sections, Q 1, +6/-6 dB alternating, stereo, filtered in place.
-func biquad() {
-    let source = noise(2 * block, seed: 1), work = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
-    let (ins, outs) = pointers(work, 2)
+// B2's cascade: 10 RBJ peaking sections, Q 1, +6/-6 dB alternating, filtered in place as the eq
+// node does (`Biquad.processSteadyCascade`), stereo ("biquad") and mono ("biquad1", B6's EQs);
+// "biquad-b" runs the same sections band by band (`Biquad.process`, what an eq node does while
+// a band glides).
+func biquad(channels: Int, name: String, bandByBand: Bool = false) {
+    let source = noise(channels * block, seed: 1), work = UnsafeMutablePointer<Float>.allocate(capacity: channels * block)
+    let (ins, outs) = pointers(work, channels)
     let freqs: [Double] = [31, 62, 125, 250, 500, 1000, 2000, 4000, 8000, 16000]
-    let filters = freqs.enumerated().map { k, f in
-        Biquad(band: EQBand(type: .peak, frequency: f, gain: k % 2 == 0 ? 6 : -6, q: 1), sampleRate: rate, maximumChannelCount: 2)
-    }
+    let filters = ContiguousArray(freqs.enumerated().map { k, f in
+        Biquad(band: EQBand(type: .peak, frequency: f, gain: k % 2 == 0 ? 6 : -6, q: 1), sampleRate: rate,
+               maximumChannelCount: channels)
+    })
+    let scratch = Biquad.cascadeScratchCounts(sections: filters.count, channels: channels)
+    let coefficients = UnsafeMutablePointer<Double>.allocate(capacity: scratch.coefficients)
+    let state = UnsafeMutablePointer<Double>.allocate(capacity: scratch.state)
     let t0 = now()
     for b in 0..<blocks {
-        work.update(from: source, count: 2 * block)
-        for f in filters { f.process(input: ins, output: outs, frameCount: block, startFrame: Int64(b * block)) }
+        work.update(from: source, count: channels * block)
+        if bandByBand {
+            for f in filters { f.process(input: ins, output: outs, frameCount: block, startFrame: Int64(b * block)) }
+        } else {
+            Biquad.processSteadyCascade(filters, channels: channels, buffers: outs, frameCount: block,
+                                        coefficients: coefficients, state: state)
+        }
         sink += work[block - 1]
     }
-    report("biquad", frames * 2 * 10, t0)
+    report(name, frames * Double(channels) * 10, t0)
 }
 
 // B3's delay: 250 ms, feedback 50 %, wet 50 %, the default 15 kHz low-pass, stereo.
@@ -74,18 +99,21 @@ func delay() {
     report("delay", frames * 2, t0)
 }
 
-// B1's mix: 32 mono inputs, constant volume 0.8 and pan spread -1...1, summed into stereo.
+// B1's mix: 32 mono inputs, constant volume 0.8 and pan spread -1...1, summed into stereo two
+// inputs at a time, as the mixer node does with constant values (its pan gains computed once).
 func mix() {
     let n = 32
     let source = noise(n * block, seed: 3)
     let left = UnsafeMutablePointer<Float>.allocate(capacity: block), right = UnsafeMutablePointer<Float>.allocate(capacity: block)
+    let gains = (0..<n).map { k in ChannelMixing.monoPanGains(pan: Float(2 * Double(k) / Double(n - 1) - 1)) }
     let t0 = now()
     for _ in 0..<blocks {
         left.update(repeating: 0, count: block)
         right.update(repeating: 0, count: block)
-        for k in 0..<n {
-            ChannelMixing.panMono(input: source + k * block, left: left, right: right, frameCount: block,
-                                  pan: .constant(Float(2 * Double(k) / Double(n - 1) - 1)), gain: .constant(0.8), accumulate: true)
+        for k in stride(from: 0, to: n, by: 2) {
+            ChannelMixing.accumulateMonoPair(source + k * block, gain: 0.8, left: gains[k].left, right: gains[k].right,
+                                             source + (k + 1) * block, gain: 0.8, left: gains[k + 1].left, right: gains[k + 1].right,
+                                             intoLeft: left, right: right, frameCount: block)
         }
         sink += left[block - 1]
     }
@@ -160,11 +188,13 @@ func eqGraph() throws {
     renderGraph("eq-graph", try graph(nodes, ["src"] + (0..<64).map { "eq\($0)" } + ["out"]), samplesPerFrame: 64)
 }
 
-biquad()
-delay()
-mix()
-convert()
-try eq10Graph()
-try oscillatorGraph()
-try eqGraph()
+if wanted("biquad") { biquad(channels: 2, name: "biquad") }
+if wanted("biquad1") { biquad(channels: 1, name: "biquad1") }
+if wanted("biquad-b") { biquad(channels: 2, name: "biquad-b", bandByBand: true) }
+if wanted("delay") { delay() }
+if wanted("mix") { mix() }
+if wanted("to-int16") || wanted("from-int16") { convert() }
+if wanted("eq10") { try eq10Graph() }
+if wanted("sine") { try oscillatorGraph() }
+if wanted("eq-graph") { try eqGraph() }
 if sink == .infinity { print(sink) }

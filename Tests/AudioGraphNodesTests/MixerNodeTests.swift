@@ -64,6 +64,48 @@ final class MixerNodeTests: XCTestCase {
         XCTAssertEqual(z[1][3], 0.70710678, accuracy: 1e-7)
     }
 
+    /// Mono inputs with constant values are summed two at a time in one pass; the sums must stay
+    /// exactly the input-by-input Float sums in input order, whatever sits between them (a stereo
+    /// input, a disabled one) and with an odd one left over.
+    func testMonoInputsSummedInPairsGiveTheInputByInputSumsBitForBit() throws {
+        // Inputs: mono, mono, stereo (pan -1), mono, disabled mono, mono, mono (an odd count of monos
+        // before and after the stereo one).
+        let stereoInput = 2, disabled = 4, count = 7
+        let mix = MixerNode(id: "mix", sampleRate: sr, inputBusCount: count)
+        let pans: [Float] = [-1, -0.3, -1, 0.25, 0.5, 0.8, 1], volumes: [Float] = [1, 0.5, 1.25, 2, 1, 1.5, 0.7]
+        for i in 0..<count {
+            try mix.setParameter("input.\(i).pan", Double(pans[i]))
+            try mix.setParameter("input.\(i).volume", Double(volumes[i]))
+        }
+        try mix.setParameter("input.\(disabled).enable", 0)
+        let sources = (0..<count).map { i in source(i, channels: i == stereoInput ? 2 : 1) }
+        let g = try startedGraph(sources + [mix], (0..<count).map { "s\($0) -> mix:\($0)" }.joined(separator: "; ") + "; mix -> out",
+                                 slice: 256)
+        let frames = 1000
+        let y = renderFrames(g, frames: frames, channels: 2, slices: [256, 100, 1, 37])
+        for n in 0..<frames {
+            var left: Float = 0, right: Float = 0
+            for i in 0..<count where i != disabled {
+                let x = Float(mixerTestSignal(i, 0, Int64(n))), g = volumes[i]
+                if i == stereoInput {
+                    // StereoPannerNode at pan -1: left = l + r * cos(0), right = r * sin(0); then the volume.
+                    let r = Float(mixerTestSignal(i, 1, Int64(n)))
+                    left += g * (x + r * 1)
+                    right += g * (r * 0)
+                } else {
+                    let a = (Double(pans[i]) + 1) / 2 * Double.pi / 2
+                    let v = g * x
+                    left += v * Float(cos(a))
+                    right += v * Float(sin(a))
+                }
+            }
+            if y[0][n].bitPattern != left.bitPattern || y[1][n].bitPattern != right.bitPattern {
+                XCTFail("frame \(n): \(y[0][n]), \(y[1][n]) against \(left), \(right)")
+                return
+            }
+        }
+    }
+
     func testStereoInputsPanned() throws {
         let mix = MixerNode(id: "mix", sampleRate: sr, inputBusCount: 3)
         let pans = [-0.6, 0, 0.4]

@@ -76,6 +76,31 @@ package enum ChannelMixing {
         }
     }
 
+    /// Two mono inputs with constant gains and pan gains added into a stereo pair in one pass:
+    /// `left = (left + (g0 * x0) * gl0) + (g1 * x1) * gl1`, `right` alike. The same operations in
+    /// the same order as two ``panMono(input:left:right:frameCount:pan:gain:accumulate:)`` calls
+    /// with constant values and `accumulate: true` (so the same bits), with the output read and
+    /// written once instead of twice (how a mixer sums its inputs two at a time). Real-time safe.
+    package static func accumulateMonoPair(_ x0: UnsafePointer<Float>, gain g0: Float, left gl0: Float, right gr0: Float,
+                                           _ x1: UnsafePointer<Float>, gain g1: Float, left gl1: Float, right gr1: Float,
+                                           intoLeft left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                                           frameCount: Int) {
+        for i in 0..<frameCount {
+            let a = g0 * x0[i], b = g1 * x1[i]
+            left[i] = (left[i] + a * gl0) + b * gl1
+            right[i] = (right[i] + a * gr0) + b * gr1
+        }
+    }
+
+    /// One mono input with a constant gain and pan gains added into a stereo pair:
+    /// `left += (g * x) * gl`, `right += (g * x) * gr` (``panMono(input:left:right:frameCount:pan:gain:accumulate:)``
+    /// with constant values and `accumulate: true`, the pan gains given). Real-time safe.
+    package static func accumulateMono(_ x: UnsafePointer<Float>, gain g: Float, left gl: Float, right gr: Float,
+                                       intoLeft left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                                       frameCount: Int) {
+        scaleToPair(x, left, right, count: frameCount, gain: g, left: gl, right: gr, accumulate: true)
+    }
+
     /// `y += g * x` with a constant `g` (a loop the compiler vectorises).
     @inline(__always)
     static func addScaled(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int, gain g: Float) {

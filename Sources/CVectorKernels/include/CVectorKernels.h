@@ -1,4 +1,4 @@
-// The convolver's two inner loops in C, compiled for AVX2 and for the baseline and chosen when the program loads.
+// The convolver's two inner loops in C, compiled for AVX2 and for the baseline and chosen when the program loads, and the biquad cascade's AVX2 wavefront.
 #ifndef AG_VECTOR_KERNELS_H
 #define AG_VECTOR_KERNELS_H
 
@@ -12,5 +12,25 @@ void ag_split_complex_sum_of_products(float *accR, float *accI, const float *con
 /// `y[i] += Σ_{j<64} h[j] · x[i - j]` for `i < count` (each output's sum over `j` in increasing
 /// order, then added to `y[i]`; `x[-63]` must be readable). Real-time safe.
 void ag_direct_fir64_accumulate(const float *h, const float *x, float *y, int count);
+
+/// Whether this machine runs the AVX2 biquad wavefront below (x86-64 with AVX2); 0 elsewhere.
+int ag_biquad_wavefront_avx2_available(void);
+
+/// The steps `first ..< end` of Biquad.processSteadyCascade's channel-pair wavefront (`count`
+/// sections; at step t section s filters frame t - s of `x0`/`x1`, section count - 1 writes frame
+/// t - count + 1), two sections per AVX2 instruction, in the Swift loop's layouts: `coefficients`
+/// b0 b0 b1 b1 b2 b2 a1 a1 a2 a2 per section, the pair's z1 z1 z2 z2 at `state + stateStride * s`,
+/// `inFlight` two values per section (what it takes next; updated). `scratch`: 32 * ((count + 1) / 2)
+/// + 4 doubles. The same arithmetic lane by lane as the Swift loop (no fused multiply-adds), so
+/// the same bits. Real-time safe. Only when ag_biquad_wavefront_avx2_available().
+void ag_biquad_pair_wavefront_avx2(int count, float *x0, float *x1, int first, int end,
+                                   const double *coefficients, double *state, long stateStride,
+                                   double *inFlight, double *scratch);
+
+/// The same for one channel, four sections per instruction, in the Swift single-channel loop's
+/// layouts (per section pair: b0 b0' b1 b1' … a2 a2', z1 z1' z2 z2'; `inFlight` per section the
+/// value it gave at the last step). `scratch`: 32 * ((count + 3) / 4) + 4 doubles. Real-time safe.
+void ag_biquad_single_wavefront_avx2(int count, float *x, int first, int end, const double *coefficients,
+                                     double *state, double *inFlight, double *scratch);
 
 #endif

@@ -296,12 +296,25 @@ final class BiquadTests: XCTestCase {
                    EQBand(type: .peak, frequency: 1000, gain: -6, q: 1), EQBand(type: .highPass, frequency: 40),
                    EQBand(type: .highShelf, frequency: 8000, gain: 3), EQBand(type: .notch, frequency: 3000, q: 4),
                    EQBand(type: .peak, frequency: 5000, gain: 5, q: 2)]
-        // An even and an odd number of sections, and one, over 3 channels (a pair and an odd one).
-        for bandCount in [6, 7, 1] { assertCascadeMatchesTheScalarRecurrence(Array(all.prefix(bandCount))) }
+        // An even and an odd number of sections, two and one, over 3 channels (a pair and an odd
+        // one), and B6's ten sections over one and two channels. The slices include fewer frames
+        // than sections (frame by frame), as many, and more (the wavefront).
+        // Both the Swift loops and, on a machine with AVX2, the AVX2 ones.
+        let machine = Biquad.wavefrontAVX2, single = Biquad.singleWavefrontAVX2
+        defer { Biquad.wavefrontAVX2 = machine; Biquad.singleWavefrontAVX2 = single }
+        for avx2 in machine ? [false, true] : [false] {
+            Biquad.wavefrontAVX2 = avx2
+            Biquad.singleWavefrontAVX2 = avx2
+            for bandCount in [6, 7, 2, 1] { assertCascadeMatchesTheScalarRecurrence(Array(all.prefix(bandCount)), channels: 3) }
+            let ten = (0..<10).map { k in EQBand(type: .peak, frequency: 31 * pow(2, Double(k)), gain: k % 2 == 0 ? 6 : -6, q: 1) }
+            for channels in [1, 2] { assertCascadeMatchesTheScalarRecurrence(ten, channels: channels) }
+            for bandCount in [5, 3] { assertCascadeMatchesTheScalarRecurrence(Array(all.prefix(bandCount)), channels: 1) }
+        }
     }
 
-    private func assertCascadeMatchesTheScalarRecurrence(_ bands: [EQBand]) {
-        let n = 3000, channels = 3
+    private func assertCascadeMatchesTheScalarRecurrence(_ bands: [EQBand], channels: Int,
+                                                         file: StaticString = #filePath, line: UInt = #line) {
+        let n = 3000
         var rng = SplitMix64(seed: 9)
         // Noise, then silence (the decaying tails must agree too).
         let x = (0..<channels).map { c in (0..<n).map { i in i < n / 3 ? Float(rng.nextSignedUnit()) * Float(c + 1) / 3 : 0 } }
@@ -319,14 +332,15 @@ final class BiquadTests: XCTestCase {
         defer { (buffers + cascaded).forEach { $0.deallocate() } }
         let perBand = bands.map { Biquad(band: $0, sampleRate: sr, maximumChannelCount: channels) }
         let sections = ContiguousArray(bands.map { Biquad(band: $0, sampleRate: sr, maximumChannelCount: channels) })
-        let coefficients = UnsafeMutablePointer<Double>.allocate(capacity: 10 * bands.count)
-        let state = UnsafeMutablePointer<Double>.allocate(capacity: 2 * channels * bands.count)
-        coefficients.initialize(repeating: 0, count: 10 * bands.count)
-        state.initialize(repeating: 0, count: 2 * channels * bands.count)
+        let scratch = Biquad.cascadeScratchCounts(sections: bands.count, channels: channels)
+        let coefficients = UnsafeMutablePointer<Double>.allocate(capacity: scratch.coefficients)
+        let state = UnsafeMutablePointer<Double>.allocate(capacity: scratch.state)
+        coefficients.initialize(repeating: 0, count: scratch.coefficients)
+        state.initialize(repeating: 0, count: scratch.state)
         defer { coefficients.deallocate(); state.deallocate() }
         XCTAssertTrue(sections.allSatisfy(\.isSteady))
         var done = 0
-        for slice in [1, 7, 64, 500, 512, 1000].cycled(toCover: n) {
+        for slice in [1, 7, 64, 10, 9, 11, 2, 500, 512, 1000].cycled(toCover: n) {
             let c = min(slice, n - done)
             if c == 0 { break }
             let ins = buffers.map { UnsafePointer($0 + done) }, outs = buffers.map { $0 + done }
@@ -342,9 +356,11 @@ final class BiquadTests: XCTestCase {
         for ch in 0..<channels {
             let paired = Array(UnsafeBufferPointer(start: buffers[ch], count: n))
             let frameMajor = Array(UnsafeBufferPointer(start: cascaded[ch], count: n))
-            XCTAssertEqual(paired.map(\.bitPattern), expected[ch].map(\.bitPattern), "channel \(ch), band by band")
-            XCTAssertEqual(frameMajor.map(\.bitPattern), expected[ch].map(\.bitPattern), "channel \(ch), cascade")
-            XCTAssertNotEqual(expected[ch][n / 3 - 1], x[ch][n / 3 - 1], "the bands filter")
+            XCTAssertEqual(paired.map(\.bitPattern), expected[ch].map(\.bitPattern), "channel \(ch), band by band",
+                           file: file, line: line)
+            XCTAssertEqual(frameMajor.map(\.bitPattern), expected[ch].map(\.bitPattern),
+                           "\(bands.count) sections, channel \(ch) of \(channels), cascade", file: file, line: line)
+            XCTAssertNotEqual(expected[ch][n / 3 - 1], x[ch][n / 3 - 1], "the bands filter", file: file, line: line)
         }
     }
 }
