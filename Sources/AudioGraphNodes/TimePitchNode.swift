@@ -90,9 +90,14 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
     }
 
     /// Makes rubberband, sizes and warms it up (control thread: allocates, takes a few ms).
+    /// With `fastest` (WSOLA, which cannot shift the pitch) a `pitch` other than 0 or pitch
+    /// automation is refused here (one line).
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        if quality == .fastest, let pitch = parameter("pitch"), pitch.value != 0 || pitch.automation != nil {
+            throw .nodeSetupFailed(node: id, reason: "quality \"fastest\" (WSOLA) keeps the pitch: it cannot shift it (pitch must be 0, without automation; use \"finer\" or \"faster\" to shift)")
+        }
         let k = TimePitchKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
-        latencyFramesValue = k.stretcher.startDelay
+        latencyFramesValue = k.stretcher?.startDelay ?? k.wsola?.readAhead ?? 0
         return k
     }
 
@@ -106,7 +111,10 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
 /// Render side of ``TimePitchNode``.
 final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     // MARK: Render thread only
-    let stretcher: TimePitchStretcher
+    /// librubberband (`finer`, `faster`), or nil with `fastest`.
+    let stretcher: TimePitchStretcher?
+    /// WSOLA (`fastest`), or nil.
+    let wsola: WSOLAStretcher?
     /// One block of input, and its channel table.
     private let block: ChannelBufferStorage
     private let blockTable: UnsafeMutablePointer<UnsafePointer<Float>>
@@ -139,11 +147,18 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         // (see TimePitchStretcher's `consistentPitch`).
         let pitchMoves = node.livePitchChanges || p[pitchIndex].value != 0 || p[pitchIndex].automation != nil
         fixedCents = node.quality == .faster ? p[pitchIndex].value : nil
-        stretcher = TimePitchStretcher(sampleRate: format.sampleRate, channelCount: format.channelCount,
-                                       overlap: p[index("overlap")].value, quality: node.quality,
-                                       consistentPitch: pitchMoves, blockSize: TimePitchNode.blockSize,
-                                       maximumOutputPerRead: maximumFramesPerSlice,
-                                       rate: p[rateIndex].value, cents: p[pitchIndex].value)
+        if node.quality == .fastest {
+            stretcher = nil
+            wsola = WSOLAStretcher(sampleRate: format.sampleRate, channelCount: format.channelCount,
+                                   maximumOutputPerRead: maximumFramesPerSlice, maximumFeed: TimePitchNode.blockSize)
+        } else {
+            wsola = nil
+            stretcher = TimePitchStretcher(sampleRate: format.sampleRate, channelCount: format.channelCount,
+                                           overlap: p[index("overlap")].value, quality: node.quality,
+                                           consistentPitch: pitchMoves, blockSize: TimePitchNode.blockSize,
+                                           maximumOutputPerRead: maximumFramesPerSlice,
+                                           rate: p[rateIndex].value, cents: p[pitchIndex].value)
+        }
         block = ChannelBufferStorage(channelCount: format.channelCount, capacity: TimePitchNode.blockSize)
         blockTable = .allocate(capacity: max(1, format.channelCount))
         for c in 0..<format.channelCount { (blockTable + c).initialize(to: UnsafePointer(block.list.channel(c))) }
@@ -196,8 +211,10 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
                 for c in 0..<out.channelCount {
                     InputBuffer.copyChannel(c, of: input, to: out.channel(c) + s, count: e - s)
                 }
-            } else {
-                renderStretched(from: s, to: e, rate: rate, pitch: pitch, inputs: inputs)
+            } else if let wsola {
+                renderWSOLA(wsola, from: s, to: e, rate: rate, inputs: inputs)
+            } else if let stretcher {
+                renderStretched(stretcher, from: s, to: e, rate: rate, pitch: pitch, inputs: inputs)
             }
             outputFrame += Int64(e - s)
             s = e
@@ -207,7 +224,8 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
 
     /// Output frames `s..<e` of the slice from rubberband. Real-time safe.
     @inline(__always)
-    private func renderStretched(from s: Int, to e: Int, rate: ParameterValues, pitch: ParameterValues, inputs: RenderInputs) {
+    private func renderStretched(_ stretcher: TimePitchStretcher, from s: Int, to e: Int, rate: ParameterValues,
+                                 pitch: ParameterValues, inputs: RenderInputs) {
         let out = outputs[0]
         let length = e - s
         if needsPrime {
@@ -230,5 +248,27 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         if got < length {
             for c in 0..<out.channelCount { (out.channel(c) + s + got).update(repeating: 0, count: length - got) }
         }
+    }
+
+    /// Output frames `s..<e` of the slice from WSOLA: each segment's rate is `rate` at the output
+    /// frame where the segment begins (the FIFO's level), its input fed in blocks of
+    /// ``TimePitchNode/blockSize`` frames; the same frames whatever the slice size. Real-time safe.
+    @inline(__always)
+    private func renderWSOLA(_ wsola: WSOLAStretcher, from s: Int, to e: Int, rate: ParameterValues, inputs: RenderInputs) {
+        let out = outputs[0]
+        let length = e - s
+        if needsPrime {
+            wsola.prime()
+            needsPrime = false
+        }
+        while wsola.level < length {
+            wsola.setRate(Double(rate[s + wsola.level]))
+            while !wsola.hasInputForNextSegment {
+                fillBlock(inputs)
+                wsola.feed(blockTable, frameCount: TimePitchNode.blockSize)
+            }
+            wsola.makeSegment()
+        }
+        wsola.read(into: out, at: s, frameCount: length)
     }
 }

@@ -20,6 +20,14 @@ public enum TimePitchQuality: String, Sendable, Hashable, CaseIterable {
     /// ratio, measured by TimePitchRealTimeSafetyTests), and the rate is at most 5 times the
     /// pitch scale (beyond, R2 changes its FFT size, which reallocates).
     case faster
+    /// WSOLA (waveform-similarity overlap-add, the class of SoX's `tempo`; ``WSOLAStretcher``),
+    /// written here: about 1/30 of R3's CPU. The pitch stays exact and the attacks sharp (no
+    /// phase vocoder), but material is repeated or skipped in pieces of 65 ms, so a transient
+    /// may land up to 8 ms from its time, twice or not at all, and tones with vibrato or
+    /// several voices can warble. It keeps the pitch and cannot shift it: a `pitch` other than
+    /// 0, or pitch automation, is refused at initialize (one-line error); a pitch set while it
+    /// plays is ignored. Any rate 1/32...32, changed or automated while playing.
+    case fastest
 
     /// The default: ``finer``.
     public static let `default` = TimePitchQuality.finer
