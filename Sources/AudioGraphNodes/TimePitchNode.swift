@@ -6,7 +6,8 @@ import AudioGraphCore
 ///
 /// Property: `quality` (``TimePitchQuality``: `finer`, rubberband's R3 engine, the default;
 /// `faster`, its R2 engine, about a quarter of the CPU, whose pitch is taken at initialize and
-/// whose rate is at most 5 times its pitch scale), chosen when the node is set up.
+/// whose rate is at most 5 times its pitch scale; `fastest`, WSOLA (``WSOLAStretcher``), tempo
+/// only), chosen when the node is set up.
 ///
 /// Parameters: `rate` (playback rate, 1/32...32, 1: at 2 the input plays twice as fast, half as
 /// long, same pitch), `pitch` (cents, -2400...2400, 0), `overlap` (3...32, 8: rubberband's
