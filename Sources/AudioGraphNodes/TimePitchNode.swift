@@ -47,6 +47,13 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
     /// always-on pitch resampler (16 % fewer instructions with R3, see ``TimePitchStretcher``);
     /// a pitch set later still shifts, after a gap of about 20 ms while the resampler starts.
     public let livePitchChanges: Bool
+    /// Whether each channel gets a mono stretcher of its own, channels 1… on a helper thread
+    /// (``ChannelStretchWorker``): `finer` in an offline file render (where ``livePitchChanges``
+    /// is false). A stereo stretch then takes two cores; the output is the same with or without
+    /// the thread (each channel is its own stretch), and differs from one stereo stretcher only
+    /// in that rubberband no longer locks the channels' phases below 600 Hz
+    /// (Docs/Performance.md "Time-stretch").
+    public var splitsChannels: Bool { !livePitchChanges && quality == .finer }
 
     /// A time-pitch node with the schema's parameters (ranges at `sampleRate`), the stretch
     /// engine `quality`, and whether the pitch may be set while it plays (see
@@ -116,6 +123,11 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     let stretcher: TimePitchStretcher?
     /// WSOLA (`fastest`), or nil.
     let wsola: WSOLAStretcher?
+    /// Offline file renders with `finer` and two or more channels: ``stretcher`` is channel 0's
+    /// mono stretcher and this worker runs those of channels 1… on a thread of its own.
+    let channelWorker: ChannelStretchWorker?
+    /// The helpers must start over with the next block they are given.
+    private var helpersNeedPrime = true
     /// One block of input, and its channel table.
     private let block: ChannelBufferStorage
     private let blockTable: UnsafeMutablePointer<UnsafePointer<Float>>
@@ -148,17 +160,28 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         // (see TimePitchStretcher's `consistentPitch`).
         let pitchMoves = node.livePitchChanges || p[pitchIndex].value != 0 || p[pitchIndex].automation != nil
         fixedCents = node.quality == .faster ? p[pitchIndex].value : nil
+        let overlap = p[index("overlap")].value, quality = node.quality
+        let initialRate = p[rateIndex].value, initialCents = p[pitchIndex].value
+        let rubberband = { (channels: Int) in
+            TimePitchStretcher(sampleRate: format.sampleRate, channelCount: channels, overlap: overlap, quality: quality,
+                               consistentPitch: pitchMoves, blockSize: TimePitchNode.blockSize,
+                               maximumOutputPerRead: maximumFramesPerSlice, rate: initialRate, cents: initialCents)
+        }
         if node.quality == .fastest {
             stretcher = nil
+            channelWorker = nil
             wsola = WSOLAStretcher(sampleRate: format.sampleRate, channelCount: format.channelCount,
                                    maximumOutputPerRead: maximumFramesPerSlice, maximumFeed: TimePitchNode.blockSize)
+        } else if node.splitsChannels && format.channelCount >= 2 {
+            wsola = nil
+            stretcher = rubberband(1)
+            // A piece of output is at most one block of 256 frames: at most 64 + 40 blocks fed.
+            channelWorker = ChannelStretchWorker(stretchers: (1..<format.channelCount).map { _ in rubberband(1) },
+                                                 blockSize: TimePitchNode.blockSize, capacity: 128)
         } else {
             wsola = nil
-            stretcher = TimePitchStretcher(sampleRate: format.sampleRate, channelCount: format.channelCount,
-                                           overlap: p[index("overlap")].value, quality: node.quality,
-                                           consistentPitch: pitchMoves, blockSize: TimePitchNode.blockSize,
-                                           maximumOutputPerRead: maximumFramesPerSlice,
-                                           rate: p[rateIndex].value, cents: p[pitchIndex].value)
+            channelWorker = nil
+            stretcher = rubberband(format.channelCount)
         }
         block = ChannelBufferStorage(channelCount: format.channelCount, capacity: TimePitchNode.blockSize)
         blockTable = .allocate(capacity: max(1, format.channelCount))
@@ -232,6 +255,7 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         if needsPrime {
             stretcher.prime(rate: Double(rate[s]), cents: fixedCents ?? Double(pitch[s]))
             needsPrime = false
+            helpersNeedPrime = true
         }
         // Each block's ratios are the parameters at the output frame where its output begins
         // (the FIFO's level): the same frames whatever the slice size.
@@ -239,16 +263,44 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         let maximumFeeds = 64 + (length * 40) / TimePitchNode.blockSize
         while stretcher.level < length && feeds < maximumFeeds {
             let at = s + stretcher.level
-            stretcher.setRatios(rate: Double(rate[at]), cents: fixedCents ?? Double(pitch[at]))
+            let r = Double(rate[at]), cents = fixedCents ?? Double(pitch[at])
+            stretcher.setRatios(rate: r, cents: cents)
             fillBlock(inputs)
+            if let channelWorker {
+                // Channels 1… to the worker first, so that it runs while channel 0 runs here.
+                for c in 1..<channelCount {
+                    channelWorker.inputSlot(channel: c - 1).update(from: block.list.channel(c), count: TimePitchNode.blockSize)
+                }
+                channelWorker.publish(rate: r, cents: cents, prime: helpersNeedPrime)
+                helpersNeedPrime = false
+            }
             stretcher.process(blockTable, frameCount: TimePitchNode.blockSize)
             feeds += 1
+        }
+        if let channelWorker {
+            channelWorker.waitForAll()
+            readMono(stretcher, into: out.channel(0) + s, length: length)
+            let helpers = channelWorker.stretchers
+            var k = 0
+            while k < helpers.count && k + 1 < out.channelCount {
+                readMono(helpers[k], into: out.channel(k + 1) + s, length: length)
+                k += 1
+            }
+            return
         }
         let got = min(length, stretcher.level)
         stretcher.read(into: out, at: s, frameCount: got)
         if got < length {
             for c in 0..<out.channelCount { (out.channel(c) + s + got).update(repeating: 0, count: length - got) }
         }
+    }
+
+    /// `length` frames of a mono stretcher's output (silence for what it does not have yet).
+    @inline(__always)
+    private func readMono(_ stretcher: TimePitchStretcher, into destination: UnsafeMutablePointer<Float>, length: Int) {
+        let got = min(length, stretcher.level)
+        stretcher.read(channel0Into: destination, frameCount: got)
+        if got < length { (destination + got).update(repeating: 0, count: length - got) }
     }
 
     /// Output frames `s..<e` of the slice from WSOLA: each segment's rate is `rate` at the output
