@@ -128,6 +128,12 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     let channelWorker: ChannelStretchWorker?
     /// The helpers must start over with the next block they are given.
     private var helpersNeedPrime = true
+    /// The pieces of the slice (start, length) whose channels 1… are still to be read from the
+    /// helpers: they are read once per slice (or before the helpers start over), so the render
+    /// thread waits for the worker once per slice rather than once per block.
+    private let deferredStarts: UnsafeMutablePointer<Int>
+    private let deferredLengths: UnsafeMutablePointer<Int>
+    private var deferredCount = 0
     /// One block of input, and its channel table.
     private let block: ChannelBufferStorage
     private let blockTable: UnsafeMutablePointer<UnsafePointer<Float>>
@@ -183,6 +189,10 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
             channelWorker = nil
             stretcher = rubberband(format.channelCount)
         }
+        // Pieces end at the output's 256-frame block boundaries: at most this many per slice.
+        let pieces = maximumFramesPerSlice / TimePitchNode.blockSize + 2
+        deferredStarts = .allocate(capacity: pieces)
+        deferredLengths = .allocate(capacity: pieces)
         block = ChannelBufferStorage(channelCount: format.channelCount, capacity: TimePitchNode.blockSize)
         blockTable = .allocate(capacity: max(1, format.channelCount))
         for c in 0..<format.channelCount { (blockTable + c).initialize(to: UnsafePointer(block.list.channel(c))) }
@@ -190,7 +200,11 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
                    parameters: node.parameters)
     }
 
-    deinit { blockTable.deallocate() }
+    deinit {
+        blockTable.deallocate()
+        deferredStarts.deallocate()
+        deferredLengths.deallocate()
+    }
 
     override func start(atSampleTime sampleTime: Int64) {
         super.start(atSampleTime: sampleTime)
@@ -243,6 +257,7 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
             outputFrame += Int64(e - s)
             s = e
         }
+        readDeferredChannels()
         outputIsSilent[0] = ChannelPointers.isAllZero(out, frameCount: n)
     }
 
@@ -253,6 +268,7 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         let out = outputs[0]
         let length = e - s
         if needsPrime {
+            readDeferredChannels()   // before the helpers start over and drop what they hold
             stretcher.prime(rate: Double(rate[s]), cents: fixedCents ?? Double(pitch[s]))
             needsPrime = false
             helpersNeedPrime = true
@@ -268,6 +284,7 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
             fillBlock(inputs)
             if let channelWorker {
                 // Channels 1… to the worker first, so that it runs while channel 0 runs here.
+                if channelWorker.isFull { channelWorker.waitForAll() }
                 for c in 1..<channelCount {
                     channelWorker.inputSlot(channel: c - 1).update(from: block.list.channel(c), count: TimePitchNode.blockSize)
                 }
@@ -277,15 +294,11 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
             stretcher.process(blockTable, frameCount: TimePitchNode.blockSize)
             feeds += 1
         }
-        if let channelWorker {
-            channelWorker.waitForAll()
+        if channelWorker != nil {
             readMono(stretcher, into: out.channel(0) + s, length: length)
-            let helpers = channelWorker.stretchers
-            var k = 0
-            while k < helpers.count && k + 1 < out.channelCount {
-                readMono(helpers[k], into: out.channel(k + 1) + s, length: length)
-                k += 1
-            }
+            deferredStarts[deferredCount] = s
+            deferredLengths[deferredCount] = length
+            deferredCount += 1
             return
         }
         let got = min(length, stretcher.level)
@@ -293,6 +306,23 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         if got < length {
             for c in 0..<out.channelCount { (out.channel(c) + s + got).update(repeating: 0, count: length - got) }
         }
+    }
+
+    /// Waits for the helpers and reads channels 1… of the deferred pieces, in order.
+    @inline(__always)
+    private func readDeferredChannels() {
+        guard let channelWorker, deferredCount > 0 else { return }
+        channelWorker.waitForAll()
+        let out = outputs[0]
+        let helpers = channelWorker.stretchers
+        for piece in 0..<deferredCount {
+            var k = 0
+            while k < helpers.count && k + 1 < out.channelCount {
+                readMono(helpers[k], into: out.channel(k + 1) + deferredStarts[piece], length: deferredLengths[piece])
+                k += 1
+            }
+        }
+        deferredCount = 0
     }
 
     /// `length` frames of a mono stretcher's output (silence for what it does not have yet).

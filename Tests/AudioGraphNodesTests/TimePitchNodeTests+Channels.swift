@@ -21,7 +21,7 @@ extension TimePitchNodeTests {
 
     /// An offline file render with `finer` stretches each channel on its own (channel 1 on the
     /// helper thread): channel c of a stereo render is, sample for sample, the mono render of
-    /// channel c alone, with rate automation and slices of 100 frames. Live nodes and the other
+    /// channel c alone, with rate automation, in slices of 100 and of 4096 frames. Live nodes and the other
     /// qualities keep one stretcher for all channels.
     func testOfflineFinerStretchesEachChannelOnItsOwnBesideTheRenderThread() throws {
         let t = try offlineFiner()
@@ -31,6 +31,10 @@ extension TimePitchNodeTests {
         let k = try XCTUnwrap(t.kernel as? TimePitchKernel)
         XCTAssertEqual(try XCTUnwrap(k.channelWorker).hasThread, true)
         XCTAssertGreaterThan(SignalMeasurement.rms(y[1][4800...]), 0.15)
+        // Slices of 4096 (16 pieces, channel 1 read once per slice) give the same samples.
+        let v = try offlineFiner()
+        let g2 = try startedGraph([formulaSource("st", channels: 2) { c, n in Self.channelSignal(c, n) }, v], "st -> tp -> out", slice: 4096)
+        XCTAssertEqual(renderFrames(g2, frames: 28800, channels: 2, slices: [4096]), y)
         for c in 0..<2 {
             let u = try offlineFiner()
             let m = try startedGraph([formulaSource("m", channels: 1) { _, n in Self.channelSignal(c, n) }, u], "m -> tp -> out", slice: 100)

@@ -126,6 +126,10 @@ final class ChannelStretchWorker: @unchecked Sendable {
     /// Whether a thread of its own feeds the stretchers (false: the render thread does).
     var hasThread: Bool { thread != nil }
 
+    /// Whether the ring is full: ``waitForAll()`` before the next ``publish(rate:cents:prime:)``.
+    @inline(__always)
+    var isFull: Bool { outstanding >= capacity }
+
     /// Where the next block's channel `1 + index` goes (``blockSize`` frames). Render thread.
     @inline(__always)
     func inputSlot(channel index: Int) -> UnsafeMutablePointer<Float> {
@@ -133,8 +137,7 @@ final class ChannelStretchWorker: @unchecked Sendable {
     }
 
     /// Hands the block written through ``inputSlot(channel:)`` to the stretchers at these
-    /// ratios (`prime`: start them over first). Render thread; at most ``capacity`` between
-    /// two ``waitForAll()``.
+    /// ratios (`prime`: start them over first). Render thread; not when ``isFull``.
     @inline(__always)
     func publish(rate: Double, cents: Double, prime: Bool) {
         let slot = published % capacity
