@@ -14,13 +14,16 @@ import Darwin
 /// mono R3 stretcher per channel (see ``TimePitchNode``), so a stereo stretch takes two cores.
 ///
 /// The hand-off: the render thread writes each input block (channels 1…) and its ratios into a
-/// ring of ``capacity`` slots and posts the `work` semaphore once per block; the worker takes the
-/// blocks in order (spinning briefly on `sem_trywait`, then sleeping in `sem_wait`), feeds its
-/// stretchers, and posts `done` once per block. Before reading the stretchers' output the render
-/// thread waits for every block it published (``waitForAll()``). POSIX semaphores order memory:
-/// the worker sees the block written before its post, the render thread sees the stretchers'
-/// output written before the worker's. The output is the same as feeding the stretchers on the
-/// render thread (which is what happens when the thread cannot be started).
+/// ring of ``capacity`` slots, advances the atomic count of blocks published and posts the
+/// worker's semaphore; the worker (spinning briefly on `sem_trywait`, then sleeping in
+/// `sem_wait`) feeds its stretchers the blocks in order. Whoever feeds holds the *baton* (an
+/// atomic flag taken by compare-and-swap): in ``waitForAll()`` the render thread takes the baton
+/// itself when the worker is not feeding (it has not woken yet, or the machine's other core is
+/// busy) and feeds what is left, so the render never waits on a thread that is not running; it
+/// waits (spinning, then yielding) only while the worker is in the middle of feeding. Every
+/// block is fed exactly once, in order, by one thread at a time; the baton's acquire and release
+/// order the stretchers' memory. The output is the same whoever feeds (and when the thread
+/// cannot be started: then the render thread feeds every block as it is published).
 ///
 /// The render thread *waits* for the worker: offline only (the node uses it only when it renders
 /// a graph file offline, never live).
@@ -31,16 +34,15 @@ import Darwin
 final class ChannelStretchWorker: @unchecked Sendable {
     /// Mono stretchers, for channels 1, 2, … in order.
     let stretchers: [TimePitchStretcher]
-    /// Blocks the ring holds: more than the render thread publishes between two waits.
+    /// Blocks the ring holds: the most published and not yet fed.
     let capacity: Int
     let blockSize: Int
     private let shared: Shared
     private var thread: PosixThread?
 
     // MARK: Render thread only
-    /// Blocks published, and blocks published but not yet waited for.
+    /// Blocks published.
     private var published = 0
-    private var outstanding = 0
 
     /// What the render thread and the worker share.
     private final class Shared: @unchecked Sendable {
@@ -52,13 +54,17 @@ final class ChannelStretchWorker: @unchecked Sendable {
         let rates: UnsafeMutablePointer<Double>
         let cents: UnsafeMutablePointer<Double>
         let primes: UnsafeMutablePointer<Bool>
-        /// One pointer per stretcher: its channel's block (the worker's).
+        /// One pointer per stretcher: its channel's block (the baton holder's).
         let tables: UnsafeMutablePointer<UnsafePointer<Float>>
         let work: UnsafeMutablePointer<sem_t>
-        let done: UnsafeMutablePointer<sem_t>
         let stopRequested = Atomic<Bool>(false)
-        /// Blocks the worker took (the worker's).
-        var consumed = 0
+        /// Blocks published (the render thread writes), blocks fed (the baton holder writes).
+        let published = Atomic<Int>(0)
+        let fed = Atomic<Int>(0)
+        /// Held by the thread feeding the stretchers.
+        let baton = Atomic<Bool>(false)
+        /// Blocks the worker thread fed (a diagnostic: proves it took part).
+        let fedByWorker = Atomic<Int>(0)
 
         init(stretchers: [TimePitchStretcher], capacity: Int, blockSize: Int) {
             self.stretchers = stretchers
@@ -75,39 +81,44 @@ final class ChannelStretchWorker: @unchecked Sendable {
             for k in 0..<max(1, stretchers.count) { (tables + k).initialize(to: UnsafePointer(blocks.list.channel(k))) }
             work = .allocate(capacity: 1)
             sem_init(work, 0, 0)
-            done = .allocate(capacity: 1)
-            sem_init(done, 0, 0)
         }
 
         deinit {
             rates.deallocate(); cents.deallocate(); primes.deallocate(); tables.deallocate()
             sem_destroy(work); work.deallocate()
-            sem_destroy(done); done.deallocate()
         }
 
-        /// Feeds the stretchers the next slot's block (worker, or the render thread without one).
+        /// Takes the baton when free and feeds every block published; false when another
+        /// thread holds it.
         @inline(__always)
-        func consume() {
-            let slot = consumed % capacity
-            for k in 0..<stretchers.count {
-                let s = stretchers[k]
-                if primes[slot] { s.prime(rate: rates[slot], cents: cents[slot]) }
-                s.setRatios(rate: rates[slot], cents: cents[slot])
-                tables[k] = UnsafePointer(blocks.list.channel(k) + slot * blockSize)
-                s.process(tables + k, frameCount: blockSize)
+        func feedIfFree(byWorker: Bool) -> Bool {
+            guard baton.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return false }
+            var n = fed.load(ordering: .relaxed)
+            while n < published.load(ordering: .acquiring) {
+                let slot = n % capacity
+                for k in 0..<stretchers.count {
+                    let s = stretchers[k]
+                    if primes[slot] { s.prime(rate: rates[slot], cents: cents[slot]) }
+                    s.setRatios(rate: rates[slot], cents: cents[slot])
+                    tables[k] = UnsafePointer(blocks.list.channel(k) + slot * blockSize)
+                    s.process(tables + k, frameCount: blockSize)
+                }
+                n += 1
+                fed.store(n, ordering: .releasing)
+                if byWorker { fedByWorker.wrappingAdd(1, ordering: .relaxed) }
             }
-            consumed += 1
+            baton.store(false, ordering: .releasing)
+            return true
         }
     }
 
-    /// Iterations of the spin before a thread sleeps on its semaphore: about the time one block
-    /// takes (a few hundred microseconds), as the two sides hand over once per block and waking
-    /// a sleeping thread costs tens of microseconds.
-    private static let spinIterations = 50_000
+    /// Iterations of `sem_trywait` before the worker sleeps on its semaphore (a few
+    /// microseconds: the render thread never waits for a sleeping worker, it feeds the rest
+    /// itself, so a short spin only saves the wake-up's system call when blocks come quickly).
+    private static let spinIterations = 2000
 
     /// A worker for `stretchers` (channels 1… in order) fed blocks of `blockSize` frames, at most
-    /// `capacity` between two waits; starts its thread (control thread: allocates). Without a
-    /// thread (it could not be started) the blocks are fed on the render thread as published.
+    /// `capacity` published and not yet fed; starts its thread (control thread: allocates).
     init(stretchers: [TimePitchStretcher], blockSize: Int, capacity: Int) {
         self.stretchers = stretchers
         self.capacity = capacity
@@ -126,9 +137,12 @@ final class ChannelStretchWorker: @unchecked Sendable {
     /// Whether a thread of its own feeds the stretchers (false: the render thread does).
     var hasThread: Bool { thread != nil }
 
+    /// Blocks the worker thread fed so far (the rest the render thread fed). Any thread.
+    var blocksFedByWorker: Int { shared.fedByWorker.load(ordering: .relaxed) }
+
     /// Whether the ring is full: ``waitForAll()`` before the next ``publish(rate:cents:prime:)``.
     @inline(__always)
-    var isFull: Bool { outstanding >= capacity }
+    var isFull: Bool { published - shared.fed.load(ordering: .acquiring) >= capacity }
 
     /// Where the next block's channel `1 + index` goes (``blockSize`` frames). Render thread.
     @inline(__always)
@@ -145,27 +159,26 @@ final class ChannelStretchWorker: @unchecked Sendable {
         shared.cents[slot] = cents
         shared.primes[slot] = prime
         published += 1
+        shared.published.store(published, ordering: .releasing)
         if thread == nil {
-            shared.consume()
+            _ = shared.feedIfFree(byWorker: false)
             return
         }
-        outstanding += 1
         sem_post(shared.work)
     }
 
-    /// Returns when the stretchers have taken every block published. Render thread (waits: offline only).
+    /// Returns when the stretchers have taken every block published, feeding them itself when
+    /// the worker is not. Render thread (may wait while the worker feeds: offline only).
     @inline(__always)
     func waitForAll() {
-        while outstanding > 0 {
-            var spins = 0
-            while sem_trywait(shared.done) != 0 {
-                spins += 1
-                if spins >= Self.spinIterations {
-                    while sem_wait(shared.done) != 0 {}
-                    break
-                }
+        var spins = 0
+        while shared.fed.load(ordering: .acquiring) < published {
+            if shared.feedIfFree(byWorker: false) { continue }
+            spins += 1
+            if spins >= 1000 {
+                sched_yield()
+                spins = 0
             }
-            outstanding -= 1
         }
     }
 
@@ -181,8 +194,7 @@ final class ChannelStretchWorker: @unchecked Sendable {
                 }
             }
             if s.stopRequested.load(ordering: .acquiring) { break }
-            s.consume()
-            sem_post(s.done)
+            _ = s.feedIfFree(byWorker: true)
         }
         RenderThreadMark.markCurrentThread(false)
     }
