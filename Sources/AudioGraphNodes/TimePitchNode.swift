@@ -98,12 +98,24 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
     }
 
     /// Makes rubberband, sizes and warms it up (control thread: allocates, takes a few ms).
-    /// With `fastest` (WSOLA, which cannot shift the pitch) a `pitch` other than 0 or pitch
-    /// automation is refused here (one line).
-    public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+    /// With `fastest` (WSOLA, which cannot shift the pitch), a `pitch` other than 0 or pitch
+    /// automation: the one-line refusal (when the graph's formats are resolved, so `validate`
+    /// says it too, and again when the kernel is made).
+    private func checkPitchIsKept() throws(AudioGraphError) {
         if quality == .fastest, let pitch = parameter("pitch"), pitch.value != 0 || pitch.automation != nil {
             throw .nodeSetupFailed(node: id, reason: "quality \"fastest\" (WSOLA) keeps the pitch: it cannot shift it (pitch must be 0, without automation; use \"finer\" or \"faster\" to shift)")
         }
+    }
+
+    /// The effect's formats, after refusing a pitch shift with `fastest`.
+    public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        try checkPitchIsKept()
+        return try super.resolveOutputFormats(inputFormats: inputFormats, graphSampleRate: graphSampleRate)
+    }
+
+    /// With `fastest` a pitch shift is refused here (one line).
+    public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        try checkPitchIsKept()
         let k = TimePitchKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
         latencyFramesValue = k.stretcher?.startDelay ?? k.wsola?.readAhead ?? 0
         return k

@@ -26,8 +26,8 @@ public enum TimePitchQuality: String, Sendable, Hashable, CaseIterable {
     /// phase vocoder), but material is repeated or skipped in pieces of 65 ms, so a transient
     /// may land up to 8 ms from its time, twice or not at all, and tones with vibrato or
     /// several voices can warble. It keeps the pitch and cannot shift it: a `pitch` other than
-    /// 0, or pitch automation, is refused at initialize (one-line error); a pitch set while it
-    /// plays is ignored. Any rate 1/32...32, changed or automated while playing.
+    /// 0, or pitch automation, is refused when the graph's formats are resolved (one-line error);
+    /// a pitch set while it plays is ignored. Any rate 1/32...32, changed or automated while playing.
     case fastest
 
     /// The default: ``finer``.
