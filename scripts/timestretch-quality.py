@@ -12,6 +12,12 @@ Per engine, three figures (Docs/Performance.md "Time-stretch"):
           over the clicks, in ms (the input's own: about 1 ms).
   offset  the largest distance between a click's energy centroid (within +-60 ms) and where
           it belongs (its input time / 1.25), in ms: the time scale's accuracy and latency.
+  kept    the clicks that come out: those with at least a quarter of the input click's energy
+          within +-60 ms of where they belong (WSOLA skips input in pieces at rates above 1).
+  stereo  a spaced pair (6 s of a chord plus noise; the right channel 0.8 x the left, 24 frames
+          (0.5 ms) later): the output's normalized cross-correlation peak between the channels
+          (the input: 1.000) and its lag in frames (the input: 24). One stereo stretcher locks
+          the channels' phases; timePitch `finer` in a file render stretches each channel alone.
   length  output frames of the 6 s click train against 6 s / 1.25 = 230400 frames (ours: the
           graph's duration; the peers: their own).
 Peers: `sox tempo -m 1.25` (WSOLA), ffmpeg's `rubberband=tempo=1.25` (R2, real-time mode),
@@ -35,16 +41,29 @@ def inputs(d):
     for c in clicks:
         x[c:c + 96] += burst
     sf.write(os.path.join(d, "clicks.wav"), x, SR, subtype="FLOAT")
+    rng = np.random.default_rng(3)
+    t = np.arange(6 * SR) / SR
+    left = sum(np.sin(2 * np.pi * f * t) for f in (110, 220, 277, 330, 440)) * 0.1 + 0.05 * rng.standard_normal(len(t))
+    right = 0.8 * np.concatenate([np.zeros(24), left[:-24]])
+    sf.write(os.path.join(d, "spaced.wav"), np.stack([left, right], 1).astype(np.float32), SR, subtype="FLOAT")
     return clicks
+
+
+def coherence(y):
+    """The peak of the normalized cross-correlation between the channels (middle 4 s) and its lag (frames)."""
+    a, b = y[SR:-SR, 0], y[SR:-SR, 1]
+    c = np.fft.irfft(np.fft.rfft(a, 2 * len(a)) * np.conj(np.fft.rfft(b, 2 * len(b))))
+    k = int(np.argmax(np.abs(c)))
+    return c[k] / np.sqrt((a ** 2).sum() * (b ** 2).sum()), -(k if k < len(a) else k - 2 * len(a))
 
 
 def audiograph(quality):
     def run(src, dst, d):
-        frames = sf.info(src).frames
+        frames, channels = sf.info(src).frames, sf.info(src).channels
         g = {"version": 1, "sampleRate": SR, "duration": frames / SR / TEMPO,
              "nodes": [{"id": "in", "type": "player", "properties": {"file": src}},
                        {"id": "tp", "type": "timePitch", "parameters": {"rate": TEMPO}, "properties": {"quality": quality}},
-                       {"id": "out", "type": "genericOutput", "properties": {"format": {"channels": 1}}}],
+                       {"id": "out", "type": "genericOutput", "properties": {"format": {"channels": channels}}}],
              "connections": [{"from": "in", "to": "tp"}, {"from": "tp", "to": "out"}]}
         gp = os.path.join(d, "g.json")
         with open(gp, "w") as f:
@@ -63,6 +82,7 @@ def cmd(argv):
 ENGINES = [
     ("timePitch finer (R3)", audiograph("finer")),
     ("timePitch faster (R2)", audiograph("faster")),
+    ("timePitch fastest (WSOLA)", audiograph("fastest")),
     ("rubberband -3 (R3 offline)", cmd(["rubberband", "-q", "-3", "-T1.25", "IN", "OUT"])),
     ("rubberband (R2 offline)", cmd(["rubberband", "-q", "-T1.25", "IN", "OUT"])),
     ("ffmpeg rubberband (R2 real-time)", cmd(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", "IN",
@@ -92,6 +112,16 @@ def timing(y, clicks):
     return worst
 
 
+def kept(y, x, clicks):
+    """How many of the clicks (all but the first and last) keep a quarter of their energy within +-60 ms of their place."""
+    n = 0
+    for c in clicks[1:-1]:
+        centre = int(round(c / TEMPO))
+        e = np.sum(y[max(0, centre - int(0.06 * SR)):centre + int(0.06 * SR)].astype(np.float64) ** 2)
+        n += e >= 0.25 * np.sum(x[c:c + 96].astype(np.float64) ** 2)
+    return "%d/%d" % (n, len(clicks) - 2)
+
+
 def smear(y, clicks):
     widths = []
     for c in clicks[1:-1]:
@@ -116,19 +146,24 @@ def smear(y, clicks):
 def main():
     with tempfile.TemporaryDirectory() as d:
         clicks = inputs(d)
-        print("| engine | pitch: spectral peak (cents) | zero-crossing Hz | transient 90 % width (ms) | worst click offset (ms) | length (frames, expected 230400) |")
-        print("|---|---|---|---|---|---|")
-        print("| input | 0.00 | 440.00 | %.1f | 0 | 288000 (in) |" % smear_input(d, clicks))
+        print("| engine | pitch: spectral peak (cents) | zero-crossing Hz | transient 90 % width (ms) | worst click offset (ms) | clicks kept | stereo: coherence, lag | length (frames, expected 230400) |")
+        print("|---|---|---|---|---|---|---|---|")
+        x, _ = sf.read(os.path.join(d, "clicks.wav"))
+        print("| input | 0.00 | 440.00 | %.1f | 0 | %d/%d | 1.000, 24 | 288000 (in) |" % (smear_input(d, clicks), len(clicks) - 2, len(clicks) - 2))
         for name, run in ENGINES:
             a, b = os.path.join(d, "a.wav"), os.path.join(d, "b.wav")
             run(os.path.join(d, "sine.wav"), a, d)
             run(os.path.join(d, "clicks.wav"), b, d)
+            st = os.path.join(d, "st.wav")
+            run(os.path.join(d, "spaced.wav"), st, d)
+            ys, _ = sf.read(st)
             ya, _ = sf.read(a)
             yb, _ = sf.read(b)
             ya = ya if ya.ndim == 1 else ya[:, 0]
             yb = yb if yb.ndim == 1 else yb[:, 0]
             c, fz = pitch(ya)
-            print("| %s | %+.2f | %.2f | %.1f | %.1f | %d |" % (name, c, fz, smear(yb, clicks), timing(yb, clicks), len(yb)))
+            print("| %s | %+.2f | %.2f | %.1f | %.1f | %s | %.3f, %d | %d |" % (name, c, fz, smear(yb, clicks), timing(yb, clicks),
+                                                                          kept(yb, x, clicks), *coherence(ys), len(yb)))
 
 
 def smear_input(d, clicks):

@@ -6,7 +6,8 @@ import AudioGraphCore
 ///
 /// Property: `quality` (``TimePitchQuality``: `finer`, rubberband's R3 engine, the default;
 /// `faster`, its R2 engine, about a quarter of the CPU, whose pitch is taken at initialize and
-/// whose rate is at most 5 times its pitch scale), chosen when the node is set up.
+/// whose rate is at most 5 times its pitch scale; `fastest`, WSOLA (``WSOLAStretcher``), tempo
+/// only), chosen when the node is set up.
 ///
 /// Parameters: `rate` (playback rate, 1/32...32, 1: at 2 the input plays twice as fast, half as
 /// long, same pitch), `pitch` (cents, -2400...2400, 0), `overlap` (3...32, 8: rubberband's
@@ -46,6 +47,13 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
     /// always-on pitch resampler (16 % fewer instructions with R3, see ``TimePitchStretcher``);
     /// a pitch set later still shifts, after a gap of about 20 ms while the resampler starts.
     public let livePitchChanges: Bool
+    /// Whether each channel gets a mono stretcher of its own, channels 1… on a helper thread
+    /// (``ChannelStretchWorker``): `finer` in an offline file render (where ``livePitchChanges``
+    /// is false). A stereo stretch then takes two cores; the output is the same with or without
+    /// the thread (each channel is its own stretch), and differs from one stereo stretcher only
+    /// in that rubberband no longer locks the channels' phases below 600 Hz
+    /// (Docs/Performance.md "Time-stretch").
+    public var splitsChannels: Bool { !livePitchChanges && quality == .finer }
 
     /// A time-pitch node with the schema's parameters (ranges at `sampleRate`), the stretch
     /// engine `quality`, and whether the pitch may be set while it plays (see
@@ -91,9 +99,26 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
     }
 
     /// Makes rubberband, sizes and warms it up (control thread: allocates, takes a few ms).
+    /// With `fastest` (WSOLA, which cannot shift the pitch), a `pitch` other than 0 or pitch
+    /// automation: the one-line refusal (when the graph's formats are resolved, so `validate`
+    /// says it too, and again when the kernel is made).
+    private func checkPitchIsKept() throws(AudioGraphError) {
+        if quality == .fastest, let pitch = parameter("pitch"), pitch.value != 0 || pitch.automation != nil {
+            throw .nodeSetupFailed(node: id, reason: "quality \"fastest\" (WSOLA) keeps the pitch: it cannot shift it (pitch must be 0, without automation; use \"finer\" or \"faster\" to shift)")
+        }
+    }
+
+    /// The effect's formats, after refusing a pitch shift with `fastest`.
+    public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
+        try checkPitchIsKept()
+        return try super.resolveOutputFormats(inputFormats: inputFormats, graphSampleRate: graphSampleRate)
+    }
+
+    /// With `fastest` a pitch shift is refused here (one line).
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
+        try checkPitchIsKept()
         let k = TimePitchKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
-        latencyFramesValue = k.stretcher.startDelay
+        latencyFramesValue = k.stretcher?.startDelay ?? k.wsola?.readAhead ?? 0
         return k
     }
 
@@ -107,7 +132,21 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
 /// Render side of ``TimePitchNode``.
 final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     // MARK: Render thread only
-    let stretcher: TimePitchStretcher
+    /// librubberband (`finer`, `faster`), or nil with `fastest`.
+    let stretcher: TimePitchStretcher?
+    /// WSOLA (`fastest`), or nil.
+    let wsola: WSOLAStretcher?
+    /// Offline file renders with `finer` and two or more channels: ``stretcher`` is channel 0's
+    /// mono stretcher and this worker runs those of channels 1… on a thread of its own.
+    let channelWorker: ChannelStretchWorker?
+    /// The helpers must start over with the next block they are given.
+    private var helpersNeedPrime = true
+    /// The pieces of the slice (start, length) whose channels 1… are still to be read from the
+    /// helpers: they are read once per slice (or before the helpers start over), so the render
+    /// thread waits for the worker once per slice rather than once per block.
+    private let deferredStarts: UnsafeMutablePointer<Int>
+    private let deferredLengths: UnsafeMutablePointer<Int>
+    private var deferredCount = 0
     /// One block of input, and its channel table.
     private let block: ChannelBufferStorage
     private let blockTable: UnsafeMutablePointer<UnsafePointer<Float>>
@@ -140,11 +179,33 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         // (see TimePitchStretcher's `consistentPitch`).
         let pitchMoves = node.livePitchChanges || p[pitchIndex].value != 0 || p[pitchIndex].automation != nil
         fixedCents = node.quality == .faster ? p[pitchIndex].value : nil
-        stretcher = TimePitchStretcher(sampleRate: format.sampleRate, channelCount: format.channelCount,
-                                       overlap: p[index("overlap")].value, quality: node.quality,
-                                       consistentPitch: pitchMoves, blockSize: TimePitchNode.blockSize,
-                                       maximumOutputPerRead: maximumFramesPerSlice,
-                                       rate: p[rateIndex].value, cents: p[pitchIndex].value)
+        let overlap = p[index("overlap")].value, quality = node.quality
+        let initialRate = p[rateIndex].value, initialCents = p[pitchIndex].value
+        let rubberband = { (channels: Int) in
+            TimePitchStretcher(sampleRate: format.sampleRate, channelCount: channels, overlap: overlap, quality: quality,
+                               consistentPitch: pitchMoves, blockSize: TimePitchNode.blockSize,
+                               maximumOutputPerRead: maximumFramesPerSlice, rate: initialRate, cents: initialCents)
+        }
+        if node.quality == .fastest {
+            stretcher = nil
+            channelWorker = nil
+            wsola = WSOLAStretcher(sampleRate: format.sampleRate, channelCount: format.channelCount,
+                                   maximumOutputPerRead: maximumFramesPerSlice, maximumFeed: TimePitchNode.blockSize)
+        } else if node.splitsChannels && format.channelCount >= 2 {
+            wsola = nil
+            stretcher = rubberband(1)
+            // A piece of output is at most one block of 256 frames: at most 64 + 40 blocks fed.
+            channelWorker = ChannelStretchWorker(stretchers: (1..<format.channelCount).map { _ in rubberband(1) },
+                                                 blockSize: TimePitchNode.blockSize, capacity: 128)
+        } else {
+            wsola = nil
+            channelWorker = nil
+            stretcher = rubberband(format.channelCount)
+        }
+        // Pieces end at the output's 256-frame block boundaries: at most this many per slice.
+        let pieces = maximumFramesPerSlice / TimePitchNode.blockSize + 2
+        deferredStarts = .allocate(capacity: pieces)
+        deferredLengths = .allocate(capacity: pieces)
         block = ChannelBufferStorage(channelCount: format.channelCount, capacity: TimePitchNode.blockSize)
         blockTable = .allocate(capacity: max(1, format.channelCount))
         for c in 0..<format.channelCount { (blockTable + c).initialize(to: UnsafePointer(block.list.channel(c))) }
@@ -152,7 +213,11 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
                    parameters: node.parameters)
     }
 
-    deinit { blockTable.deallocate() }
+    deinit {
+        blockTable.deallocate()
+        deferredStarts.deallocate()
+        deferredLengths.deallocate()
+    }
 
     override func start(atSampleTime sampleTime: Int64) {
         super.start(atSampleTime: sampleTime)
@@ -197,23 +262,29 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
                 for c in 0..<out.channelCount {
                     InputBuffer.copyChannel(c, of: input, to: out.channel(c) + s, count: e - s)
                 }
-            } else {
-                renderStretched(from: s, to: e, rate: rate, pitch: pitch, inputs: inputs)
+            } else if let wsola {
+                renderWSOLA(wsola, from: s, to: e, rate: rate, inputs: inputs)
+            } else if let stretcher {
+                renderStretched(stretcher, from: s, to: e, rate: rate, pitch: pitch, inputs: inputs)
             }
             outputFrame += Int64(e - s)
             s = e
         }
+        readDeferredChannels()
         outputIsSilent[0] = ChannelPointers.isAllZero(out, frameCount: n)
     }
 
     /// Output frames `s..<e` of the slice from rubberband. Real-time safe.
     @inline(__always)
-    private func renderStretched(from s: Int, to e: Int, rate: ParameterValues, pitch: ParameterValues, inputs: RenderInputs) {
+    private func renderStretched(_ stretcher: TimePitchStretcher, from s: Int, to e: Int, rate: ParameterValues,
+                                 pitch: ParameterValues, inputs: RenderInputs) {
         let out = outputs[0]
         let length = e - s
         if needsPrime {
+            readDeferredChannels()   // before the helpers start over and drop what they hold
             stretcher.prime(rate: Double(rate[s]), cents: fixedCents ?? Double(pitch[s]))
             needsPrime = false
+            helpersNeedPrime = true
         }
         // Each block's ratios are the parameters at the output frame where its output begins
         // (the FIFO's level): the same frames whatever the slice size.
@@ -221,15 +292,79 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         let maximumFeeds = 64 + (length * 40) / TimePitchNode.blockSize
         while stretcher.level < length && feeds < maximumFeeds {
             let at = s + stretcher.level
-            stretcher.setRatios(rate: Double(rate[at]), cents: fixedCents ?? Double(pitch[at]))
+            let r = Double(rate[at]), cents = fixedCents ?? Double(pitch[at])
+            stretcher.setRatios(rate: r, cents: cents)
             fillBlock(inputs)
+            if let channelWorker {
+                // Channels 1… to the worker first, so that it runs while channel 0 runs here.
+                if channelWorker.isFull { channelWorker.waitForAll() }
+                for c in 1..<channelCount {
+                    channelWorker.inputSlot(channel: c - 1).update(from: block.list.channel(c), count: TimePitchNode.blockSize)
+                }
+                channelWorker.publish(rate: r, cents: cents, prime: helpersNeedPrime)
+                helpersNeedPrime = false
+            }
             stretcher.process(blockTable, frameCount: TimePitchNode.blockSize)
             feeds += 1
+        }
+        if channelWorker != nil {
+            readMono(stretcher, into: out.channel(0) + s, length: length)
+            deferredStarts[deferredCount] = s
+            deferredLengths[deferredCount] = length
+            deferredCount += 1
+            return
         }
         let got = min(length, stretcher.level)
         stretcher.read(into: out, at: s, frameCount: got)
         if got < length {
             for c in 0..<out.channelCount { (out.channel(c) + s + got).update(repeating: 0, count: length - got) }
         }
+    }
+
+    /// Waits for the helpers and reads channels 1… of the deferred pieces, in order.
+    @inline(__always)
+    private func readDeferredChannels() {
+        guard let channelWorker, deferredCount > 0 else { return }
+        channelWorker.waitForAll()
+        let out = outputs[0]
+        let helpers = channelWorker.stretchers
+        for piece in 0..<deferredCount {
+            var k = 0
+            while k < helpers.count && k + 1 < out.channelCount {
+                readMono(helpers[k], into: out.channel(k + 1) + deferredStarts[piece], length: deferredLengths[piece])
+                k += 1
+            }
+        }
+        deferredCount = 0
+    }
+
+    /// `length` frames of a mono stretcher's output (silence for what it does not have yet).
+    @inline(__always)
+    private func readMono(_ stretcher: TimePitchStretcher, into destination: UnsafeMutablePointer<Float>, length: Int) {
+        let got = min(length, stretcher.level)
+        stretcher.read(channel0Into: destination, frameCount: got)
+        if got < length { (destination + got).update(repeating: 0, count: length - got) }
+    }
+
+    /// Output frames `s..<e` of the slice from WSOLA: each segment's rate is `rate` at the output
+    /// frame where the segment begins (the FIFO's level), its input fed in blocks of
+    /// ``TimePitchNode/blockSize`` frames; the same frames whatever the slice size. Real-time safe.
+    @inline(__always)
+    private func renderWSOLA(_ wsola: WSOLAStretcher, from s: Int, to e: Int, rate: ParameterValues, inputs: RenderInputs) {
+        let out = outputs[0]
+        let length = e - s
+        if needsPrime {
+            wsola.prime()
+            needsPrime = false
+        }
+        while wsola.level < length {
+            wsola.setRate(Double(rate[s + wsola.level]))
+            while !wsola.hasInputForNextSegment {
+                fillBlock(inputs)
+                wsola.feed(blockTable, frameCount: TimePitchNode.blockSize)
+            }
+            wsola.makeSegment()
+        }
+        wsola.read(into: out, at: s, frameCount: length)
     }
 }

@@ -9,8 +9,9 @@
 /// Thread safety: a value type; safe to share between threads.
 public enum TimePitchQuality: String, Sendable, Hashable, CaseIterable {
     /// librubberband's R3 ("finer") engine, real-time mode: the best quality (steady pitch at
-    /// every rate, clean transients), the most CPU — the same engine as `rubberband -3`. The
-    /// default.
+    /// every rate, clean transients), the most CPU — the same engine as `rubberband -3`. In an
+    /// offline file render each channel gets a stretcher of its own, channels 1… on a helper
+    /// thread (``TimePitchNode/splitsChannels``). The default.
     case finer
     /// librubberband's R2 ("faster") engine, real-time mode, the engine ffmpeg's `rubberband`
     /// filter runs: about a quarter of R3's CPU; phasier, and a steady tone's spectrum spreads
@@ -20,6 +21,14 @@ public enum TimePitchQuality: String, Sendable, Hashable, CaseIterable {
     /// ratio, measured by TimePitchRealTimeSafetyTests), and the rate is at most 5 times the
     /// pitch scale (beyond, R2 changes its FFT size, which reallocates).
     case faster
+    /// WSOLA (waveform-similarity overlap-add, the class of SoX's `tempo`; ``WSOLAStretcher``),
+    /// written here: about 1/30 of R3's CPU. The pitch stays exact and the attacks sharp (no
+    /// phase vocoder), but material is repeated or skipped in pieces of 65 ms, so a transient
+    /// may land up to 8 ms from its time, twice or not at all, and tones with vibrato or
+    /// several voices can warble. It keeps the pitch and cannot shift it: a `pitch` other than
+    /// 0, or pitch automation, is refused when the graph's formats are resolved (one-line error);
+    /// a pitch set while it plays is ignored. Any rate 1/32...32, changed or automated while playing.
+    case fastest
 
     /// The default: ``finer``.
     public static let `default` = TimePitchQuality.finer

@@ -57,6 +57,13 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
         try checkRenderAllocatesNothingAndTakesNoLock(quality: .faster, automatePitch: false)
     }
 
+    /// The same with WSOLA (`quality` `fastest`: its pitch stays 0, the pitch changes are
+    /// ignored): segments made, input fed and skipped (rate 32), the FIFO read, bypass and the
+    /// restart after it.
+    func testFastestRenderAllocatesNothingAndTakesNoLock() throws {
+        try checkRenderAllocatesNothingAndTakesNoLock(quality: .fastest, automatePitch: false)
+    }
+
     func checkRenderAllocatesNothingAndTakesNoLock(quality: TimePitchQuality, automatePitch: Bool,
                                                    livePitchChanges: Bool = true, silentSlices: Int = 0,
                                                    file: StaticString = #filePath, line: UInt = #line) throws {

@@ -326,6 +326,15 @@ final class TimePitchStretcher: @unchecked Sendable {
         }
     }
 
+    /// Moves `frameCount` frames (at most ``level``) of channel 0 from the FIFO to `destination`
+    /// (a mono stretcher's output into one channel of a wider buffer). Real-time safe.
+    @inline(__always)
+    func read(channel0Into destination: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        destination.update(from: fifo.list.channel(0) + readIndex, count: n)
+        level -= n
+        readIndex = level == 0 ? 0 : readIndex + n
+    }
+
     /// Moves `frameCount` frames (at most ``level``) from the FIFO to `output`'s channels from
     /// frame `offset` on (channels beyond ``channelCount`` are left alone). Real-time safe.
     @inline(__always)

@@ -21,6 +21,17 @@ final class AudioUnitTimePitchTests: XCTestCase {
 
     func frequency(_ x: [Float]) -> Double { SignalMeasurement.estimateFrequency(x, sampleRate: 48000) ?? 0 }
 
+    /// `.fastest` (WSOLA, a Linux addition): rate 2 keeps the 440 Hz tone; with a pitch the
+    /// engine refuses to start (WSOLA cannot shift the pitch).
+    func testFastestKeepsThePitchAndRefusesAShift() throws {
+        let (engine, _) = try makeEngine { $0.quality = .fastest; $0.rate = 2 }
+        let y = try render(engine, frames: 24000)
+        XCTAssertEqual(frequency(Array(y[0][4800...])), 440, accuracy: 0.5)
+        XCTAssertThrowsError(try makeEngine { $0.quality = .fastest; $0.pitch = 300 }) { error in
+            XCTAssertTrue("\(error)".contains("fastest"), "\(error)")
+        }
+    }
+
     func testDefaultsAndName() {
         let unit = AudioUnitTimePitch()
         XCTAssertEqual(unit.rate, 1)

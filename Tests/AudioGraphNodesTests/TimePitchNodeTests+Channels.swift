@@ -1,0 +1,59 @@
+// Tests of TimePitchNode's offline file renders with `finer`: one mono stretcher per channel, channels 1… on a helper thread.
+import AudioGraphCore
+import AudioGraphTesting
+import Foundation
+import XCTest
+@testable import AudioGraphNodes
+
+extension TimePitchNodeTests {
+    /// Channel `c` of the test signal: a tone (300 or 1000 Hz) with a click every 0.1 s.
+    static func channelSignal(_ c: Int, _ n: Int64) -> Float {
+        let tone = 0.3 * sin(2 * Double.pi * (c == 0 ? 300 : 1000) * Double(n) / 48000)
+        return Float(tone + (n % 4800 < 48 ? 0.5 * exp(-Double(n % 4800) / 10) : 0))
+    }
+
+    func offlineFiner() throws -> TimePitchNode {
+        let t = TimePitchNode(id: "tp", sampleRate: sr, quality: .finer, livePitchChanges: false)
+        try t.setAutomation(try AutomationTimeline(events: [
+            .setValue(value: 1.25, time: 0), .linearRamp(value: 0.8, time: 0.3)], defaultValue: 1.25), for: "rate")
+        return t
+    }
+
+    /// An offline file render with `finer` stretches each channel on its own (channel 1 on the
+    /// helper thread): channel c of a stereo render is, sample for sample, the mono render of
+    /// channel c alone, with rate automation, in slices of 100 and of 4096 frames. Live nodes and the other
+    /// qualities keep one stretcher for all channels.
+    func testOfflineFinerStretchesEachChannelOnItsOwnBesideTheRenderThread() throws {
+        let t = try offlineFiner()
+        XCTAssertTrue(t.splitsChannels)
+        let g = try startedGraph([formulaSource("st", channels: 2) { c, n in Self.channelSignal(c, n) }, t], "st -> tp -> out", slice: 100)
+        let y = renderFrames(g, frames: 28800, channels: 2, slices: [100])
+        let k = try XCTUnwrap(t.kernel as? TimePitchKernel)
+        XCTAssertEqual(try XCTUnwrap(k.channelWorker).hasThread, true)
+        XCTAssertGreaterThan(SignalMeasurement.rms(y[1][4800...]), 0.15)
+        // Slices of 4096 (16 pieces, channel 1 read once per slice) give the same samples.
+        let v = try offlineFiner()
+        let g2 = try startedGraph([formulaSource("st", channels: 2) { c, n in Self.channelSignal(c, n) }, v], "st -> tp -> out", slice: 4096)
+        XCTAssertEqual(renderFrames(g2, frames: 28800, channels: 2, slices: [4096]), y)
+        for c in 0..<2 {
+            let u = try offlineFiner()
+            let m = try startedGraph([formulaSource("m", channels: 1) { _, n in Self.channelSignal(c, n) }, u], "m -> tp -> out", slice: 100)
+            XCTAssertEqual(y[c], renderFrames(m, frames: 28800, channels: 1, slices: [100])[0], "channel \(c)")
+        }
+        XCTAssertFalse(TimePitchNode(id: "tp", sampleRate: sr, quality: .finer).splitsChannels, "live")
+        XCTAssertFalse(TimePitchNode(id: "tp", sampleRate: sr, quality: .faster, livePitchChanges: false).splitsChannels)
+    }
+
+    /// Bypass on and off in an offline split render: the helper's stretcher starts over with
+    /// channel 0's, so both channels come back alike when both carry the same signal.
+    func testOfflineFinerChannelsStartOverTogetherAfterBypass() throws {
+        let t = try offlineFiner()
+        try t.setAutomation(try AutomationTimeline(events: [
+            .setValue(value: 0, time: 0), .setValue(value: 1, time: 0.1), .setValue(value: 0, time: 0.2)],
+            defaultValue: 0), for: "bypass")
+        let g = try startedGraph([formulaSource("st", channels: 2) { _, n in Self.channelSignal(0, n) }, t], "st -> tp -> out", slice: 512)
+        let y = renderFrames(g, frames: 24000, channels: 2)
+        XCTAssertGreaterThan(SignalMeasurement.rms(y[0][14400...]), 0.15)
+        XCTAssertEqual(y[0], y[1])
+    }
+}
