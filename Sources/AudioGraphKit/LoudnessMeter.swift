@@ -7,9 +7,13 @@ import Foundation
 public enum LoudnessMeterError: Error, Sendable, Equatable, CustomStringConvertible {
     /// libebur128 measures 1...64 channels at integer rates of 16...2822400 Hz.
     case unsupportedFormat(channelCount: Int, sampleRate: Double)
+    /// libebur128 cannot be loaded (it is opened on first use; the loader's reason names it).
+    case libraryMissing(library: String, reason: String)
 
     public var description: String {
         switch self {
+        case let .libraryMissing(library, reason):
+            return "cannot load \(library): \(reason)"
         case let .unsupportedFormat(channels, rate):
             return "cannot measure loudness of \(channels) channels at \(rate) Hz (1...64 channels, 16...2822400 Hz)"
         }
@@ -58,6 +62,7 @@ public final class LoudnessMeter {
               (16...2_822_400).contains(sampleRate) else {
             throw .unsupportedFormat(channelCount: channelCount, sampleRate: sampleRate)
         }
+        if let reason = LazyLibrary.ebur128.loadFailure { throw .libraryMissing(library: LazyLibrary.ebur128.name, reason: reason) }
         let flags: Int = switch mode {
         case .program: Int(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue)
         case .live: Int(EBUR128_MODE_S.rawValue)

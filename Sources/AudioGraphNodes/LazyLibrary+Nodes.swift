@@ -1,9 +1,11 @@
-// The stock nodes' C libraries that are opened on first use (FFTW, RubberBand, libmysofa, fluidsynth), as LazyLibrary values.
+// The stock nodes' C libraries that are opened on first use (FFTW, RubberBand, libmysofa, fluidsynth, libsoxr, libsamplerate), as LazyLibrary values.
 import AudioGraphCore
 import CFFTWLazy
 import CFluidSynthLazy
 import CMySofaLazy
 import CRubberBandLazy
+import CSampleRateLazy
+import CSoxrLazy
 
 extension LazyLibrary {
     /// FFTW, single precision (`libfftw3f.so.3`): the convolver's, the analyser's, the HRTF
@@ -15,4 +17,9 @@ extension LazyLibrary {
     package static let mysofa = LazyLibrary(name: "libmysofa", load: ag_mysofa_load)
     /// fluidsynth (`libfluidsynth.so.3`): the sampler's SoundFont and audio-file instruments.
     package static let fluidSynth = LazyLibrary(name: "libfluidsynth", load: ag_fluidsynth_load)
+    /// libsoxr (`libsoxr.so.0`, with libgomp): the `best`/`medium` rate conversions (``Resampler``,
+    /// the engine API's `AudioConverter`).
+    package static let soxr = LazyLibrary(name: "libsoxr", load: ag_soxr_load)
+    /// libsamplerate (`libsamplerate.so.0`): the other rate-conversion qualities.
+    package static let samplerate = LazyLibrary(name: "libsamplerate", load: ag_samplerate_load)
 }

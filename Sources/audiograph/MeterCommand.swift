@@ -36,6 +36,7 @@ struct MeterCommand: ParsableCommand {
             loudness = try LoudnessMeter(channelCount: reader.info.channels, sampleRate: reader.info.sampleRate)
         } catch {
             Diagnostics.error("\(path): \(error)")
+            if case .libraryMissing? = error as? LoudnessMeterError { throw ExitCode(ExitStatus.runtime) }
             throw ExitCode(ExitStatus.invalidInput)
         }
         let info = reader.info
@@ -68,6 +69,13 @@ struct MeterCommand: ParsableCommand {
 
     private func meterLive() throws {
         let block = 4800
+        let loudness: LoudnessMeter
+        do {
+            loudness = try LoudnessMeter(channelCount: 2, sampleRate: 48000, mode: .live)   // 48 kHz stereo fits libebur128
+        } catch {
+            Diagnostics.error("audiograph: \(error)")   // only a missing libebur128
+            throw ExitCode(ExitStatus.runtime)
+        }
         let context: PulseContext
         let stream: PulseCaptureStream
         do {
@@ -81,8 +89,6 @@ struct MeterCommand: ParsableCommand {
             throw ExitCode(ExitStatus.runtime)
         }
         installInterruptHandlers()
-        // 48 kHz stereo always fits libebur128.
-        let loudness = try! LoudnessMeter(channelCount: 2, sampleRate: 48000, mode: .live)
         let buffers = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: block) }
         defer {
             stream.stop()

@@ -34,6 +34,17 @@ final class LazyLibraryKitTests: XCTestCase {
         XCTAssertNoThrow(try render(engine, frames: 512), file: file, line: line)
     }
 
+    /// A loudness measurement needs libebur128: the meter's own error naming it.
+    func testALoudnessMeterWithoutLibebur128Throws() throws {
+        hide("libebur128.so.1")
+        XCTAssertThrowsError(try LoudnessMeter(channelCount: 2, sampleRate: 48000)) { error in
+            XCTAssertEqual(error as? LoudnessMeterError, .libraryMissing(library: "libebur128", reason: hidden("libebur128.so.1")))
+            XCTAssertEqual("\(error)", "cannot load libebur128: \(hidden("libebur128.so.1"))")
+        }
+        unsetenv("AG_LAZY_LIBRARY_MISSING")
+        XCTAssertNoThrow(try LoudnessMeter(channelCount: 2, sampleRate: 48000))
+    }
+
     func testATimePitchUnitWithoutRubberBandFailsTheStart() throws {
         try assertStartFails(AudioUnitTimePitch(), soname: "librubberband.so.2", library: "librubberband")
     }

@@ -65,6 +65,27 @@ final class LazyLibraryNodesTests: XCTestCase {
         }
     }
 
+    /// A rate conversion needs libsoxr (`best`) or libsamplerate (the other qualities): the
+    /// resampler's own error, naming the library, before anything is allocated; and a graph whose
+    /// connection converts refuses to start with the same reason at that connection.
+    func testARateConversionNeedsItsLibrary() throws {
+        for (soname, library, quality) in [("libsoxr.so.0", "libsoxr", Resampler.Quality.best),
+                                           ("libsamplerate.so.0", "libsamplerate", .medium)] {
+            setenv("AG_LAZY_LIBRARY_MISSING", soname, 1)
+            XCTAssertThrowsError(try Resampler(channelCount: 2, inputSampleRate: 44100, outputSampleRate: 48000,
+                                               quality: quality) { _, _ in 0 }) { error in
+                XCTAssertEqual(error as? ResamplerError, .libraryMissing(library: library, reason: hidden(soname)))
+            }
+            unsetenv("AG_LAZY_LIBRARY_MISSING")
+            XCTAssertNoThrow(try Resampler(channelCount: 2, inputSampleRate: 44100, outputSampleRate: 48000,
+                                           quality: quality) { _, _ in 0 })
+        }
+        let error = ResamplingInputAdapter.conversionError(
+            nodeID: "mix", sourceFormat: StreamFormat(sampleRate: 44100, channelCount: 2), targetSampleRate: 48000,
+            .libraryMissing(library: "libsoxr", reason: hidden("libsoxr.so.0")))
+        XCTAssertTrue("\(error)".contains("cannot convert 44100 Hz to 48000 Hz, cannot load libsoxr: \(hidden("libsoxr.so.0"))"), "\(error)")
+    }
+
     /// The test hook hides exactly the sonames it lists, at every load (not cached).
     func testTheHookHidesOnlyTheListedLibrary() {
         XCTAssertNil(LazyLibrary.fftw.loadFailure, "FFTW is installed here")

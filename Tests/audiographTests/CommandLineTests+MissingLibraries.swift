@@ -84,3 +84,33 @@ extension CommandLineTests {
         }
     }
 }
+
+extension CommandLineTests {
+    /// A rate conversion without its library (a 44.1 kHz file into a 48 kHz mixer: libsoxr), and
+    /// `meter` without libebur128: one line naming the library, never an abort; the render
+    /// exits 1 at the connection's place, `meter` 3 (a runtime failure, the file is fine).
+    func testARateConversionAndAMeterWithoutTheirLibraryAreOneLine() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        try WAVFile(sampleRate: 44100, channels: [[0.5, 0.25, 0, -0.25]]).write(to: dir.appendingPathComponent("in.wav"))
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "duration": 0.1,
+              "nodes": [ { "id": "p", "type": "player", "properties": { "file": "in.wav" } },
+                         { "id": "mix", "type": "mixer" }, { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "p", "to": "mix" }, { "from": "mix", "to": "out" } ] }
+            """, "g.json", in: dir)
+        let hidden = try run(["render", "g.json", "-o", "o.wav"], in: dir, environment: ["AG_LAZY_LIBRARY_MISSING": "libsoxr.so.0"])
+        XCTAssertEqual(hidden.status, 1, hidden.stderr)
+        XCTAssertEqual(hidden.stderrLines.count, 1, hidden.stderr)
+        XCTAssertTrue(hidden.stderr.hasPrefix("g.json"), hidden.stderr)
+        XCTAssertTrue(hidden.stderr.hasSuffix("cannot load libsoxr: \(hiddenLibrary("libsoxr.so.0"))\n"), hidden.stderr)
+        XCTAssertEqual(fileNames(dir), ["g.json", "in.wav"], "nothing written")
+        let present = try run(["render", "g.json", "-o", "o.wav"], in: dir)
+        XCTAssertEqual(present.status, 0, present.stderr)
+
+        let meter = try run(["meter", "in.wav"], in: dir, environment: ["AG_LAZY_LIBRARY_MISSING": "libebur128.so.1"])
+        XCTAssertEqual(meter.status, 3, meter.stderr)
+        XCTAssertEqual(meter.stdout, "")
+        XCTAssertEqual(meter.stderr, "in.wav: cannot load libebur128: \(hiddenLibrary("libebur128.so.1"))\n")
+        XCTAssertEqual(try run(["meter", "in.wav"], in: dir).status, 0)
+    }
+}

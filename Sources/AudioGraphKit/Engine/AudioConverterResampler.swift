@@ -1,4 +1,6 @@
 // The push-model sample-rate converter behind AudioConverter: libsoxr or libsamplerate fed in fixed blocks.
+import AudioGraphCore
+import AudioGraphNodes
 import CSampleRate
 import CSoxr
 
@@ -53,6 +55,12 @@ final class AudioConverterResampler {
         floatIn = []
         floatOut = []
         doubleOut = [Double](repeating: 0, count: outputCapacity * channelCount)
+        let library: LazyLibrary
+        switch engine {
+        case .soxr: library = .soxr
+        case .libsamplerate: library = .samplerate
+        }
+        if let reason = library.loadFailure { throw .library("cannot load \(library.name): \(reason)") }
         switch engine {
         case .soxr(let recipe, let flags):
             var io = soxr_io_spec(SOXR_FLOAT64_I, SOXR_FLOAT64_I)

@@ -117,6 +117,8 @@ package final class Resampler {
     package init(channelCount: Int, inputSampleRate: Double, outputSampleRate: Double,
                 quality: Quality = .best, provider: @escaping InputProvider) throws(ResamplerError) {
         try Self.check(channelCount: channelCount, inputSampleRate: inputSampleRate, outputSampleRate: outputSampleRate)
+        let library: LazyLibrary = quality.usesSoxr ? .soxr : .samplerate
+        if let reason = library.loadFailure { throw .libraryMissing(library: library.name, reason: reason) }
         let ratio = outputSampleRate / inputSampleRate
         self.channelCount = channelCount
         self.inputSampleRate = inputSampleRate
