@@ -103,10 +103,13 @@ public final class OfflineRenderer {
     ///     bit-identical to the serial render.
     /// Whether `graph` may have branches that render in parallel: a node with two connected
     /// inputs or feeding two (``ParallelSchedule``'s tasks need one), a parameter connection, or
-    /// timed updates that may add them. A chain (source → effects → output) renders serially
-    /// whatever the thread count, so it starts no workers.
+    /// timed updates that may add them, or a node that splits its own work across the render
+    /// threads (``GraphNode/splitsItsWorkAcrossRenderThreads``: the convolver). Any other chain
+    /// (source → effects → output) renders serially whatever the thread count, so it starts no
+    /// workers.
     static func hasParallelBranches(_ graph: AudioGraph, hasUpdates: Bool) -> Bool {
         if hasUpdates || !graph.parameterConnections.isEmpty { return true }
+        if graph.nodes.contains(where: { $0.splitsItsWorkAcrossRenderThreads }) { return true }
         var sources = Set<String>(), destinations = Set<String>()
         for c in graph.connections {
             if !sources.insert(c.source).inserted || !destinations.insert(c.destination).inserted { return true }

@@ -43,4 +43,26 @@ final class OfflineRendererThreadTests: XCTestCase {
             XCTAssertEqual(r.built.graph.renderThreadCount, 2, name)
         }
     }
+
+    /// A chain through a convolver keeps its render threads: the convolver computes its second
+    /// output on a helper thread when the graph renders on more than one (the chain rule above
+    /// had taken that away), with the bytes of the serial render.
+    func testAConvolverChainKeepsItsRenderThreads() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let ir = (0..<4800).map { i in Float(exp(-Double(i) / 800)) * (i % 7 == 0 ? 0.5 : -0.25) }
+        try WAVFile(sampleRate: 48000, channels: [ir, ir.reversed()]).write(to: dir.appendingPathComponent("ir.wav"))
+        let chain = try GraphLoader.parse(text: """
+            { "version": 1, "sampleRate": 48000, "duration": 0.5,
+              "nodes": [ { "id": "o", "type": "oscillator", "properties": { "waveform": "noise", "channels": 2 } },
+                         { "id": "conv", "type": "convolver", "properties": { "file": "ir.wav" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "o", "to": "conv" }, { "from": "conv", "to": "out" } ] }
+            """, fileName: "t.json", baseDirectory: dir.path)
+        let serial = dir.appendingPathComponent("serial.wav").path, two = dir.appendingPathComponent("two.wav").path
+        try OfflineRenderer(chain, outputPath: serial, renderThreads: 1).render(to: serial)
+        let r2 = try OfflineRenderer(chain, outputPath: two, renderThreads: 2)
+        XCTAssertEqual(r2.built.graph.renderThreadCount, 2, "the convolver splits its work across the render threads")
+        try r2.render(to: two)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: serial)), try Data(contentsOf: URL(fileURLWithPath: two)))
+    }
 }
