@@ -66,6 +66,8 @@ public final class AudioGraph: @unchecked Sendable {
     /// Threads that render (1: serial) and the workers for more (see ``renderThreadCount``).
     private var renderThreads = 1
     private var workerPool: RenderWorkerPool?
+    /// Whether plans render chains of kernels in series as one (see ``fusesKernelChains``).
+    private var fusesChains = true
 
     // MARK: Shared (atomic)
     private let stateValue = Atomic<Int>(State.open.rawValue)
@@ -127,6 +129,32 @@ public final class AudioGraph: @unchecked Sendable {
             workerPool = pool
             for id in nodeOrder { nodesByID[id]?.kernel?.renderThreadCountDidChange(count) }
             if state == .initialized { publishCommands([]) }
+        }
+    }
+
+    // MARK: Fused chains
+
+    /// Whether render plans render a chain of kernels in series as one call (true, the default):
+    /// e.g. eq nodes one after the other, each read only by the next, filter as one cascade of
+    /// all their sections (see ``FusedKernelChain``). The output is bit-identical either way;
+    /// false renders every node on its own (tests compare the two). Control thread.
+    package var fusesKernelChains: Bool { control.withLock { _ in fusesChains } }
+
+    /// Sets ``fusesKernelChains``; once initialized the current plan is recompiled (taking effect
+    /// at the next slice boundary, running or not). Control thread.
+    package func setFusesKernelChains(_ fuses: Bool) {
+        control.withLock { _ in
+            guard fuses != fusesChains else { return }
+            fusesChains = fuses
+            if state != .open { publishCommands([]) }
+        }
+    }
+
+    /// The newest plan's fused chains (node ids, first to last).
+    package var testOnly_fusedChains: [[String]] {
+        control.withLock { _ in
+            guard let p = livePlans.last else { return [] }
+            return p.fusedChainEntries.map { $0.map { p.entries[$0].kernel.nodeID } }
         }
     }
 
@@ -621,7 +649,8 @@ public final class AudioGraph: @unchecked Sendable {
         return RenderPlan(generation: nextGeneration, kernels: kernels, inputs: inputs, outputEntry: output,
                           pulledEntries: pulled, commands: commands, activationTime: activationTime,
                           // Parameter inputs reach across the parallel units: such a graph renders serially.
-                          workers: t.parameterConnections.isEmpty ? workerPool : nil, parameterInputs: modulations)
+                          workers: t.parameterConnections.isEmpty ? workerPool : nil, parameterInputs: modulations,
+                          fusesChains: fusesChains)
     }
 
     /// Formats of every bus, from the sources towards the output, with the adapters that

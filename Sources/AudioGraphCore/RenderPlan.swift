@@ -34,6 +34,12 @@ final class RenderPlan: @unchecked Sendable {
         /// The entry's parameter inputs: `parameterSlots[firstParameterInput ..< + parameterInputCount]`.
         var firstParameterInput = 0
         var parameterInputCount = 0
+        /// The fused chain this entry renders in place of itself and the entries before it
+        /// (nil: none), and those entries, first to last (this one):
+        /// `chainMembers[firstChainMember ..< + chainMemberCount]`.
+        unowned(unsafe) var fusedChain: FusedKernelChain?
+        var firstChainMember = 0
+        var chainMemberCount = 0
     }
 
     /// One output bus feeding a parameter of an entry (see ``ParameterConnection``).
@@ -95,17 +101,23 @@ final class RenderPlan: @unchecked Sendable {
     /// Every entry's parameter inputs, grouped by entry, then by parameter.
     let parameterSlots: UnsafeMutablePointer<ParameterSlot>
     let parameterSlotCount: Int
+    /// The entries of every fused chain, chain by chain, each first to last (see ``Entry/fusedChain``).
+    let chainMembers: UnsafeMutablePointer<Int>
 
     // MARK: Ownership (released with the plan, on a control thread)
     private let kernels: [NodeKernel]
     private let adapters: [InputAdapter]
     /// The parameter inputs' mono buffers (written by the render thread while it renders with this plan).
     private let parameterBuffers: UnsafeMutablePointer<Float>
+    /// The fused chains' renderers.
+    private let fusedChainRenderers: [FusedKernelChain]
+    /// The fused chains as entry indices, first to last (for inspection).
+    let fusedChainEntries: [[Int]]
 
     /// `inputs[i]` lists, for kernel i, each input bus's (source kernel index, bus, adapter).
     init(generation: UInt64, kernels: [NodeKernel], inputs: [[(source: Int, bus: Int, adapter: InputAdapter?)]],
          outputEntry: Int, pulledEntries: [Int] = [], commands: [PlanCommand], activationTime: Int64 = .min,
-         workers: RenderWorkerPool? = nil, parameterInputs: [[ParameterInput]] = []) {
+         workers: RenderWorkerPool? = nil, parameterInputs: [[ParameterInput]] = [], fusesChains: Bool = false) {
         self.generation = generation
         let schedule = workers.map { pool in
             ParallelSchedule.make(inputs: inputs.map { $0.map { ParallelSchedule.Input(source: $0.source, adapted: $0.adapter != nil) } },
@@ -177,6 +189,29 @@ final class RenderPlan: @unchecked Sendable {
                 slotIndex += 1
             }
         }
+        // Chains of kernels in series rendered as one (see FusedKernelChain).
+        var renderers: [FusedKernelChain] = []
+        var fused: [[Int]] = []
+        if fusesChains {
+            for chain in RenderPlan.fusedChains(kernels: kernels, inputs: inputs, outputEntry: outputEntry,
+                                          pulledEntries: pulledEntries, parameterInputs: parameterInputs) {
+                guard let tail = kernels[chain[chain.count - 1]] as? ChainFusingKernel,
+                      let renderer = tail.makeFusedChain(chain.map { kernels[$0] }) else { continue }
+                renderers.append(renderer)
+                fused.append(chain)
+            }
+        }
+        fusedChainRenderers = renderers
+        fusedChainEntries = fused
+        chainMembers = .allocate(capacity: max(1, fused.reduce(0) { $0 + $1.count }))
+        var member = 0
+        for (c, chain) in fused.enumerated() {
+            let tail = chain[chain.count - 1]
+            entries[tail].fusedChain = renderers[c]
+            entries[tail].firstChainMember = member
+            entries[tail].chainMemberCount = chain.count
+            for e in chain { (chainMembers + member).initialize(to: e); member += 1 }
+        }
     }
 
     deinit {
@@ -189,6 +224,7 @@ final class RenderPlan: @unchecked Sendable {
         pulledEntries.deallocate()
         parallelGroupStarts.deallocate()
         parallelRoots.deallocate()
+        chainMembers.deallocate()
     }
 
     /// Renders the parallel tasks (on the workers and here, phase by phase) before the serial
@@ -240,8 +276,16 @@ final class RenderPlan: @unchecked Sendable {
         k.lastRenderedSampleTime = context.sampleTime
         k.lastRenderedFrameCount = context.frameCount
         if e.parameterInputCount > 0 { prepareParameterInputs(e, context) }
-        k.render(context: context, inputs: RenderInputs(plan: self, first: e.firstInput, count: e.inputCount,
-                                                        context: context))
+        if let chain = e.fusedChain, fusedChainIsIntact(e, context) {
+            // The chain in one call, from the first member's inputs (the members before this one
+            // are not rendered: only this one reads their outputs).
+            let head = entries[chainMembers[e.firstChainMember]]
+            chain.render(context: context, inputs: RenderInputs(plan: self, first: head.firstInput, count: head.inputCount,
+                                                                context: context))
+        } else {
+            k.render(context: context, inputs: RenderInputs(plan: self, first: e.firstInput, count: e.inputCount,
+                                                            context: context))
+        }
         if e.parameterInputCount > 0 { finishParameterInputs(e) }
         if !k.taps.isEmpty { k.recordTaps(frameCount: context.frameCount) }
         if let live = k.liveTapSet { live.record(k, frameCount: context.frameCount, sampleTime: context.sampleTime) }

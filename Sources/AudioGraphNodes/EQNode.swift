@@ -49,11 +49,11 @@ public final class EQNode: GraphNode, @unchecked Sendable {
 /// Render side of ``EQNode``.
 final class EQKernel: NodeKernel, @unchecked Sendable {
     // MARK: Fixed at creation (control thread), read by the render thread
-    private let bandCount: Int
+    let bandCount: Int
     private let bandTypes: UnsafeMutablePointer<EQFilterType>
     private let bandParameterIndices: UnsafeMutablePointer<(frequency: Int, gain: Int, q: Int, bypass: Int)>
     private let globalGainIndex: Int
-    private let channelCount: Int
+    let channelCount: Int
 
     // MARK: Render thread only (scratch sized at creation)
     /// Each band's parameter values for the current slice (read once per slice: reading advances ramps).
@@ -63,8 +63,12 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
     private let cascadeCoefficients: UnsafeMutablePointer<Double>
     private let cascadeState: UnsafeMutablePointer<Double>
 
+    /// Slices this kernel ended as the last of a fused chain rendered as one cascade
+    /// (``EQChain``; read by tests after rendering).
+    var fusedCascadeSliceCount = 0
+
     // MARK: Render thread only (filter state, pointer tables)
-    private let filters: ContiguousArray<Biquad>
+    let filters: ContiguousArray<Biquad>
     /// Channel pointer tables for the filters (output buffers, filtered in place).
     private let pointers: ChannelPointers
 
@@ -125,14 +129,21 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
     override func render(context: RenderContext, inputs: RenderInputs) {
         let n = context.frameCount
         let out = outputs[0]
-        let channels = out.channelCount
         let inputSilent = ChannelPointers.loadInput(inputs.pull(0), into: out, frameCount: n)
-        pointers.point(at: out)
-        let ins = pointers.inputs
-        let outs = pointers.outputs
+        let steady = readBands(context)
+        filterBands(out, context, steady: steady)
+        applyGlobalGain(out, frameCount: n, parameterValues(globalGainIndex, context))
+        // A NaN or infinity that reached a filter's memory goes no further than this slice.
+        clearNonFiniteState()
+        // Silent only when the input was and the filters have rung out.
+        outputIsSilent[0] = inputSilent && ChannelPointers.isAllZero(out, frameCount: n)
+    }
 
-        // Read every band's values first (reading advances ramps, so exactly once per slice) and
-        // retarget the bands whose values are constant.
+    /// Reads every band's values for the slice (reading advances ramps, so exactly once per
+    /// slice) and retargets the bands whose values are constant. Returns whether every band is
+    /// settled (``Biquad/isSteady``), so that the bands may run as one cascade. Real-time safe.
+    @inline(__always)
+    func readBands(_ context: RenderContext) -> Bool {
         var steady = true
         for b in 0..<bandCount {
             let idx = bandParameterIndices[b]
@@ -151,7 +162,17 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
                 steady = false
             }
         }
+        return steady
+    }
 
+    /// Filters `out` in place through the bands, with the values ``readBands(_:)`` read for this
+    /// slice (`steady`: what it returned). Real-time safe.
+    @inline(__always)
+    func filterBands(_ out: ChannelBufferList, _ context: RenderContext, steady: Bool) {
+        let n = context.frameCount
+        pointers.point(at: out)
+        let ins = pointers.inputs
+        let outs = pointers.outputs
         if steady && bandCount > 1 {
             // Every band settled: all bands frame by frame (the same result, several times faster).
             Biquad.processSteadyCascade(filters, channels: channelCount, buffers: outs, frameCount: n,
@@ -175,8 +196,18 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
                 }
             }
         }
+    }
 
-        let globalGain = parameterValues(globalGainIndex, context)
+    /// Whether `globalGain` (its values for this slice) leaves the samples as they are: constant 0 dB.
+    @inline(__always)
+    func isUnityGain(_ globalGain: ParameterValues) -> Bool {
+        globalGain.isConstant && parameterStates[globalGainIndex].current == 0
+    }
+
+    /// Applies `globalGain` (its values for this slice: read once) to `out`. Real-time safe.
+    @inline(__always)
+    func applyGlobalGain(_ out: ChannelBufferList, frameCount n: Int, _ globalGain: ParameterValues) {
+        let channels = out.channelCount
         if globalGain.isConstant {
             let dB = parameterStates[globalGainIndex].current
             if dB != 0 {
@@ -192,11 +223,33 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
                 for c in 0..<channels { out.channel(c)[i] *= g }
             }
         }
+    }
 
-        // A NaN or infinity that reached a filter's memory goes no further than this slice.
+    /// Clears the filter memory a NaN or infinity reached (after each slice). Real-time safe.
+    @inline(__always)
+    func clearNonFiniteState() {
         for b in 0..<bandCount { filters[b].clearNonFiniteState() }
-        // Silent only when the input was and the filters have rung out.
-        outputIsSilent[0] = inputSilent && ChannelPointers.isAllZero(out, frameCount: n)
+    }
+
+    /// The global gain's values for this slice (reading advances its ramp: once per slice).
+    @inline(__always)
+    func globalGainValues(_ context: RenderContext) -> ParameterValues {
+        parameterValues(globalGainIndex, context)
+    }
+}
+
+extension EQKernel: ChainFusingKernel {
+    /// Another eq with as many channels at the same rate: the two filter as one cascade.
+    func canFuse(after upstream: NodeKernel) -> Bool {
+        guard let eq = upstream as? EQKernel, upstream.outputFormats.count == 1 else { return false }
+        return eq.channelCount == channelCount && eq.outputFormats[0].sampleRate == outputFormats[0].sampleRate
+            && eq.maximumFramesPerSlice == maximumFramesPerSlice
+    }
+
+    func makeFusedChain(_ chain: [NodeKernel]) -> FusedKernelChain? {
+        let eqs = chain.compactMap { $0 as? EQKernel }
+        guard eqs.count == chain.count, eqs.count >= 2, eqs.last === self else { return nil }
+        return EQChain(eqs)
     }
 }
 

@@ -218,4 +218,47 @@ final class DSPNodesRealTimeSafetyTests: XCTestCase {
         XCTAssertEqual(counted.controlLocks, 0, "the render path took a ControlLock")
         XCTAssertEqual(finite, 400, "timePitch silences what reaches it, so the environment never sees NaN")
     }
+
+    /// noise -> 12 eqs in series (fused into one cascade, see EQChain) -> out: 1500 slices with only
+    /// the render calls tracked; a band glide, a bypass fade, a middle eq's gain ramp (each renders
+    /// the eqs one by one for a while) and a live tap on a middle eq installed and removed between them.
+    func testFusedEqChainRenderAllocatesNothingAndTakesNoLock() throws {
+        let src = OscillatorNode(id: "src", sampleRate: 48000, properties: OscillatorProperties(waveform: .noise, channels: 1, seed: 3))
+        var eqs: [EQNode] = []
+        for i in 0..<12 {
+            let band = EQBand(type: .peak, frequency: Double(200 + 300 * i), gain: i % 2 == 0 ? 4 : -4, q: 1.5)
+            eqs.append(EQNode(id: "eq\(i)", sampleRate: 48000, properties: EQProperties(bands: [band])))
+        }
+        let ids: [String] = eqs.map { $0.id }
+        let g = try startedGraph([src] + eqs, "src -> " + ids.joined(separator: " -> ") + " -> out", slice: 256)
+        XCTAssertEqual(g.testOnly_fusedChains, [ids])
+        for _ in 0..<8 { _ = g.render(frameCount: 256) }
+
+        var counted = RealTimeScaffold.Counts()
+        var firstBad: Int?
+        var tap: LiveTap?
+        for i in 0..<1500 {
+            switch i {
+            case 200: try eqs[5].setParameter("band.0.frequency", 3000)
+            case 400: try eqs[2].setParameter("band.0.bypass", 1)
+            case 500: try eqs[2].setParameter("band.0.bypass", 0)
+            case 700: try eqs[7].setParameter("globalGain", -6, rampFrames: 5000)
+            case 800: try eqs[7].setParameter("globalGain", 0)
+            case 900: tap = try g.installTap(onNode: "eq4", bus: 0, bufferSize: 256, delivery: LiveTap.Delivery.manual) { _, _, _, _ in }
+            case 1000: if let t = tap { _ = g.removeTap(t, fromNode: "eq4") }
+            default: break
+            }
+            let (_, sliceCounts) = RealTimeScaffold.count { g.render(frameCount: 256) }
+            counted += sliceCounts
+            if firstBad == nil && sliceCounts.allocations + sliceCounts.locks > 0 { firstBad = i }
+            _ = g.deliverPendingTaps()
+        }
+        g.collectRetiredPlans()
+        XCTAssertEqual(counted.allocations, 0, "first at slice \(firstBad ?? -1)")
+        XCTAssertEqual(counted.locks, 0, "first at slice \(firstBad ?? -1)")
+        XCTAssertEqual(counted.controlLocks, 0, "the render path took a ControlLock")
+        let cascades = try XCTUnwrap(eqs[11].kernel as? EQKernel).fusedCascadeSliceCount
+        XCTAssertGreaterThan(cascades, 1000, "most slices ran as one cascade")
+        XCTAssertLessThan(cascades, 1400, "some ran one by one")
+    }
 }
