@@ -177,7 +177,8 @@ func eq10Graph() throws {
     renderGraph("eq10", try graph([src, eq], ["src", "eq", "out"]), samplesPerFrame: 2 * 10)
 }
 
-// A mono noise source through 64 one-band eq nodes (the per-node cost of the scaling curve).
+// A mono noise source through 64 one-band eq nodes (the per-node cost of the scaling curve; the render
+// plan fuses the chain into one cascade of the 64 sections, see EQChain).
 func eqGraph() throws {
     let src = OscillatorNode(id: "src", sampleRate: rate, properties: OscillatorProperties(waveform: .noise, seed: 1))
     var nodes: [GraphNode] = [src]
