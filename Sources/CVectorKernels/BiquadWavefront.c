@@ -56,13 +56,42 @@ AG_AVX2 static inline __m256d ag_step4(const __m256d *c, __m256d *z1, __m256d *z
         for (int j = 0; j < (P); j++) { z1[j] = lz1[j]; z2[j] = lz2[j]; v[j] = lv[j]; }           \
     } while (0)
 
-/// The single-channel wavefront's steps over Q groups of four sections (as AG_PAIR_STEPS): lanes
-/// shift by one section, (previous[3], r[0], r[1], r[2]).
-#define AG_SINGLE_STEPS(Q, UNROLL)                                                                      \
+/// The single-channel wavefront over Q groups of four sections (a constant: the loops unroll and
+/// the state stays in registers), the whole block: at step t section s filters frame t - s, so
+/// steps 0 ..< frameCount + last. Where the wavefront enters the block (t < last) and leaves it
+/// (t >= frameCount) only sections lo ... hi are active: groups wholly outside are skipped and a
+/// group's inactive lanes keep their state (what runs is what section by section would run, in
+/// the same order per section). Lanes shift by one section per step, (previous[3], r[0], r[1],
+/// r[2]); section 0 takes the new frame.
+#define AG_SINGLE_BLOCK(Q, UNROLL)                                                                      \
     do {                                                                                          \
         __m256d lz1[Q], lz2[Q], lv[Q];                                                            \
-        for (int j = 0; j < (Q); j++) { lz1[j] = z1[j]; lz2[j] = z2[j]; lv[j] = v[j]; }           \
-        for (int t = first; t < end; t++) {                                                       \
+        for (int j = 0; j < (Q); j++) { lz1[j] = z1[j]; lz2[j] = z2[j]; lv[j] = _mm256_setzero_pd(); } \
+        /* Entering: sections 0 ... t. */                                                         \
+        for (int t = 0; t < last; t++) {                                                          \
+            lv[0] = _mm256_blend_pd(lv[0], _mm256_set1_pd((double)x[t]), 1);                      \
+            const int top = t >> 2;                                                               \
+            const __m256d active = _mm256_cmp_pd(lane, _mm256_set1_pd((double)(t - 4 * top)), _CMP_LE_OQ); \
+            __m256d previous = _mm256_setzero_pd();                                               \
+            UNROLL                                                                                \
+            for (int j = 0; j < (Q); j++) {                                                       \
+                if (j <= top) {                                                                   \
+                    __m256d o1 = lz1[j], o2 = lz2[j];                                             \
+                    __m256d r = _mm256_cvtps_pd(_mm256_cvtpd_ps(ag_step4(c + 5 * j, lz1 + j, lz2 + j, lv[j]))); \
+                    if (j == top) {                                                               \
+                        lz1[j] = _mm256_blendv_pd(o1, lz1[j], active);                            \
+                        lz2[j] = _mm256_blendv_pd(o2, lz2[j], active);                            \
+                    }                                                                             \
+                    lv[j] = _mm256_shuffle_pd(_mm256_permute2f128_pd(previous, r, 0x21), r, 0x5); \
+                    previous = r;                                                                 \
+                } else if (j == top + 1) {                                                        \
+                    /* Its first section takes this step's last active value next. */             \
+                    lv[j] = _mm256_shuffle_pd(_mm256_permute2f128_pd(previous, lv[j], 0x21), lv[j], 0x5); \
+                }                                                                                 \
+            }                                                                                     \
+        }                                                                                         \
+        /* Every section. */                                                                      \
+        for (int t = last; t < frameCount; t++) {                                                 \
             lv[0] = _mm256_blend_pd(lv[0], _mm256_set1_pd((double)x[t]), 1);                      \
             __m256d previous = _mm256_setzero_pd();                                               \
             UNROLL                                                                                \
@@ -74,7 +103,27 @@ AG_AVX2 static inline __m256d ag_step4(const __m256d *c, __m256d *z1, __m256d *z
                 previous = r;                                                                     \
             }                                                                                     \
         }                                                                                         \
-        for (int j = 0; j < (Q); j++) { z1[j] = lz1[j]; z2[j] = lz2[j]; v[j] = lv[j]; }           \
+        /* Leaving: sections t - frameCount + 1 ... last. */                                      \
+        for (int t = frameCount; t < frameCount + last; t++) {                                    \
+            const int lo = t - frameCount + 1, bottom = lo >> 2;                                  \
+            const __m256d active = _mm256_cmp_pd(lane, _mm256_set1_pd((double)(lo - 4 * bottom)), _CMP_GE_OQ); \
+            __m256d previous = _mm256_setzero_pd();                                               \
+            UNROLL                                                                                \
+            for (int j = 0; j < (Q); j++) {                                                       \
+                if (j < bottom) continue;                                                         \
+                __m256d o1 = lz1[j], o2 = lz2[j];                                                 \
+                __m128 f = _mm256_cvtpd_ps(ag_step4(c + 5 * j, lz1 + j, lz2 + j, lv[j]));         \
+                __m256d r = _mm256_cvtps_pd(f);                                                   \
+                if (j == bottom) {                                                                \
+                    lz1[j] = _mm256_blendv_pd(o1, lz1[j], active);                                \
+                    lz2[j] = _mm256_blendv_pd(o2, lz2[j], active);                                \
+                }                                                                                 \
+                if (j == (Q) - 1) out[t] = f[lastLane];                                           \
+                lv[j] = _mm256_shuffle_pd(_mm256_permute2f128_pd(previous, r, 0x21), r, 0x5);     \
+                previous = r;                                                                     \
+            }                                                                                     \
+        }                                                                                         \
+        for (int j = 0; j < (Q); j++) { z1[j] = lz1[j]; z2[j] = lz2[j]; }                         \
     } while (0)
 
 AG_AVX2
@@ -130,50 +179,46 @@ void ag_biquad_pair_wavefront_avx2(int count, float *x0, float *x1, int first, i
 }
 
 AG_AVX2
-void ag_biquad_single_wavefront_avx2(int count, float *x, int first, int end, const double *coefficients,
-                                     double *state, double *inFlight, double *scratch) {
+void ag_biquad_single_wavefront_avx2(int count, float *x, int frameCount, const double *coefficients,
+                                     double *state, double *scratch) {
     const int quads = (count + 3) / 4, last = count - 1;
-    // Scratch (32-byte aligned here): per four sections j, 5 coefficient vectors, z1, z2, the
-    // input (4j ... 4j + 3).
-    __m256d *c = (__m256d *)(((uintptr_t)scratch + 31) & ~(uintptr_t)31), *z1 = c + 5 * quads, *z2 = z1 + quads, *v = z2 + quads;
-    // The Swift layout: per section pair p, b0 b0' b1 b1' ... a2 a2' and z1 z1' z2 z2'; inFlight
-    // per section, the rounded value it gave at the last step (what the next section takes).
+    // Scratch (32-byte aligned here): per four sections j, 5 coefficient vectors, z1, z2.
+    __m256d *c = (__m256d *)(((uintptr_t)scratch + 31) & ~(uintptr_t)31), *z1 = c + 5 * quads, *z2 = z1 + quads;
+    // The Swift layout: per section pair p, b0 b0' b1 b1' ... a2 a2' and z1 z1' z2 z2'.
     for (int j = 0; j < quads; j++) {
-        double cc[5][4], zz1[4], zz2[4], vv[4];
+        double cc[5][4], zz1[4], zz2[4];
         for (int l = 0; l < 4; l++) {
             const int s = 4 * j + l, inside = s < count;
             const double *p = coefficients + 10 * (s >> 1) + (s & 1), *z = state + 4 * (s >> 1) + (s & 1);
             for (int m = 0; m < 5; m++) cc[m][l] = inside ? p[2 * m] : 0;
             zz1[l] = inside ? z[0] : 0;
             zz2[l] = inside ? z[2] : 0;
-            vv[l] = s > 0 && inside ? inFlight[s - 1] : 0;
         }
         for (int m = 0; m < 5; m++) c[5 * j + m] = _mm256_loadu_pd(cc[m]);
         z1[j] = _mm256_loadu_pd(zz1);
         z2[j] = _mm256_loadu_pd(zz2);
-        v[j] = _mm256_loadu_pd(vv);
     }
+    // Which lane of a group each section is (the active masks compare against it).
+    const __m256d lane = _mm256_setr_pd(0, 1, 2, 3);
     float *out = x - last;
     const int lastLane = last & 3;
     switch (quads) {
-    case 1: AG_SINGLE_STEPS(1, AG_UNROLL); break;
-    case 2: AG_SINGLE_STEPS(2, AG_UNROLL); break;
-    case 3: AG_SINGLE_STEPS(3, AG_UNROLL); break;
-    case 4: AG_SINGLE_STEPS(4, AG_UNROLL); break;
-    default: AG_SINGLE_STEPS(quads, ); break;
+    case 1: AG_SINGLE_BLOCK(1, AG_UNROLL); break;
+    case 2: AG_SINGLE_BLOCK(2, AG_UNROLL); break;
+    case 3: AG_SINGLE_BLOCK(3, AG_UNROLL); break;
+    case 4: AG_SINGLE_BLOCK(4, AG_UNROLL); break;
+    default: AG_SINGLE_BLOCK(quads, ); break;
     }
     for (int j = 0; j < quads; j++) {
-        double zz1[4], zz2[4], vv[4];
+        double zz1[4], zz2[4];
         _mm256_storeu_pd(zz1, z1[j]);
         _mm256_storeu_pd(zz2, z2[j]);
-        _mm256_storeu_pd(vv, v[j]);
         for (int l = 0; l < 4; l++) {
             const int s = 4 * j + l;
             if (s >= count) break;
             double *z = state + 4 * (s >> 1) + (s & 1);
             z[0] = zz1[l];
             z[2] = zz2[l];
-            if (s > 0) inFlight[s - 1] = vv[l];
         }
     }
 }
@@ -183,6 +228,6 @@ int ag_biquad_wavefront_avx2_available(void) { return 0; }
 void ag_biquad_pair_wavefront_avx2(int count, float *x0, float *x1, int first, int end,
                                    const double *coefficients, double *state, long stateStride,
                                    double *inFlight, double *scratch) {}
-void ag_biquad_single_wavefront_avx2(int count, float *x, int first, int end, const double *coefficients,
-                                     double *state, double *inFlight, double *scratch) {}
+void ag_biquad_single_wavefront_avx2(int count, float *x, int frameCount, const double *coefficients,
+                                     double *state, double *scratch) {}
 #endif

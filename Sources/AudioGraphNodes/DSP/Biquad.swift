@@ -556,6 +556,11 @@ package final class Biquad {
     static func singleWavefront(count: Int, x: UnsafeMutablePointer<Float>, frameCount: Int,
                                 coefficients: UnsafeMutablePointer<Double>, state: UnsafeMutablePointer<Double>,
                                 inFlight: UnsafeMutablePointer<Double>, vectorScratch: UnsafeMutablePointer<Double>) {
+        if wavefrontAVX2 && singleWavefrontAVX2 {
+            // The whole block, entry and exit steps included (only the sections with frames run there).
+            ag_biquad_single_wavefront_avx2(Int32(count), x, Int32(frameCount), coefficients, state, vectorScratch)
+            return
+        }
         let last = count &- 1, pairs = (count &+ 1) >> 1
         /// Section `s` alone on frames `range` (its lane of the pair's coefficients and state).
         func section(_ s: Int, _ range: Range<Int>) {
@@ -573,22 +578,17 @@ package final class Biquad {
         for q in 0..<last { inFlight[q] = Double(x[last &- 1 &- q]) }
         let flight = UnsafeMutableRawPointer(inFlight)
         let out = x - last
-        if wavefrontAVX2 && singleWavefrontAVX2 {
-            ag_biquad_single_wavefront_avx2(Int32(count), x, Int32(last), Int32(frameCount), coefficients, state,
-                                            inFlight, vectorScratch)
-        } else {
-            for t in last..<frameCount {
-                // Pair j takes (lane 2j - 1, lane 2j) of the last step; the first takes the new frame.
-                var before = SIMD2<Double>(0, Double(x[t]))
-                for j in 0..<pairs {
-                    let old = flight.load(fromByteOffset: 16 &* j, as: SIMD2<Double>.self)
-                    let v = SIMD2<Double>(before[1], old[0])
-                    let r = rounded(stepLanes(coefficients + 10 &* j, state + 4 &* j, v))
-                    flight.storeBytes(of: r, toByteOffset: 16 &* j, as: SIMD2<Double>.self)
-                    before = old
-                }
-                out[t] = Float(inFlight[last])
+        for t in last..<frameCount {
+            // Pair j takes (lane 2j - 1, lane 2j) of the last step; the first takes the new frame.
+            var before = SIMD2<Double>(0, Double(x[t]))
+            for j in 0..<pairs {
+                let old = flight.load(fromByteOffset: 16 &* j, as: SIMD2<Double>.self)
+                let v = SIMD2<Double>(before[1], old[0])
+                let r = rounded(stepLanes(coefficients + 10 &* j, state + 4 &* j, v))
+                flight.storeBytes(of: r, toByteOffset: 16 &* j, as: SIMD2<Double>.self)
+                before = old
             }
+            out[t] = Float(inFlight[last])
         }
         for q in 0..<last { x[frameCount &- 1 &- q] = Float(inFlight[q]) }
         for s in 1..<count { section(s, (frameCount &- s)..<frameCount) }

@@ -27,10 +27,13 @@ void ag_biquad_pair_wavefront_avx2(int count, float *x0, float *x1, int first, i
                                    const double *coefficients, double *state, long stateStride,
                                    double *inFlight, double *scratch);
 
-/// The same for one channel, four sections per instruction, in the Swift single-channel loop's
-/// layouts (per section pair: b0 b0' b1 b1' … a2 a2', z1 z1' z2 z2'; `inFlight` per section the
-/// value it gave at the last step). `scratch`: 32 * ((count + 3) / 4) + 4 doubles. Real-time safe.
-void ag_biquad_single_wavefront_avx2(int count, float *x, int first, int end, const double *coefficients,
-                                     double *state, double *inFlight, double *scratch);
+/// One channel's whole block (`frameCount` >= `count` frames of `x`, in place) through `count`
+/// sections as a wavefront, four sections per instruction, its entry and exit steps included
+/// (there only the sections that have frames run), in the Swift single-channel loop's layouts
+/// (per section pair: b0 b0' b1 b1' … a2 a2', z1 z1' z2 z2'; updated). `scratch`:
+/// 32 * ((count + 3) / 4) + 4 doubles. The same arithmetic per section and frame as the Swift
+/// loop, so the same bits. Real-time safe. Only when ag_biquad_wavefront_avx2_available().
+void ag_biquad_single_wavefront_avx2(int count, float *x, int frameCount, const double *coefficients,
+                                     double *state, double *scratch);
 
 #endif

@@ -309,6 +309,13 @@ final class BiquadTests: XCTestCase {
             let ten = (0..<10).map { k in EQBand(type: .peak, frequency: 31 * pow(2, Double(k)), gain: k % 2 == 0 ? 6 : -6, q: 1) }
             for channels in [1, 2] { assertCascadeMatchesTheScalarRecurrence(ten, channels: channels) }
             for bandCount in [5, 3] { assertCascadeMatchesTheScalarRecurrence(Array(all.prefix(bandCount)), channels: 1) }
+            // A fused chain's long cascades (EQChain: 64 one-band eqs): groups of four sections
+            // beyond the registers, partly filled ones, and the wavefront's entry and exit steps.
+            for bandCount in [64, 17, 18] {
+                let many = (0..<bandCount).map { k in all[k % all.count] }
+                assertCascadeMatchesTheScalarRecurrence(many, channels: 1)
+            }
+            assertCascadeMatchesTheScalarRecurrence((0..<19).map { k in all[k % all.count] }, channels: 3)
         }
     }
 
