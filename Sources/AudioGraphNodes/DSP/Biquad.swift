@@ -339,8 +339,10 @@ package final class Biquad {
     /// it gave one step earlier) and the processor overlaps them, instead of waiting on a frame's
     /// way down the cascade. An odd channel runs the same wavefront with two sections in the lanes.
     /// The first and last `sections.count - 1` steps (where the wavefront enters and leaves the
-    /// block) run section by section on the buffer. With fewer frames: frame by frame, all sections
-    /// of a frame, then the next.
+    /// block) run section by section on the buffer, except in the odd channel's AVX2 loop, which
+    /// runs them as steps with the sections that have no frame masked (a long fused chain spends
+    /// half its time there otherwise). With fewer frames: frame by frame, all sections of a frame,
+    /// then the next.
     ///
     /// - Parameters:
     ///   - coefficients: scratch for ``cascadeScratchCounts(sections:channels:)``'s `coefficients` values.
