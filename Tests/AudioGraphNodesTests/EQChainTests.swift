@@ -181,6 +181,31 @@ final class EQChainTests: XCTestCase {
         XCTAssertEqual(fused.cascades, 70)
     }
 
+    /// An offline tap (graph-file `taps`: a `KernelTap` on the kernel) on a middle eq: the chain
+    /// renders one by one while it is attached, and tap and output are the unfused bits.
+    func testAnOfflineTapOnAMiddleEqRecordsItsOwnOutput() throws {
+        func render(fused: Bool) throws -> (out: [[Float]], tap: [[Float]], cascades: Int) {
+            let eqs = makeChain()
+            let g = try startedGraph([noiseSource("src", channels: 2)] + eqs, "src -> e0 -> e1 -> e2 -> e3 -> e4 -> out",
+                                     slice: 128) { $0.setFusesKernelChains(fused) }
+            let kernel = try XCTUnwrap(eqs[1].kernel)
+            let recorder = KernelTap(bus: 0, channelCount: 2, capacity: 128)
+            var out: [[Float]] = [[], []], tap: [[Float]] = [[], []]
+            for k in 0..<60 {
+                if k == 20 { kernel.attachTap(recorder) }
+                let r = try XCTUnwrap(g.render(frameCount: 128))
+                for c in 0..<2 { out[c] += UnsafeBufferPointer(start: r.buffer.channel(c), count: 128) }
+                recorder.drain { buffer, n in for c in 0..<2 { tap[c] += UnsafeBufferPointer(start: buffer.channel(c), count: n) } }
+            }
+            return (out, tap, try XCTUnwrap(eqs[4].kernel as? EQKernel).fusedCascadeSliceCount)
+        }
+        let fused = try render(fused: true), oneByOne = try render(fused: false)
+        assertSameBits(fused.out, oneByOne.out, "output")
+        assertSameBits(fused.tap, oneByOne.tap, "the tap on e1")
+        XCTAssertEqual(fused.tap[0].count, 40 * 128)
+        XCTAssertEqual(fused.cascades, 20, "fused until the tap came")
+    }
+
     /// Which eqs fuse: an eq read by a second node (another mixer input) or changing the channel
     /// count ends a chain; chains in a mixer's branches fuse each; rendered with two threads the
     /// output is the same bits as serial and unfused.
