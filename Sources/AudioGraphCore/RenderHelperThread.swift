@@ -157,6 +157,13 @@ package final class RenderHelperThread: @unchecked Sendable {
     /// render thread may otherwise run every job itself).
     package static let testOnly_helperRunsEveryJob = Atomic<Bool>(false)
 
+    /// Tests: `hook` is called on every render helper thread and render worker thread started
+    /// from now on, with true as it starts and false before it ends (the real-time scaffold turns
+    /// its counting on there: `RealTimeScaffold.countingHelperThreads`); nil: none. Control thread.
+    package static func testOnly_setThreadHook(_ hook: (@Sendable (Bool) -> Void)?) {
+        RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = hook }
+    }
+
     /// Jobs the helper (not the render thread) has run so far. Any thread.
     package var jobsRun: Int { shared.jobsRun.load(ordering: .relaxed) }
 

@@ -1,6 +1,6 @@
 // Proves the timePitch render path (rubberband's process, retrieve, ratio changes, restart after bypass, the channel helper thread) allocates nothing and takes no lock.
 import AudioGraphRealtime
-@testable import AudioGraphCore
+import AudioGraphCore
 import Foundation
 import AudioGraphTesting
 import XCTest
@@ -48,7 +48,7 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
     /// (``RenderHelperThread``), which counts its own allocations and locks from its start (as
     /// render workers do) and here runs every channel-1 job: nothing is counted there either.
     func testRenderAllocatesNothingAndTakesNoLockWhenThePitchStartsAtZero() throws {
-        try countingHelperThreads {
+        try RealTimeScaffold.countingHelperThreads {
             try checkRenderAllocatesNothingAndTakesNoLock(quality: .finer, automatePitch: false, livePitchChanges: false,
                                                           silentSlices: 4)
         }
@@ -71,7 +71,7 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
             ("lock", { pthread_mutex_lock(&lock.mutex); pthread_mutex_unlock(&lock.mutex) }),
         ]
         for (name, violation) in violations {
-            try countingHelperThreads {
+            try RealTimeScaffold.countingHelperThreads {
                 let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine, channels: 2))
                 let tp = TimePitchNode(id: "tp", sampleRate: 48000, quality: .finer, livePitchChanges: false)
                 let g = try startedGraph([osc, tp], "osc -> tp -> out", slice: 256)
@@ -95,18 +95,6 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
         }
     }
 
-    /// Runs `body` with every render helper and render worker thread made meanwhile counting
-    /// its own allocations and locks (the scaffold's tracking), and with the helpers running
-    /// every job themselves (so that their thread is the one counted, whatever the load).
-    func countingHelperThreads(_ body: () throws -> Void) rethrows {
-        RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = { on in RealTimeScaffold.trackCurrentThread(on) } }
-        RenderHelperThread.testOnly_helperRunsEveryJob.store(true, ordering: .relaxed)
-        defer {
-            RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = nil }
-            RenderHelperThread.testOnly_helperRunsEveryJob.store(false, ordering: .relaxed)
-        }
-        try body()
-    }
 
     /// The same with the R2 engine (`quality` `faster`; its pitch is fixed at initialize, so the
     /// pitch changes are ignored). Before the pitch was fixed and the rate limited, R2
