@@ -44,6 +44,25 @@ extension TimePitchNodeTests {
         XCTAssertFalse(TimePitchNode(id: "tp", sampleRate: sr, quality: .faster, livePitchChanges: false).splitsChannels)
     }
 
+    /// Where the system refuses the helper thread the render thread feeds channel 1 itself as
+    /// it posts: the same samples as with the helper (which here runs every job), with rate
+    /// automation and slices of 300 frames.
+    func testWithoutItsHelperThreadTheRenderThreadStretchesChannelOneTheSame() throws {
+        RenderHelperThread.testOnly_helperRunsEveryJob.store(true, ordering: .relaxed)
+        defer { RenderHelperThread.testOnly_helperRunsEveryJob.store(false, ordering: .relaxed) }
+        var renders: [[[Float]]] = []
+        for withThread in [true, false] {
+            let t = try offlineFiner()
+            let g = try startedGraph([formulaSource("st", channels: 2) { c, n in Self.channelSignal(c, n) }, t], "st -> tp -> out", slice: 300)
+            let k = try XCTUnwrap(t.kernel as? TimePitchKernel)
+            if !withThread { k.channelHelper = nil }
+            renders.append(renderFrames(g, frames: 28800, channels: 2))
+            XCTAssertEqual(k.channelHelper?.jobsRun ?? 0 > 100, withThread)
+        }
+        XCTAssertGreaterThan(SignalMeasurement.rms(renders[1][1][4800...]), 0.15)
+        XCTAssertEqual(renders[0], renders[1])
+    }
+
     /// Bypass on and off in an offline split render: the helper's stretcher starts over with
     /// channel 0's, so both channels come back alike when both carry the same signal.
     func testOfflineFinerChannelsStartOverTogetherAfterBypass() throws {
