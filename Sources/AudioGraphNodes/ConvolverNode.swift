@@ -361,9 +361,9 @@ final class ConvolverKernel: NodeKernel, @unchecked Sendable {
             x.clear(frameCount: n)
         }
         if let helper {
-            helper.begin(n)
+            helper.post(n)
             parts[0].process(n)
-            helper.finish()
+            helper.collect()
         } else {
             for p in 0..<parts.count { parts[p].process(n) }
         }

@@ -48,7 +48,7 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
     /// a pitch set later still shifts, after a gap of about 20 ms while the resampler starts.
     public let livePitchChanges: Bool
     /// Whether each channel gets a mono stretcher of its own, channels 1… on a helper thread
-    /// (``ChannelStretchWorker``): `finer` in an offline file render (where ``livePitchChanges``
+    /// (``RenderHelperThread``): `finer` in an offline file render (where ``livePitchChanges``
     /// is false). A stereo stretch then takes two cores; the output is the same with or without
     /// the thread (each channel is its own stretch), and differs from one stereo stretcher only
     /// in that rubberband no longer locks the channels' phases below 600 Hz
@@ -137,13 +137,19 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     /// WSOLA (`fastest`), or nil.
     let wsola: WSOLAStretcher?
     /// Offline file renders with `finer` and two or more channels: ``stretcher`` is channel 0's
-    /// mono stretcher and this worker runs those of channels 1… on a thread of its own.
-    let channelWorker: ChannelStretchWorker?
+    /// mono stretcher, these are those of channels 1… with the blocks handed to them.
+    let helperChannels: HelperChannels?
+    /// Runs ``helperChannels``' jobs (one per block) beside the render thread; nil where the
+    /// channels are not split, or where the system refused a thread (the render thread then
+    /// feeds them as it posts). A var for tests, which replace it between render calls.
+    var channelHelper: RenderHelperThread?
+    /// Blocks handed to ``helperChannels``: the next block's slot is this modulo its capacity.
+    private var helperBlocksPosted = 0
     /// The helpers must start over with the next block they are given.
     private var helpersNeedPrime = true
     /// The pieces of the slice (start, length) whose channels 1… are still to be read from the
     /// helpers: they are read once per slice (or before the helpers start over), so the render
-    /// thread waits for the worker once per slice rather than once per block.
+    /// thread collects the helper's jobs once per slice rather than once per block.
     private let deferredStarts: UnsafeMutablePointer<Int>
     private let deferredLengths: UnsafeMutablePointer<Int>
     private var deferredCount = 0
@@ -188,18 +194,21 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         }
         if node.quality == .fastest {
             stretcher = nil
-            channelWorker = nil
+            helperChannels = nil
             wsola = WSOLAStretcher(sampleRate: format.sampleRate, channelCount: format.channelCount,
                                    maximumOutputPerRead: maximumFramesPerSlice, maximumFeed: TimePitchNode.blockSize)
         } else if node.splitsChannels && format.channelCount >= 2 {
             wsola = nil
             stretcher = rubberband(1)
             // A piece of output is at most one block of 256 frames: at most 64 + 40 blocks fed.
-            channelWorker = ChannelStretchWorker(stretchers: (1..<format.channelCount).map { _ in rubberband(1) },
-                                                 blockSize: TimePitchNode.blockSize, capacity: 128)
+            let channels = HelperChannels(stretchers: (1..<format.channelCount).map { _ in rubberband(1) }, capacity: 128)
+            helperChannels = channels
+            channelHelper = try? RenderHelperThread(name: "ag-timepitch", capacity: channels.capacity) { slot in
+                channels.feed(slot)
+            }
         } else {
             wsola = nil
-            channelWorker = nil
+            helperChannels = nil
             stretcher = rubberband(format.channelCount)
         }
         // Pieces end at the output's 256-frame block boundaries: at most this many per slice.
@@ -295,19 +304,23 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
             let r = Double(rate[at]), cents = fixedCents ?? Double(pitch[at])
             stretcher.setRatios(rate: r, cents: cents)
             fillBlock(inputs)
-            if let channelWorker {
-                // Channels 1… to the worker first, so that it runs while channel 0 runs here.
-                if channelWorker.isFull { channelWorker.waitForAll() }
+            if let helperChannels {
+                // Channels 1… to the helper first, so that it runs while channel 0 runs here (the
+                // slot must be free: its job run).
+                if let channelHelper, channelHelper.isFull { channelHelper.collect() }
+                let slot = helperBlocksPosted % helperChannels.capacity
                 for c in 1..<channelCount {
-                    channelWorker.inputSlot(channel: c - 1).update(from: block.list.channel(c), count: TimePitchNode.blockSize)
+                    helperChannels.input(slot: slot, channel: c - 1).update(from: block.list.channel(c), count: TimePitchNode.blockSize)
                 }
-                channelWorker.publish(rate: r, cents: cents, prime: helpersNeedPrime)
+                helperChannels.setRatios(slot: slot, rate: r, cents: cents, prime: helpersNeedPrime)
+                helperBlocksPosted += 1
+                if let channelHelper { channelHelper.post(slot) } else { helperChannels.feed(slot) }
                 helpersNeedPrime = false
             }
             stretcher.process(blockTable, frameCount: TimePitchNode.blockSize)
             feeds += 1
         }
-        if channelWorker != nil {
+        if helperChannels != nil {
             readMono(stretcher, into: out.channel(0) + s, length: length)
             deferredStarts[deferredCount] = s
             deferredLengths[deferredCount] = length
@@ -321,13 +334,13 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         }
     }
 
-    /// Waits for the helpers and reads channels 1… of the deferred pieces, in order.
+    /// Collects the helper's jobs and reads channels 1… of the deferred pieces, in order.
     @inline(__always)
     private func readDeferredChannels() {
-        guard let channelWorker, deferredCount > 0 else { return }
-        channelWorker.waitForAll()
+        guard let helperChannels, deferredCount > 0 else { return }
+        channelHelper?.collect()
         let out = outputs[0]
-        let helpers = channelWorker.stretchers
+        let helpers = helperChannels.stretchers
         for piece in 0..<deferredCount {
             var k = 0
             while k < helpers.count && k + 1 < out.channelCount {
@@ -366,5 +379,76 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
             wsola.makeSegment()
         }
         wsola.read(into: out, at: s, frameCount: length)
+    }
+}
+
+extension TimePitchKernel {
+    /// The mono stretchers of channels 1… in a split render, and the ring of blocks the render
+    /// thread hands them: slot `i` holds a block of channels 1… (``TimePitchNode/blockSize``
+    /// frames each) and its ratios. One ``RenderHelperThread`` job per block, its argument the
+    /// slot: ``feed(_:)``.
+    ///
+    /// Thread safety: the render thread writes a slot (``input(slot:channel:)``,
+    /// ``setRatios(slot:rate:cents:prime:)``) before posting its job and not again before the
+    /// job has run; ``feed(_:)`` runs on whichever thread runs the job (the helper's hand-off
+    /// orders the memory). Allocates nothing after init.
+    final class HelperChannels: @unchecked Sendable {
+        /// Mono stretchers, for channels 1, 2, … in order.
+        let stretchers: [TimePitchStretcher]
+        /// Slots in the ring (the helper's capacity: blocks posted and not yet fed).
+        let capacity: Int
+        private let blocks: ChannelBufferStorage
+        private let rates: UnsafeMutablePointer<Double>
+        private let cents: UnsafeMutablePointer<Double>
+        private let primes: UnsafeMutablePointer<Bool>
+        /// One pointer per stretcher: its channel's block.
+        private let tables: UnsafeMutablePointer<UnsafePointer<Float>>
+
+        /// A ring of `capacity` slots for `stretchers` (channels 1… in order). Control thread.
+        init(stretchers: [TimePitchStretcher], capacity: Int) {
+            self.stretchers = stretchers
+            self.capacity = capacity
+            let channels = max(1, stretchers.count), b = TimePitchNode.blockSize
+            blocks = ChannelBufferStorage(channelCount: channels, capacity: capacity * b)
+            rates = .allocate(capacity: capacity)
+            rates.initialize(repeating: 1, count: capacity)
+            cents = .allocate(capacity: capacity)
+            cents.initialize(repeating: 0, count: capacity)
+            primes = .allocate(capacity: capacity)
+            primes.initialize(repeating: false, count: capacity)
+            tables = .allocate(capacity: channels)
+            for k in 0..<channels { (tables + k).initialize(to: UnsafePointer(blocks.list.channel(k))) }
+        }
+
+        deinit {
+            rates.deallocate(); cents.deallocate(); primes.deallocate(); tables.deallocate()
+        }
+
+        /// Where `slot`'s block of channel `1 + channel` goes. Render thread.
+        @inline(__always)
+        func input(slot: Int, channel: Int) -> UnsafeMutablePointer<Float> {
+            blocks.list.channel(channel) + slot * TimePitchNode.blockSize
+        }
+
+        /// The ratios `slot`'s block is stretched at (`prime`: the stretchers start over first).
+        /// Render thread.
+        @inline(__always)
+        func setRatios(slot: Int, rate: Double, cents: Double, prime: Bool) {
+            rates[slot] = rate
+            self.cents[slot] = cents
+            primes[slot] = prime
+        }
+
+        /// The job: feeds `slot`'s block to the stretchers. Real-time safe.
+        @inline(__always)
+        func feed(_ slot: Int) {
+            for k in 0..<stretchers.count {
+                let s = stretchers[k]
+                if primes[slot] { s.prime(rate: rates[slot], cents: cents[slot]) }
+                s.setRatios(rate: rates[slot], cents: cents[slot])
+                tables[k] = UnsafePointer(blocks.list.channel(k) + slot * TimePitchNode.blockSize)
+                s.process(tables + k, frameCount: TimePitchNode.blockSize)
+            }
+        }
     }
 }

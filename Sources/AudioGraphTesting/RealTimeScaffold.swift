@@ -1,4 +1,5 @@
 // The real-time tests' one scaffold: run render calls marked and counted, and say what they allocated, locked or waited on.
+import AudioGraphCore
 import AudioGraphRealtime
 import CAllocationCounter
 import Synchronization
@@ -16,6 +17,10 @@ import Glibc
 ///   between calls);
 /// * ``runRenderThread(warmUp:render:whileRendering:)``: a tracked render thread renders while
 ///   the test thread makes changes, the case a live engine is in.
+///
+/// Either shape counts the threads of offline renders too — render workers and a kernel's
+/// helper thread (`RenderHelperThread`) — when the graph is made inside
+/// ``countingHelperThreads(helpersRunEveryJob:_:)``.
 ///
 /// The scaffold can fail: `RealTimeScaffoldTests` proves that one `ControlLock`, one raw Swift
 /// `Mutex` held by another thread, one `pthread_mutex_lock` and one `malloc` on the render thread
@@ -138,6 +143,25 @@ public enum RealTimeScaffold {
         }
         thread.join()
         return (box.value!, current(), step)
+    }
+
+    /// Runs `body` with every render helper thread (`RenderHelperThread`: the convolver's second
+    /// output, `timePitch`'s channels 1…) and render worker thread started meanwhile tracked from
+    /// its start to its end, so that what it allocates or locks counts with the render thread's in
+    /// ``count(_:)`` and ``runRenderThread(warmUp:render:whileRendering:)``. With
+    /// `helpersRunEveryJob` the helpers run every job posted to them (the render thread waits
+    /// rather than running them itself), so that the helper's thread is the one counted whatever
+    /// the machine's load. Initialize the graph inside `body`: a thread started before is not
+    /// tracked. Test thread; one at a time.
+    public static func countingHelperThreads<R>(helpersRunEveryJob: Bool = true, _ body: () throws -> R) rethrows -> R {
+        RenderHelperThread.testOnly_setThreadHook { on in RealTimeScaffold.trackCurrentThread(on) }
+        let saved = RenderHelperThread.testOnly_helperRunsEveryJob.load(ordering: .relaxed)
+        RenderHelperThread.testOnly_helperRunsEveryJob.store(helpersRunEveryJob, ordering: .relaxed)
+        defer {
+            RenderHelperThread.testOnly_setThreadHook(nil)
+            RenderHelperThread.testOnly_helperRunsEveryJob.store(saved, ordering: .relaxed)
+        }
+        return try body()
     }
 
     /// ``runRenderThread(warmUp:render:whileRendering:)`` with nothing to do meanwhile.

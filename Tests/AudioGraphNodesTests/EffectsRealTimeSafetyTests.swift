@@ -69,8 +69,10 @@ final class EffectsRealTimeSafetyTests: XCTestCase {
     /// workers do): 1500 slices of mixed sizes, neither the render thread nor the helper
     /// allocates or locks, and the helper computed slices (the others the render thread).
     func testConvolverHelperThreadAllocatesNothingAndTakesNoLock() throws {
-        RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = { on in RealTimeScaffold.trackCurrentThread(on) } }
-        defer { RenderWorkerPool.testOnly_workerThreadHook.withLock { $0 = nil } }
+        try RealTimeScaffold.countingHelperThreads(helpersRunEveryJob: false) { try checkConvolverHelperThread() }
+    }
+
+    func checkConvolverHelperThread() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
         let ir = dir.appendingPathComponent("ir.wav")
         try WAVFile(sampleRate: 48000, channels: ConvolverNodeTests.response(channels: 4, frames: 72000)).write(to: ir)

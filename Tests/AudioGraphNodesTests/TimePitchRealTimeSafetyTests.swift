@@ -1,4 +1,4 @@
-// Proves the timePitch render path (rubberband's process, retrieve, ratio changes, restart after bypass) allocates nothing and takes no lock.
+// Proves the timePitch render path (rubberband's process, retrieve, ratio changes, restart after bypass, the channel helper thread) allocates nothing and takes no lock.
 import AudioGraphRealtime
 import AudioGraphCore
 import Foundation
@@ -44,10 +44,57 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
     /// The same with the stretcher made at 0 cents for an offline file render (no always-on
     /// pitch resampler): the resampler starts on the render thread when the pitch first moves.
     /// It leaves a gap of 4 silent slices (≈ 20 ms) there, which is why live nodes keep it on.
+    /// An offline file render also stretches channel 1 on the kernel's helper thread
+    /// (``RenderHelperThread``), which counts its own allocations and locks from its start (as
+    /// render workers do) and here runs every channel-1 job: nothing is counted there either.
     func testRenderAllocatesNothingAndTakesNoLockWhenThePitchStartsAtZero() throws {
-        try checkRenderAllocatesNothingAndTakesNoLock(quality: .finer, automatePitch: false, livePitchChanges: false,
-                                                      silentSlices: 4)
+        try RealTimeScaffold.countingHelperThreads {
+            try checkRenderAllocatesNothingAndTakesNoLock(quality: .finer, automatePitch: false, livePitchChanges: false,
+                                                          silentSlices: 4)
+        }
     }
+
+    /// The helper's thread is counted: the same offline render with the channel-1 job made to
+    /// allocate (an array) and, in a second run, to take a `pthread_mutex_lock`, run on the
+    /// helper thread only: the allocations and the locks are counted, one per job at least.
+    /// (Before the helper counted its thread — the timePitch node's ChannelStretchWorker did
+    /// not — this test failed: nothing was counted.)
+    func testScaffoldCatchesAnAllocationAndALockAddedToTheHelpersJob() throws {
+        final class Lock: @unchecked Sendable {
+            var mutex = pthread_mutex_t()
+            init() { pthread_mutex_init(&mutex, nil) }
+            deinit { pthread_mutex_destroy(&mutex) }
+        }
+        let lock = Lock()
+        let violations: [(String, @Sendable () -> Void)] = [
+            ("allocation", { let scratch = [Float](repeating: 0.25, count: 64); precondition(scratch[63] == 0.25) }),
+            ("lock", { pthread_mutex_lock(&lock.mutex); pthread_mutex_unlock(&lock.mutex) }),
+        ]
+        for (name, violation) in violations {
+            try RealTimeScaffold.countingHelperThreads {
+                let osc = OscillatorNode(id: "osc", sampleRate: 48000, properties: OscillatorProperties(waveform: .sine, channels: 2))
+                let tp = TimePitchNode(id: "tp", sampleRate: 48000, quality: .finer, livePitchChanges: false)
+                let g = try startedGraph([osc, tp], "osc -> tp -> out", slice: 256)
+                let k = try XCTUnwrap(tp.kernel as? TimePitchKernel)
+                let channels = try XCTUnwrap(k.helperChannels)
+                k.channelHelper = try RenderHelperThread(name: "ag-test-broken", capacity: channels.capacity) { slot in
+                    violation()
+                    channels.feed(slot)
+                }
+                for _ in 0..<8 { _ = g.render(frameCount: 256) }
+                let before = k.channelHelper?.jobsRun ?? 0
+                let m = measure(g, slices: 100) { _ in }
+                let jobs = (k.channelHelper?.jobsRun ?? 0) - before
+                print("time-pitch helper with a broken job (\(name)): \(jobs) jobs on the helper; \(m)")
+                XCTAssertGreaterThanOrEqual(jobs, 90, "\(name): the helper ran the jobs")
+                XCTAssertGreaterThanOrEqual(name == "lock" ? m.locks : m.allocations, UInt64(jobs),
+                                            "\(name): the helper's thread was counted, once per job at least")
+                g.stop()
+                g.uninitialize()
+            }
+        }
+    }
+
 
     /// The same with the R2 engine (`quality` `faster`; its pitch is fixed at initialize, so the
     /// pitch changes are ignored). Before the pitch was fixed and the rate limited, R2
@@ -95,5 +142,9 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
         XCTAssertEqual(m.frees, 0, "\(quality)", file: file, line: line)
         XCTAssertEqual(m.locks, 0, "\(quality): first at slice \(m.firstBad ?? -1)", file: file, line: line)
         XCTAssertEqual(m.audible, 2000 - silentSlices, "\(quality)", file: file, line: line)
+        if tp.splitsChannels {
+            let helper = try XCTUnwrap((tp.kernel as? TimePitchKernel)?.channelHelper, file: file, line: line)
+            XCTAssertGreaterThan(helper.jobsRun, 2000, "the helper thread stretched channel 1", file: file, line: line)
+        }
     }
 }
