@@ -42,7 +42,8 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Reading sound files with libsndfile (WAV, AIFF, FLAC, Ogg, ... whatever it reads).
+/// Reading sound files with libsndfile (WAV, AIFF, FLAC, Ogg, ... whatever it reads); plain WAV
+/// files of the common layouts through ``WAVFileReader`` (the same samples, without libsndfile).
 ///
 /// Thread safety: every call does I/O: control threads only, never on the render thread.
 package enum AudioFileReader {
@@ -50,8 +51,26 @@ package enum AudioFileReader {
     /// (opening a FIFO blocks until a writer appears, a device may never end), and WAV files whose
     /// LIST chunk libsndfile would parse forever (`WAVHeaderCheck`).
     static func open(_ path: String, _ sfinfo: inout SF_INFO) throws(AudioFileError) -> OpaquePointer {
+        try checkReadable(path)
+        return try openWithLibsndfile(path, &sfinfo)
+    }
+
+    /// The checks before any reader opens `path`: a regular file, and not a WAV file whose LIST
+    /// chunk libsndfile would parse forever.
+    static func checkReadable(_ path: String) throws(AudioFileError) {
         if let reason = FileSystemPath.notRegularFileReason(path) { throw .cannotOpen(path: path, reason: reason) }
         if let reason = WAVHeaderCheck.problem(path) { throw .cannotOpen(path: path, reason: reason) }
+    }
+
+    /// The reader of a plain WAV file ``WAVFileReader`` takes, after ``checkReadable(_:)``; nil
+    /// for every other file (then libsndfile's).
+    static func nativeWAV(_ path: String) throws(AudioFileError) -> WAVFileReader? {
+        try checkReadable(path)
+        return WAVFileReader.open(path: path)
+    }
+
+    /// `sf_open` for reading, after ``checkReadable(_:)``.
+    static func openWithLibsndfile(_ path: String, _ sfinfo: inout SF_INFO) throws(AudioFileError) -> OpaquePointer {
         try AudioFileWriter.loadLibSndFile(path: path)
         guard let file = sf_open(path, Int32(SFM_READ), &sfinfo) else {
             throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
@@ -61,8 +80,9 @@ package enum AudioFileReader {
 
     /// Rate, channel count and length of a file.
     package static func info(path: String) throws(AudioFileError) -> AudioFileInfo {
+        if let wav = try nativeWAV(path) { return wav.info }
         var sfinfo = SF_INFO()
-        let file = try open(path, &sfinfo)
+        let file = try openWithLibsndfile(path, &sfinfo)
         sf_close(file)
         return AudioFileInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels), frames: sfinfo.frames)
     }
@@ -70,8 +90,17 @@ package enum AudioFileReader {
     /// Reads `frameCount` frames (nil: to the end) from `startFrame` into one array per channel.
     package static func read(path: String, startFrame: Int64 = 0, frameCount: Int64? = nil) throws(AudioFileError)
         -> (info: AudioFileInfo, channels: [[Float]]) {
+        if let wav = try nativeWAV(path) {
+            let info = wav.info, ch = info.channels
+            let start = max(0, min(startFrame, info.frames))
+            let wanted = max(0, min(frameCount ?? (info.frames - start), info.frames - start))
+            var interleaved = [Float](repeating: 0, count: Int(wanted) * ch)
+            let got = interleaved.withUnsafeMutableBufferPointer { wav.read(into: $0.baseAddress!, atFrame: start, frameCount: Int(wanted)) }
+            if got < 0 { throw .ioFailed(path: path, reason: "read failed") }
+            return (info, deinterleave(interleaved, channels: ch, frames: got))
+        }
         var sfinfo = SF_INFO()
-        let file = try open(path, &sfinfo)
+        let file = try openWithLibsndfile(path, &sfinfo)
         defer { sf_close(file) }
         let info = AudioFileInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels), frames: sfinfo.frames)
         let start = max(0, min(startFrame, sfinfo.frames))
@@ -83,13 +112,18 @@ package enum AudioFileReader {
         var interleaved = [Float](repeating: 0, count: Int(wanted) * ch)
         let got = interleaved.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, wanted) }
         if got < 0 { throw .ioFailed(path: path, reason: String(cString: sf_strerror(file))) }
-        var channels = [[Float]](repeating: [Float](repeating: 0, count: Int(got)), count: ch)
+        return (info, deinterleave(interleaved, channels: ch, frames: Int(got)))
+    }
+
+    /// The first `frames` frames of `interleaved`, one array per channel.
+    private static func deinterleave(_ interleaved: [Float], channels ch: Int, frames: Int) -> [[Float]] {
+        var channels = [[Float]](repeating: [Float](repeating: 0, count: frames), count: ch)
         for c in 0..<ch {
             channels[c].withUnsafeMutableBufferPointer { dst in
-                for i in 0..<Int(got) { dst[i] = interleaved[i * ch + c] }
+                for i in 0..<frames { dst[i] = interleaved[i * ch + c] }
             }
         }
-        return (info, channels)
+        return channels
     }
 }
 

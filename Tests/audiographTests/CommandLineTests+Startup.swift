@@ -7,7 +7,8 @@ import XCTest
 extension CommandLineTests {
     /// The dynamic loader's own list (`LD_DEBUG=libs`) of a 0.1 s render to WAV: neither FFmpeg's
     /// libavformat and libavcodec nor libsndfile and its codecs (FLAC, Vorbis, Opus, mpg123, LAME)
-    /// are loaded; the same render to FLAC loads libsndfile and FLAC, and not FFmpeg. Before
+    /// are loaded, nor by a graph playing that file into another WAV (which gets the same bytes);
+    /// the same render to FLAC loads libsndfile and FLAC, and not FFmpeg. Before
     /// CAVCodecLazy FFmpeg was linked and loaded at every start with about 100 more shared objects;
     /// before CSndFileLazy and WAVFileWriter libsndfile came with its seven codec libraries to
     /// every run (this test failed both times).
@@ -20,6 +21,18 @@ extension CommandLineTests {
         for library in ["libavformat", "libavcodec", "libsndfile", "libFLAC", "libvorbis", "libopus", "libmpg123", "libmp3lame"] {
             XCTAssertFalse(r.stderr.contains(library + "."), "\(library) loaded by a render to WAV")
         }
+        // A graph playing that WAV file into another: still no libsndfile (WAVFileReader).
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "duration": 0.1,
+              "nodes": [ { "id": "p", "type": "player", "properties": { "file": "sine.wav" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "p", "to": "out" } ] }
+            """, "replay.json", in: dir)
+        let replay = try run(["render", "replay.json", "-o", "replay.wav", "--quiet"], in: dir, environment: ["LD_DEBUG": "libs"])
+        XCTAssertEqual(replay.status, 0, replay.stderr.suffix(2000).description)
+        XCTAssertFalse(replay.stderr.contains("libsndfile."), "libsndfile loaded to read and write WAV files")
+        XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("replay.wav")), try Data(contentsOf: dir.appendingPathComponent("sine.wav")),
+                       "the same samples back, byte for byte")
         let flac = try run(["render", "sine.json", "-o", "sine.flac", "--quiet"], in: dir, environment: ["LD_DEBUG": "libs"])
         XCTAssertEqual(flac.status, 0, flac.stderr.suffix(2000).description)
         XCTAssertTrue(flac.stderr.contains("libsndfile.so"), "a render to FLAC loads libsndfile")
