@@ -171,7 +171,8 @@ let package = Package(
 if ProcessInfo.processInfo.environment["AG_FUZZ"] != nil {
     package.targets += [
         .executableTarget(name: "FuzzGraphLoader", dependencies: ["AudioGraphKit"], path: "Fuzz/FuzzGraphLoader"),
-        .executableTarget(name: "FuzzWAVReader", dependencies: ["AudioGraphKit", "AudioGraphTesting"], path: "Fuzz/FuzzWAVReader"),
+        .executableTarget(name: "FuzzWAVReader", dependencies: ["AudioGraphKit", "AudioGraphNodes", "AudioGraphTesting", "CSndFile"],
+                          path: "Fuzz/FuzzWAVReader"),
         .executableTarget(name: "FuzzSOFAReader", dependencies: ["AudioGraphKit"], path: "Fuzz/FuzzSOFAReader"),
     ]
 }

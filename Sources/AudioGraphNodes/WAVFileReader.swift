@@ -7,7 +7,8 @@ import Glibc
 /// recorders write: RIFF/WAVE with a 16-, 18- or 40-byte `fmt ` chunk (`WAVE_FORMAT_PCM` 16/24/32
 /// bits, `WAVE_FORMAT_IEEE_FLOAT` 32/64 bits, or `WAVE_FORMAT_EXTENSIBLE` with either sub-format
 /// and every bit valid) before a `data` chunk that lies whole inside the file. Any other file (8
-/// bits, µ-law, ADPCM, RF64, a truncated `data` chunk, a header this walk finds odd) gets nil
+/// bits, µ-law, ADPCM, RF64, a truncated `data` chunk, a header this walk finds odd, anything but
+/// known chunks after `data`) gets nil
 /// from ``open(path:)`` and is read by libsndfile as before, so a doubtful file is always read
 /// the library's way. `WAVFileReaderTests` compares rates, lengths and every sample with
 /// libsndfile's, bit for bit. Used by ``AudioFileReader`` and ``SeekableAudioFileReader``, so
@@ -123,6 +124,37 @@ package final class WAVFileReader {
                                    "id3 ", "ID3 ", "acid", "cart", "umid", "levl", "iXML", "DISP", "afsp", "fake"].reduce(into: []) {
             $0.insert(Array($1.utf8))
         }
+        /// Whether a LIST chunk's body is plain: `INFO` or `adtl`, then sub-chunks of printable
+        /// names (none `data`, `fmt `, `RIFF` or `LIST`, which libsndfile's walk of the list would
+        /// act on) that fill it exactly.
+        func plainList(_ body: Int64, _ size: Int64) -> Bool {
+            guard size >= 4, size <= 1 << 20, let list = bytes(body, Int(size)) else { return false }
+            guard list[0..<4] == [0x49, 0x4E, 0x46, 0x4F] || list[0..<4] == [0x61, 0x64, 0x74, 0x6C] else { return false }
+            let refused: Set<[UInt8]> = [Array("data".utf8), Array("fmt ".utf8), Array("RIFF".utf8), Array("LIST".utf8)]
+            var i = 4
+            while i < list.count {
+                guard i + 8 <= list.count else { return false }
+                let id = Array(list[i..<(i + 4)])
+                guard id.allSatisfy({ (0x20...0x7E).contains($0) }), !refused.contains(id) else { return false }
+                let n = Int(u32(list, i + 4))
+                guard n <= list.count - i - 8 else { return false }
+                i += 8 + n + (n & 1)
+            }
+            return i == list.count
+        }
+        /// libsndfile goes on past `data`: only known chunks may follow, up to the end (or a pad byte).
+        func trailingChunksAreKnown(from start: Int64) -> Bool {
+            var at = start
+            for _ in 0..<64 {
+                if at >= fileSize - 1 { return true }   // the end, a pad byte, or odd data without one
+                guard at + 8 <= fileSize, let head = bytes(at, 8) else { return false }
+                let id = Array(head[0..<4]), size = Int64(u32(head, 4))
+                guard known.contains(id), size & 1 == 0, at + 8 + size <= fileSize,
+                      id != Array("LIST".utf8) || plainList(at + 8, size) else { return false }
+                at += 8 + size
+            }
+            return false
+        }
         for _ in 0..<64 {
             guard at + 8 <= fileSize, let head = bytes(at, 8) else { return nil }
             let id = Array(head[0..<4]), size = Int64(u32(head, 4))
@@ -153,11 +185,12 @@ package final class WAVFileReader {
             } else if id == Array("data".utf8) {
                 // A zero size followed by samples is a recording never closed, which libsndfile
                 // repairs by its own rules: it reads that file.
-                guard var layout = format, body + size <= fileSize, size > 0 || body == fileSize else { return nil }
+                guard var layout = format, body + size <= fileSize, size > 0 || body == fileSize,
+                      trailingChunksAreKnown(from: body + size + (size & 1)) else { return nil }
                 layout.dataOffset = body
                 layout.dataBytes = size
                 return layout
-            } else if !known.contains(id) || size & 1 == 1 {
+            } else if !known.contains(id) || size & 1 == 1 || (id == Array("LIST".utf8) && !plainList(body, size)) {
                 return nil
             }
             at = body + size + (size & 1)
