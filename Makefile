@@ -167,7 +167,7 @@ bench: deps deps-bench build
 # libFuzzer (the Swift toolchain's) with AddressSanitizer: the graph loader (bytes as a graph
 # file, or — inputs that do not start like JSON — a graph built by Fuzz/FuzzGraphLoader/
 # GraphGrammar.swift, loaded and rendered; the share of each that loads and renders is printed
-# at the end; `make fuzz FUZZ_SECONDS=600` is the 30-minute run), the WAV readers (WAVFile and libsndfile through AudioFileReader) and the SOFA reader
+# at the end; `make fuzz FUZZ_SECONDS=600` is the 30-minute run), the WAV readers (WAVFile, and WAVFileReader and libsndfile through AudioFileReader, the two compared sample for sample) and the SOFA reader
 # (HRTFSet through libmysofa), FUZZ_SECONDS each, one after the other, seeded from Graphs/, the
 # test fixtures, Fuzz/seed-wavs.py and Fuzz/seed-sofa.py (Debian's SOFA set is 1.1 MiB, over
 # libFuzzer's default 1 MiB cap, hence -max_len for that target; libmysofa's own leaks on

@@ -19,8 +19,10 @@ let package = Package(
     ],
     targets: [
         // MARK: C wrappers (one per system library, Debian's -dev packages)
-        // libsndfile: reading and writing sound files (players, taps, render output).
-        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // libsndfile: reading and writing sound files (players, taps, render output) other than the plain
+        // WAV files WAVFileWriter writes itself. Headers only: loaded on first use by CSndFileLazy, so a
+        // render to WAV does not load it and its seven codec libraries.
+        .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
         // libsamplerate: sample-rate conversion (converter node, implicit mixer/environment input conversion).
         .systemLibrary(name: "CSampleRate", providers: [.apt(["libsamplerate0-dev"])]),
         // libsoxr: the fast, very-high-quality sample-rate converter (quality `best`, the default).
@@ -62,6 +64,7 @@ let package = Package(
         .target(name: "CSoxrLazy", dependencies: ["CLazyLibrary"]),
         .target(name: "CSampleRateLazy", dependencies: ["CLazyLibrary"]),
         .target(name: "CEBUR128Lazy", dependencies: ["CLazyLibrary"]),
+        .target(name: "CSndFileLazy", dependencies: ["CLazyLibrary"]),
         // libfluidsynth: the SoundFont 2 voice engine of the sampler node (AudioUnitSampler).
         .systemLibrary(name: "CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
         // webrtc-audio-processing (C++): echo cancellation, noise suppression and gain control, the engine's
@@ -92,7 +95,7 @@ let package = Package(
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CSndFile", "CSampleRate", "CSoxr", "CMySofa", "CFFTW",
                                "CRubberBand", "CFluidSynth",
                                "CMySofaLazy", "CFFTWLazy", "CRubberBandLazy", "CFluidSynthLazy", "CVectorKernels",
-                               "CSoxrLazy", "CSampleRateLazy"]),
+                               "CSoxrLazy", "CSampleRateLazy", "CSndFileLazy"]),
         // PulseAudio I/O: output and input nodes, devices. The only importer of CPulse.
         .target(name: "AudioGraphPulse",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "CPulse", "CPulseShim", "CPulseLazy"]),
@@ -168,7 +171,8 @@ let package = Package(
 if ProcessInfo.processInfo.environment["AG_FUZZ"] != nil {
     package.targets += [
         .executableTarget(name: "FuzzGraphLoader", dependencies: ["AudioGraphKit"], path: "Fuzz/FuzzGraphLoader"),
-        .executableTarget(name: "FuzzWAVReader", dependencies: ["AudioGraphKit", "AudioGraphTesting"], path: "Fuzz/FuzzWAVReader"),
+        .executableTarget(name: "FuzzWAVReader", dependencies: ["AudioGraphKit", "AudioGraphNodes", "AudioGraphTesting", "CSndFile"],
+                          path: "Fuzz/FuzzWAVReader"),
         .executableTarget(name: "FuzzSOFAReader", dependencies: ["AudioGraphKit"], path: "Fuzz/FuzzSOFAReader"),
     ]
 }

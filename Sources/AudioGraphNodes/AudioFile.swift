@@ -1,4 +1,5 @@
-// Sound files through libsndfile: reading whole files or parts, writing slices as they render.
+// Sound files through libsndfile (loaded on first use) and plain WAV written directly: reading whole
+// files or parts, writing slices as they render.
 import CSndFile
 #if canImport(Glibc)
 import Glibc
@@ -41,7 +42,8 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Reading sound files with libsndfile (WAV, AIFF, FLAC, Ogg, ... whatever it reads).
+/// Reading sound files with libsndfile (WAV, AIFF, FLAC, Ogg, ... whatever it reads); plain WAV
+/// files of the common layouts through ``WAVFileReader`` (the same samples, without libsndfile).
 ///
 /// Thread safety: every call does I/O: control threads only, never on the render thread.
 package enum AudioFileReader {
@@ -49,8 +51,27 @@ package enum AudioFileReader {
     /// (opening a FIFO blocks until a writer appears, a device may never end), and WAV files whose
     /// LIST chunk libsndfile would parse forever (`WAVHeaderCheck`).
     static func open(_ path: String, _ sfinfo: inout SF_INFO) throws(AudioFileError) -> OpaquePointer {
+        try checkReadable(path)
+        return try openWithLibsndfile(path, &sfinfo)
+    }
+
+    /// The checks before any reader opens `path`: a regular file, and not a WAV file whose LIST
+    /// chunk libsndfile would parse forever.
+    static func checkReadable(_ path: String) throws(AudioFileError) {
         if let reason = FileSystemPath.notRegularFileReason(path) { throw .cannotOpen(path: path, reason: reason) }
         if let reason = WAVHeaderCheck.problem(path) { throw .cannotOpen(path: path, reason: reason) }
+    }
+
+    /// The reader of a plain WAV file ``WAVFileReader`` takes, after ``checkReadable(_:)``; nil
+    /// for every other file (then libsndfile's).
+    static func nativeWAV(_ path: String) throws(AudioFileError) -> WAVFileReader? {
+        try checkReadable(path)
+        return WAVFileReader.open(path: path)
+    }
+
+    /// `sf_open` for reading, after ``checkReadable(_:)``.
+    static func openWithLibsndfile(_ path: String, _ sfinfo: inout SF_INFO) throws(AudioFileError) -> OpaquePointer {
+        try AudioFileWriter.loadLibSndFile(path: path)
         guard let file = sf_open(path, Int32(SFM_READ), &sfinfo) else {
             throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
         }
@@ -59,8 +80,9 @@ package enum AudioFileReader {
 
     /// Rate, channel count and length of a file.
     package static func info(path: String) throws(AudioFileError) -> AudioFileInfo {
+        if let wav = try nativeWAV(path) { return wav.info }
         var sfinfo = SF_INFO()
-        let file = try open(path, &sfinfo)
+        let file = try openWithLibsndfile(path, &sfinfo)
         sf_close(file)
         return AudioFileInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels), frames: sfinfo.frames)
     }
@@ -68,8 +90,17 @@ package enum AudioFileReader {
     /// Reads `frameCount` frames (nil: to the end) from `startFrame` into one array per channel.
     package static func read(path: String, startFrame: Int64 = 0, frameCount: Int64? = nil) throws(AudioFileError)
         -> (info: AudioFileInfo, channels: [[Float]]) {
+        if let wav = try nativeWAV(path) {
+            let info = wav.info, ch = info.channels
+            let start = max(0, min(startFrame, info.frames))
+            let wanted = max(0, min(frameCount ?? (info.frames - start), info.frames - start))
+            var interleaved = [Float](repeating: 0, count: Int(wanted) * ch)
+            let got = interleaved.withUnsafeMutableBufferPointer { wav.read(into: $0.baseAddress!, atFrame: start, frameCount: Int(wanted)) }
+            if got < 0 { throw .ioFailed(path: path, reason: "read failed") }
+            return (info, deinterleave(interleaved, channels: ch, frames: got))
+        }
         var sfinfo = SF_INFO()
-        let file = try open(path, &sfinfo)
+        let file = try openWithLibsndfile(path, &sfinfo)
         defer { sf_close(file) }
         let info = AudioFileInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels), frames: sfinfo.frames)
         let start = max(0, min(startFrame, sfinfo.frames))
@@ -81,18 +112,25 @@ package enum AudioFileReader {
         var interleaved = [Float](repeating: 0, count: Int(wanted) * ch)
         let got = interleaved.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, wanted) }
         if got < 0 { throw .ioFailed(path: path, reason: String(cString: sf_strerror(file))) }
-        var channels = [[Float]](repeating: [Float](repeating: 0, count: Int(got)), count: ch)
+        return (info, deinterleave(interleaved, channels: ch, frames: Int(got)))
+    }
+
+    /// The first `frames` frames of `interleaved`, one array per channel.
+    private static func deinterleave(_ interleaved: [Float], channels ch: Int, frames: Int) -> [[Float]] {
+        var channels = [[Float]](repeating: [Float](repeating: 0, count: frames), count: ch)
         for c in 0..<ch {
             channels[c].withUnsafeMutableBufferPointer { dst in
-                for i in 0..<Int(got) { dst[i] = interleaved[i * ch + c] }
+                for i in 0..<frames { dst[i] = interleaved[i * ch + c] }
             }
         }
-        return (info, channels)
+        return channels
     }
 }
 
 /// Writes a sound file slice by slice (WAV, AIFF, FLAC, Ogg Vorbis, CAF, AU, W64, RF64 by the
 /// file's extension), converting from the graph's non-interleaved floats to the file's sample type.
+/// Plain WAV files go through ``WAVFileWriter`` (the bytes libsndfile would write, without
+/// loading it); every other type, and a `.wav` written as RF64, through libsndfile.
 ///
 /// Thread safety: I/O — a control or worker thread, never the render thread. Not shared.
 package final class AudioFileWriter {
@@ -101,7 +139,10 @@ package final class AudioFileWriter {
     /// The format written: rate, channels, sample type.
     package let format: StreamFormat
     private let major: Int32
+    /// The libsndfile handle, for every file but a plain WAV.
     private var file: OpaquePointer?
+    /// The writer of a plain WAV file.
+    private var wav: WAVFileWriter?
     /// Interleaved frames waiting for the next `sf_writef_*` (``batchBytes`` of file samples at
     /// most): one write system call per batch instead of one per render slice.
     private var scratch: [Float] = []
@@ -235,6 +276,14 @@ package final class AudioFileWriter {
     /// Checks that `path`'s type can store `sampleType`, without creating anything.
     package static func validate(path: String, sampleType: SampleType, channels: Int, sampleRate: Double) throws(AudioFileError) {
         guard let major = majorFormat(forPath: path) else { throw .unsupportedFileType(path: path) }
+        if major == Int32(SF_FORMAT_WAV) {
+            // What libsndfile's sf_format_check accepts for WAV and the types we write.
+            guard WAVFileWriter.channelLimit.contains(channels), sampleRate >= 0 else {
+                throw .unsupportedSampleType(path: path, sampleType: sampleType)
+            }
+            return
+        }
+        try loadLibSndFile(path: path)
         var info = SF_INFO()
         info.samplerate = Int32(clamping: FrameCount.int64(sampleRate))
         info.channels = Int32(clamping: channels)
@@ -268,15 +317,6 @@ package final class AudioFileWriter {
         guard format.sampleRate.rounded() >= 1, format.sampleRate.rounded() <= Double(Int32.max) else {
             throw .cannotOpen(path: path, reason: "a rate of \(format.sampleRate) Hz cannot be stored in a sound file")
         }
-        var info = SF_INFO()
-        info.samplerate = Int32(format.sampleRate.rounded())
-        info.channels = Int32(format.channelCount)
-        info.format = major | Self.subtype(format.sampleType, major: major, path: path)
-        guard sf_format_check(&info) != 0 else { throw .unsupportedSampleType(path: path, sampleType: format.sampleType) }
-        guard let f = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
-        }
-        file = f
         let ch = max(1, format.channelCount)
         batchFrames = max(1, Self.batchBytes / (ch * (format.sampleType == .float64 ? 8 : 4)))
         // The batch's memory for the frames expected (a short render does not zero 1 MiB it never
@@ -287,6 +327,21 @@ package final class AudioFileWriter {
         } else {
             scratch = [Float](repeating: 0, count: initialFrames * ch)
         }
+        if major == Int32(SF_FORMAT_WAV) {
+            wav = try WAVFileWriter(path: path, sampleType: format.sampleType, channelCount: format.channelCount,
+                                    sampleRate: UInt32(format.sampleRate.rounded()))
+            return
+        }
+        try Self.loadLibSndFile(path: path)
+        var info = SF_INFO()
+        info.samplerate = Int32(format.sampleRate.rounded())
+        info.channels = Int32(format.channelCount)
+        info.format = major | Self.subtype(format.sampleType, major: major, path: path)
+        guard sf_format_check(&info) != 0 else { throw .unsupportedSampleType(path: path, sampleType: format.sampleType) }
+        guard let f = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw .cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
+        }
+        file = f
         // Floats beyond ±1 are clipped when written as integers, not wrapped.
         sf_command(f, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         // No PEAK chunk in float WAV/AIFF: it holds a timestamp, and renders must be byte-identical.
@@ -294,9 +349,20 @@ package final class AudioFileWriter {
     }
 
     deinit {
+        if let wav {
+            try? flush()
+            try? wav.close()
+        }
         guard let file else { return }
         try? flush()
         sf_close(file)
+    }
+
+    /// Loads libsndfile (opened on first use, `CSndFileLazy`) or throws `.cannotOpen` naming it.
+    static func loadLibSndFile(path: String) throws(AudioFileError) {
+        if let reason = LazyLibrary.sndfile.loadFailure {
+            throw .cannotOpen(path: path, reason: "cannot load \(LazyLibrary.sndfile.name): \(reason)")
+        }
     }
 
     /// Appends `frameCount` frames of `buffer` (its first `format.channelCount` channels; missing
@@ -304,7 +370,7 @@ package final class AudioFileWriter {
     /// ``batchBytes``; a batch is written when it is full and by ``close()``, so a failure to
     /// write (disk full) is reported by the `write` or `close` that writes its batch.
     package func write(_ buffer: ChannelBufferList, frameCount: Int) throws(AudioFileError) {
-        guard file != nil, frameCount > 0 else { return }
+        guard file != nil || wav != nil, frameCount > 0 else { return }
         var done = 0
         while done < frameCount {
             let n = min(frameCount - done, batchFrames - pendingFrames)
@@ -369,8 +435,23 @@ package final class AudioFileWriter {
 
     /// Hands the pending batch to libsndfile (one write for float files the machine's byte order).
     private func flush() throws(AudioFileError) {
-        guard let file, pendingFrames > 0 else { return }
+        guard pendingFrames > 0 else { return }
         let count = pendingFrames
+        if let wav {
+            pendingFrames = 0
+            let failure = format.sampleType == .float64
+                ? scratchDouble.withUnsafeBufferPointer { b -> AudioFileError? in
+                    do throws(AudioFileError) { try wav.write(b.baseAddress!, frames: count) } catch { return error }
+                    return nil
+                }
+                : scratch.withUnsafeBufferPointer { b -> AudioFileError? in
+                    do throws(AudioFileError) { try wav.write(b.baseAddress!, frames: count) } catch { return error }
+                    return nil
+                }
+            if let failure { throw failure }
+            return
+        }
+        guard let file else { return }
         pendingFrames = 0
         let written: Int64
         if format.sampleType == .float64 {
@@ -391,6 +472,12 @@ package final class AudioFileWriter {
     /// time by applications, not for renders.
     /// Compressed files (FLAC, Ogg) have no header to rewrite: nothing happens for them.
     package func updateHeaderAfterEveryWrite() {
+        if let wav {
+            writesThrough = true
+            wav.updatesHeaderAfterEveryWrite = true
+            try? flush()
+            return
+        }
         guard let file, !Self.isCompressed(path: path) else { return }
         writesThrough = true
         try? flush()
@@ -404,6 +491,14 @@ package final class AudioFileWriter {
     /// systems report late write-back errors there) fails `sf_close`; both are reported here.
     /// Waiting for the data to reach the disk would only make every render slower.
     package func close() throws(AudioFileError) {
+        if let w = wav {
+            var failure: AudioFileError?
+            do { try flush() } catch { failure = error }
+            wav = nil
+            do { try w.close() } catch { if failure == nil { failure = error } }
+            if let failure { throw failure }
+            return
+        }
         guard let f = file else { return }
         var failure: AudioFileError?
         do { try flush() } catch { failure = error }

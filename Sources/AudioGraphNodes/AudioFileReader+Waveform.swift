@@ -1,5 +1,4 @@
 // A file's waveform overview (cf. EZAudioFile's getWaveformData) in one streaming pass.
-import CSndFile
 
 extension AudioFileReader {
     /// Frames read per block by ``waveform(path:pointCount:)``.
@@ -17,11 +16,9 @@ extension AudioFileReader {
     ///   errors of opening and reading the file.
     package static func waveform(path: String, pointCount: Int) throws(AudioFileError) -> [[WaveformPoint]] {
         guard pointCount >= 1 else { throw .invalidSettings(path: path, reason: "a waveform has at least 1 point, asked for \(pointCount)") }
-        var sfinfo = SF_INFO()
-        let file = try open(path, &sfinfo)
-        defer { sf_close(file) }
-        let channelCount = Int(sfinfo.channels)
-        let total = Int64(sfinfo.frames)
+        let file = try SeekableAudioFileReader(path: path)
+        let channelCount = file.info.channels
+        let total = file.info.frames
         var points = [[WaveformPoint]](repeating: [WaveformPoint](repeating: WaveformPoint(minimum: 0, maximum: 0, rms: 0),
                                                                     count: pointCount), count: channelCount)
         var minimum = [Float](repeating: .infinity, count: channelCount)
@@ -57,8 +54,8 @@ extension AudioFileReader {
         advance()
         while frame < total {
             let wanted = Int64(min(Int64(waveformBlockFrames), total - frame))
-            let got = block.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, wanted) }
-            if got < 0 { throw .ioFailed(path: path, reason: String(cString: sf_strerror(file))) }
+            let got = block.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, atFrame: frame, frameCount: Int(wanted)) }
+            if got < 0 { throw .ioFailed(path: path, reason: "read failed at frame \(frame)") }
             if got == 0 { throw .ioFailed(path: path, reason: "the file ends at frame \(frame), before the \(total) frames it declares") }
             var i = 0
             while i < Int(got) {

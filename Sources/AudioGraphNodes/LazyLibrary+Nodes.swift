@@ -1,10 +1,11 @@
-// The stock nodes' C libraries that are opened on first use (FFTW, RubberBand, libmysofa, fluidsynth, libsoxr, libsamplerate), as LazyLibrary values.
+// The stock nodes' C libraries that are opened on first use (FFTW, RubberBand, libmysofa, fluidsynth, libsoxr, libsamplerate, libsndfile), as LazyLibrary values.
 import AudioGraphCore
 import CFFTWLazy
 import CFluidSynthLazy
 import CMySofaLazy
 import CRubberBandLazy
 import CSampleRateLazy
+import CSndFileLazy
 import CSoxrLazy
 
 extension LazyLibrary {
@@ -22,4 +23,7 @@ extension LazyLibrary {
     package static let soxr = LazyLibrary(name: "libsoxr", load: ag_soxr_load)
     /// libsamplerate (`libsamplerate.so.0`): the other rate-conversion qualities.
     package static let samplerate = LazyLibrary(name: "libsamplerate", load: ag_samplerate_load)
+    /// libsndfile (`libsndfile.so.1`, with its FLAC, Ogg, Vorbis, Opus, mpg123 and LAME codecs):
+    /// every sound file read, and every file written but a plain WAV (``WAVFileWriter``).
+    package static let sndfile = LazyLibrary(name: "libsndfile", load: ag_sndfile_load)
 }

@@ -1,4 +1,4 @@
-// An open sound file read piece by piece at any frame (libsndfile sf_seek + sf_readf_float), for streaming.
+// An open sound file read piece by piece at any frame (WAVFileReader, or libsndfile sf_seek + sf_readf_float), for streaming.
 import CSndFile
 
 /// A sound file kept open and read in pieces at arbitrary frames into memory the caller owns
@@ -19,15 +19,24 @@ package final class SeekableAudioFileReader {
     package let storedSampleType: SampleType
 
     // MARK: Owner thread only
+    /// The reader of a plain WAV file (``WAVFileReader``), else nil and ``file`` is libsndfile's.
+    private let wav: WAVFileReader?
     private var file: OpaquePointer?
     /// The frame the next `sf_readf_float` reads from (-1: unknown, seek first).
     private var filePosition: Int64 = 0
 
     /// Opens `path` for reading (a regular file only: FIFOs, devices and folders are refused).
     package init(path: String) throws(AudioFileError) {
-        var sfinfo = SF_INFO()
-        let f = try AudioFileReader.open(path, &sfinfo)
         self.path = path
+        if let wav = try AudioFileReader.nativeWAV(path) {
+            self.wav = wav
+            info = wav.info
+            storedSampleType = wav.sampleType
+            return
+        }
+        wav = nil
+        var sfinfo = SF_INFO()
+        let f = try AudioFileReader.openWithLibsndfile(path, &sfinfo)
         file = f
         info = AudioFileInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels), frames: sfinfo.frames)
         switch sfinfo.format & Int32(SF_FORMAT_SUBMASK) {
@@ -46,6 +55,7 @@ package final class SeekableAudioFileReader {
     /// fewer than asked at the end of the file, and -1 when seeking or reading failed (the
     /// position is then unknown and the next read seeks again). Allocates nothing.
     package func read(into destination: UnsafeMutablePointer<Float>, atFrame frame: Int64, frameCount: Int) -> Int {
+        if let wav { return wav.read(into: destination, atFrame: frame, frameCount: frameCount) }
         guard let file, frameCount > 0 else { return 0 }
         if frame != filePosition {
             guard sf_seek(file, frame, SEEK_SET) == frame else {

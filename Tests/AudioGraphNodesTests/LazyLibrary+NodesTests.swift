@@ -95,3 +95,33 @@ final class LazyLibraryNodesTests: XCTestCase {
         XCTAssertNil(LazyLibrary.rubberBand.loadFailure, "only the listed soname is hidden")
     }
 }
+
+extension LazyLibraryNodesTests {
+    /// Without libsndfile, reading and writing any type but plain WAV fail with one line naming
+    /// the file and the library; a WAV is still written and read (``WAVFileWriter``,
+    /// ``WAVFileReader`` need no libsndfile).
+    func testSoundFilesButPlainWAVNeedLibsndfile() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let wav = dir.appendingPathComponent("a.wav").path, flac = dir.appendingPathComponent("a.flac").path
+        let aiff = dir.appendingPathComponent("a.aiff").path
+        try TestFiles.writeSoundFile(aiff, [[0.5, -0.5]], sampleRate: 48000, sampleType: .int16)
+        let format = StreamFormat(sampleRate: 48000, channelCount: 1, sampleType: .int16)
+        let slice = ChannelBufferStorage(channelCount: 1, capacity: 4)
+        for i in 0..<4 { slice.list.channel(0)[i] = 0.25 * Float(i) }
+        setenv("AG_LAZY_LIBRARY_MISSING", "libsndfile.so.1", 1)
+        defer { unsetenv("AG_LAZY_LIBRARY_MISSING") }
+        let w = try AudioFileWriter(path: wav, format: format)
+        try w.write(slice.list, frameCount: 4)
+        try w.close()
+        XCTAssertEqual(try AudioFileReader.read(path: wav).channels, [[0, 0.25, 0.5, 0.75]])
+        XCTAssertThrowsError(try AudioFileReader.info(path: aiff)) {
+            XCTAssertEqual("\($0)", "\(aiff): cannot open: cannot load libsndfile: \(hidden("libsndfile.so.1"))")
+        }
+        XCTAssertThrowsError(try SeekableAudioFileReader(path: aiff))
+        XCTAssertThrowsError(try AudioFileWriter(path: flac, format: format)) {
+            XCTAssertEqual("\($0)", "\(flac): cannot open: cannot load libsndfile: \(hidden("libsndfile.so.1"))")
+        }
+        XCTAssertThrowsError(try AudioFileWriter.validate(path: flac, sampleType: .int16, channels: 1, sampleRate: 48000))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: flac), "nothing created")
+    }
+}

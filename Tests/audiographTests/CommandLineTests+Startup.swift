@@ -5,17 +5,39 @@ import Foundation
 import XCTest
 
 extension CommandLineTests {
-    /// The dynamic loader's own list (`LD_DEBUG=libs`) of a 0.1 s render: libsndfile (linked) is
-    /// there, FFmpeg's libavformat and libavcodec are not. Before CAVCodecLazy they were linked
-    /// and loaded at every start with about 100 more shared objects (this test failed).
-    func testARenderWithoutAACDoesNotLoadFFmpeg() throws {
+    /// The dynamic loader's own list (`LD_DEBUG=libs`) of a 0.1 s render to WAV: neither FFmpeg's
+    /// libavformat and libavcodec nor libsndfile and its codecs (FLAC, Vorbis, Opus, mpg123, LAME)
+    /// are loaded, nor by a graph playing that file into another WAV (which gets the same bytes);
+    /// the same render to FLAC loads libsndfile and FLAC, and not FFmpeg. Before
+    /// CAVCodecLazy FFmpeg was linked and loaded at every start with about 100 more shared objects;
+    /// before CSndFileLazy and WAVFileWriter libsndfile came with its seven codec libraries to
+    /// every run (this test failed both times).
+    func testARenderLoadsOnlyTheFileLibrariesItsOutputNeeds() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write(sine, "sine.json", in: dir)
         let r = try run(["render", "sine.json", "-o", "sine.wav", "--quiet"], in: dir, environment: ["LD_DEBUG": "libs"])
         XCTAssertEqual(r.status, 0, r.stderr.suffix(2000).description)
-        XCTAssertTrue(r.stderr.contains("libsndfile.so"), "LD_DEBUG lists the loaded libraries")
-        XCTAssertFalse(r.stderr.contains("libavformat"), "FFmpeg loaded without AAC")
-        XCTAssertFalse(r.stderr.contains("libavcodec"), "FFmpeg loaded without AAC")
+        XCTAssertTrue(r.stderr.contains("libc.so"), "LD_DEBUG lists the loaded libraries")
+        for library in ["libavformat", "libavcodec", "libsndfile", "libFLAC", "libvorbis", "libopus", "libmpg123", "libmp3lame"] {
+            XCTAssertFalse(r.stderr.contains(library + "."), "\(library) loaded by a render to WAV")
+        }
+        // A graph playing that WAV file into another: still no libsndfile (WAVFileReader).
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "duration": 0.1,
+              "nodes": [ { "id": "p", "type": "player", "properties": { "file": "sine.wav" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "p", "to": "out" } ] }
+            """, "replay.json", in: dir)
+        let replay = try run(["render", "replay.json", "-o", "replay.wav", "--quiet"], in: dir, environment: ["LD_DEBUG": "libs"])
+        XCTAssertEqual(replay.status, 0, replay.stderr.suffix(2000).description)
+        XCTAssertFalse(replay.stderr.contains("libsndfile."), "libsndfile loaded to read and write WAV files")
+        XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("replay.wav")), try Data(contentsOf: dir.appendingPathComponent("sine.wav")),
+                       "the same samples back, byte for byte")
+        let flac = try run(["render", "sine.json", "-o", "sine.flac", "--quiet"], in: dir, environment: ["LD_DEBUG": "libs"])
+        XCTAssertEqual(flac.status, 0, flac.stderr.suffix(2000).description)
+        XCTAssertTrue(flac.stderr.contains("libsndfile.so"), "a render to FLAC loads libsndfile")
+        XCTAssertTrue(flac.stderr.contains("libFLAC.so"), "a render to FLAC loads libFLAC")
+        XCTAssertFalse(flac.stderr.contains("libavformat"), "FFmpeg loaded without AAC")
     }
 
     /// The same 0.1 s oscillator render loads none of the libraries only other commands and node
@@ -23,7 +45,7 @@ extension CommandLineTests {
     /// webrtc-audio-processing, and, converting no rate and measuring no loudness, libsoxr with
     /// libgomp, libsamplerate and libebur128: failed while those were linked) and at most
     /// 20 shared objects besides the Swift runtime's own (which the release CLI links statically):
-    /// 17 measured, 84 when they were linked (and this test failed).
+    /// 17 measured with libsndfile linked, 84 when the others were linked too (and this test failed).
     func testAPlainRenderLoadsNoLibraryItDoesNotUse() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write(sine, "sine.json", in: dir)
@@ -33,7 +55,7 @@ extension CommandLineTests {
         XCTAssertGreaterThan(initialised.count, 3, "LD_DEBUG lists the initialised objects")
         XCTAssertLessThanOrEqual(initialised.count, 20, initialised.joined(separator: "\n"))
         for library in ["libcairo", "libpulse", "liblilv", "librubberband", "libmysofa", "libfftw3f", "libfluidsynth",
-                        "libwebrtc_audio_processing", "libsoxr", "libgomp", "libsamplerate", "libebur128"] {
+                        "libwebrtc_audio_processing", "libsoxr", "libgomp", "libsamplerate", "libebur128", "libsndfile"] {
             XCTAssertFalse(r.stderr.contains(library + "."), "\(library) loaded by a plain render")
         }
     }

@@ -50,7 +50,9 @@ final class PeriodicWave: @unchecked Sendable {
             }
         }
         var s = 1.0
-        if !disableNormalization {
+        // Web Audio's default wave, sin(2πt), peaks at exactly 1 (the search finds 1.0 at t = 1/4,
+        // `PeriodicWaveTests`): no search for it, which every oscillator node's kernel makes.
+        if !disableNormalization && !(real == nil && imag == nil) {
             let peak = Self.peak(cosines, sines, n)
             s = peak > 0 ? 1 / peak : 1
             for k in 0..<n {
@@ -67,7 +69,7 @@ final class PeriodicWave: @unchecked Sendable {
     }
 
     /// `max|x̃(t)|` over a grid of phases, refined by a parabola through the grid's best three.
-    private static func peak(_ a: UnsafePointer<Double>, _ b: UnsafePointer<Double>, _ n: Int) -> Double {
+    static func peak(_ a: UnsafePointer<Double>, _ b: UnsafePointer<Double>, _ n: Int) -> Double {
         let m = max(4096, 32 * n)
         func value(_ t: Double) -> Double { abs(sum(a, b, terms: n - 1, phase: t)) }
         var best = 0, bestValue = -1.0
