@@ -66,6 +66,9 @@ public final class AudioGraph: @unchecked Sendable {
     /// Threads that render (1: serial) and the workers for more (see ``renderThreadCount``).
     private var renderThreads = 1
     private var workerPool: RenderWorkerPool?
+    /// Whether the workers start only when a compiled plan has tasks for them (see
+    /// ``setRenderThreadCount(_:startingWorkersWhenParallel:)``), rather than with the count.
+    private var startsWorkersWhenParallel = false
     /// Whether plans render chains of kernels in series as one (see ``fusesKernelChains``).
     private var fusesChains = true
 
@@ -120,11 +123,27 @@ public final class AudioGraph: @unchecked Sendable {
     /// `renderThreadsUnavailable` when the worker threads cannot be created (the count is unchanged).
     /// Control thread (the offline render thread, between render calls).
     public func setRenderThreadCount(_ count: Int) throws(AudioGraphError) {
+        try setRenderThreadCount(count, startingWorkersWhenParallel: false)
+    }
+
+    /// Sets ``renderThreadCount``; with `startingWorkersWhenParallel` the worker threads start
+    /// only when a compiled plan has independent branches for them (``ParallelSchedule``), at
+    /// that compile — a chain renders serially and starts none, while every kernel is still told
+    /// the count (``NodeKernel/renderThreadCountDidChange(_:)``: a kernel may split its own
+    /// work). Workers that cannot be started then leave the plan serial (the same bits) rather
+    /// than throwing. The offline renderer's rule. Control thread, the graph stopped.
+    package func setRenderThreadCount(_ count: Int, startingWorkersWhenParallel onDemand: Bool) throws(AudioGraphError) {
         let count = max(1, count)
         try control.withLock { _ throws(AudioGraphError) in
             guard state != .running else { throw .invalidState("set the render thread count while the graph is stopped") }
-            guard count != renderThreads else { return }
-            let pool = count > 1 ? try RenderWorkerPool(threadCount: count) : nil
+            guard count != renderThreads || onDemand != startsWorkersWhenParallel else { return }
+            let pool = count > 1 && !onDemand ? try RenderWorkerPool(threadCount: count) : nil
+            startsWorkersWhenParallel = onDemand
+            guard count != renderThreads else {
+                workerPool = pool
+                if state == .initialized { publishCommands([]) }
+                return
+            }
             renderThreads = count
             workerPool = pool
             for id in nodeOrder { nodesByID[id]?.kernel?.renderThreadCountDidChange(count) }
@@ -157,6 +176,9 @@ public final class AudioGraph: @unchecked Sendable {
             return p.fusedChainEntries.map { $0.map { p.entries[$0].kernel.nodeID } }
         }
     }
+
+    /// Whether the graph's render worker threads are started (tests).
+    var testOnly_hasRenderWorkers: Bool { control.withLock { _ in workerPool != nil } }
 
     /// The newest plan's parallel tasks by thread, phases concatenated (node ids of the task
     /// roots; empty: serial), and the groups the current workers have rendered so far.
@@ -646,6 +668,13 @@ public final class AudioGraph: @unchecked Sendable {
         }
         for i in modulations.indices { modulations[i].sort { $0.parameter < $1.parameter } }
         defer { nextGeneration += 1 }
+        if startsWorkersWhenParallel && workerPool == nil && renderThreads > 1 && t.parameterConnections.isEmpty {
+            let schedule = ParallelSchedule.make(inputs: inputs.map { $0.map { ParallelSchedule.Input(source: $0.source, adapted: $0.adapter != nil) } },
+                                                 outputEntry: output, concurrent: kernels.map(\.isSafeToRenderConcurrently),
+                                                 threadCount: renderThreads)
+            // No thread (the system refuses one): this plan renders serially, the same bits.
+            if schedule.isParallel { workerPool = try? RenderWorkerPool(threadCount: renderThreads) }
+        }
         return RenderPlan(generation: nextGeneration, kernels: kernels, inputs: inputs, outputEntry: output,
                           pulledEntries: pulled, commands: commands, activationTime: activationTime,
                           // Parameter inputs reach across the parallel units: such a graph renders serially.

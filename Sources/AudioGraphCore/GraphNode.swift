@@ -30,11 +30,6 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     /// with ``AudioGraphError/libraryNotLoadable(node:library:reason:)`` when one cannot be, so its
     /// kernel never reaches a library that is not there.
     package var requiredLibraries: [LazyLibrary] = []
-    /// Whether the node's kernel splits its own work across the graph's render threads (a
-    /// ``RenderHelperThread`` made in ``NodeKernel/renderThreadCountDidChange(_:)``: the
-    /// convolver's outputs). An offline render of a graph without parallel branches still gets
-    /// its render threads when a node says so. Set by the node's initializer.
-    package var splitsItsWorkAcrossRenderThreads = false
 
     // MARK: Control thread only (set by the graph at initialize / update)
     /// Formats of the input buses after propagation (nil: unconnected).

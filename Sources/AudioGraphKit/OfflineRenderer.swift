@@ -99,24 +99,10 @@ public final class OfflineRenderer {
     ///   - measuresLevels: measure ``peak`` and ``rms`` (on by default; a tenth of a short
     ///     effect render's CPU time, which `render --quiet` does not print).
     ///   - renderThreads: threads that render each slice (``AudioGraph/renderThreadCount``):
-    ///     1 (the default) renders serially; more render independent branches on worker threads,
-    ///     bit-identical to the serial render.
-    /// Whether `graph` may have branches that render in parallel: a node with two connected
-    /// inputs or feeding two (``ParallelSchedule``'s tasks need one), a parameter connection, or
-    /// timed updates that may add them, or a node that splits its own work across the render
-    /// threads (``GraphNode/splitsItsWorkAcrossRenderThreads``: the convolver). Any other chain
-    /// (source → effects → output) renders serially whatever the thread count, so it starts no
-    /// workers.
-    static func hasParallelBranches(_ graph: AudioGraph, hasUpdates: Bool) -> Bool {
-        if hasUpdates || !graph.parameterConnections.isEmpty { return true }
-        if graph.nodes.contains(where: { $0.splitsItsWorkAcrossRenderThreads }) { return true }
-        var sources = Set<String>(), destinations = Set<String>()
-        for c in graph.connections {
-            if !sources.insert(c.source).inserted || !destinations.insert(c.destination).inserted { return true }
-        }
-        return false
-    }
-
+    ///     1 (the default) renders serially on this thread alone; more render independent
+    ///     branches on worker threads (started only when the graph has such branches) and let a
+    ///     convolver or `timePitch` run part of its work on a helper thread, bit-identical to the
+    ///     serial render.
     public init(_ validated: ValidatedGraph, outputPath: String, duration: Double? = nil, frames: Int64? = nil,
                 sampleType: SampleType? = nil, sliceSize: Int? = nil, measuresLoudness: Bool = false, measuresLevels: Bool = true,
                 renderThreads: Int = 1) throws(RenderError) {
@@ -125,10 +111,11 @@ public final class OfflineRenderer {
         do {
             built = try GraphLoader.build(validated, maximumFramesPerSlice: sliceSize ?? Self.defaultSliceSize(for: validated),
                                            outputs: .offline)
-            // Worker threads only for a graph with branches to split (their start and join cost
-            // a short render a tenth of its CPU time); the output is the same either way.
-            let threads = Self.hasParallelBranches(built.graph, hasUpdates: !validated.description.updates.isEmpty) ? renderThreads : 1
-            try built.graph.setRenderThreadCount(threads)
+            // Every kernel is told the thread count asked for (the convolver and `timePitch` run
+            // part of their work on a helper thread above 1); the worker threads start only when
+            // a plan has branches to split (their start and join cost a short render a tenth of
+            // its CPU time), so a chain starts none. The output is the same either way.
+            try built.graph.setRenderThreadCount(renderThreads, startingWorkersWhenParallel: true)
         } catch {
             throw .graph(error)
         }

@@ -85,7 +85,6 @@ public final class ConvolverNode: GraphNode, @unchecked Sendable {
         responseSampleRate = data.info.sampleRate
         super.init(id: id, typeName: "convolver", inputBusCount: 1, outputBusCount: 1, parameters: [])
         requiredLibraries = [.fftw]
-        splitsItsWorkAcrossRenderThreads = true
     }
 
     /// The `convolver` node type: one input, one output, `properties.file` (required) and

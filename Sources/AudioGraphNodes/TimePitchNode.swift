@@ -48,8 +48,9 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
     /// a pitch set later still shifts, after a gap of about 20 ms while the resampler starts.
     public let livePitchChanges: Bool
     /// Whether each channel gets a mono stretcher of its own, channels 1… on a helper thread
-    /// (``RenderHelperThread``): `finer` in an offline file render (where ``livePitchChanges``
-    /// is false). A stereo stretch then takes two cores; the output is the same with or without
+    /// (``RenderHelperThread``) when the graph renders on more than one thread
+    /// (``AudioGraph/renderThreadCount``): `finer` in an offline file render (where
+    /// ``livePitchChanges`` is false). A stereo stretch then takes two cores; the output is the same with or without
     /// the thread (each channel is its own stretch), and differs from one stereo stretcher only
     /// in that rubberband no longer locks the channels' phases below 600 Hz
     /// (Docs/Performance.md "Time-stretch").
@@ -140,8 +141,8 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     /// mono stretcher, these are those of channels 1… with the blocks handed to them.
     let helperChannels: HelperChannels?
     /// Runs ``helperChannels``' jobs (one per block) beside the render thread; nil where the
-    /// channels are not split, or where the system refused a thread (the render thread then
-    /// feeds them as it posts). A var for tests, which replace it between render calls.
+    /// channels are not split, the graph renders on one thread, or the system refused a thread
+    /// (the render thread then feeds them as it posts). A var for tests, which replace it between render calls.
     var channelHelper: RenderHelperThread?
     /// Blocks handed to ``helperChannels``: the next block's slot is this modulo its capacity.
     private var helperBlocksPosted = 0
@@ -203,9 +204,6 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
             // A piece of output is at most one block of 256 frames: at most 64 + 40 blocks fed.
             let channels = HelperChannels(stretchers: (1..<format.channelCount).map { _ in rubberband(1) }, capacity: 128)
             helperChannels = channels
-            channelHelper = try? RenderHelperThread(name: "ag-timepitch", capacity: channels.capacity) { slot in
-                channels.feed(slot)
-            }
         } else {
             wsola = nil
             helperChannels = nil
@@ -226,6 +224,22 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         blockTable.deallocate()
         deferredStarts.deallocate()
         deferredLengths.deallocate()
+    }
+
+    /// Starts the helper thread of channels 1… when the graph renders on more than one thread
+    /// (offline: the render may wait for it), stops it at 1; the render thread then feeds those
+    /// channels itself, the same bits. Every posted job is collected within each render call,
+    /// so the helper may come or go between calls.
+    override func renderThreadCountDidChange(_ count: Int) {
+        guard let channels = helperChannels, count > 1 else {
+            channelHelper = nil
+            return
+        }
+        guard channelHelper == nil else { return }
+        // No thread (the system refuses one): the render thread feeds the channels as it posts.
+        channelHelper = try? RenderHelperThread(name: "ag-timepitch", capacity: channels.capacity) { slot in
+            channels.feed(slot)
+        }
     }
 
     override func start(atSampleTime sampleTime: Int64) {

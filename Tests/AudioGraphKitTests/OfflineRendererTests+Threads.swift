@@ -1,5 +1,7 @@
-// Tests of OfflineRenderer's worker threads: started only for a graph with branches to render in parallel.
+// Tests of OfflineRenderer's threads: workers only for a graph with branches to render in parallel, kernel helpers by the thread count.
+@testable import AudioGraphCore
 @testable import AudioGraphKit
+import Synchronization
 import AudioGraphTesting
 import Foundation
 import XCTest
@@ -7,9 +9,9 @@ import XCTest
 final class OfflineRendererThreadTests: XCTestCase {
     func graph(_ text: String) throws -> ValidatedGraph { try GraphLoader.parse(text: text, fileName: "t.json", baseDirectory: "/") }
 
-    /// A chain (oscillator → eq → output) renders on one thread with `renderThreads: 2` (no
-    /// worker to start and join); two oscillators into a mixer, or one source feeding two nodes,
-    /// keep the two threads. The chain's bytes are those of a serial render.
+    /// A chain (oscillator → eq → output) with `renderThreads: 2` starts no worker (nothing to
+    /// split; its kernels are still told the count); two oscillators into a mixer, or one source
+    /// feeding two nodes, start them. The chain's bytes are those of a serial render.
     func testOnlyAGraphWithBranchesStartsWorkers() throws {
         let chain = try graph("""
             { "version": 1, "sampleRate": 48000, "duration": 0.1,
@@ -35,18 +37,20 @@ final class OfflineRendererThreadTests: XCTestCase {
         let r1 = try OfflineRenderer(chain, outputPath: serial, renderThreads: 1)
         try r1.render(to: serial)
         let r2 = try OfflineRenderer(chain, outputPath: two, renderThreads: 2)
-        XCTAssertEqual(r2.built.graph.renderThreadCount, 1, "a chain starts no worker")
+        XCTAssertEqual(r2.built.graph.renderThreadCount, 2, "the kernels are told the count asked for")
+        XCTAssertFalse(r2.built.graph.testOnly_hasRenderWorkers, "a chain starts no worker")
         try r2.render(to: two)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: serial)), try Data(contentsOf: URL(fileURLWithPath: two)))
         for (name, g) in [("mixer", mix), ("fan-out", fan)] {
             let r = try OfflineRenderer(g, outputPath: two, renderThreads: 2)
             XCTAssertEqual(r.built.graph.renderThreadCount, 2, name)
+            XCTAssertTrue(r.built.graph.testOnly_hasRenderWorkers, name)
         }
     }
 
     /// A chain through a convolver keeps its render threads: the convolver computes its second
-    /// output on a helper thread when the graph renders on more than one (the chain rule above
-    /// had taken that away), with the bytes of the serial render.
+    /// output on a helper thread when the graph renders on more than one, with the bytes of the
+    /// serial render, and no worker starts (nothing to split).
     func testAConvolverChainKeepsItsRenderThreads() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
         let ir = (0..<4800).map { i in Float(exp(-Double(i) / 800)) * (i % 7 == 0 ? 0.5 : -0.25) }
@@ -62,7 +66,51 @@ final class OfflineRendererThreadTests: XCTestCase {
         try OfflineRenderer(chain, outputPath: serial, renderThreads: 1).render(to: serial)
         let r2 = try OfflineRenderer(chain, outputPath: two, renderThreads: 2)
         XCTAssertEqual(r2.built.graph.renderThreadCount, 2, "the convolver splits its work across the render threads")
+        XCTAssertFalse(r2.built.graph.testOnly_hasRenderWorkers, "a chain starts no worker")
         try r2.render(to: two)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: serial)), try Data(contentsOf: URL(fileURLWithPath: two)))
+    }
+
+    /// One rule for every kernel helper: with one render thread (`audiograph render --threads 1`)
+    /// neither the convolver nor `timePitch` (finer, stereo: channel 1 on a helper) starts a
+    /// thread; with more (the command line's default, the core count) each starts its one helper
+    /// and no worker starts for the chain. The bytes are the same. Threads are counted as they
+    /// start (the helpers' test hook; the helpers run every job, so they have started before the
+    /// render returns).
+    func testOneRenderThreadStartsNoHelperThreadAndMoreStartOnePerKernel() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let ir = (0..<4800).map { i in Float(exp(-Double(i) / 800)) * (i % 7 == 0 ? 0.5 : -0.25) }
+        try WAVFile(sampleRate: 48000, channels: [ir, ir.reversed()]).write(to: dir.appendingPathComponent("ir.wav"))
+        let chain = try GraphLoader.parse(text: """
+            { "version": 1, "sampleRate": 48000, "duration": 0.3,
+              "nodes": [ { "id": "o", "type": "oscillator", "properties": { "waveform": "noise", "channels": 2 } },
+                         { "id": "conv", "type": "convolver", "properties": { "file": "ir.wav" } },
+                         { "id": "tp", "type": "timePitch", "properties": { "quality": "finer" }, "parameters": { "rate": 1.25 } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "o", "to": "conv" }, { "from": "conv", "to": "tp" }, { "from": "tp", "to": "out" } ] }
+            """, fileName: "t.json", baseDirectory: dir.path)
+        let started = Atomic<Int>(0)
+        RenderHelperThread.testOnly_setThreadHook { starting in if starting { started.wrappingAdd(1, ordering: .relaxed) } }
+        let saved = RenderHelperThread.testOnly_helperRunsEveryJob.load(ordering: .relaxed)
+        RenderHelperThread.testOnly_helperRunsEveryJob.store(true, ordering: .relaxed)
+        defer {
+            RenderHelperThread.testOnly_setThreadHook(nil)
+            RenderHelperThread.testOnly_helperRunsEveryJob.store(saved, ordering: .relaxed)
+        }
+        func render(threads: Int) throws -> (threads: Int, bytes: Data) {
+            started.store(0, ordering: .relaxed)
+            let path = dir.appendingPathComponent("t\(threads).wav").path
+            let r = try OfflineRenderer(chain, outputPath: path, renderThreads: threads)
+            try r.render(to: path)
+            XCTAssertFalse(r.built.graph.testOnly_hasRenderWorkers, "\(threads) threads: a chain starts no worker")
+            return (started.load(ordering: .relaxed), try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        let one = try render(threads: 1)
+        XCTAssertEqual(one.threads, 0, "--threads 1: no helper thread")
+        for threads in Set([2, ProcessInfo.processInfo.activeProcessorCount]) where threads > 1 {
+            let more = try render(threads: threads)
+            XCTAssertEqual(more.threads, 2, "\(threads) threads: the convolver's helper and timePitch's")
+            XCTAssertEqual(more.bytes, one.bytes, "\(threads) threads")
+        }
     }
 }

@@ -26,7 +26,9 @@ extension TimePitchNodeTests {
     func testOfflineFinerStretchesEachChannelOnItsOwnBesideTheRenderThread() throws {
         let t = try offlineFiner()
         XCTAssertTrue(t.splitsChannels)
-        let g = try startedGraph([formulaSource("st", channels: 2) { c, n in Self.channelSignal(c, n) }, t], "st -> tp -> out", slice: 100)
+        // The helper runs where the graph renders on more than one thread (offline).
+        let g = try startedGraph([formulaSource("st", channels: 2) { c, n in Self.channelSignal(c, n) }, t], "st -> tp -> out", slice: 100,
+                                 configure: { try $0.setRenderThreadCount(2, startingWorkersWhenParallel: true) })
         let y = renderFrames(g, frames: 28800, channels: 2, slices: [100])
         let k = try XCTUnwrap(t.kernel as? TimePitchKernel)
         XCTAssertNotNil(k.channelHelper, "channel 1 has a helper thread")
@@ -53,8 +55,10 @@ extension TimePitchNodeTests {
         var renders: [[[Float]]] = []
         for withThread in [true, false] {
             let t = try offlineFiner()
-            let g = try startedGraph([formulaSource("st", channels: 2) { c, n in Self.channelSignal(c, n) }, t], "st -> tp -> out", slice: 300)
+            let g = try startedGraph([formulaSource("st", channels: 2) { c, n in Self.channelSignal(c, n) }, t], "st -> tp -> out", slice: 300,
+                                     configure: { try $0.setRenderThreadCount(2, startingWorkersWhenParallel: true) })
             let k = try XCTUnwrap(t.kernel as? TimePitchKernel)
+            XCTAssertNotNil(k.channelHelper, "two render threads: channel 1 has a helper thread")
             if !withThread { k.channelHelper = nil }
             renders.append(renderFrames(g, frames: 28800, channels: 2))
             XCTAssertEqual(k.channelHelper?.jobsRun ?? 0 > 100, withThread)

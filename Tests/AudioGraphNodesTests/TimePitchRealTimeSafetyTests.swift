@@ -121,7 +121,9 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
             try tp.setAutomation(try AutomationTimeline(events: [
                 .setValue(value: 0, time: 0.5), .linearRamp(value: 700, time: 2)], defaultValue: 0), for: "pitch")
         }
-        let g = try startedGraph([osc, tp], "osc -> tp -> out", slice: 256)
+        // An offline file render's node renders on two threads (channel 1 on the kernel's helper).
+        let g = try startedGraph([osc, tp], "osc -> tp -> out", slice: 256,
+                                 configure: { try $0.setRenderThreadCount(livePitchChanges ? 1 : 2, startingWorkersWhenParallel: true) })
         for _ in 0..<8 { _ = g.render(frameCount: 256) }   // warm up (first-touch lazies)
         let m = try measure(g, slices: 2000) { i in
             switch i {

@@ -79,8 +79,8 @@ extension CommandLineTests {
 
     /// A plain `render` line (RenderJob, no swift-argument-parser) and the same render in a form
     /// only swift-argument-parser takes (`--name=value`) write the same bytes and print the same
-    /// summary (but for its timing), and a chain renders on one thread whatever `--threads` says
-    /// (no worker is started: OfflineRenderer.hasParallelBranches) with the same bytes.
+    /// summary (but for its timing), and a chain renders with the same bytes whatever `--threads`
+    /// says (no worker is started for it: OfflineRendererThreadTests).
     func testThePlainRenderLineAndTheArgumentParserRenderTheSame() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
         _ = try write(sine, "sine.json", in: dir)
