@@ -38,9 +38,9 @@ import Darwin
 /// count is stored with release, loaded with acquire by the baton holder); the baton's acquire and
 /// release order one job's memory before the next's; what a job wrote is visible after
 /// ``collect()`` (the completed count). Nothing is allocated and no lock is taken after `init`.
-/// ``collect()`` may *wait* for a running job, which is why only offline renders use a helper
-/// (a render thread count above 1, which live drivers refuse, or an offline file render), the
-/// same rule as ``RenderWorkerPool``'s.
+/// ``collect()`` may *wait* for a running job, which is why only offline renders use a helper:
+/// a kernel starts one when the graph's render thread count is above 1 (which live drivers
+/// refuse; ``NodeKernel/renderThreadCountDidChange(_:)``), the same rule as ``RenderWorkerPool``'s.
 ///
 /// Thread safety: `init` and `deinit` on a control thread (deinit stops and joins the thread; no
 /// render may be in progress and every posted job collected). ``post(_:)``, ``collect()`` and

@@ -50,10 +50,10 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
     /// Whether each channel gets a mono stretcher of its own, channels 1… on a helper thread
     /// (``RenderHelperThread``) when the graph renders on more than one thread
     /// (``AudioGraph/renderThreadCount``): `finer` in an offline file render (where
-    /// ``livePitchChanges`` is false). A stereo stretch then takes two cores; the output is the same with or without
-    /// the thread (each channel is its own stretch), and differs from one stereo stretcher only
-    /// in that rubberband no longer locks the channels' phases below 600 Hz
-    /// (Docs/Performance.md "Time-stretch").
+    /// ``livePitchChanges`` is false). A stereo stretch then takes two cores; the output is the
+    /// same with or without the thread (each channel is its own stretch), and differs from one
+    /// stereo stretcher only in that rubberband no longer locks the channels' phases below
+    /// 600 Hz (Docs/Performance.md "Time-stretch").
     public var splitsChannels: Bool { !livePitchChanges && quality == .finer }
 
     /// A time-pitch node with the schema's parameters (ranges at `sampleRate`), the stretch
@@ -142,7 +142,8 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     let helperChannels: HelperChannels?
     /// Runs ``helperChannels``' jobs (one per block) beside the render thread; nil where the
     /// channels are not split, the graph renders on one thread, or the system refused a thread
-    /// (the render thread then feeds them as it posts). A var for tests, which replace it between render calls.
+    /// (the render thread then feeds them as it posts). A var for tests, which replace it
+    /// between render calls.
     var channelHelper: RenderHelperThread?
     /// Blocks handed to ``helperChannels``: the next block's slot is this modulo its capacity.
     private var helperBlocksPosted = 0
