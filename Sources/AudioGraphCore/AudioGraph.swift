@@ -139,14 +139,12 @@ public final class AudioGraph: @unchecked Sendable {
             guard count != renderThreads || onDemand != startsWorkersWhenParallel else { return }
             let pool = count > 1 && !onDemand ? try RenderWorkerPool(threadCount: count) : nil
             startsWorkersWhenParallel = onDemand
-            guard count != renderThreads else {
-                workerPool = pool
-                if state == .initialized { publishCommands([]) }
-                return
-            }
+            // One thread either way: no worker, nothing to tell the kernels or recompile.
+            guard count > 1 || renderThreads > 1 else { return }
+            let changed = count != renderThreads
             renderThreads = count
             workerPool = pool
-            for id in nodeOrder { nodesByID[id]?.kernel?.renderThreadCountDidChange(count) }
+            if changed { for id in nodeOrder { nodesByID[id]?.kernel?.renderThreadCountDidChange(count) } }
             if state == .initialized { publishCommands([]) }
         }
     }

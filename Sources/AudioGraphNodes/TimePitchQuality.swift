@@ -11,7 +11,8 @@ public enum TimePitchQuality: String, Sendable, Hashable, CaseIterable {
     /// librubberband's R3 ("finer") engine, real-time mode: the best quality (steady pitch at
     /// every rate, clean transients), the most CPU — the same engine as `rubberband -3`. In an
     /// offline file render each channel gets a stretcher of its own, channels 1… on a helper
-    /// thread (``TimePitchNode/splitsChannels``). The default.
+    /// thread when it renders on more than one thread (``TimePitchNode/splitsChannels``). The
+    /// default.
     case finer
     /// librubberband's R2 ("faster") engine, real-time mode, the engine ffmpeg's `rubberband`
     /// filter runs: about a quarter of R3's CPU; phasier, and a steady tone's spectrum spreads
