@@ -75,6 +75,10 @@ package final class WAVFileWriter {
     /// Appends `frames` interleaved frames of floats, converted to the file's sample type.
     package func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioFileError) {
         let count = frames * channelCount
+        #if _endian(little)
+        // Float files hold the machine's own floats: written straight from the caller's memory.
+        if sampleType == .float32 { return try append(UnsafeRawBufferPointer(start: samples, count: count * 4)) }
+        #endif
         let raw = batch(count * sampleType.bytesPerSample)
         SampleConversion.write(samples, count: count, to: raw.baseAddress!, as: sampleType)
         try append(UnsafeRawBufferPointer(raw))
@@ -84,9 +88,13 @@ package final class WAVFileWriter {
     package func write(_ samples: UnsafePointer<Double>, frames: Int) throws(AudioFileError) {
         precondition(sampleType == .float64, "doubles go to float64 files")
         let count = frames * channelCount
+        #if _endian(little)
+        return try append(UnsafeRawBufferPointer(start: samples, count: count * 8))
+        #else
         let raw = batch(count * 8)
         for i in 0..<count { raw.storeBytes(of: samples[i].bitPattern.littleEndian, toByteOffset: i * 8, as: UInt64.self) }
         try append(UnsafeRawBufferPointer(raw))
+        #endif
     }
 
     /// Writes the final header and the pad byte after odd data, and closes the file.
