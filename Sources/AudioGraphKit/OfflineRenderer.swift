@@ -203,8 +203,24 @@ public final class OfflineRenderer {
     /// with the fraction done, at most about 100 times. `isCancelled` is asked before every
     /// slice; when it returns true the render stops, removes its temporary files and throws
     /// ``RenderError/interrupted``.
+    /// A file error names the file the user gave (the output or a tap), not the temporary name
+    /// it is written under.
     public func render(to outputPath: String, progress: ((Double) -> Void)? = nil,
                        isCancelled: (() -> Bool)? = nil) throws(RenderError) {
+        do {
+            try renderFiles(to: outputPath, progress: progress, isCancelled: isCancelled)
+        } catch {
+            guard case .file(let e) = error else { throw error }
+            for path in [outputPath] + built.validated.description.taps.map(\.path)
+            where e.path == AudioFileWriter.unregisteredTemporaryPath(for: path) {
+                throw .file(e.naming(path))
+            }
+            throw error
+        }
+    }
+
+    private func renderFiles(to outputPath: String, progress: ((Double) -> Void)?,
+                             isCancelled: (() -> Bool)?) throws(RenderError) {
         let graph = built.graph
         let d = built.validated.description
         let temporary = Self.temporaryPath(for: outputPath)

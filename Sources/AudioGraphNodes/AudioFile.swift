@@ -24,6 +24,31 @@ public enum AudioFileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file type's 32-bit size fields cannot hold this much audio (`bytes` of samples).
     case tooLarge(path: String, bytes: Int64, typeName: String)
 
+    /// The file the error is about.
+    public var path: String {
+        switch self {
+        case let .cannotOpen(path, _), let .unsupportedFileType(path), let .unsupportedSampleType(path, _),
+             let .ioFailed(path, _), let .invalidSettings(path, _), let .formatMismatch(path, _), let .notOpen(path, _),
+             let .tooLarge(path, _, _):
+            return path
+        }
+    }
+
+    /// The same error about `path` (a file written aside under a temporary name is reported
+    /// under the name the user gave).
+    package func naming(_ path: String) -> AudioFileError {
+        switch self {
+        case let .cannotOpen(_, reason): return .cannotOpen(path: path, reason: reason)
+        case .unsupportedFileType: return .unsupportedFileType(path: path)
+        case let .unsupportedSampleType(_, type): return .unsupportedSampleType(path: path, sampleType: type)
+        case let .ioFailed(_, reason): return .ioFailed(path: path, reason: reason)
+        case let .invalidSettings(_, reason): return .invalidSettings(path: path, reason: reason)
+        case let .formatMismatch(_, reason): return .formatMismatch(path: path, reason: reason)
+        case let .notOpen(_, operation): return .notOpen(path: path, operation: operation)
+        case let .tooLarge(_, bytes, name): return .tooLarge(path: path, bytes: bytes, typeName: name)
+        }
+    }
+
     public var description: String {
         switch self {
         case let .cannotOpen(path, reason): return "\(path): cannot open: \(reason)"
@@ -258,7 +283,7 @@ package final class AudioFileWriter {
     }
 
     /// ``temporaryPath(for:)`` without its side effects.
-    static func unregisteredTemporaryPath(for path: String) -> String {
+    package static func unregisteredTemporaryPath(for path: String) -> String {
         let slash = path.lastIndex(of: "/")
         let dir = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

@@ -168,6 +168,9 @@ struct RenderJob {
             case .interrupted:
                 if claimInterruptReport() { Diagnostics.error("\(out): \(error)") }
                 throw ExitCode(ExitStatus.runtime)
+            case .file:
+                Diagnostics.error("\(error)")   // it names the file (the output or a tap)
+                throw ExitCode(ExitStatus.runtime)
             default:
                 Diagnostics.error("\(out): \(error)")
                 throw ExitCode(ExitStatus.runtime)

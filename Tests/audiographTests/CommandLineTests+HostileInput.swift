@@ -201,6 +201,24 @@ extension CommandLineTests {
 
     // MARK: Paths and sizes
 
+    /// An output or a tap in a folder that does not exist: one line naming the file the user
+    /// gave (not the temporary name it is written under, `.x.partial-PID.wav`), with the system's
+    /// reason, exit 3, nothing left behind. Seen failing (the line named the temporary file) before
+    /// `OfflineRenderer.render` reported file errors under the user's name.
+    func testAnOutputOrTapInAMissingFolderIsOneLineNamingIt() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        _ = try write(graph(), "g.json", in: dir)
+        let r = try run(["render", "g.json", "-o", "no/such/x.wav", "--quiet"], in: dir)
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertEqual(r.stderr, "no/such/x.wav: cannot open: No such file or directory\n")
+        let tapped = graph().replacingOccurrences(of: "\"updates\": []", with: #""updates": [], "taps": [ { "node": "osc", "file": "gone/t.wav" } ]"#)
+        _ = try write(tapped, "t.json", in: dir)
+        let t = try run(["render", "t.json", "-o", "x.wav", "--quiet"], in: dir)
+        XCTAssertEqual(t.status, 3, t.stderr)
+        XCTAssertEqual(t.stderr, "gone/t.wav: cannot open: No such file or directory\n")
+        XCTAssertEqual(fileNames(dir).filter { !$0.hasSuffix(".json") }, [], "nothing written")
+    }
+
     func testTapAndOutputPathsAreComparedResolved() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: false)
