@@ -75,6 +75,44 @@ package enum FileSystemPath {
         return "not a SOFA file (no HDF5 signature)"
     }
 
+    /// Why ``contentsOfRegularFile(_:)`` could not read a file, in the words an error line uses.
+    package struct ReadFailure: Error, Equatable {
+        /// "no such file", a reason of ``notRegularFileReason(_:)``, or "cannot read the file".
+        package let reason: String
+    }
+
+    /// The bytes of the regular file at `path` (or of the regular file a link names), read with
+    /// `open`/`read` — no Foundation, so the command line's start-up does not pay for
+    /// `FileManager`. A path that does not exist (or cannot be looked up) is "no such file"; a
+    /// FIFO, device, folder or socket is refused by ``notRegularFileReason(_:)`` before it is opened,
+    /// and again by `fstat` after an `O_NONBLOCK` open (a file swapped in between cannot block);
+    /// a file that cannot be opened or read is "cannot read the file".
+    package static func contentsOfRegularFile(_ path: String) throws(ReadFailure) -> [UInt8] {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw ReadFailure(reason: "no such file") }
+        if let reason = notRegularFileReason(path) { throw ReadFailure(reason: reason) }
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw ReadFailure(reason: errno == ENOENT ? "no such file" : "cannot read the file") }
+        defer { close(fd) }
+        guard fstat(fd, &info) == 0 else { throw ReadFailure(reason: "cannot read the file") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw ReadFailure(reason: notRegularFileReason(path) ?? "it is not a regular file")
+        }
+        // The size stat gave, then on to the end (a file that grows while read is read whole).
+        var bytes = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
+        var count = 0
+        while true {
+            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096))) }
+            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if got > 0 { count += got; continue }
+            if got == 0 { break }
+            if errno == EINTR { continue }
+            throw ReadFailure(reason: "cannot read the file")
+        }
+        bytes.removeSubrange(count...)
+        return bytes
+    }
+
     /// Whether the regular file at `path` starts with the HDF5 signature, at offset 0 or after a
     /// user block of 512, 1024, 2048... bytes (up to 1 MiB), as HDF5 allows. SOFA files are
     /// netCDF-4, i.e. HDF5.

@@ -2,24 +2,59 @@
 import AudioGraphRealtime
 
 /// The registered node types (``NodeTypeDescriptor``), by name. A module registers its types
-/// once before loading graph files (`NodeTypeRegistry.register(MyNode.descriptor)`); the
-/// graph-file loader, checker and factory then accept files that name them.
+/// once before loading graph files (`NodeTypeRegistry.register(MyNode.descriptor)`, or
+/// `register(named:_:)` with a function that makes the descriptor on first use); the graph-file
+/// loader, checker and factory then accept files that name them.
 ///
-/// Thread safety: any control thread; lookups and registrations take a ``ControlLock``.
+/// A type registered by name is made when a graph first needs it (``descriptor(named:)``), so a
+/// command that renders an oscillator does not build the other thirty descriptors — their
+/// parameter tables, property tables and closures — at start-up.
+///
+/// Thread safety: any control thread; lookups and registrations take a ``ControlLock``. A
+/// descriptor is made outside the lock (it may be made twice by racing lookups; one is kept).
 package enum NodeTypeRegistry {
-    private static let table = ControlLock<[String: NodeTypeDescriptor]>([:])
+    /// A registered type: its descriptor, or the function that makes it.
+    private enum Entry {
+        case made(NodeTypeDescriptor)
+        case deferred(@Sendable () -> NodeTypeDescriptor)
+    }
+
+    private static let table = ControlLock<[String: Entry]>([:])
 
     /// Registers `descriptor` (again: replaces the one of that name, so a module may register
     /// at every entry point). The name must be letters and digits.
     package static func register(_ descriptor: NodeTypeDescriptor) {
-        precondition(!descriptor.name.isEmpty && descriptor.name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) },
-                     "a node type's name is letters and digits: \"\(descriptor.name)\"")
-        table.withLock { $0[descriptor.name] = descriptor }
+        checkName(descriptor.name)
+        table.withLock { $0[descriptor.name] = .made(descriptor) }
+    }
+
+    /// Registers the type `name` whose descriptor `make` returns, called on the first lookup
+    /// (replaces a type of that name, as ``register(_:)`` does). `make` must return a descriptor
+    /// named `name`.
+    package static func register(named name: String, _ make: @escaping @Sendable () -> NodeTypeDescriptor) {
+        checkName(name)
+        table.withLock { $0[name] = .deferred(make) }
+    }
+
+    /// Whether a type named `name` is registered (without making its descriptor).
+    package static func contains(_ name: String) -> Bool {
+        table.withLock { $0[name] != nil }
     }
 
     /// The descriptor named `name`, or nil.
     package static func descriptor(named name: String) -> NodeTypeDescriptor? {
-        table.withLock { $0[name] }
+        guard let entry = table.withLock({ $0[name] }) else { return nil }
+        switch entry {
+        case .made(let descriptor):
+            return descriptor
+        case .deferred(let make):
+            let descriptor = make()
+            precondition(descriptor.name == name, "the type registered as \"\(name)\" makes a descriptor named \"\(descriptor.name)\"")
+            table.withLock { entries in
+                if case .deferred = entries[name] { entries[name] = .made(descriptor) }
+            }
+            return descriptor
+        }
     }
 
     /// Removes the type named `name` (tests that register types of their own take them out again,
@@ -30,4 +65,12 @@ package enum NodeTypeRegistry {
 
     /// The registered names, sorted.
     package static var names: [String] { table.withLock { $0.keys.sorted() } }
+
+    /// Stops on a name that is not letters and digits (a programming error of the registering module).
+    private static func checkName(_ name: String) {
+        precondition(!name.isEmpty && name.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII ? (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar))
+                           : scalar.properties.isAlphabetic
+        }, "a node type's name is letters and digits: \"\(name)\"")
+    }
 }

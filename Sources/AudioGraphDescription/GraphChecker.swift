@@ -1,11 +1,6 @@
 // The loader's checking stage: the file's whole-graph checks over a topology that updates change, then the engine's rules.
 import AudioGraphCore
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// The loader's checking stage, in two steps. ``checkFile(data:fileName:baseDirectory:fileInfo:)``:
 /// the reader decodes the document (types, keys, ranges, automation; ``DescriptionReader``), then

@@ -1,11 +1,6 @@
 // A whole graph file, decoded: settings, nodes, connections, updates and taps.
 import AudioGraphCore
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// A graph file (format version 1), decoded and validated. Load one with
 /// ``GraphDescription/load(contentsOf:fileInfo:)`` or ``GraphDescription/parse(data:fileName:baseDirectory:fileInfo:)``.
@@ -93,12 +88,9 @@ package struct GraphDescription: Sendable, Hashable {
                             fileInfo: (String) throws -> AudioFileInfo) throws(GraphDescriptionErrors) -> ValidatedGraph {
         let directory = Self.directory(of: path)
         // A FIFO or a device as the graph file would block or never end: refused before reading.
-        if FileManager.default.fileExists(atPath: path), let reason = FileSystemPath.notRegularFileReason(path) {
-            throw GraphDescriptionErrors([GraphDescriptionError(fileName: path, location: "", problem: .cannotReadFile(reason: reason))])
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
-            throw GraphDescriptionErrors([GraphDescriptionError(fileName: path, location: "", problem: .cannotReadFile(reason: reason))])
+        let data: [UInt8]
+        do { data = try FileSystemPath.contentsOfRegularFile(path) } catch {
+            throw GraphDescriptionErrors([GraphDescriptionError(fileName: path, location: "", problem: .cannotReadFile(reason: error.reason))])
         }
         return try parse(data: data, fileName: path, baseDirectory: directory, fileInfo: fileInfo)
     }

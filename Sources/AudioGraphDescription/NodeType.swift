@@ -12,7 +12,7 @@ package struct NodeType: RawRepresentable, Sendable, Hashable, CaseIterable, Cus
 
     /// The type named `rawValue`; nil when no such type is registered.
     package init?(rawValue: String) {
-        guard NodeTypeRegistry.descriptor(named: rawValue) != nil else { return nil }
+        guard NodeTypeRegistry.contains(rawValue) else { return nil }
         self.rawValue = rawValue
     }
 

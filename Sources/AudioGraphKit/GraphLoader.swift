@@ -32,7 +32,7 @@ public enum GraphLoader {
         PulseNodeTypes.register()
         PluginNodeTypes.register()
         // lv2 nodes that are instruments play a graph file's midiFile and notes (read here, where the MIDI reader is).
-        NodeTypeRegistry.register(LV2InstrumentOptions.descriptor(wrapping: LV2Node.descriptor))
+        NodeTypeRegistry.register(named: "lv2") { LV2InstrumentOptions.descriptor(wrapping: LV2Node.descriptor) }
     }
 
     /// Rate, channels and length of a sound file, for the validator.

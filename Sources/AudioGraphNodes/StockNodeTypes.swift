@@ -7,33 +7,44 @@ import AudioGraphCore
 ///
 /// Thread safety: any control thread.
 package enum StockNodeTypes {
-    /// The descriptors, in the graph format's order.
-    package static let descriptors: [NodeTypeDescriptor] = [
-        OscillatorNode.descriptor, MixerNode.descriptor, ConverterNode.descriptor, DelayNode.descriptor, AnalyserNode.descriptor, ReverbNode.descriptor, TimePitchNode.descriptor, VarispeedNode.descriptor,
-        PlayerNode.descriptor,
-        EnvironmentNode.descriptor,
-        EQNode.descriptor,
-        RecorderNode.descriptor,
-        GenericOutputNode.descriptor,
-        SamplerNode.descriptor,
-        DynamicsCompressorNode.descriptor,
-        ConvolverNode.descriptor,
-        WaveShaperNode.descriptor,
-        PeakLimiterNode.descriptor,
-        DynamicsProcessorNode.descriptor,
-        GainNode.descriptor,
-        StereoPannerNode.descriptor,
-        ConstantSourceNode.descriptor,
-        IIRFilterNode.descriptor,
-        ChannelSplitterNode.descriptor,
-        ChannelMergerNode.descriptor,
-        BufferSourceNode.descriptor,
-        DistortionNode.descriptor,
-        MatrixMixerNode.descriptor,
+    /// The types, in the graph format's order: each name with the function that makes its descriptor
+    /// (``NodeTypeRegistry/register(named:_:)``: made when a graph first names it).
+    package static let types: [(name: String, make: @Sendable () -> NodeTypeDescriptor)] = [
+        ("oscillator", { OscillatorNode.descriptor }),
+        ("mixer", { MixerNode.descriptor }),
+        ("converter", { ConverterNode.descriptor }),
+        ("delay", { DelayNode.descriptor }),
+        ("analyser", { AnalyserNode.descriptor }),
+        ("reverb", { ReverbNode.descriptor }),
+        ("timePitch", { TimePitchNode.descriptor }),
+        ("varispeed", { VarispeedNode.descriptor }),
+        ("player", { PlayerNode.descriptor }),
+        ("environment", { EnvironmentNode.descriptor }),
+        ("eq", { EQNode.descriptor }),
+        ("recorder", { RecorderNode.descriptor }),
+        ("genericOutput", { GenericOutputNode.descriptor }),
+        ("sampler", { SamplerNode.descriptor }),
+        ("compressor", { DynamicsCompressorNode.descriptor }),
+        ("convolver", { ConvolverNode.descriptor }),
+        ("waveShaper", { WaveShaperNode.descriptor }),
+        ("limiter", { PeakLimiterNode.descriptor }),
+        ("dynamicsProcessor", { DynamicsProcessorNode.descriptor }),
+        ("gain", { GainNode.descriptor }),
+        ("stereoPanner", { StereoPannerNode.descriptor }),
+        ("constantSource", { ConstantSourceNode.descriptor }),
+        ("iirFilter", { IIRFilterNode.descriptor }),
+        ("channelSplitter", { ChannelSplitterNode.descriptor }),
+        ("channelMerger", { ChannelMergerNode.descriptor }),
+        ("bufferSource", { BufferSourceNode.descriptor }),
+        ("distortion", { DistortionNode.descriptor }),
+        ("matrixMixer", { MatrixMixerNode.descriptor }),
     ]
 
-    /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).
+    /// The descriptors, in the graph format's order (made now).
+    package static var descriptors: [NodeTypeDescriptor] { types.map { $0.make() } }
+
+    /// Registers every type with ``NodeTypeRegistry`` (idempotent; no descriptor is made here).
     package static func register() {
-        for d in descriptors { NodeTypeRegistry.register(d) }
+        for type in types { NodeTypeRegistry.register(named: type.name, type.make) }
     }
 }

@@ -6,14 +6,18 @@ import AudioGraphCore
 ///
 /// Thread safety: any control thread.
 package enum PulseNodeTypes {
-    /// The descriptors.
-    package static let descriptors: [NodeTypeDescriptor] = [
-        InputNode.descriptor,
-        OutputNode.descriptor,
+    /// The types: each name with the function that makes its descriptor
+    /// (``NodeTypeRegistry/register(named:_:)``: made when a graph first names it).
+    package static let types: [(name: String, make: @Sendable () -> NodeTypeDescriptor)] = [
+        ("input", { InputNode.descriptor }),
+        ("output", { OutputNode.descriptor }),
     ]
 
-    /// Registers every descriptor with ``NodeTypeRegistry`` (idempotent).
+    /// The descriptors (made now).
+    package static var descriptors: [NodeTypeDescriptor] { types.map { $0.make() } }
+
+    /// Registers every type with ``NodeTypeRegistry`` (idempotent; no descriptor is made here).
     package static func register() {
-        for d in descriptors { NodeTypeRegistry.register(d) }
+        for type in types { NodeTypeRegistry.register(named: type.name, type.make) }
     }
 }

@@ -137,7 +137,7 @@ struct RenderJob {
         do {
             renderer = try OfflineRenderer(validated, outputPath: out, duration: duration, frames: frames,
                                            sampleType: sampleType, sliceSize: slice, measuresLoudness: !quiet, measuresLevels: !quiet,
-                                           renderThreads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+                                           renderThreads: threads ?? AvailableProcessors.count)
         } catch {
             switch error {
             case .insufficientSpace:

@@ -43,6 +43,41 @@ final class FileSystemPathTests: XCTestCase, TeardownRegistering {
         XCTAssertFalse(FileSystemPath.hasHDF5Signature(fifo))
     }
 
+    func testContentsOfARegularFileAreItsBytesAsFoundationReadsThem() throws {
+        let dir = try temporaryDirectory()
+        // Empty, small, and larger than any one read; a link to a file reads the file.
+        var generator = SystemRandomNumberGenerator()
+        for count in [0, 1, 4095, 4096, 4097, 3_000_001] {
+            let path = dir.appendingPathComponent("f\(count)").path
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            XCTAssertEqual(try FileSystemPath.contentsOfRegularFile(path), bytes, "\(count) bytes")
+            XCTAssertEqual(try FileSystemPath.contentsOfRegularFile(path), FileManager.default.contents(atPath: path).map(Array.init))
+        }
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link").path, withDestinationPath: dir.appendingPathComponent("f1").path)
+        XCTAssertEqual(try FileSystemPath.contentsOfRegularFile(dir.appendingPathComponent("link").path).count, 1)
+        // /proc files say they are empty (st_size 0) and are read to their end.
+        let status = try FileSystemPath.contentsOfRegularFile("/proc/self/status")
+        XCTAssertTrue(String(decoding: status, as: UTF8.self).contains("Cpus_allowed_list:"))
+    }
+
+    func testContentsOfWhatIsNotARegularFileAreRefusedWithoutBlocking() throws {
+        let dir = try temporaryDirectory()
+        let fifo = dir.appendingPathComponent("p").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        func reason(_ path: String) -> String? {
+            do { _ = try FileSystemPath.contentsOfRegularFile(path); return nil } catch { return error.reason }
+        }
+        // The FIFO has no writer: opening it for reading without O_NONBLOCK would wait forever.
+        XCTAssertEqual(reason(fifo), "it is a FIFO (named pipe), not a regular file")
+        XCTAssertEqual(reason(dir.path), "it is a directory, not a file")
+        XCTAssertEqual(reason("/dev/zero"), "it is a device, not a regular file")
+        XCTAssertEqual(reason(dir.appendingPathComponent("none").path), "no such file")
+        XCTAssertEqual(reason(dir.appendingPathComponent("none/deeper").path), "no such file")
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("dangling").path, withDestinationPath: dir.appendingPathComponent("none").path)
+        XCTAssertEqual(reason(dir.appendingPathComponent("dangling").path), "no such file")
+    }
+
     func testHDF5SignatureAtZeroOrAfterAUserBlock() throws {
         let dir = try temporaryDirectory()
         let signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]

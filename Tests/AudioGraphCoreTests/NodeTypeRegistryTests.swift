@@ -1,5 +1,6 @@
 // NodeTypeRegistry: registration by name, replacement, lookup and the sorted name list.
 import AudioGraphCore
+import Foundation
 import XCTest
 
 final class NodeTypeRegistryTests: XCTestCase {
@@ -12,7 +13,7 @@ final class NodeTypeRegistryTests: XCTestCase {
 
     override func tearDown() {
         // Registrations are process-wide: leave only the stock types for the other test classes.
-        for name in ["registryTestA", "registryTestB", "registryTestC"] { NodeTypeRegistry.unregister(named: name) }
+        for name in ["registryTestA", "registryTestB", "registryTestC", "registryTestD"] { NodeTypeRegistry.unregister(named: name) }
     }
 
     func testRegisteredTypesAreFoundByNameAndAReRegistrationReplaces() {
@@ -28,6 +29,24 @@ final class NodeTypeRegistryTests: XCTestCase {
         XCTAssertEqual(names.filter { $0 == "registryTestA" }.count, 1)
     }
 
+    func testATypeRegisteredByNameIsMadeOnItsFirstLookupOnly() {
+        let made = ManagedAtomicCounter()
+        let twoOutputs = descriptor("registryTestD", outputs: 2)
+        NodeTypeRegistry.register(named: "registryTestD") {
+            made.increment()
+            return twoOutputs
+        }
+        XCTAssertTrue(NodeTypeRegistry.contains("registryTestD"))
+        XCTAssertTrue(NodeTypeRegistry.names.contains("registryTestD"))
+        XCTAssertEqual(made.value, 0, "registering, listing and asking whether it exists make nothing")
+        XCTAssertEqual(NodeTypeRegistry.descriptor(named: "registryTestD")?.outputBusCount, 2)
+        XCTAssertEqual(NodeTypeRegistry.descriptor(named: "registryTestD")?.name, "registryTestD")
+        XCTAssertEqual(made.value, 1, "made once, then kept")
+        NodeTypeRegistry.register(descriptor("registryTestD", outputs: 0))
+        XCTAssertEqual(NodeTypeRegistry.descriptor(named: "registryTestD")?.outputBusCount, 0, "a later registration replaces it")
+        XCTAssertFalse(NodeTypeRegistry.contains("registryTestNone"))
+    }
+
     func testADescriptorWithoutPropertiesDecodesToNoOptions() {
         let d = descriptor("registryTestC", outputs: 1)
         XCTAssertEqual(d.propertyKeys, [])
@@ -35,4 +54,12 @@ final class NodeTypeRegistryTests: XCTestCase {
         XCTAssertThrowsError(try d.makeNode(NodeBuildContext(id: "x", sampleRate: 48000, inputBusCount: 1, options: NoNodeOptions(),
                                                              rendersOffline: true)))
     }
+}
+
+/// A counter a registered maker may bump (makers are @Sendable).
+private final class ManagedAtomicCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }

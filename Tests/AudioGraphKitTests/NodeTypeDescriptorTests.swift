@@ -137,6 +137,24 @@ final class NodeTypeDescriptorTests: XCTestCase {
     }
 
     /// An unregistered name is still refused, naming the registered type among the choices.
+    func testEachModulesListNamesItsTypesAsTheirDescriptorsDo() {
+        // The lists register names with makers (descriptors are made on first use): a name that
+        // differs from its descriptor's would stop the process at the first lookup.
+        let lists = [("StockNodeTypes", StockNodeTypes.types), ("PulseNodeTypes", PulseNodeTypes.types), ("PluginNodeTypes", PluginNodeTypes.types)]
+        var all: [String] = []
+        for (list, types) in lists {
+            for type in types {
+                XCTAssertEqual(type.make().name, type.name, list)
+                all.append(type.name)
+            }
+        }
+        XCTAssertEqual(Set(all).count, all.count, "no name is listed twice")
+        GraphLoader.registerNodeTypes()
+        for name in all {
+            XCTAssertEqual(NodeTypeRegistry.descriptor(named: name)?.name, name)
+        }
+    }
+
     func testAnUnknownTypeListsTheRegisteredOnes() {
         XCTAssertThrowsError(try GraphLoader.parse(text: graph(scale: "").replacingOccurrences(of: "testScale", with: "testScales"))) { error in
             let line = (error as! GraphDescriptionErrors).lines.joined(separator: "\n")
