@@ -54,7 +54,7 @@ BENCH_ROUNDS ?= 5
 PY_MODULES := numpy scipy soundfile pyloudnorm
 PY_IMPORTS := numpy, scipy, soundfile, pyloudnorm
 
-.PHONY: all deps deps-debian deps-python deps-python-debian deps-bench build run test test-without-shared tsan conformance bench fuzz clean
+.PHONY: all deps deps-debian deps-python deps-python-debian deps-bench build print-release-flags run test test-without-shared tsan conformance bench fuzz clean
 
 all: build
 
@@ -106,12 +106,27 @@ deps-bench: deps-python
 # The release CLI links the Swift runtime and Foundation statically: 14 fewer shared libraries
 # to load and relocate at every start (≈ 3 ms task-clock and 7-20 ms wall less per process,
 # Docs/Performance.md), which offline renders of short files and the benchmark pay per run.
-# scripts/bench-kernels.sh builds with the same flags, so the two do not rebuild each other.
+# Two more flags cut the start-up's instructions (Docs/Performance.md "Start-up: the render
+# command line"; a 0.1 s render, callgrind):
+# - libstdc++ linked statically (scripts/link/static-libstdc++ holds a linker script found
+#   before libstdc++.so for the driver's -lstdc++): the dynamic loader no longer loads and
+#   relocates libstdc++.so.6 nor looks up ~800 C++ runtime symbols (typeinfo vtables,
+#   __cxa_pure_virtual) for the static Swift runtime and Foundation: 9.6 M -> 7.8 M instructions;
+# - -disable-concrete-type-metadata-mangled-name-accessors: our modules ask for a concrete
+#   generic type's metadata (Dictionary<String, NodeDescription>, Set<String>, ...) through its
+#   accessor instead of demangling its name at run time, which also searched every protocol
+#   conformance of the binary for its Hashable witness: 9.6 M -> 7.5 M instructions.
+# scripts/bench-kernels.sh builds with the same flags (make print-release-flags), so the two do
+# not rebuild each other.
 # The CLI stays a position-independent executable (Debian's hardening default): linking it
 # -no-pie would save about 190 page faults and 0.6 M instructions of a 0.1 s render's start-up
 # (Docs/Performance.md "Start-up: the render command line") at the price of address-space
 # randomisation for the executable's code; we keep the randomisation.
-RELEASE_FLAGS := -c release --static-swift-stdlib
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -L$(CURDIR)/scripts/link/static-libstdc++ \
+	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
+
+print-release-flags:
+	@echo $(RELEASE_FLAGS)
 
 build:
 	$(SWIFT) build $(RELEASE_FLAGS) --product audiograph

@@ -82,11 +82,13 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         // The convolver's inner loops, with an AVX2 clone chosen when the program loads.
         .target(name: "CVectorKernels"),
+        // glibc's GNU extensions Swift's Glibc module leaves out (sched_getaffinity, CPU_COUNT).
+        .target(name: "CGlibcShim"),
 
         // MARK: Swift modules
         // Real-time building blocks shared by the engine, the nodes and the I/O: lock-free rings,
         // the wake semaphore, the render-thread mark and the lock that checks it.
-        .target(name: "AudioGraphRealtime"),
+        .target(name: "AudioGraphRealtime", dependencies: ["CGlibcShim"]),
         // Engine core: formats, buffers, parameters, nodes, graph, pending changes, render plan.
         // No C imports, no file format.
         .target(name: "AudioGraphCore", dependencies: ["AudioGraphRealtime"]),

@@ -21,7 +21,8 @@ rounds=${KERNEL_BENCH_ROUNDS:-5}
 before=${KERNEL_BENCH_BEFORE:-}
 
 # The flags of `make build` (Makefile RELEASE_FLAGS): switching them recompiles every module.
-swift build -c release --static-swift-stdlib --product KernelBench >/dev/null
+# shellcheck disable=SC2046
+swift build $(make -s --no-print-directory print-release-flags) --product KernelBench >/dev/null
 ours=.build/release/KernelBench
 tmp=$(mktemp -d /tmp/ag-kbench-XXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,6 +1,7 @@
 // What `audiograph render` does once its arguments are known, and the parser of its plain command lines.
 import ArgumentParser
 import AudioGraphKit
+import AudioGraphRealtime
 import Foundation
 
 /// One `render` run: the graph (or MIDI file), where to write, and the options; `RenderCommand`

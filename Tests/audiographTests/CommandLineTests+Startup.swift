@@ -60,6 +60,38 @@ extension CommandLineTests {
         }
     }
 
+    /// The release CLI carries its own libstdc++ (linked statically, Makefile RELEASE_FLAGS): a
+    /// plain render maps no libstdc++.so.6, while a C++ library loaded later brings the shared one
+    /// for itself and works beside the static copy — a `timePitch` octave up (librubberband,
+    /// `finer`) renders a 440 Hz sine as 880 Hz (the fitted tone within 0.5 Hz, at its level).
+    /// The first assertion failed before the static link (libstdc++.so.6 was loaded at every start).
+    func testTheCLICarriesItsOwnLibstdcxxAndCPlusPlusLibrariesBringTheirs() throws {
+        let cli = try releaseExecutable()  // the debug build links libstdc++ dynamically
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        _ = try write(sine, "sine.json", in: dir)
+        let plain = try run(["render", "sine.json", "-o", "sine.wav", "--quiet"], in: dir, environment: ["LD_DEBUG": "libs"], executable: cli)
+        XCTAssertEqual(plain.status, 0, plain.stderr.suffix(2000).description)
+        XCTAssertTrue(plain.stderr.contains("libc.so"), "LD_DEBUG lists the loaded libraries")
+        XCTAssertFalse(plain.stderr.contains("libstdc++"), "libstdc++.so.6 loaded by a plain render")
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "duration": 1,
+              "nodes": [ { "id": "o", "type": "oscillator", "parameters": { "frequency": 440, "amplitude": 0.5 } },
+                         { "id": "t", "type": "timePitch", "parameters": { "pitch": 1200 }, "properties": { "quality": "finer" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "o", "to": "t" }, { "from": "t", "to": "out" } ] }
+            """, "octave.json", in: dir)
+        let octave = try run(["render", "octave.json", "-o", "octave.wav", "--quiet"], in: dir, environment: ["LD_DEBUG": "libs"],
+                            executable: cli)
+        XCTAssertEqual(octave.status, 0, octave.stderr.suffix(2000).description)
+        XCTAssertTrue(octave.stderr.contains("librubberband.so"), "timePitch finer loads librubberband")
+        XCTAssertTrue(octave.stderr.contains("libstdc++.so"), "librubberband brings the shared libstdc++")
+        let wav = try WAVFile(contentsOf: dir.appendingPathComponent("octave.wav"))
+        let steady = wav.samples[0][24_000..<44_000]
+        let fit = try XCTUnwrap(ToneFit(dominantToneOf: steady, sampleRate: 48_000))
+        XCTAssertEqual(fit.tones[0].frequency, 880, accuracy: 0.5)
+        XCTAssertEqual(fit.tones[0].amplitude, 0.5, accuracy: 0.1)
+    }
+
     /// A library is loaded by the first call of one of its functions, in a fresh process: an SVG
     /// plot loads cairo there, and its first call, `cairo_svg_surface_create(path, width, height)`,
     /// whose sizes travel in vector registers through the trampolines' slow entry, gets them intact

@@ -18,6 +18,19 @@ final class CommandLineTests: XCTestCase {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
+    /// The release CLI of this checkout (`make build`: the flags users get). `make test` builds it
+    /// first and sets AG_REQUIRE_RELEASE_CLI=1, so a test that needs it fails there when it is
+    /// missing; a bare `swift test` skips.
+    func releaseExecutable() throws -> URL {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let url = root.appendingPathComponent(".build/release/audiograph")
+        if !FileManager.default.isExecutableFile(atPath: url.path) {
+            if ProcessInfo.processInfo.environment["AG_REQUIRE_RELEASE_CLI"] == "1" { XCTFail("\(url.path) is missing (make test builds it)") }
+            throw XCTSkip("needs the release CLI (make build); make test runs this")
+        }
+        return url
+    }
+
     struct Result {
         var status: Int32
         var stdout: String
@@ -27,8 +40,10 @@ final class CommandLineTests: XCTestCase {
 
     /// Runs the CLI in `directory`; a run still going after `timeout` seconds is killed (and the
     /// crash assertion below fails), so a hang fails the test instead of blocking it.
-    func run(_ arguments: [String], in directory: URL, timeout: Double = 300, environment: [String: String] = [:]) throws -> Result {
-        guard let exe = Self.executable else { throw XCTSkip("the audiograph executable is not built") }
+    /// `executable` runs another build of the CLI (``releaseExecutable()``).
+    func run(_ arguments: [String], in directory: URL, timeout: Double = 300, environment: [String: String] = [:],
+             executable: URL? = nil) throws -> Result {
+        guard let exe = executable ?? Self.executable else { throw XCTSkip("the audiograph executable is not built") }
         let p = Process()
         p.executableURL = exe
         p.arguments = arguments

@@ -1,5 +1,5 @@
-// AvailableProcessors: the processor count against Foundation's ProcessInfo and the kernel's CPU lists.
-@testable import AudioGraphCore
+// AvailableProcessors: the processor count against Foundation's ProcessInfo and nproc.
+@testable import AudioGraphRealtime
 import Foundation
 import XCTest
 
@@ -10,20 +10,11 @@ final class AvailableProcessorsTests: XCTestCase {
     }
 
     func testTheAffinityCountIsNprocs() throws {
-        // nproc counts the CPUs of sched_getaffinity's mask: the system call this reading stands for.
+        // nproc counts the CPUs of sched_getaffinity's mask, as this does.
         guard let nproc = ["/usr/bin/nproc", "/bin/nproc"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw XCTSkip("nproc is not installed")
         }
         XCTAssertEqual(AvailableProcessors.affinityCount, Int(try run(nproc, [])))
-    }
-
-    func testKernelCPUListsAreCounted() {
-        XCTAssertEqual(AvailableProcessors.cpuListCount("0-3,6"), 5)
-        XCTAssertEqual(AvailableProcessors.cpuListCount("\t0-1"), 2)
-        XCTAssertEqual(AvailableProcessors.cpuListCount("2,4,8-9"), 4)
-        XCTAssertNil(AvailableProcessors.cpuListCount(""))
-        XCTAssertNil(AvailableProcessors.cpuListCount("3-1"))
-        XCTAssertNil(AvailableProcessors.cpuListCount("a-b"))
     }
 
     func testAQuotaIsRoundedUpToWholeCPUs() {

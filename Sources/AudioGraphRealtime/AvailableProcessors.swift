@@ -1,6 +1,7 @@
 // How many processors this process may use, asked without Foundation (the command line's start-up).
 #if canImport(Glibc)
 import Glibc
+import CGlibcShim
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -23,28 +24,15 @@ package enum AvailableProcessors {
         return max(1, min(cpus, quota))
     }
 
-    /// The CPUs of the affinity mask (`Cpus_allowed_list` of /proc/self/status, as
-    /// `sched_getaffinity` gives it: "0-3,6"), or nil when it cannot be read.
+    /// The CPUs of the scheduler affinity mask (`sched_getaffinity`, as `nproc` counts them), or
+    /// nil when it cannot be read.
     static var affinityCount: Int? {
-        guard let status = text("/proc/self/status") else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("Cpus_allowed_list:") {
-            return cpuListCount(line.dropFirst("Cpus_allowed_list:".count))
-        }
-        return nil
-    }
-
-    /// The CPUs a kernel CPU list names ("0-3,6" is 5), or nil when it is not one.
-    static func cpuListCount(_ list: Substring) -> Int? {
-        var n = 0
-        for range in list.split(separator: ",") {
-            let bounds = range.split(separator: "-").map { Int($0.filter { $0 != " " && $0 != "\t" }) }
-            switch bounds.count {
-            case 1: guard bounds[0] != nil else { return nil }; n += 1
-            case 2: guard let a = bounds[0], let b = bounds[1], b >= a else { return nil }; n += b - a + 1
-            default: return nil
-            }
-        }
+        #if os(Linux)
+        let n = Int(ag_affinity_cpu_count())
         return n > 0 ? n : nil
+        #else
+        return nil
+        #endif
     }
 
     /// The online CPUs (`sysconf`), at least 1.
@@ -83,9 +71,25 @@ package enum AvailableProcessors {
         return (quota + period - 1) / period
     }
 
-    /// A small text file's contents, or nil.
+    /// A small /proc or /sys file's text (read to its end: such files report no size), or nil.
     private static func text(_ path: String) -> String? {
-        guard let bytes = try? FileSystemPath.contentsOfRegularFile(path) else { return nil }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0),
+                     UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while bytes.count < 1 << 16 {
+            let got = withUnsafeMutableBytes(of: &chunk) { buffer -> Int in
+                let n = read(fd, buffer.baseAddress, buffer.count)
+                if n > 0 { bytes.append(contentsOf: buffer.prefix(n)) }
+                return n
+            }
+            if got > 0 { continue }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { return nil }
+            break
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 }
