@@ -5,6 +5,9 @@
 /// about its only input's source; the plan itself checks the topology (that source's output
 /// feeds only this kernel, no rate converter between them, no parameter inputs).
 ///
+/// A conforming kernel sets ``NodeKernel/chainFusing`` to itself in its initializer: plans find
+/// fusing kernels through it, not by a cast.
+///
 /// Thread safety: both calls are made on a control thread while a plan is compiled.
 package protocol ChainFusingKernel: NodeKernel {
     /// Whether this kernel can follow `upstream` (the source of its only input, through output

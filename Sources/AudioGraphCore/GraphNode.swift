@@ -31,6 +31,13 @@ open class GraphNode: @unchecked Sendable, CustomStringConvertible {
     /// kernel never reaches a library that is not there.
     package var requiredLibraries: [LazyLibrary] = []
 
+    /// This node as a ``RenderFaultReporting``, or nil: a node class that reports faults sets it to
+    /// `self` in its initializer (``RenderFaultReporting/registerRenderFaultReporter()``, cf. `LV2Node`), and the offline renderer asks the nodes through
+    /// it rather than by a run-time protocol cast, which searches every conformance record of the
+    /// program on each node type's first cast (~0.2 M instructions per type at a command's
+    /// start-up). `unowned(unsafe)`: it is the object itself, no reference count.
+    public internal(set) unowned(unsafe) var renderFaultReporter: (any RenderFaultReporting)?
+
     // MARK: Control thread only (set by the graph at initialize / update)
     /// Formats of the input buses after propagation (nil: unconnected).
     public internal(set) var inputFormats: [StreamFormat?]

@@ -42,6 +42,13 @@ open class NodeKernel: @unchecked Sendable {
     /// slice costs no retain and release, and no bounds check.
     private let parameterReferences: UnsafeMutablePointer<Unmanaged<AudioParameter>>
 
+    /// This kernel as a ``ChainFusingKernel``, or nil: a kernel class that conforms sets it to
+    /// `self` in its initializer (cf. `EQKernel`), so that a render plan finds the kernels that
+    /// fuse chains without a run-time protocol cast, which searches every conformance record of
+    /// the program on a type's first cast (~0.2 M instructions at a command's start-up).
+    /// `unowned(unsafe)`: it is the object itself, no reference count.
+    package unowned(unsafe) var chainFusing: (any ChainFusingKernel)?
+
     // `@usableFromInline` because a subclass in another module does not inherit this initializer:
     // the compiler fills its vtable slot with an `_unimplementedInitializer` stub, and a `package`
     // initializer (wider than the internal stub) adds a vtable thunk that re-dispatches through the

@@ -20,7 +20,7 @@ extension RenderPlan {
         var follows = Array(repeating: -1, count: n)
         var followed = Array(repeating: false, count: n)
         for j in 0..<n {
-            guard inputs[j].count == 1, let fusing = kernels[j] as? ChainFusingKernel else { continue }
+            guard inputs[j].count == 1, let fusing = kernels[j].chainFusing else { continue }
             let input = inputs[j][0]
             let i = input.source
             guard i >= 0, i < n, i != j, input.bus == 0, input.adapter == nil, kernels[i].outputs.count == 1,

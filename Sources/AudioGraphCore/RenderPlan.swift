@@ -195,7 +195,7 @@ final class RenderPlan: @unchecked Sendable {
         if fusesChains {
             for chain in RenderPlan.fusedChains(kernels: kernels, inputs: inputs, outputEntry: outputEntry,
                                           pulledEntries: pulledEntries, parameterInputs: parameterInputs) {
-                guard let tail = kernels[chain[chain.count - 1]] as? ChainFusingKernel,
+                guard let tail = kernels[chain[chain.count - 1]].chainFusing,
                       let renderer = tail.makeFusedChain(chain.map { kernels[$0] }) else { continue }
                 renderers.append(renderer)
                 fused.append(chain)

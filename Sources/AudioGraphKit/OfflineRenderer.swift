@@ -72,7 +72,7 @@ public final class OfflineRenderer {
     /// `node "id": …`, in graph order. Read after ``render(to:progress:isCancelled:)``.
     public var nodeFaultSummaries: [String] {
         built.graph.nodes.compactMap { node in
-            (node as? RenderFaultReporting)?.renderFaultSummary.map { "node \"\(node.id)\": \($0)" }
+            node.renderFaultReporter?.renderFaultSummary.map { "node \"\(node.id)\": \($0)" }
         }
     }
     /// RMS of everything written to the output file (all channels).

@@ -105,6 +105,7 @@ final class EQKernel: NodeKernel, @unchecked Sendable {
         cascadeState.initialize(repeating: 0, count: scratch.state)
         super.init(nodeID: node.id, outputFormats: node.outputFormats, maximumFramesPerSlice: maximumFramesPerSlice,
                    parameters: node.parameters)
+        chainFusing = self
     }
 
     deinit {

@@ -85,6 +85,7 @@ public final class LV2Node: GraphNode, MIDIEventReceiver, @unchecked Sendable {
         self.world = world
         super.init(id: id, typeName: "lv2", inputBusCount: 1, outputBusCount: 1,
                    parameters: Self.parameterInfos(plugin))
+        registerRenderFaultReporter()
         if !plugin.isHardRTCapable {
             // Once per node and plugin in a process: loading a graph file makes each node twice
             // (the validator runs the engine's rules on real nodes, then the graph is built).

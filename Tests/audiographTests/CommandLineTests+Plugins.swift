@@ -88,6 +88,35 @@ extension CommandLineTests {
         XCTAssertTrue(v.stderr.contains("schemeless.json: nodes[1] (id \"fx\").properties.plugin"), v.stderr)
     }
 
+    /// A plugin node fed NaN and infinity (a float WAV through a player) gets silence instead and
+    /// says so after the render, one warning line naming the graph, the node and the plugin:
+    /// 3 NaN and 2 infinite samples in each of the two channels (amp is mono: a plugin instance per
+    /// channel), 10 samples. The renderer finds the reporting node through
+    /// `GraphNode.renderFaultReporter` (no run-time protocol cast); the line disappeared when LV2Node
+    /// did not register itself there.
+    func testABadSampleReachingAPluginIsOneWarningAfterTheRender() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        var samples = (0..<4800).map { sin(2 * Double.pi * 440 * Double($0) / 48_000) * 0.5 }
+        for n in [100, 200, 300] { samples[n] = .nan }
+        samples[400] = .infinity
+        samples[500] = -.infinity
+        try WAVFile(sampleRate: 48_000, sampleType: .float32, channels: [samples, samples]).write(to: dir.appendingPathComponent("bad.wav"))
+        _ = try write("""
+            { "version": 1, "sampleRate": 48000, "duration": 0.1,
+              "nodes": [ { "id": "p", "type": "player", "properties": { "file": "bad.wav" } },
+                         { "id": "amp", "type": "lv2", "properties": { "plugin": "http://plugin.org.uk/swh-plugins/amp" } },
+                         { "id": "out", "type": "genericOutput" } ],
+              "connections": [ { "from": "p", "to": "amp" }, { "from": "amp", "to": "out" } ] }
+            """, "bad.json", in: dir)
+        let r = try run(["render", "bad.json", "-o", "out.wav", "--quiet"], in: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderrLines.filter { $0.hasPrefix("warning: bad.json: node \"amp\": ") },
+                       ["warning: bad.json: node \"amp\": plugin http://plugin.org.uk/swh-plugins/amp: 10 non-finite input samples replaced by silence"],
+                       r.stderr)
+        let out = try WAVFile(contentsOf: dir.appendingPathComponent("out.wav"))
+        XCTAssertTrue(out.samples.allSatisfy { $0.allSatisfy { $0.isFinite } }, "nothing non-finite leaves the node")
+    }
+
     /// A plugin without lv2:hardRTCapable (a bundle written here and alone on LV2_PATH: swh amp's
     /// URI and binary, described without the property) is flagged by `plugins` and `inspect`, and
     /// `render` runs it with one warning line.
