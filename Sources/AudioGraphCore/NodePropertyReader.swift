@@ -76,6 +76,16 @@ extension NodePropertyReader {
     /// A number without a range.
     package func number(_ key: String) -> Double? { number(key, in: nil) }
 
+    /// A file the node cannot do without: ``file(_:)`` (``fileToWrite(_:)`` when `writing`);
+    /// when `key` is absent it is reported missing (``reportMissing(_:)``) and nil returned.
+    package func requiredFile(_ key: String, writing: Bool = false) -> (name: String, path: String)? {
+        guard has(key) else {
+            reportMissing(key)
+            return nil
+        }
+        return writing ? fileToWrite(key) : file(key)
+    }
+
     /// Readers that do not read arrays report them as invalid.
     package func integers(_ key: String, in range: ClosedRange<Int>) -> [Int]? {
         if has(key) { reportInvalid(key, "arrays are not read here") }

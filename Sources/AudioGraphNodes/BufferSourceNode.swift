@@ -117,7 +117,7 @@ public final class BufferSourceNode: GraphNode, @unchecked Sendable {
         propertyKeys: ["file", "loop", "loopStart", "loopEnd", "offset", "startTime", "duration", "stopTime"], parameters: .bufferSource,
         decode: { reader in
             var o = Options()
-            if let (name, path) = reader.file("file") { o.file = name; o.path = path } else if !reader.has("file") { reader.reportMissing("file") }
+            if let (name, path) = reader.requiredFile("file") { o.file = name; o.path = path }
             if let loop = reader.bool("loop") { o.loop = loop }
             if let t = reader.time("loopStart") { o.loopStart = t }
             if let t = reader.time("loopEnd") { o.loopEnd = t }

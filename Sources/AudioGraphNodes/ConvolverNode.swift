@@ -93,11 +93,9 @@ public final class ConvolverNode: GraphNode, @unchecked Sendable {
         name: "convolver", kind: .effect, inputBuses: .fixed(1), outputBusCount: 1, propertyKeys: ["file", "normalize"],
         decode: { reader in
             var result = ConvolverProperties(file: "")
-            if let file = reader.file("file") {
+            if let file = reader.requiredFile("file") {
                 result.file = file.path
                 result.fileName = file.name
-            } else if !reader.has("file") {
-                reader.reportMissing("file")
             }
             if let n = reader.bool("normalize") { result.normalize = n }
             return result

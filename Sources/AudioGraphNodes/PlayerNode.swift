@@ -281,13 +281,9 @@ extension PlayerNode {
         runtimePropertyKeys: ["loop", "startTime", "segment"], parameters: .player,
         decode: { reader in
             var result = PlayerProperties(file: "", path: "")
-            if reader.has("file") {
-                if let file = reader.file("file") {
-                    result.file = file.name
-                    result.path = file.path
-                }
-            } else {
-                reader.reportMissing("file")
+            if let file = reader.requiredFile("file") {
+                result.file = file.name
+                result.path = file.path
             }
             if let loop = reader.bool("loop") { result.loop = loop }
             if let time = reader.time("startTime") { result.startTime = time }

@@ -243,13 +243,9 @@ extension RecorderNode {
         propertyKeys: ["file", "sampleType"],
         decode: { reader in
             var result = RecorderProperties(file: "", path: "")
-            if reader.has("file") {
-                if let file = reader.fileToWrite("file") {
-                    result.file = file.name
-                    result.path = file.path
-                }
-            } else {
-                reader.reportMissing("file")
+            if let file = reader.requiredFile("file", writing: true) {
+                result.file = file.name
+                result.path = file.path
             }
             if reader.has("sampleType") { result.sampleType = reader.choice("sampleType", as: SampleType.self) }
             return result

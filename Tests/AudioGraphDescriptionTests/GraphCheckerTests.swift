@@ -155,6 +155,27 @@ final class GraphCheckerTests: XCTestCase {
         ])
     }
 
+    /// The types whose `file` is required say so when it is absent, and report a present but
+    /// invalid one (the lines of the CLI before the types shared one reader call).
+    func testARequiredFileIsReportedMissingOrInvalid() {
+        XCTAssertEqual(lines("""
+        { "id": "r", "type": "recorder" },
+        { "id": "b", "type": "bufferSource" },
+        { "id": "c", "type": "convolver" },
+        { "id": "p", "type": "player", "properties": { "file": 3 } },
+        { "id": "b2", "type": "bufferSource", "properties": { "file": "" } },
+        { "id": "r2", "type": "recorder", "properties": { "file": "x.zzz" } },
+        \(out)
+        """), [
+            #"graph.json: nodes[0] (id "r").properties: missing required key "file""#,
+            #"graph.json: nodes[1] (id "b").properties: missing required key "file""#,
+            #"graph.json: nodes[2] (id "c").properties: missing required key "file""#,
+            "graph.json: nodes[3] (id \"p\").properties.file: expected a string, found a number",
+            "graph.json: nodes[4] (id \"b2\").properties.file: the file name is empty",
+            #"graph.json: nodes[5] (id "r2").properties.file: cannot write "x.zzz": the extension must be one of aif, aifc, aiff, au, caf, flac, oga, ogg, rf64, snd, w64, wav, wave"#,
+        ])
+    }
+
     func testIOAndEnvironmentProperties() {
         XCTAssertEqual(lines("""
         { "id": "in", "type": "input", "properties": { "device": 3, "channels": 300, "latency": 0 } },

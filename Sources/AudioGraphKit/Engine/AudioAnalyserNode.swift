@@ -204,7 +204,6 @@ public final class AudioAnalyserNode: AudioNode, @unchecked Sendable {
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
         let node = try AnalyserNode(id: graphID, properties: settings)
-        if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
-        return node
+        return declaring(outputFormat, on: node)
     }
 }

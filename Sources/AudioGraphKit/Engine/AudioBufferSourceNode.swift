@@ -123,13 +123,7 @@ public final class AudioBufferSourceNode: AudioNode, @unchecked Sendable {
     /// One watcher thread per start while an ``onEnded`` handler is set: it polls the transport's
     /// ended flag (the render thread makes no call that could wake it) and runs the handler once.
     private func startWatching() {
-        let previous: PosixThread? = state.withLock { s in
-            s.starts += 1
-            let old = s.watcher
-            s.watcher = nil
-            return old
-        }
-        previous?.join()   // from the handler itself (a restart when playback ends): detached, it ends after the handler
+        stopWatching()   // from the handler itself (a restart when playback ends): detached, it ends after the handler
         guard onEnded != nil else { return }
         let transport = self.transport
         let generation = state.withLock { $0.starts }
@@ -148,6 +142,7 @@ public final class AudioBufferSourceNode: AudioNode, @unchecked Sendable {
         state.withLock { $0.watcher = thread }
     }
 
+    /// Ends the current watcher, if any: a new start generation (it sees it and returns) and a join.
     private func stopWatching() {
         let thread: PosixThread? = state.withLock { s in
             s.starts += 1

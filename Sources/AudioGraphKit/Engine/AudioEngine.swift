@@ -220,43 +220,45 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Disconnects every input bus of `node`.
     public func disconnectNodeInput(_ node: AudioNode) {
-        withLock {
-            let snapshot = Snapshot(self)
-            requireAttached(node, "disconnectNodeInput(_:)")
-            connections.removeAll { $0.destination === node }
-            applyEdit("disconnectNodeInput(_:)", undo: snapshot)
-        }
+        disconnect(node, .input, bus: nil, "disconnectNodeInput(_:)")
     }
 
     /// Disconnects input bus `bus` of `node`.
     public func disconnectNodeInput(_ node: AudioNode, bus: AudioNodeBus) {
-        withLock {
-            let snapshot = Snapshot(self)
-            requireAttached(node, "disconnectNodeInput(_:bus:)")
-            node.checkBus(bus, count: node.numberOfInputs, "disconnectNodeInput(_:bus:)", scope: "input")
-            connections.removeAll { $0.destination === node && $0.destinationBus == bus }
-            applyEdit("disconnectNodeInput(_:bus:)", undo: snapshot)
-        }
+        disconnect(node, .input, bus: bus, "disconnectNodeInput(_:bus:)")
     }
 
     /// Disconnects every output bus of `node`.
     public func disconnectNodeOutput(_ node: AudioNode) {
-        withLock {
-            let snapshot = Snapshot(self)
-            requireAttached(node, "disconnectNodeOutput(_:)")
-            connections.removeAll { $0.source === node }
-            applyEdit("disconnectNodeOutput(_:)", undo: snapshot)
-        }
+        disconnect(node, .output, bus: nil, "disconnectNodeOutput(_:)")
     }
 
     /// Disconnects output bus `bus` of `node` (from every destination it feeds).
     public func disconnectNodeOutput(_ node: AudioNode, bus: AudioNodeBus) {
+        disconnect(node, .output, bus: bus, "disconnectNodeOutput(_:bus:)")
+    }
+
+    /// Which side of a node a disconnect call names.
+    private enum ConnectionSide: String {
+        case input, output
+    }
+
+    /// The disconnect calls' one edit: removes the connections into (`.input`) or out of
+    /// (`.output`) `node`, at `bus` (checked to exist) or at every bus when nil.
+    private func disconnect(_ node: AudioNode, _ side: ConnectionSide, bus: AudioNodeBus?, _ call: String) {
         withLock {
             let snapshot = Snapshot(self)
-            requireAttached(node, "disconnectNodeOutput(_:bus:)")
-            node.checkBus(bus, count: node.numberOfOutputs, "disconnectNodeOutput(_:bus:)", scope: "output")
-            connections.removeAll { $0.source === node && $0.sourceBus == bus }
-            applyEdit("disconnectNodeOutput(_:bus:)", undo: snapshot)
+            requireAttached(node, call)
+            if let bus {
+                node.checkBus(bus, count: side == .input ? node.numberOfInputs : node.numberOfOutputs, call, scope: side.rawValue)
+            }
+            connections.removeAll { c in
+                switch side {
+                case .input: c.destination === node && (bus == nil || c.destinationBus == bus)
+                case .output: c.source === node && (bus == nil || c.sourceBus == bus)
+                }
+            }
+            applyEdit(call, undo: snapshot)
         }
     }
 

@@ -43,7 +43,6 @@ public final class AudioIIRFilterNode: AudioNode, @unchecked Sendable {
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
         let node = try IIRFilterNode(id: graphID, options: .init(feedforward: feedforward, feedback: feedback))
-        if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
-        return node
+        return declaring(outputFormat, on: node)
     }
 }

@@ -94,7 +94,7 @@ public final class AudioInputNode: AudioIONode, AudioMixing, @unchecked Sendable
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
         if let manualInput, engine?.manualMode != nil {
-            return InputBlockGraphNode(id: graphID, format: manualInput.format, block: manualInput.block)
+            return SourceBlockGraphNode(id: graphID, format: manualInput.format, block: .input(manualInput.block))
         }
         let properties: InputProperties
         if let map = channelMap {

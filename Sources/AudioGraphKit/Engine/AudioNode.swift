@@ -153,6 +153,13 @@ public class AudioNode: @unchecked Sendable, Hashable, CustomStringConvertible {
         fatalError("\(type(of: self)) must override makeGraphNode")
     }
 
+    /// `node` with its output pinned to the rate and channel count of `outputFormat`, the format
+    /// given at connection (nil: left to the node's own rules); for ``makeGraphNode(sampleRate:maximumFrames:outputFormat:engineFormat:)``.
+    func declaring(_ outputFormat: StreamFormat?, on node: GraphNode) -> GraphNode {
+        if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
+        return node
+    }
+
     /// The format of an output bus with no connection format: by default the format of what
     /// reaches input 0 (effects), else the engine's.
     func defaultOutputFormat(bus: Int, engineFormat: AudioFormat, input: AudioFormat?) -> AudioFormat {

@@ -39,7 +39,7 @@ public final class AudioSourceNode: AudioNode, AudioMixing, @unchecked Sendable 
     public override var numberOfInputs: Int { 0 }
 
     /// Slices the block failed (returned a status other than `noErr`) since the node was set up.
-    public var failedRenderCount: Int { (graphNode as? SourceBlockGraphNode)?.failures.load(ordering: .relaxed) ?? 0 }
+    public var failedRenderCount: Int { (graphNode as? SourceBlockGraphNode)?.unfilledSlices.load(ordering: .relaxed) ?? 0 }
 
     override func defaultOutputFormat(bus: Int, engineFormat: AudioFormat, input: AudioFormat?) -> AudioFormat {
         format ?? engineFormat
@@ -51,6 +51,6 @@ public final class AudioSourceNode: AudioNode, AudioMixing, @unchecked Sendable 
         guard f.commonFormat != .otherFormat else {
             throw .formatNotSupported(node: graphID, reason: "a source renders linear PCM, not \(f)")
         }
-        return SourceBlockGraphNode(id: graphID, format: f, block: renderBlock)
+        return SourceBlockGraphNode(id: graphID, format: f, block: .render(renderBlock))
     }
 }

@@ -75,7 +75,6 @@ public final class AudioUnitDynamicsCompressor: AudioUnitEffect, @unchecked Send
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
         let node = DynamicsCompressorNode(id: graphID, sampleRate: sampleRate)
-        if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
-        return node
+        return declaring(outputFormat, on: node)
     }
 }

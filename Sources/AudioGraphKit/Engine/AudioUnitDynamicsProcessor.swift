@@ -84,7 +84,6 @@ public final class AudioUnitDynamicsProcessor: AudioUnitEffect, @unchecked Senda
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
         let node = DynamicsProcessorNode(id: graphID, sampleRate: sampleRate)
-        if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
-        return node
+        return declaring(outputFormat, on: node)
     }
 }

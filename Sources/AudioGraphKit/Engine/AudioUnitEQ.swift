@@ -93,7 +93,6 @@ public final class AudioUnitEQ: AudioUnitEffect, @unchecked Sendable {
         var properties = EQProperties(bands: eqBands)
         properties.smoothing = smoothing
         let node = EQNode(id: graphID, sampleRate: sampleRate, properties: properties)
-        if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
-        return node
+        return declaring(outputFormat, on: node)
     }
 }

@@ -47,9 +47,7 @@ public final class AudioUnitLV2: AudioUnitEffect, MIDIInstrumentUnit, SequenceDe
 
     override func didMakeGraphNode(_ node: GraphNode) {
         super.didMakeGraphNode(node)
-        if !sequenceTracks.isEmpty {
-            try? node.setProperty(MIDISequenceSources.propertyName, MIDISequenceSources(tracks: sequenceTracks))
-        }
+        handSequenceTracks(to: node)
     }
 
     /// The plugin's name.
@@ -102,7 +100,6 @@ public final class AudioUnitLV2: AudioUnitEffect, MIDIInstrumentUnit, SequenceDe
         do throws(LV2Error) { node = try LV2Node(id: graphID, plugin: plugin) } catch {
             throw .nodeSetupFailed(node: graphID, reason: error.description)
         }
-        if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
-        return node
+        return declaring(outputFormat, on: node)
     }
 }

@@ -20,9 +20,7 @@ public class AudioUnitMIDIInstrument: AudioUnit, MIDIInstrumentUnit, SequenceDes
 
     override func didMakeGraphNode(_ node: GraphNode) {
         super.didMakeGraphNode(node)
-        if !sequenceTracks.isEmpty {
-            try? node.setProperty(MIDISequenceSources.propertyName, MIDISequenceSources(tracks: sequenceTracks))
-        }
+        handSequenceTracks(to: node)
     }
 }
 
@@ -50,6 +48,13 @@ extension SequenceDestination {
             sequenceTracks = sequenceTracks.filter { $0.clock !== clock }
             pushSequenceTracks(engine)
         }
+    }
+
+    /// Hands the schedules to `node`, a graph node just made for this one (from its
+    /// `didMakeGraphNode`: a rebuilt graph keeps playing the sequences).
+    func handSequenceTracks(to node: GraphNode) {
+        guard !sequenceTracks.isEmpty else { return }
+        try? node.setProperty(MIDISequenceSources.propertyName, MIDISequenceSources(tracks: sequenceTracks))
     }
 
     /// Hands the schedules to the graph node (applied at the next slice). Under the lock.

@@ -158,7 +158,6 @@ public final class AudioUnitSampler: AudioUnitMIDIInstrument, @unchecked Sendabl
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
         let node = try SamplerNode(id: graphID, sampleRate: outputFormat?.sampleRate ?? sampleRate, properties: properties)
-        if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
-        return node
+        return declaring(outputFormat, on: node)
     }
 }

@@ -70,7 +70,6 @@ public final class AudioUnitTimePitch: AudioUnitEffect, @unchecked Sendable {
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
         let node = TimePitchNode(id: graphID, sampleRate: sampleRate, quality: quality)
-        if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
-        return node
+        return declaring(outputFormat, on: node)
     }
 }

@@ -41,7 +41,6 @@ public final class AudioUnitWaveShaper: AudioUnitEffect, @unchecked Sendable {
     override func makeGraphNode(sampleRate: Double, maximumFrames: Int, outputFormat: StreamFormat?,
                                 engineFormat: StreamFormat) throws(AudioGraphError) -> GraphNode {
         let node = try WaveShaperNode(id: graphID, properties: WaveShaperProperties(curve: bypass ? nil : curveValue, oversample: oversampleValue))
-        if let outputFormat { node.declaredFormat = PartialStreamFormat(sampleRate: outputFormat.sampleRate, channelCount: outputFormat.channelCount) }
-        return node
+        return declaring(outputFormat, on: node)
     }
 }

@@ -1,21 +1,18 @@
 // The spectra behind AudioPlot's spectrum and spectrogram: Hann-windowed FFTW frames of a file.
 import AudioGraphCore
 import AudioGraphNodes
-import CFFTW
 #if canImport(Glibc)
 import Glibc
 #endif
 
 extension AudioPlot {
-    /// One FFT size's plan, buffers and Hann window, reading frames of a file.
+    /// One FFT size's transform and Hann window, reading frames of a file.
     private final class FrameAnalyser {
         let size: Int
         let channels: [Int]
         let channelCount: Int
         let reader: SeekableAudioFileReader
-        let input: UnsafeMutablePointer<Float>
-        let output: UnsafeMutablePointer<Float>
-        let plan: OpaquePointer
+        let fft: RealForwardFFT
         var window: [Float]
         var interleaved: [Float]
         /// Power → dBFS of a full-scale sine: 4 / (Σ window)².
@@ -27,19 +24,11 @@ extension AudioPlot {
             self.size = size
             self.channels = channels
             self.channelCount = channelCount
-            input = FFTWPlanner.allocate(floats: size)
-            output = FFTWPlanner.allocate(floats: size + 2)
-            plan = FFTWPlanner.makeRealForward(size: size, input: input, output: output)
+            fft = RealForwardFFT(size: size)
             window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
             interleaved = [Float](repeating: 0, count: size * channelCount)
             let sum = window.reduce(0.0) { $0 + Double($1) }
             scale = 4 / (sum * sum)
-        }
-
-        deinit {
-            FFTWPlanner.destroy(plan)
-            FFTWPlanner.free(input)
-            FFTWPlanner.free(output)
         }
 
         /// Adds the power spectrum (bins 0...size/2, averaged over the channels) of the frame
@@ -58,8 +47,9 @@ extension AudioPlot {
             }
             let weight = scale / Double(channels.count)
             for c in channels {
+                let input = fft.input, output = fft.output
                 for i in 0..<size { input[i] = interleaved[i * channelCount + c] * window[i] }
-                FFTWPlanner.forward(plan, input, output, size: size)
+                fft.transform()
                 for k in 0...(size / 2) {
                     let re = Double(output[2 * k]), im = Double(output[2 * k + 1])
                     power[k] += (re * re + im * im) * weight

@@ -197,9 +197,8 @@ package final class HRTFSet: @unchecked Sendable {
 
         // Partition spectra, scaled by 1/fft so the inverse transform needs no scaling.
         let spec = FFTWPlanner.allocate(floats: 2 * m * partitions * stride * 2)
-        let timeBuffer = FFTWPlanner.allocate(floats: fft)
-        let freqBuffer = FFTWPlanner.allocate(floats: 2 * stride)
-        let plan = FFTWPlanner.makeRealForward(size: fft, input: timeBuffer, output: freqBuffer)
+        let transform = RealForwardFFT(size: fft)
+        let timeBuffer = transform.input, freqBuffer = transform.output
         let scale = 1 / Float(fft)
         for i in 0..<m {
             for ear in 0..<2 {
@@ -209,15 +208,12 @@ package final class HRTFSet: @unchecked Sendable {
                     let start = p * blockSize
                     let n = min(blockSize, total - start)
                     for k in 0..<n { timeBuffer[k] = h[start + k] * scale }
-                    FFTWPlanner.forward(plan, timeBuffer, freqBuffer, size: fft)
+                    transform.transform()
                     let dst = spec + (((2 * i + ear) * partitions + p) * stride) * 2
                     dst.update(from: freqBuffer, count: 2 * bins)
                 }
             }
         }
-        FFTWPlanner.destroy(plan)
-        FFTWPlanner.free(timeBuffer)
-        FFTWPlanner.free(freqBuffer)
         self.spectra = spec
     }
 

@@ -22,6 +22,33 @@ final class AudioEngineErrorTests: XCTestCase {
         }
     }
 
+    func testDisconnectingAnInputBusThatDoesNotExistStops() throws {
+        try assertEngineStops("AudioEngineErrorTests/testDisconnectingAnInputBusThatDoesNotExistStops",
+                              expected: ["disconnectNodeInput(_:bus:)", "AudioUnitDelay", "input bus 2 does not exist (the node has 1)"]) {
+            let engine = AudioEngine()
+            let delay = AudioUnitDelay()
+            engine.attach(delay)
+            engine.disconnectNodeInput(delay, bus: 2)
+        }
+    }
+
+    func testDisconnectingAnOutputBusThatDoesNotExistStops() throws {
+        try assertEngineStops("AudioEngineErrorTests/testDisconnectingAnOutputBusThatDoesNotExistStops",
+                              expected: ["disconnectNodeOutput(_:bus:)", "AudioUnitDelay", "output bus 1 does not exist (the node has 1)"]) {
+            let engine = AudioEngine()
+            let delay = AudioUnitDelay()
+            engine.attach(delay)
+            engine.disconnectNodeOutput(delay, bus: 1)
+        }
+    }
+
+    func testDisconnectingANodeThatIsNotAttachedStops() throws {
+        try assertEngineStops("AudioEngineErrorTests/testDisconnectingANodeThatIsNotAttachedStops",
+                              expected: ["disconnectNodeOutput(_:)", "AudioUnitDelay", "not attached"]) {
+            AudioEngine().disconnectNodeOutput(AudioUnitDelay())
+        }
+    }
+
     func testACycleStops() throws {
         try assertEngineStops("AudioEngineErrorTests/testACycleStops", expected: ["connect(_:to:fromBus:toBus:format:)", "AudioUnitDelay \"delay1\"", "cycle"]) {
             let engine = AudioEngine()

@@ -223,6 +223,43 @@ final class AudioEngineTests: XCTestCase {
 
     // MARK: Change lists
 
+    /// Each disconnect call removes what it names and nothing else: one input bus, every input
+    /// bus, one output bus (from each destination it feeds), every output bus.
+    func testEachDisconnectCallRemovesOnlyWhatItNames() throws {
+        let engine = try makeManualEngine()
+        let splitter = AudioChannelSplitterNode(numberOfOutputs: 2)
+        let a = AudioMixerNode(), b = AudioMixerNode(), c = AudioMixerNode()
+        for node in [splitter, a, b, c] { engine.attach(node) }
+        func connectAll() {
+            engine.connect(splitter, to: [AudioConnectionPoint(node: a, bus: 0), AudioConnectionPoint(node: b, bus: 0)],
+                           fromBus: 0, format: nil)
+            engine.connect(splitter, to: [AudioConnectionPoint(node: a, bus: 1), AudioConnectionPoint(node: c, bus: 0)],
+                           fromBus: 1, format: nil)
+        }
+        func fed(_ node: AudioMixerNode, _ bus: Int) -> Int? {
+            guard let point = engine.inputConnectionPoint(for: node, inputBus: bus) else { return nil }
+            XCTAssertTrue(point.node === splitter)
+            return point.bus
+        }
+        func feeds(_ bus: Int) -> Int { engine.outputConnectionPoints(for: splitter, outputBus: bus).count }
+        connectAll()
+        XCTAssertEqual([fed(a, 0), fed(a, 1), fed(b, 0), fed(c, 0)], [0, 1, 0, 1])
+
+        engine.disconnectNodeInput(a, bus: 1)
+        XCTAssertEqual([fed(a, 0), fed(a, 1), fed(b, 0), fed(c, 0)], [0, nil, 0, 1])
+        engine.disconnectNodeInput(a)
+        XCTAssertEqual([fed(a, 0), fed(a, 1), fed(b, 0), fed(c, 0)], [nil, nil, 0, 1])
+
+        connectAll()
+        engine.disconnectNodeOutput(splitter, bus: 1)
+        XCTAssertEqual([fed(a, 0), fed(a, 1), fed(b, 0), fed(c, 0)], [0, nil, 0, nil])
+        XCTAssertEqual([feeds(0), feeds(1)], [2, 0])
+        connectAll()
+        engine.disconnectNodeOutput(splitter)
+        XCTAssertEqual([fed(a, 0), fed(a, 1), fed(b, 0), fed(c, 0)], [nil, nil, nil, nil])
+        XCTAssertEqual([feeds(0), feeds(1)], [0, 0])
+    }
+
     func testPerformChangesAppliesEverythingAtOneSliceBoundary() throws {
         let engine = try makeManualEngine()
         let a = makeSineSource(frequency: 200), b = makeSineSource(frequency: 300)

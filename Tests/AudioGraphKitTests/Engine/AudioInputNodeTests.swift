@@ -63,6 +63,35 @@ final class AudioInputNodeTests: XCTestCase {
         XCTAssertEqual(out[0], out[1])
     }
 
+    /// After a full slice, a list shorter than the slice (600 of 1000 frames' bytes) with fewer
+    /// buffers than the format's (the second channel's missing): what is missing is silence (not
+    /// the slice before), what is there is rendered exactly.
+    func testWhatAShortListLacksIsSilence() throws {
+        let engine = try makeManualEngine()
+        let format = try XCTUnwrap(AudioFormat(standardFormatWithSampleRate: 48000, channels: 2))
+        let samples = UnsafeMutablePointer<Float>.allocate(capacity: 2000)
+        defer { samples.deallocate() }
+        for i in 0..<2000 { samples[i] = Float(i + 1) / 4000 }
+        var list = AudioBufferList.allocate(maximumBuffers: 2)
+        defer { free(list.unsafeMutablePointer) }
+        var call = 0
+        XCTAssertTrue(engine.inputNode.setManualRenderingInputPCMFormat(format) { frameCount in
+            call += 1
+            let bytes = call == 1 ? 4 * Int(frameCount) : 4 * 600
+            list.count = call == 1 ? 2 : 1
+            for b in 0..<list.count {
+                list[b] = AudioBuffer(mNumberChannels: 1, mDataByteSize: UInt32(bytes), mData: UnsafeMutableRawPointer(samples + 1000 * b))
+            }
+            return UnsafePointer(list.unsafeMutablePointer)
+        })
+        engine.connect(engine.inputNode, to: engine.mainMixerNode, format: nil)
+        try engine.start()
+        let out = try render(engine, frames: 2000, piece: 1000)
+        XCTAssertEqual(call, 2)
+        XCTAssertEqual(out[0], (0..<1000).map { Float($0 + 1) / 4000 } + (0..<1000).map { $0 < 600 ? Float($0 + 1) / 4000 : 0 })
+        XCTAssertEqual(out[1], (0..<1000).map { Float($0 + 1001) / 4000 } + [Float](repeating: 0, count: 1000))
+    }
+
     /// Refused (false, nothing changes) outside manual rendering, at another rate, or running.
     func testRefusals() throws {
         let live = AudioEngine()
