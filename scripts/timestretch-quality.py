@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Quality of time-stretching at tempo 1.25 (pitch kept): timePitch's modes beside the peers.
+"""Quality of time-stretching at tempo 1.25 (pitch kept, and shifted +300 cents): timePitch's modes beside the peers.
 
 usage: scripts/timestretch-quality.py [AUDIOGRAPH]   (default .build/release/audiograph)
 
@@ -7,6 +7,9 @@ Per engine, three figures (Docs/Performance.md "Time-stretch"):
   pitch   a 3 s, 440 Hz sine (0.5): the output's spectral peak (Hann window over the middle
           60 %, FFT zero-padded to 2^22 points) in cents from 440 Hz; and the frequency from
           zero crossings over the same stretch.
+  shifted the same sine at tempo 1.25 with the pitch shifted +300 cents (ours: `pitch` 300;
+          rubberband -p 3; ffmpeg's filter pitch=2^(3/12); sox `pitch 300` before `tempo`): the
+          spectral peak measured the same way, in cents from 440 * 2^(3/12) = 523.25 Hz.
   smear   a click train (a 2 ms decaying noise burst every 0.5 s, 6 s): per click, the shortest
           interval holding 90 % of the energy within +-60 ms of where the click belongs; median
           over the clicks, in ms (the input's own: about 1 ms).
@@ -57,12 +60,15 @@ def coherence(y):
     return c[k] / np.sqrt((a ** 2).sum() * (b ** 2).sum()), -(k if k < len(a) else k - 2 * len(a))
 
 
-def audiograph(quality):
+SHIFT = 300
+
+
+def audiograph(quality, cents=0):
     def run(src, dst, d):
         frames, channels = sf.info(src).frames, sf.info(src).channels
         g = {"version": 1, "sampleRate": SR, "duration": frames / SR / TEMPO,
              "nodes": [{"id": "in", "type": "player", "properties": {"file": src}},
-                       {"id": "tp", "type": "timePitch", "parameters": {"rate": TEMPO}, "properties": {"quality": quality}},
+                       {"id": "tp", "type": "timePitch", "parameters": {"rate": TEMPO, "pitch": cents}, "properties": {"quality": quality}},
                        {"id": "out", "type": "genericOutput", "properties": {"format": {"channels": channels}}}],
              "connections": [{"from": "in", "to": "tp"}, {"from": "tp", "to": "out"}]}
         gp = os.path.join(d, "g.json")
@@ -79,25 +85,31 @@ def cmd(argv):
     return run
 
 
+# (name, the stretch, the stretch with the pitch shifted +SHIFT cents)
 ENGINES = [
-    ("timePitch finer (R3)", audiograph("finer")),
-    ("timePitch faster (R2)", audiograph("faster")),
-    ("timePitch fastest (WSOLA)", audiograph("fastest")),
-    ("rubberband -3 (R3 offline)", cmd(["rubberband", "-q", "-3", "-T1.25", "IN", "OUT"])),
-    ("rubberband (R2 offline)", cmd(["rubberband", "-q", "-T1.25", "IN", "OUT"])),
+    ("timePitch finer (R3)", audiograph("finer"), audiograph("finer", SHIFT)),
+    ("timePitch faster (R2)", audiograph("faster"), audiograph("faster", SHIFT)),
+    ("timePitch fastest (WSOLA)", audiograph("fastest"), audiograph("fastest", SHIFT)),
+    ("rubberband -3 (R3 offline)", cmd(["rubberband", "-q", "-3", "-T1.25", "IN", "OUT"]),
+     cmd(["rubberband", "-q", "-3", "-T1.25", "-p%g" % (SHIFT / 100), "IN", "OUT"])),
+    ("rubberband (R2 offline)", cmd(["rubberband", "-q", "-T1.25", "IN", "OUT"]),
+     cmd(["rubberband", "-q", "-T1.25", "-p%g" % (SHIFT / 100), "IN", "OUT"])),
     ("ffmpeg rubberband (R2 real-time)", cmd(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", "IN",
-                                              "-af", "rubberband=tempo=1.25", "-c:a", "pcm_f32le", "OUT"])),
-    ("sox tempo -m (WSOLA)", cmd(["sox", "IN", "-e", "floating-point", "-b", "32", "OUT", "tempo", "-m", "1.25"])),
+                                              "-af", "rubberband=tempo=1.25", "-c:a", "pcm_f32le", "OUT"]),
+     cmd(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", "IN",
+          "-af", "rubberband=tempo=1.25:pitch=%.9f" % 2 ** (SHIFT / 1200), "-c:a", "pcm_f32le", "OUT"])),
+    ("sox tempo -m (WSOLA)", cmd(["sox", "IN", "-e", "floating-point", "-b", "32", "OUT", "tempo", "-m", "1.25"]),
+     cmd(["sox", "IN", "-e", "floating-point", "-b", "32", "OUT", "pitch", "%d" % SHIFT, "tempo", "-m", "1.25"])),
 ]
 
 
-def pitch(y):
+def pitch(y, expected=440.0):
     seg = y[int(0.2 * len(y)):int(0.8 * len(y))]
     spec = np.abs(np.fft.rfft(seg * np.hanning(len(seg)), 1 << 22))
     peak = np.argmax(spec) * SR / (1 << 22)
     zc = np.where((seg[:-1] < 0) & (seg[1:] >= 0))[0]
     fz = (len(zc) - 1) * SR / (zc[-1] - zc[0])
-    return 1200 * np.log2(peak / 440), fz
+    return 1200 * np.log2(peak / expected), fz
 
 
 def timing(y, clicks):
@@ -146,11 +158,11 @@ def smear(y, clicks):
 def main():
     with tempfile.TemporaryDirectory() as d:
         clicks = inputs(d)
-        print("| engine | pitch: spectral peak (cents) | zero-crossing Hz | transient 90 % width (ms) | worst click offset (ms) | clicks kept | stereo: coherence, lag | length (frames, expected 230400) |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| engine | pitch: spectral peak (cents) | zero-crossing Hz | pitch +%d cents: spectral peak (cents) | transient 90 %% width (ms) | worst click offset (ms) | clicks kept | stereo: coherence, lag | length (frames, expected 230400) |" % SHIFT)
+        print("|---|---|---|---|---|---|---|---|---|")
         x, _ = sf.read(os.path.join(d, "clicks.wav"))
-        print("| input | 0.00 | 440.00 | %.1f | 0 | %d/%d | 1.000, 24 | 288000 (in) |" % (smear_input(d, clicks), len(clicks) - 2, len(clicks) - 2))
-        for name, run in ENGINES:
+        print("| input | 0.00 | 440.00 | | %.1f | 0 | %d/%d | 1.000, 24 | 288000 (in) |" % (smear_input(d, clicks), len(clicks) - 2, len(clicks) - 2))
+        for name, run, shifted in ENGINES:
             a, b = os.path.join(d, "a.wav"), os.path.join(d, "b.wav")
             run(os.path.join(d, "sine.wav"), a, d)
             run(os.path.join(d, "clicks.wav"), b, d)
@@ -162,7 +174,11 @@ def main():
             ya = ya if ya.ndim == 1 else ya[:, 0]
             yb = yb if yb.ndim == 1 else yb[:, 0]
             c, fz = pitch(ya)
-            print("| %s | %+.2f | %.2f | %.1f | %.1f | %s | %.3f, %d | %d |" % (name, c, fz, smear(yb, clicks), timing(yb, clicks),
+            sh = os.path.join(d, "sh.wav")
+            shifted(os.path.join(d, "sine.wav"), sh, d)
+            ysh, _ = sf.read(sh)
+            cs, _ = pitch(ysh if ysh.ndim == 1 else ysh[:, 0], 440 * 2 ** (SHIFT / 1200))
+            print("| %s | %+.2f | %.2f | %+.2f | %.1f | %.1f | %s | %.3f, %d | %d |" % (name, c, fz, cs, smear(yb, clicks), timing(yb, clicks),
                                                                           kept(yb, x, clicks), *coherence(ys), len(yb)))
 
 

@@ -2,12 +2,13 @@
 import AudioGraphCore
 
 /// Changes tempo and pitch independently (cf. `AVAudioUnitTimePitch`), with librubberband in
-/// real-time mode (see ``TimePitchStretcher``).
+/// real-time mode (see ``TimePitchStretcher``), or WSOLA with libsamplerate (`fastest`).
 ///
 /// Property: `quality` (``TimePitchQuality``: `finer`, rubberband's R3 engine, the default;
 /// `faster`, its R2 engine, about a quarter of the CPU, whose pitch is taken at initialize and
-/// whose rate is at most 5 times its pitch scale; `fastest`, WSOLA (``WSOLAStretcher``), tempo
-/// only), chosen when the node is set up.
+/// whose rate is at most 5 times its pitch scale; `fastest`, WSOLA (``WSOLAStretcher``), its
+/// output resampled by the pitch ratio as SoX's `pitch` does (``WSOLAPitchShifter``, only
+/// while the pitch is or has been other than 0)), chosen when the node is set up.
 ///
 /// Parameters: `rate` (playback rate, 1/32...32, 1: at 2 the input plays twice as fast, half as
 /// long, same pitch), `pitch` (cents, -2400...2400, 0), `overlap` (3...32, 8: rubberband's
@@ -64,7 +65,7 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
         self.livePitchChanges = livePitchChanges
         super.init(id: id, typeName: "timePitch", inputBusCount: 1, outputBusCount: 1,
                    parameters: ParameterTable.timePitch.parameterInfos(sampleRate: sampleRate, inputBusCount: 0, bandCount: 0))
-        requiredLibraries = [.rubberBand]
+        requiredLibraries = quality == .fastest ? [.samplerate] : [.rubberBand]
     }
 
     /// The `timePitch` node type: one input, one output, `properties.quality`
@@ -99,26 +100,10 @@ public final class TimePitchNode: GraphNode, @unchecked Sendable {
         TimelineInputAdapter()
     }
 
-    /// Makes rubberband, sizes and warms it up (control thread: allocates, takes a few ms).
-    /// With `fastest` (WSOLA, which cannot shift the pitch), a `pitch` other than 0 or pitch
-    /// automation: the one-line refusal (when the graph's formats are resolved, so `validate`
-    /// says it too, and again when the kernel is made).
-    private func checkPitchIsKept() throws(AudioGraphError) {
-        if quality == .fastest, let pitch = parameter("pitch"), pitch.value != 0 || pitch.automation != nil {
-            throw .nodeSetupFailed(node: id, reason: "quality \"fastest\" (WSOLA) keeps the pitch: it cannot shift it (pitch must be 0, without automation; use \"finer\" or \"faster\" to shift)")
-        }
-    }
-
-    /// The effect's formats, after refusing a pitch shift with `fastest`.
-    public override func resolveOutputFormats(inputFormats: [StreamFormat?], graphSampleRate: Double) throws(AudioGraphError) -> [StreamFormat] {
-        try checkPitchIsKept()
-        return try super.resolveOutputFormats(inputFormats: inputFormats, graphSampleRate: graphSampleRate)
-    }
-
-    /// With `fastest` a pitch shift is refused here (one line).
+    /// Makes rubberband, sizes and warms it up (control thread: allocates, takes a few ms), or
+    /// WSOLA and its pitch shifter (`fastest`).
     public override func makeKernel(maximumFramesPerSlice: Int) throws(AudioGraphError) -> NodeKernel {
-        try checkPitchIsKept()
-        let k = TimePitchKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
+        let k = try TimePitchKernel(node: self, maximumFramesPerSlice: maximumFramesPerSlice)
         latencyFramesValue = k.stretcher?.startDelay ?? k.wsola?.readAhead ?? 0
         return k
     }
@@ -137,6 +122,8 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     let stretcher: TimePitchStretcher?
     /// WSOLA (`fastest`), or nil.
     let wsola: WSOLAStretcher?
+    /// WSOLA's pitch shift (`fastest`), or nil.
+    let shifter: WSOLAPitchShifter?
     /// Offline file renders with `finer` and two or more channels: ``stretcher`` is channel 0's
     /// mono stretcher, these are those of channels 1… with the blocks handed to them.
     let helperChannels: HelperChannels?
@@ -175,7 +162,7 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     private let pitchIndex: Int
     private let bypassIndex: Int
 
-    init(node: TimePitchNode, maximumFramesPerSlice: Int) {
+    init(node: TimePitchNode, maximumFramesPerSlice: Int) throws(AudioGraphError) {
         func index(_ name: String) -> Int { node.parameterIndex(of: ParameterAddress(name: name))! }
         rateIndex = index("rate")
         pitchIndex = index("pitch")
@@ -197,16 +184,22 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         if node.quality == .fastest {
             stretcher = nil
             helperChannels = nil
+            // The shifter reads WSOLA's output in pieces of its feed size.
             wsola = WSOLAStretcher(sampleRate: format.sampleRate, channelCount: format.channelCount,
-                                   maximumOutputPerRead: maximumFramesPerSlice, maximumFeed: TimePitchNode.blockSize)
+                                   maximumOutputPerRead: max(maximumFramesPerSlice, WSOLAPitchShifter.feedFrames),
+                                   maximumFeed: TimePitchNode.blockSize)
+            shifter = try WSOLAPitchShifter(nodeID: node.id, channelCount: format.channelCount,
+                                            maximumOutputPerRead: maximumFramesPerSlice)
         } else if node.splitsChannels && format.channelCount >= 2 {
             wsola = nil
+            shifter = nil
             stretcher = rubberband(1)
             // A piece of output is at most one block of 256 frames: at most 64 + 40 blocks fed.
             let channels = HelperChannels(stretchers: (1..<format.channelCount).map { _ in rubberband(1) }, capacity: 128)
             helperChannels = channels
         } else {
             wsola = nil
+            shifter = nil
             helperChannels = nil
             stretcher = rubberband(format.channelCount)
         }
@@ -247,6 +240,7 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         super.start(atSampleTime: sampleTime)
         needsPrime = true
         outputFrame = 0
+        shifter?.prime(silentHistory: true)
     }
 
     /// Fills the input block from the input's own timeline (silence where there is none).
@@ -286,8 +280,9 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
                 for c in 0..<out.channelCount {
                     InputBuffer.copyChannel(c, of: input, to: out.channel(c) + s, count: e - s)
                 }
-            } else if let wsola {
-                renderWSOLA(wsola, from: s, to: e, rate: rate, inputs: inputs)
+                shifter?.remember(out, at: s, frameCount: e - s)
+            } else if let wsola, let shifter {
+                renderWSOLA(wsola, shifter, from: s, to: e, atBlockStart: into == 0, rate: rate, pitch: pitch, inputs: inputs)
             } else if let stretcher {
                 renderStretched(stretcher, from: s, to: e, rate: rate, pitch: pitch, inputs: inputs)
             }
@@ -374,26 +369,55 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
         if got < length { (destination + got).update(repeating: 0, count: length - got) }
     }
 
-    /// Output frames `s..<e` of the slice from WSOLA: each segment's rate is `rate` at the output
+    /// Output frames `s..<e` of the slice from WSOLA. While the pitch is 0 (and has been since
+    /// the last prime) WSOLA's output is the node's: each segment's rate is `rate` at the output
     /// frame where the segment begins (the FIFO's level), its input fed in blocks of
-    /// ``TimePitchNode/blockSize`` frames; the same frames whatever the slice size. Real-time safe.
+    /// ``TimePitchNode/blockSize`` frames. From the first output block (`atBlockStart`) whose
+    /// `pitch` is not 0, the shifter resamples it (``WSOLAPitchShifter``): each block of its
+    /// output takes `rate` and `pitch` at the frame where it begins, WSOLA running at
+    /// `rate / p` meanwhile. The same frames whatever the slice size. Real-time safe.
     @inline(__always)
-    private func renderWSOLA(_ wsola: WSOLAStretcher, from s: Int, to e: Int, rate: ParameterValues, inputs: RenderInputs) {
+    private func renderWSOLA(_ wsola: WSOLAStretcher, _ shifter: WSOLAPitchShifter, from s: Int, to e: Int, atBlockStart: Bool,
+                             rate: ParameterValues, pitch: ParameterValues, inputs: RenderInputs) {
         let out = outputs[0]
         let length = e - s
         if needsPrime {
             wsola.prime()
+            shifter.prime(silentHistory: false)
             needsPrime = false
         }
-        while wsola.level < length {
-            wsola.setRate(Double(rate[s + wsola.level]))
-            while !wsola.hasInputForNextSegment {
-                fillBlock(inputs)
-                wsola.feed(blockTable, frameCount: TimePitchNode.blockSize)
-            }
-            wsola.makeSegment()
+        if !shifter.isShifting && atBlockStart && pitch[s] != 0 && !pitch[s].isNaN {
+            shifter.start(cents: Double(pitch[s]))
         }
-        wsola.read(into: out, at: s, frameCount: length)
+        guard shifter.isShifting else {
+            while wsola.level < length {
+                wsola.setRate(Double(rate[s + wsola.level]))
+                makeSegment(wsola, inputs)
+            }
+            wsola.read(into: out, at: s, frameCount: length)
+            shifter.remember(out, at: s, frameCount: length)
+            return
+        }
+        while shifter.level < length {
+            let at = s + shifter.level
+            let cents = Double(pitch[at])
+            wsola.setRate(Double(rate[at]) / WSOLAPitchShifter.pitchRatio(cents: cents))
+            shifter.makeBlock(cents: cents) { interleaved, count in
+                while wsola.level < count { makeSegment(wsola, inputs) }
+                wsola.read(interleavedInto: interleaved, frameCount: count)
+            }
+        }
+        shifter.read(into: out, at: s, frameCount: length)
+    }
+
+    /// Feeds WSOLA the input its next segment needs and makes it. Real-time safe.
+    @inline(__always)
+    private func makeSegment(_ wsola: WSOLAStretcher, _ inputs: RenderInputs) {
+        while !wsola.hasInputForNextSegment {
+            fillBlock(inputs)
+            wsola.feed(blockTable, frameCount: TimePitchNode.blockSize)
+        }
+        wsola.makeSegment()
     }
 }
 

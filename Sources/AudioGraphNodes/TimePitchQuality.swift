@@ -26,9 +26,13 @@ public enum TimePitchQuality: String, Sendable, Hashable, CaseIterable {
     /// written here: about 1/30 of R3's CPU. The pitch stays exact and the attacks sharp (no
     /// phase vocoder), but material is repeated or skipped in pieces of 65 ms, so a transient
     /// may land up to 8 ms from its time, twice or not at all, and tones with vibrato or
-    /// several voices can warble. It keeps the pitch and cannot shift it: a `pitch` other than
-    /// 0, or pitch automation, is refused when the graph's formats are resolved (one-line error);
-    /// a pitch set while it plays is ignored. Any rate 1/32...32, changed or automated while playing.
+    /// several voices can warble. A `pitch` other than 0 shifts as SoX's `pitch` effect does:
+    /// WSOLA at tempo `rate / p` and its output resampled by `1 / p` (`p = 2^(cents/1200)`,
+    /// libsamplerate's fastest sinc; ``WSOLAPitchShifter``), the pitch within a tenth of a
+    /// cent. Any rate 1/32...32 and pitch -2400...2400, set, changed or automated while playing
+    /// (the pitch is read per block of 256 output frames). At pitch 0 nothing is resampled: the
+    /// output is WSOLA's, sample for sample, until the pitch first leaves 0 (from then on to the
+    /// next start or bypass, resampled at ratio 1 when it is back at 0).
     case fastest
 
     /// The default: ``finer``.

@@ -1,4 +1,4 @@
-// Tests of TimePitchNode's `fastest` mode (WSOLA): identity at rate 1, length and pitch, transients, slice independence, pitch refused.
+// Tests of TimePitchNode's `fastest` mode (WSOLA, and its pitch shift): identity at rate 1, length and pitch, transients, slice independence, shifts.
 import AudioGraphCore
 import AudioGraphTesting
 import Foundation
@@ -109,26 +109,126 @@ extension TimePitchNodeTests {
         XCTAssertEqual(SignalMeasurement.estimateFrequency(y[1][4800..<24000], sampleRate: sr) ?? 0, 1000, accuracy: 1)
     }
 
-    /// WSOLA cannot shift the pitch: a pitch other than 0, or pitch automation, is refused at
-    /// initialize with one line naming the node and the mode; a pitch set while it plays is ignored.
-    func testFastestRefusesAPitchShift() throws {
-        let t = try fastest(rate: 1.25)
-        try t.setParameter("pitch", 100)
-        XCTAssertThrowsError(try startedGraph([burst(), t], "tone -> tp -> out")) { error in
-            let message = "\(error)"
-            XCTAssertTrue(message.contains("\"tp\"") && message.contains("fastest") && message.contains("pitch"), message)
-            XCTAssertFalse(message.contains("\n"), message)
+    /// The frequency of `x`'s spectral peak by numpy (an independent reference): Hann window,
+    /// FFT zero-padded to 2^22 points (0.011 Hz bins at 48 kHz).
+    func numpyPeak(_ x: [Float]) throws -> Double {
+        let code = """
+        import sys, numpy as np
+        x = np.frombuffer(sys.stdin.buffer.read(), dtype=np.float32).astype(np.float64)
+        s = np.abs(np.fft.rfft(x * np.hanning(len(x)), 1 << 22))
+        print(float(np.argmax(s) * float(sys.argv[1]) / (1 << 22)))
+        """
+        let text = try ReferenceScript.run(code: code, arguments: ["\(sr)"], input: x.withUnsafeBufferPointer { Data(buffer: $0) }).text
+        return try XCTUnwrap(Double(text.trimmingCharacters(in: .whitespacesAndNewlines)), text)
+    }
+
+    /// The length bound of a shifted stretch: WSOLA runs at `rate / p` and its output plays `p`
+    /// times as fast, so its placement bound (input frames at its own tempo) shrinks by `p`;
+    /// at both ends, plus the 960 frames of the measuring windows.
+    func shiftedLengthAccuracy(rate: Double, cents: Double) -> Double {
+        let p = pow(2, cents / 1200)
+        return 2 * wsolaPlacementBound(rate: rate / p) / p + 960
+    }
+
+    /// Through `fastest` at `rate` and `cents`: the 1 s burst's audible length is 1 s / rate
+    /// within ``shiftedLengthAccuracy(rate:cents:)``, and a steady 440 Hz sine's spectral peak
+    /// (numpy, over 1 s from 0.2 s) is within `maximumCents` of 440 · 2^(cents/1200) — SoX's
+    /// `pitch` (WSOLA, then a resampling by the pitch ratio). Returns the error in cents.
+    @discardableResult
+    func checkFastestShift(rate: Double, cents: Double, maximumCents: Double,
+                           file: StaticString = #filePath, line: UInt = #line) throws -> Double {
+        let t = try fastest(rate: rate)
+        try t.setParameter("pitch", cents)
+        let expected = Double(burstFrames) / rate
+        let y = try render(t, frames: Int(expected) + 24000)
+        XCTAssertEqual(Double(audibleLength(y)), expected, accuracy: shiftedLengthAccuracy(rate: rate, cents: cents),
+                       "rate \(rate), \(cents) cents: audible frames", file: file, line: line)
+        let sine = formulaSource("sine", channels: 1) { _, n in Float(0.5 * sin(2 * Double.pi * 440 * Double(n) / 48000)) }
+        let u = try fastest(rate: rate)
+        try u.setParameter("pitch", cents)
+        let z = renderFrames(try startedGraph([sine, u], "sine -> tp -> out"), frames: 57600, channels: 1)[0]
+        let f = try numpyPeak(Array(z[9600..<57600]))
+        let error = self.cents(f, from: 440 * pow(2, cents / 1200))
+        XCTAssertEqual(error, 0, accuracy: maximumCents, "rate \(rate), \(cents) cents: \(f) Hz", file: file, line: line)
+        XCTAssertEqual(toneFit(Array(z[9600..<57600]), frequency: 440 * pow(2, cents / 1200), sampleRate: sr).amplitude, 0.5,
+                       accuracy: 0.05, "rate \(rate), \(cents) cents: the tone's level", file: file, line: line)
+        return error
+    }
+
+    /// Rate 1, +700 and -1200 cents: the length kept, the frequency within 1 cent of
+    /// 440 · 2^(cents/1200). (Before: the pitch was refused at initialize.)
+    func testFastestShiftsThePitchAndKeepsTheLength() throws {
+        for cents in [700.0, -1200] {
+            let error = try checkFastestShift(rate: 1, cents: cents, maximumCents: 1)
+            print("fastest, rate 1, \(cents) cents: \(error) cents off")
         }
-        let u = try fastest(rate: 1.25)
-        try u.setAutomation(try AutomationTimeline(events: [.setValue(value: 0, time: 0), .linearRamp(value: 300, time: 0.5)],
-                                                   defaultValue: 0), for: "pitch")
-        XCTAssertThrowsError(try startedGraph([burst(), u], "tone -> tp -> out"))
+    }
+
+    /// Rate 1.25 and +300 cents together: 1 s / 1.25 long, 440 · 2^(3/12) = 523.25 Hz within 1 cent.
+    func testFastestShiftsThePitchAtAnotherRate() throws {
+        let error = try checkFastestShift(rate: 1.25, cents: 300, maximumCents: 1)
+        print("fastest, rate 1.25, +300 cents: \(error) cents off")
+    }
+
+    /// The extremes: ±2400 cents (a ratio of 4 either way) at rates 1/32 and 32 render, stay
+    /// finite and audible, without a trap; +2400 at rate 1 is 1760 Hz.
+    func testFastestAtTheExtremeRatios() throws {
+        for (rate, cents) in [(1.0 / 32, 2400.0), (1.0 / 32, -2400), (32, 2400), (32, -2400), (1, 2400)] {
+            let sine = formulaSource("sine", channels: 2) { _, n in Float(0.5 * sin(2 * Double.pi * 440 * Double(n) / 48000)) }
+            let u = try fastest(rate: rate)
+            try u.setParameter("pitch", cents)
+            let z = renderFrames(try startedGraph([sine, u], "sine -> tp -> out", slice: 100), frames: 24000, channels: 2)
+            XCTAssertTrue(z[0].allSatisfy(\.isFinite), "rate \(rate), \(cents) cents")
+            XCTAssertGreaterThan(SignalMeasurement.rms(z[0][4800...]), 0.2, "rate \(rate), \(cents) cents")
+            XCTAssertEqual(z[0], z[1], "rate \(rate), \(cents) cents: both channels alike")
+            if rate == 1 {
+                XCTAssertEqual(SignalMeasurement.estimateFrequency(z[0][4800...], sampleRate: sr) ?? 0, 1760, accuracy: 2)
+            }
+        }
+    }
+
+    /// Slices of 512, 64, 100 and an irregular pattern give the same samples with pitch
+    /// automation (0 up to +700 cents, then down to -500) and a rate set between renders; the
+    /// shift follows the automation (the tone at 0.9 s is 440 · 2^(700/1200), at the end
+    /// 440 · 2^(-500/1200)).
+    func testFastestPitchIsSliceSizeIndependentWithAutomationAndChanges() throws {
+        func render(slice: Int, pattern: [Int]) throws -> [Float] {
+            let sine = formulaSource("sine", channels: 1) { _, n in Float(0.5 * sin(2 * Double.pi * 440 * Double(n) / 48000)) }
+            let t = try fastest(rate: 1)
+            try t.setAutomation(try AutomationTimeline(events: [
+                .setValue(value: 0, time: 0.1), .linearRamp(value: 700, time: 0.5), .setValue(value: 700, time: 1),
+                .linearRamp(value: -500, time: 1.2)], defaultValue: 0), for: "pitch")
+            let g = try startedGraph([sine, t], "sine -> tp -> out", slice: slice)
+            var y = renderFrames(g, frames: 64000, channels: 1, slices: pattern)[0]
+            try t.setParameter("rate", 1.5)
+            y += renderFrames(g, frames: 25600, channels: 1, slices: pattern)[0]
+            return y
+        }
+        let a = try render(slice: 512, pattern: [512])
+        XCTAssertEqual(SignalMeasurement.estimateFrequency(a[38400..<47000], sampleRate: sr) ?? 0, 440 * pow(2, 700.0 / 1200), accuracy: 1)
+        XCTAssertEqual(SignalMeasurement.estimateFrequency(a[76800...], sampleRate: sr) ?? 0, 440 * pow(2, -500.0 / 1200), accuracy: 1)
+        XCTAssertEqual(a, try render(slice: 64, pattern: [64]))
+        XCTAssertEqual(a, try render(slice: 100, pattern: [100]))
+        XCTAssertEqual(a, try render(slice: 512, pattern: [1, 511, 100, 37]))
+    }
+
+    /// A pitch set while it plays takes effect at the next block of 256 output frames: with
+    /// slices of 100 frames the tone is 440 Hz up to the change and 440 · 2^(700/1200) from at
+    /// most 3 slices after it (the join is continuous: no sample steps by more than the tone's
+    /// own largest step plus 0.05). (Before: the pitch set while playing was ignored.)
+    func testFastestFollowsAPitchSetWhilePlaying() throws {
+        let sine = formulaSource("sine", channels: 1) { _, n in Float(0.5 * sin(2 * Double.pi * 440 * Double(n) / 48000)) }
         let v = try fastest(rate: 1)
-        let g = try startedGraph([noiseSource(), v], "tone -> tp -> out")
-        let before = renderFrames(g, frames: 4800, channels: 1)[0]
+        let g = try startedGraph([sine, v], "sine -> tp -> out", slice: 100)
+        let before = renderFrames(g, frames: 9650, channels: 1, slices: [100])[0]
         try v.setParameter("pitch", 700)
-        let after = renderFrames(g, frames: 4800, channels: 1)[0]
-        let x = renderFrames(try startedGraph([noiseSource()], "tone -> out"), frames: 9600, channels: 1)[0]
-        XCTAssertEqual(before + after, x, "rate 1, the pitch ignored: the input")
+        let after = renderFrames(g, frames: 9600, channels: 1, slices: [100])[0]
+        XCTAssertEqual(SignalMeasurement.estimateFrequency(before[4800...], sampleRate: sr) ?? 0, 440, accuracy: 0.5)
+        XCTAssertEqual(SignalMeasurement.estimateFrequency(after[300...], sampleRate: sr) ?? 0, 440 * pow(2, 700.0 / 1200), accuracy: 1)
+        let y = before + after
+        let largestStep = 2 * Double.pi * 440 * pow(2, 700.0 / 1200) / sr * 0.5
+        var worst = 0.0
+        for i in 1..<y.count { worst = max(worst, abs(Double(y[i]) - Double(y[i - 1]))) }
+        XCTAssertLessThan(worst, largestStep + 0.05, "a click at the join")
     }
 }

@@ -104,11 +104,14 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
         try checkRenderAllocatesNothingAndTakesNoLock(quality: .faster, automatePitch: false)
     }
 
-    /// The same with WSOLA (`quality` `fastest`: its pitch stays 0, the pitch changes are
-    /// ignored): segments made, input fed and skipped (rate 32), the FIFO read, bypass and the
-    /// restart after it.
+    /// The same with WSOLA (`quality` `fastest`): segments made, input fed and skipped (rate
+    /// 32), the FIFO read, bypass and the restart after it; and its pitch shift (libsamplerate)
+    /// started in the middle of the signal by a pitch set while playing (-1200 at slice 700) or
+    /// by the automation (from 0.5 s), ratio steps to ±2400 cents and a ramp, restarted after
+    /// bypass. (Before, the pitch was refused or ignored in this mode: none of that ran.)
     func testFastestRenderAllocatesNothingAndTakesNoLock() throws {
         try checkRenderAllocatesNothingAndTakesNoLock(quality: .fastest, automatePitch: false)
+        try checkRenderAllocatesNothingAndTakesNoLock(quality: .fastest, automatePitch: true)
     }
 
     func checkRenderAllocatesNothingAndTakesNoLock(quality: TimePitchQuality, automatePitch: Bool,
@@ -144,6 +147,10 @@ final class TimePitchRealTimeSafetyTests: XCTestCase {
         XCTAssertEqual(m.frees, 0, "\(quality)", file: file, line: line)
         XCTAssertEqual(m.locks, 0, "\(quality): first at slice \(m.firstBad ?? -1)", file: file, line: line)
         XCTAssertEqual(m.audible, 2000 - silentSlices, "\(quality)", file: file, line: line)
+        if quality == .fastest {
+            let shifter = try XCTUnwrap((tp.kernel as? TimePitchKernel)?.shifter, file: file, line: line)
+            XCTAssertTrue(shifter.isShifting, "the pitch shift ran", file: file, line: line)
+        }
         if tp.splitsChannels {
             let helper = try XCTUnwrap((tp.kernel as? TimePitchKernel)?.channelHelper, file: file, line: line)
             XCTAssertGreaterThan(helper.jobsRun, 2000, "the helper thread stretched channel 1", file: file, line: line)

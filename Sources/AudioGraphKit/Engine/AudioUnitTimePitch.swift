@@ -41,9 +41,9 @@ public final class AudioUnitTimePitch: AudioUnitEffect, @unchecked Sendable {
 
     /// The stretch engine (a Linux addition; AVAudioUnitTimePitch has none): `.finer`,
     /// rubberband's R3 engine (the default), `.faster`, its R2 engine at about a quarter of
-    /// the CPU, or `.fastest`, WSOLA at about 1/30 (tempo only: with it ``pitch`` must stay 0 —
-    /// the engine refuses to start otherwise — and a pitch set while running is ignored;
-    /// ``TimePitchQuality``). Taken when the engine builds the unit's graph node: set it before
+    /// the CPU, or `.fastest`, WSOLA at about 1/30, its output resampled by the pitch ratio (as
+    /// SoX's `pitch` effect) when ``pitch`` is not 0, set before or while running
+    /// (``TimePitchQuality``). Taken when the engine builds the unit's graph node: set it before
     /// the engine starts.
     public var quality: TimePitchQuality = .default
 

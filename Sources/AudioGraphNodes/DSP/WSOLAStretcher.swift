@@ -244,6 +244,18 @@ final class WSOLAStretcher: @unchecked Sendable {
         return (s0 + s1).sum()
     }
 
+    /// Moves `frameCount` frames (at most ``level``) from the FIFO to `destination`, interleaved
+    /// (``channelCount`` floats per frame). Real-time safe.
+    @inline(__always)
+    func read(interleavedInto destination: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        for c in 0..<channelCount {
+            let x = fifo.list.channel(c) + readIndex
+            for i in 0..<n { destination[i &* channelCount &+ c] = x[i] }
+        }
+        level -= n
+        readIndex = level == 0 ? 0 : readIndex + n
+    }
+
     /// Moves `frameCount` frames (at most ``level``) from the FIFO to `output`'s channels from
     /// frame `offset` on (channels beyond ``channelCount`` are left alone). Real-time safe.
     @inline(__always)

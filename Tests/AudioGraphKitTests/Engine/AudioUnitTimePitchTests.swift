@@ -21,14 +21,39 @@ final class AudioUnitTimePitchTests: XCTestCase {
 
     func frequency(_ x: [Float]) -> Double { SignalMeasurement.estimateFrequency(x, sampleRate: 48000) ?? 0 }
 
-    /// `.fastest` (WSOLA, a Linux addition): rate 2 keeps the 440 Hz tone; with a pitch the
-    /// engine refuses to start (WSOLA cannot shift the pitch).
-    func testFastestKeepsThePitchAndRefusesAShift() throws {
+    /// `.fastest` (WSOLA, a Linux addition): rate 2 keeps the 440 Hz tone; with a pitch of
+    /// +300 cents set before the engine starts it plays 440 · 2^(3/12) (before, the engine
+    /// refused to start).
+    func testFastestKeepsThePitchAtRateTwoAndShiftsIt() throws {
         let (engine, _) = try makeEngine { $0.quality = .fastest; $0.rate = 2 }
         let y = try render(engine, frames: 24000)
         XCTAssertEqual(frequency(Array(y[0][4800...])), 440, accuracy: 0.5)
-        XCTAssertThrowsError(try makeEngine { $0.quality = .fastest; $0.pitch = 300 }) { error in
-            XCTAssertTrue("\(error)".contains("fastest"), "\(error)")
+        let (shifted, _) = try makeEngine { $0.quality = .fastest; $0.pitch = 300 }
+        let z = try render(shifted, frames: 24000)
+        XCTAssertEqual(frequency(Array(z[0][4800...])), 440 * pow(2, 300.0 / 1200), accuracy: 0.5)
+        XCTAssertEqual(z[0], z[1], "both channels alike")
+    }
+
+    /// `.fastest` on a running engine (offline manual rendering, slices of 512): the pitch set
+    /// between two renders (-1200, then +700, then back to 0) is heard from the following
+    /// slices: the tone is the new pitch's from at most 2 slices after the change (the shift
+    /// starts at the next block of 256 frames), measured per 512-frame slice by zero crossings.
+    /// (Before, the pitch set while running was ignored: every slice stayed at 440 Hz.)
+    func testFastestFollowsThePitchSetWhileRunning() throws {
+        let (engine, unit) = try makeEngine { $0.quality = .fastest; $0.rate = 1.25 }
+        _ = try render(engine, frames: 9728, piece: 512)
+        for cents in [-1200.0, 700, 0] {
+            unit.pitch = Float(cents)
+            XCTAssertEqual(unit.pitch, Float(cents))
+            let y = try render(engine, frames: 512 * 24, piece: 512)[0]
+            let expected = 440 * pow(2, cents / 1200)
+            // The first slice whose own frequency is the new pitch's, within 1 %.
+            let first = (0..<24).first { k in
+                abs((SignalMeasurement.estimateFrequency(y[(k * 512)..<((k + 1) * 512)], sampleRate: 48000) ?? 0) - expected) < 0.01 * expected
+            }
+            XCTAssertNotNil(first, "\(cents) cents: never heard")
+            XCTAssertLessThanOrEqual(first ?? 99, 2, "\(cents) cents: slices before the shift")
+            XCTAssertEqual(frequency(Array(y[2048...])), expected, accuracy: 0.5, "\(cents) cents")
         }
     }
 
