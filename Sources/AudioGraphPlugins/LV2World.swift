@@ -72,13 +72,7 @@ package final class LV2World: @unchecked Sendable {
     /// succeeded. Control threads.
     package func checkLoadable(uri: String) throws(LV2Error) {
         if loadable.withLock({ $0.contains(uri) }) { return }
-        let path: String? = lock.withLock { _ in
-            guard let plugin = find(uri), let library = lilv_plugin_get_library_uri(plugin),
-                  let text = lilv_node_as_uri(library), let parsed = lilv_file_uri_parse(text, nil) else { return nil }
-            defer { lilv_free(parsed) }
-            return String(cString: parsed)
-        }
-        guard let path else { throw .binaryNotLoadable(uri: uri, reason: "its lv2:binary is not a local file") }
+        guard let path = binaryPath(uri: uri) else { throw .binaryNotLoadable(uri: uri, reason: "its lv2:binary is not a local file") }
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             throw .binaryNotLoadable(uri: uri, reason: dlerror().map { String(cString: $0) } ?? path)
         }
@@ -87,6 +81,17 @@ package final class LV2World: @unchecked Sendable {
             throw .binaryNotLoadable(uri: uri, reason: "\(path) has no lv2_descriptor entry point")
         }
         _ = loadable.withLock { $0.insert(uri) }
+    }
+
+    /// The local file of the binary (`lv2:binary`) of the plugin with `uri`, or nil when it is
+    /// not installed or its binary is not a local file. Control threads.
+    func binaryPath(uri: String) -> String? {
+        lock.withLock { _ in
+            guard let plugin = find(uri), let library = lilv_plugin_get_library_uri(plugin),
+                  let text = lilv_node_as_uri(library), let parsed = lilv_file_uri_parse(text, nil) else { return nil }
+            defer { lilv_free(parsed) }
+            return String(cString: parsed)
+        }
     }
 
     deinit { lilv_world_free(world) }
@@ -131,11 +136,19 @@ package final class LV2World: @unchecked Sendable {
     /// loads the plugin's binary and allocates; ``LV2Instance`` frees it). `maximumFrames` is
     /// the longest run the caller will ask for: the plugin is told it through
     /// ``LV2PluginInfo/providedFeatures``' options (`bufsz:maxBlockLength`, with
-    /// `bufsz:minBlockLength` 1) and must never be run longer.
+    /// `bufsz:minBlockLength` 1) and must never be run longer. The first instance of a plugin
+    /// whose binary links Qt also makes one resident instance of it, never freed
+    /// (``keepResidentInstanceIfQt(uri:info:sampleRate:maximumFrames:)``).
     package func instantiate(uri: String, sampleRate: Double, maximumFrames: Int = 4096) throws(LV2Error) -> LV2Instance {
         let info = try plugin(uri: uri)
         try info.checkHostable()
         _ = Self.headlessQt
+        try keepResidentInstanceIfQt(uri: uri, info: info, sampleRate: sampleRate, maximumFrames: maximumFrames)
+        return try makeInstance(uri: uri, info: info, sampleRate: sampleRate, maximumFrames: maximumFrames)
+    }
+
+    /// A new instance of the hostable plugin `info` (the body of ``instantiate(uri:sampleRate:maximumFrames:)``).
+    func makeInstance(uri: String, info: LV2PluginInfo, sampleRate: Double, maximumFrames: Int) throws(LV2Error) -> LV2Instance {
         let worker = info.requiredFeatures.contains(LV2URI.workerSchedule) ? LV2Worker() : nil
         let features = LV2InstanceFeatures(map: uridMap, sampleRate: sampleRate, maximumFrames: maximumFrames, worker: worker)
         // lilv prints its reason ("Failed to open library …") itself: captured, and made part of ours.

@@ -21,6 +21,18 @@ public enum ProcessThreads {
         }.count
     }
 
+    /// Polls every 5 ms until the number of threads named `name` equals `expected`, for at most
+    /// `timeout` seconds; returns the last count seen.
+    public static func settle(named name: String, at expected: Int, timeout: Double = 2) -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        var now = count(named: name)
+        while now != expected && Date() < deadline {
+            usleep(5_000)
+            now = count(named: name)
+        }
+        return now
+    }
+
     /// Polls every 5 ms until the count equals `expected`, for at most `timeout` seconds; returns
     /// the last count seen.
     public static func settle(at expected: Int, timeout: Double = 2) -> Int {

@@ -175,15 +175,22 @@ final class LivePerformanceTests: PulseServerTestCase {
         print("32 voices at 20 ms, other core idle: \(idle) | other core busy: \(busy)")
     }
 
-    /// Issue 9 item 5: 60 s of 32 voices at 10 ms with the other core kept busy: no underrun, and
-    /// the reported total latency (server + our ring, the mean of the readings taken while
-    /// playing) at most 15 ms, our ring at most 5 ms of it. Only on a quiet machine (the lead's
-    /// final run): other load on the machine stalls real-time threads (such runs are repeated,
-    /// then skipped, as in `cleanRun`).
+    /// Issue 9 item 5: 60 s of 32 voices at 10 ms with the other core kept busy: the reported
+    /// total latency (server + our ring, the mean of the readings taken while playing) at most
+    /// 15 ms, our ring at most 5 ms of it; and no underrun with AG_QUIET_MACHINE=1 (the lead's
+    /// run on a machine doing nothing else), as the duplex test below. Runs the probes saw a
+    /// stall in are repeated, then skipped, as in `cleanRun`. On a shared machine a run neither
+    /// probe counted as stalled still had underruns at 10 ms, each with the server-class probe
+    /// held off 2-5 ms many times while our real-time threads were on time (two busy loops
+    /// besides the test's own, load average 9: 6 underruns with 67 such delays of the
+    /// server-class probe and at most 2.1 ms of the real-time one; the duplex runs at 10 ms:
+    /// 3, 5 and 20 underruns with 24, 12 and 158): every request passes through the server's
+    /// main thread, which is not real-time, and a 10 ms queue leaves it 7.5 ms at best.
     func testThirtyTwoVoicesPlaySixtySecondsAtTenMillisecondsWithinFifteenMilliseconds() throws {
         let cli = try releaseCLI()
+        let quiet = ProcessInfo.processInfo.environment["AG_QUIET_MACHINE"] == "1"
         let run = try cleanRun(cli, try thirtyTwoVoices(latency: 10), seconds: 60, busy: true, "10 ms, other core busy",
-                               attempts: 3)
+                               attempts: 3, assertingOutputUnderruns: quiet)
         print("32 voices at 10 ms for 60 s, other core busy: \(run)")
         let total = try XCTUnwrap(reportedLatency(in: run.summary), run.summary)
         let ring = try XCTUnwrap(ringLatency(in: run.summary), run.summary)

@@ -95,38 +95,57 @@ final class PulsePlaybackStreamTests: PulseServerTestCase {
     /// (at least 2.5 ms); with early requests the server keeps the queue between tlength − minreq
     /// and tlength and runs the sink one request ahead, so the server part of the reported latency
     /// lies within a request of tlength; our ring adds at most its capacity.
+    ///
+    /// The reported figures describe the queue only in a second with no underrun: when the machine
+    /// starves the server or us, the queue runs low and the mean falls with it (under load:
+    /// 48.0 ms reported at 60 ms with 1 underrun, 8.2 ms at 20 ms with 5). Such a second is
+    /// repeated, up to 4 times; if every one had underruns the result is inconclusive (skip,
+    /// after the other latency was checked). The stream's configuration is asserted every time.
     func testLatencyRequestedVersusReported() throws {
         let context = try PulseContext(server: server.serverString)
         defer { context.close() }
+        var starved: [String] = []
         for (requested, request) in [(20.0, 2.5), (60.0, 7.5)] {
-            let tone = TestTone(frequency: 440, amplitudes: [0.1, 0.1])
-            let configuration = PulseStreamConfiguration(latencyMilliseconds: requested, maximumFramesPerSlice: 256)
-            XCTAssertEqual(configuration.playbackRequestMilliseconds, request)
-            let stream = try PulsePlaybackStream(context: context, configuration: configuration, render: tone.render)
-            try stream.start()
-            var samples: [PulseLatency] = []
-            for _ in 0..<20 {
-                usleep(50_000)
-                if let l = stream.latency() { samples.append(l) }
+            var clean = false
+            for attempt in 0..<4 where !clean {
+                let tone = TestTone(frequency: 440, amplitudes: [0.1, 0.1])
+                let configuration = PulseStreamConfiguration(latencyMilliseconds: requested, maximumFramesPerSlice: 256)
+                XCTAssertEqual(configuration.playbackRequestMilliseconds, request)
+                let stream = try PulsePlaybackStream(context: context, configuration: configuration, render: tone.render)
+                try stream.start()
+                var samples: [PulseLatency] = []
+                for _ in 0..<20 {
+                    usleep(50_000)
+                    if let l = stream.latency() { samples.append(l) }
+                }
+                let attributes = try XCTUnwrap(stream.bufferAttributes)
+                let underruns = stream.underrunCount
+                stream.stop()
+                XCTAssertFalse(samples.isEmpty)
+                let server = samples.map(\.server).reduce(0, +) / Double(samples.count)
+                let total = samples.map(\.total).reduce(0, +) / Double(samples.count)
+                let maxTotal = samples.map(\.total).max() ?? 1
+                let line = String(format: "latency: requested %.0f ms, tlength %d frames (%.2f ms), minreq %d, prebuf %d; reported mean server %.2f ms, total with ring %.2f ms, max total %.2f ms; underruns %d",
+                                  requested, attributes.targetLength, Double(attributes.targetLength) / 48, attributes.minimumRequest,
+                                  attributes.prebuffer, server * 1000, total * 1000, maxTotal * 1000, underruns)
+                print(line)
+                XCTAssertEqual(attributes.targetLength, Int(requested * 48))
+                XCTAssertEqual(attributes.minimumRequest, Int(request * 48))
+                // Underruns depend on the machine's load (LivePerformanceTests asserts none at 20 ms).
+                if underruns > 0 {
+                    print("attempt \(attempt): the stream underran (a starved machine), repeated")
+                    if attempt == 3 { starved.append(line) }
+                    continue
+                }
+                clean = true
+                XCTAssertGreaterThan(server, (requested - request - 1) / 1000, line)
+                XCTAssertLessThan(server, (requested + request + 2) / 1000, line)
+                let ring = Double(configuration.playbackRingFrames) / 48000
+                XCTAssertLessThan(maxTotal, (requested + request + 2) / 1000 + ring, line)
             }
-            let attributes = try XCTUnwrap(stream.bufferAttributes)
-            let underruns = stream.underrunCount
-            stream.stop()
-            XCTAssertFalse(samples.isEmpty)
-            let server = samples.map(\.server).reduce(0, +) / Double(samples.count)
-            let total = samples.map(\.total).reduce(0, +) / Double(samples.count)
-            let maxTotal = samples.map(\.total).max() ?? 1
-            print(String(format: "latency: requested %.0f ms, tlength %d frames (%.2f ms), minreq %d, prebuf %d; reported mean server %.2f ms, total with ring %.2f ms, max total %.2f ms; underruns %d",
-                         requested, attributes.targetLength, Double(attributes.targetLength) / 48, attributes.minimumRequest,
-                         attributes.prebuffer, server * 1000, total * 1000, maxTotal * 1000, underruns))
-            XCTAssertEqual(attributes.targetLength, Int(requested * 48))
-            XCTAssertEqual(attributes.minimumRequest, Int(request * 48))
-            XCTAssertGreaterThan(server, (requested - request - 1) / 1000)
-            XCTAssertLessThan(server, (requested + request + 2) / 1000)
-            let ring = Double(configuration.playbackRingFrames) / 48000
-            XCTAssertLessThan(maxTotal, (requested + request + 2) / 1000 + ring)
-            // Underruns here depend on the machine's load (reported above; LivePerformanceTests
-            // asserts none at 20 ms).
+        }
+        if !starved.isEmpty {
+            throw XCTSkip("inconclusive: every attempt underran (a starved machine): " + starved.joined(separator: "; "))
         }
     }
 
@@ -207,21 +226,25 @@ final class PulsePlaybackStreamTests: PulseServerTestCase {
         XCTAssertFalse(stream.isRunning)
     }
 
-    /// start/stop cycles leave no thread and no sink input behind; stop is idempotent.
+    /// start/stop cycles leave no thread and no sink input behind; stop is idempotent. The
+    /// stream's thread is counted by its name ("ag-render"): the process's whole thread count
+    /// also moves with threads that are not the stream's (Foundation's and libdispatch's, started
+    /// and retired on their own schedule: under load one started by `pactl`'s launch was still
+    /// there at the next count, 9 threads for 8, then 8 for 7).
     func testStartStopLeavesNothingBehind() throws {
         let context = try PulseContext(server: server.serverString)
         defer { context.close() }
-        let before = ProcessThreads.count
+        let before = ProcessThreads.count(named: "ag-render")
         let tone = TestTone(frequency: 440, amplitudes: [0.1, 0.1])
         let stream = try PulsePlaybackStream(context: context, configuration: PulseStreamConfiguration(), render: tone.render)
         for _ in 0..<3 {
             try stream.start()
             try waitForClients("sink-inputs")
-            XCTAssertEqual(ProcessThreads.settle(at: before + 1), before + 1, "one render thread while running")
+            XCTAssertEqual(ProcessThreads.settle(named: "ag-render", at: before + 1), before + 1, "one render thread while running")
             usleep(100_000)
             stream.stop()
             stream.stop()
-            XCTAssertEqual(ProcessThreads.settle(at: before), before)
+            XCTAssertEqual(ProcessThreads.settle(named: "ag-render", at: before), before, "stop joins the render thread")
             XCTAssertEqual(try server.run("pactl", ["list", "short", "sink-inputs"]).output, "")
         }
     }

@@ -86,7 +86,19 @@ final class AudioInputNodeVoiceProcessingTests: DefaultPulseServerTestCase {
         let farLevel = VoiceProcessorTests.level(far[(5 * r / 2)..<(4 * r)])
         let nearLevel = VoiceProcessorTests.level(near[(r / 2)..<(2 * r)])
 
+        // A take that did not capture its 8 s (in 20 s) is a failure, never a trap in the slicing
+        // below (a starved machine once left one under 4 s: the range of the lag search was
+        // negative and the whole test process ended).
+        func complete(_ t: Take, _ label: String) -> Bool {
+            let needed = max(4 * r + 64, t.nearStart + 4 * r / 5 + 3 * r / 2)
+            guard t.captured.count >= needed else {
+                XCTFail("\(label): the take captured \(t.captured.count) frames, fewer than the \(needed) measured")
+                return false
+            }
+            return true
+        }
         let off = try take(far: far, near: near, voiceProcessing: false)
+        guard complete(off, "voice processing off") else { return }
         XCTAssertNil(off.processor)
         XCTAssertEqual(off.latency, 0)
         // Off: the far end is in the capture, bit for bit, at some lag.
@@ -99,6 +111,7 @@ final class AudioInputNodeVoiceProcessingTests: DefaultPulseServerTestCase {
                       "the capture without voice processing differs from what was played")
 
         let on = try take(far: far, near: near, voiceProcessing: true)
+        guard complete(on, "voice processing on") else { return }
         let residual = VoiceProcessorTests.level(on.captured[(5 * r / 2)..<(4 * r)])
         let erle = farLevel - residual
         let nearOut = VoiceProcessorTests.level(on.captured[(on.nearStart + 4 * r / 5)..<(on.nearStart + 4 * r / 5 + 3 * r / 2)])
