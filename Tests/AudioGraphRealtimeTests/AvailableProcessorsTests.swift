@@ -1,5 +1,6 @@
 // AvailableProcessors: the processor count against Foundation's ProcessInfo and nproc.
 @testable import AudioGraphRealtime
+import AudioGraphTesting
 import Foundation
 import XCTest
 
@@ -11,10 +12,8 @@ final class AvailableProcessorsTests: XCTestCase {
 
     func testTheAffinityCountIsNprocs() throws {
         // nproc counts the CPUs of sched_getaffinity's mask, as this does.
-        guard let nproc = ["/usr/bin/nproc", "/bin/nproc"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw XCTSkip("nproc is not installed")
-        }
-        XCTAssertEqual(AvailableProcessors.affinityCount, Int(try run(nproc, [])))
+        let nproc = try ReferenceScript.runTool(["nproc"]).text.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(AvailableProcessors.affinityCount, Int(nproc))
     }
 
     func testAQuotaIsRoundedUpToWholeCPUs() {
@@ -22,17 +21,5 @@ final class AvailableProcessorsTests: XCTestCase {
         XCTAssertEqual(AvailableProcessors.cpus(quota: 50_000, period: 100_000), 1)
         XCTAssertEqual(AvailableProcessors.cpus(quota: 200_000, period: 100_000), 2)
         XCTAssertNil(AvailableProcessors.cpus(quota: -1, period: 100_000), "v1's 'no quota'")
-    }
-
-    private func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = arguments
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
