@@ -67,7 +67,12 @@ package enum FileSystemPath {
         guard stat(path, &info) == 0 else {
             return errno == ENOENT ? "no such file" : String(cString: strerror(errno))
         }
-        switch info.st_mode & S_IFMT {
+        return notRegularFileReason(mode: info.st_mode)
+    }
+
+    /// Why a file of `mode` (`st_mode`) cannot be read as a file, or nil for a regular file.
+    private static func notRegularFileReason(mode: mode_t) -> String? {
+        switch mode & S_IFMT {
         case S_IFREG: return nil
         case S_IFDIR: return "it is a directory, not a file"
         case S_IFIFO: return "it is a FIFO (named pipe), not a regular file"
@@ -102,14 +107,12 @@ package enum FileSystemPath {
     package static func contentsOfRegularFile(_ path: String) throws(ReadFailure) -> [UInt8] {
         var info = stat()
         guard stat(path, &info) == 0 else { throw ReadFailure(reason: "no such file") }
-        if let reason = notRegularFileReason(path) { throw ReadFailure(reason: reason) }
+        if let reason = notRegularFileReason(mode: info.st_mode) { throw ReadFailure(reason: reason) }
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw ReadFailure(reason: errno == ENOENT ? "no such file" : "cannot read the file") }
         defer { close(fd) }
         guard fstat(fd, &info) == 0 else { throw ReadFailure(reason: "cannot read the file") }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw ReadFailure(reason: notRegularFileReason(path) ?? "it is not a regular file")
-        }
+        if let reason = notRegularFileReason(mode: info.st_mode) { throw ReadFailure(reason: reason) }
         // The size stat gave, then on to the end (a file that grows while read is read whole).
         var bytes = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
         var count = 0

@@ -40,8 +40,6 @@ package enum StockNodeTypes {
         ("matrixMixer", { MatrixMixerNode.descriptor }),
     ]
 
-    /// The descriptors, in the graph format's order (made now).
-    package static var descriptors: [NodeTypeDescriptor] { types.map { $0.make() } }
 
     /// Registers every type with ``NodeTypeRegistry`` (idempotent; no descriptor is made here).
     package static func register() {

@@ -12,8 +12,6 @@ package enum PluginNodeTypes {
         ("lv2", { LV2Node.descriptor }),
     ]
 
-    /// The descriptors (made now).
-    package static var descriptors: [NodeTypeDescriptor] { types.map { $0.make() } }
 
     /// Registers every type with ``NodeTypeRegistry`` (idempotent; no descriptor is made here).
     package static func register() {

@@ -13,8 +13,6 @@ package enum PulseNodeTypes {
         ("output", { OutputNode.descriptor }),
     ]
 
-    /// The descriptors (made now).
-    package static var descriptors: [NodeTypeDescriptor] { types.map { $0.make() } }
 
     /// Registers every type with ``NodeTypeRegistry`` (idempotent; no descriptor is made here).
     package static func register() {
