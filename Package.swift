@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "AudioGraphDescription", targets: ["AudioGraphDescription"]),
         .library(name: "AudioGraphTesting", targets: ["AudioGraphTesting"]),
         .executable(name: "audiograph", targets: ["audiograph"]),
+        .executable(name: "audiograph-tool", targets: ["audiograph-tool"]),
     ],
     dependencies: [
         // The command line's argument parsing (the only Swift package we depend on).
@@ -107,17 +108,29 @@ let package = Package(
         // The graph-file format: JSON parser, reader, schema, checker, errors, and the factory
         // that turns node descriptions into nodes through the registered node types.
         .target(name: "AudioGraphDescription", dependencies: ["AudioGraphCore"]),
-        // The embedding API: load graph files, render offline, play live.
+        // Graph files to sound files without Foundation: load and build a graph file (every node type
+        // registered), render it offline, measure its levels and loudness. The `audiograph` executable
+        // links only this (its start-up, Docs/Performance.md); AudioGraphKit re-exports it.
+        .target(name: "AudioGraphOffline",
+                dependencies: ["AudioGraphCore", "AudioGraphRealtime", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins",
+                               "AudioGraphDescription", "CEBUR128", "CEBUR128Lazy"]),
+        // The embedding API: the engine (AVAudioEngine's), live playback, plots, files; re-exports AudioGraphOffline.
         .target(name: "AudioGraphKit",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins",
-                               "AudioGraphDescription", "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate", "CAVCodec", "CAVCodecLazy",
+                               "AudioGraphDescription", "AudioGraphOffline", "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate", "CAVCodec", "CAVCodecLazy",
                                "CCairoLazy", "CVoiceProcessing", "CSoxrLazy", "CSampleRateLazy", "CEBUR128Lazy"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "CAllocationCounter"]),
-        // The command line, a thin layer over AudioGraphKit.
-        .executableTarget(name: "audiograph",
-                          dependencies: ["AudioGraphKit", "AudioGraphRealtime",
+        // What both executables of the command line share, without Foundation: the render command
+        // (RenderJob: its plain command lines and its run), diagnostics, progress bar, signal handling.
+        .target(name: "AudioGraphCommandLine", dependencies: ["AudioGraphOffline", "AudioGraphRealtime"]),
+        // `audiograph`: renders a plain `render` command line without Foundation or swift-argument-parser (its
+        // start-up: Docs/Performance.md) and execs `audiograph-tool` for every other command line.
+        .executableTarget(name: "audiograph", dependencies: ["AudioGraphCommandLine"]),
+        // `audiograph-tool`: every subcommand, help and usage errors, a thin layer over AudioGraphKit.
+        .executableTarget(name: "audiograph-tool",
+                          dependencies: ["AudioGraphKit", "AudioGraphRealtime", "AudioGraphCommandLine",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Per-kernel throughput against C floors (scripts/bench-kernels.sh, `make bench`).
         .executableTarget(name: "KernelBench", dependencies: ["AudioGraphCore", "AudioGraphNodes"]),
@@ -163,7 +176,7 @@ let package = Package(
                     dependencies: ["AudioGraphKit", "AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphRealtime",
                                    "AudioGraphTesting", "CCairo"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "audiographTests", dependencies: ["audiograph", "AudioGraphKit", "AudioGraphTesting", "CCairo"]),
+        .testTarget(name: "audiographTests", dependencies: ["audiograph", "audiograph-tool", "AudioGraphCommandLine", "AudioGraphKit", "AudioGraphTesting", "CCairo"]),
     ],
     swiftLanguageModes: [.v6]
 )

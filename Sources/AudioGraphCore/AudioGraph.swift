@@ -432,10 +432,9 @@ public final class AudioGraph: @unchecked Sendable {
         if generation == 0 { return true }
         if adoptedGeneration.load(ordering: .acquiring) >= generation { return true }
         guard waitUntilApplied, isRunning else { return false }
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .seconds(1))
+        let deadline = MonotonicClock.nanoseconds() + 1_000_000_000
         while adoptedGeneration.load(ordering: .acquiring) < generation {
-            if clock.now >= deadline { return false }
+            if MonotonicClock.nanoseconds() >= deadline { return false }
             try? await_sleep()
         }
         control.withLock { _ in retirePlans() }

@@ -147,6 +147,60 @@ package enum FileSystemPath {
         return false
     }
 
+    /// Whether the process may read the file at `path` (`access(2)` with `R_OK`, as
+    /// `FileManager.isReadableFile(atPath:)` asks).
+    package static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
+
+    /// The last component of `path` (`/a/b.sfz` → `b.sfz`, `a/b/` → `b`, `/` → `/`), as
+    /// `NSString.lastPathComponent` names it.
+    package static func lastComponent(_ path: String) -> String {
+        guard let last = path.split(separator: "/").last else { return path.isEmpty ? "" : "/" }
+        return String(last)
+    }
+
+    /// `path` without its last component (`a/b.sfz` → `a`, `b.sfz` → ``, `/b.sfz` → `/`), as
+    /// `NSString.deletingLastPathComponent` gives it.
+    package static func deletingLastComponent(_ path: String) -> String {
+        var parts = path.split(separator: "/")
+        guard !parts.isEmpty else { return path.hasPrefix("/") ? "/" : "" }
+        parts.removeLast()
+        let folder = parts.map(String.init)
+        if path.hasPrefix("/") { return absolutePath(folder) }
+        var out = ""
+        for (i, c) in folder.enumerated() { out += i == 0 ? c : "/" + c }
+        return out
+    }
+
+    /// `relative` inside `folder` (`folder/relative`; `relative` alone when `folder` is empty,
+    /// `folder` alone when `relative` is).
+    package static func appending(_ relative: String, to folder: String) -> String {
+        if folder.isEmpty { return relative }
+        if relative.isEmpty { return folder }
+        return folder.hasSuffix("/") ? folder + relative : folder + "/" + relative
+    }
+
+    /// `path` as `NSString.standardizingPath` writes it, by name (no symbolic link is followed and
+    /// `~` is not expanded): repeated and trailing slashes and the `.` components after the first
+    /// are dropped; in an absolute path each `..` also takes the component before it away
+    /// (`/a/./b/../c` → `/a/c`, `..` at the root is the root), while a relative path keeps its
+    /// `..` (`a/./b/../c` → `a/b/../c`).
+    package static func standardized(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var out: [String] = []
+        for part in path.split(separator: "/") {
+            if part == "." && (absolute || !out.isEmpty) { continue }
+            if part == ".." && absolute {
+                _ = out.popLast()
+                continue
+            }
+            out.append(String(part))
+        }
+        if absolute { return absolutePath(out) }
+        var text = ""
+        for (i, c) in out.enumerated() { text += i == 0 ? c : "/" + c }
+        return text
+    }
+
     /// Moves the finished file `finished` to `destination` (both in one folder), replacing a
     /// regular file there — how every file written aside lands (render output and taps, recorder
     /// nodes, AudioNodeRecorder, plots); returns 0, or the `errno` of the failure.

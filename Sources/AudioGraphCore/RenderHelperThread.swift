@@ -121,11 +121,7 @@ package final class RenderHelperThread: @unchecked Sendable {
 
     /// The monotonic clock in nanoseconds (vDSO: no system call). Real-time safe.
     @inline(__always)
-    private static func now() -> Int64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
-    }
+    private static func now() -> Int64 { MonotonicClock.nanoseconds() }
 
     private let shared: Shared
     private var thread: PosixThread?

@@ -1,14 +1,11 @@
-// The Kit's C libraries that are opened on first use (cairo for plots, FFmpeg for AAC files, libebur128 for loudness), as LazyLibrary values.
+// The Kit's C libraries that are opened on first use (cairo for plots, FFmpeg for AAC files), as LazyLibrary values.
 import AudioGraphCore
 import CAVCodecLazy
 import CCairoLazy
-import CEBUR128Lazy
 
 extension LazyLibrary {
     /// cairo (`libcairo.so.2`): the pictures of `audiograph plot` (``AudioPlot``).
     package static let cairo = LazyLibrary(name: "cairo", load: ag_cairo_load)
     /// FFmpeg (libavformat, libavcodec and what they load): AAC files (`AACFileWriter`).
     package static let ffmpeg = LazyLibrary(name: "FFmpeg (libavformat)", load: ag_avcodec_load)
-    /// libebur128 (`libebur128.so.1`): loudness (``LoudnessMeter``).
-    package static let ebur128 = LazyLibrary(name: "libebur128", load: ag_ebur128_load)
 }

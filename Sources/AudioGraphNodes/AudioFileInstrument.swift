@@ -1,7 +1,11 @@
 // Audio files as a sampler instrument (cf. AVAudioUnitSampler.loadAudioFiles(at:)): one zone per file, played by fluidsynth.
 import CFluidSynth
 import CSndFile
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// Where one audio file sits in an instrument made from audio files: its root key, the keys and
 /// velocities it answers, its loop. Read from the file by ``AudioFileInstrument/zones(for:)``.

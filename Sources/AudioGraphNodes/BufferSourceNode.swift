@@ -1,5 +1,9 @@
 // Web Audio's AudioBufferSourceNode: a sound file held in memory, played at playbackRate·2^(detune/1200) with loop points.
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// Plays a sound file decoded into memory as Web Audio's `AudioBufferSourceNode` plays its
 /// buffer (https://www.w3.org/TR/webaudio/#AudioBufferSourceNode): a playhead starts at

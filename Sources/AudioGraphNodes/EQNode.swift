@@ -1,6 +1,10 @@
 // The parametric equalizer: cookbook biquad bands in series, then a global gain (cf. AUNBandEQ).
 
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// An equalizer effect (cf. `AVAudioUnitEQ` / AUNBandEQ): each band is one second-order section
 /// with the Audio EQ Cookbook coefficients (``BiquadCoefficients``), applied in band order to

@@ -1,7 +1,11 @@
 // One libfluidsynth synthesizer with a SoundFont loaded, configured for the render thread.
 import AudioGraphCore
 import CFluidSynth
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import Synchronization
 
 /// A libfluidsynth synthesizer (the SoundFont 2 voice engine of ``SamplerNode``) with one
@@ -42,7 +46,7 @@ final class FluidSynthInstance: @unchecked Sendable {
         try Self.loadLibrary()
         _ = Self.logsSilenced
         self.path = path
-        guard FileManager.default.isReadableFile(atPath: path) else { throw .init("cannot read SoundFont \(path)") }
+        guard FileSystemPath.isReadable(path) else { throw .init("cannot read SoundFont \(path)") }
         guard fluid_is_soundfont(path) != 0 else { throw .init("\(path) is not a SoundFont 2 file") }
         // A RIFF whose size disagrees with the file's is refused here: fluidsynth would hand it on
         // to libinstpatch's loader, which prints GLib warnings on stderr before failing.
@@ -118,10 +122,14 @@ final class FluidSynthInstance: @unchecked Sendable {
 
     /// Whether the RIFF header's size plus 8 is the file's size.
     static func riffSizeMatches(_ path: String) -> Bool {
-        guard let h = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? h.close() }
-        guard let header = try? h.read(upToCount: 12), header.count == 12,
-              let end = try? h.seekToEnd() else { return false }
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        var header = [UInt8](repeating: 0, count: 12)
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+              header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, 12, 0) }) == 12 else { return false }
+        let end = UInt64(info.st_size)
         let size = UInt64(header[4]) | UInt64(header[5]) << 8 | UInt64(header[6]) << 16 | UInt64(header[7]) << 24
         return size + 8 == end
     }

@@ -1,5 +1,9 @@
 // Web Audio's IIRFilterNode: a general IIR filter from feedforward/feedback coefficients, with its frequency response.
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// A general IIR filter (Web Audio's `IIRFilterNode`,
 /// https://www.w3.org/TR/webaudio/#IIRFilterNode): per channel

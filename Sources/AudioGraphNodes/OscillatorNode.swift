@@ -1,5 +1,9 @@
 // A signal generator source: sine, band-limited square/sawtooth/triangle, seeded white noise.
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// A source node generating a waveform (cf. Web Audio's OscillatorNode, plus noise).
 ///

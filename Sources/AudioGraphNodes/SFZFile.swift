@@ -1,5 +1,9 @@
 // SFZ instrument files read into sampler zones (the regions' samples, keys, velocities, loops), for AudioFileInstrument.
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// An SFZ instrument (a text file of `<region>`s naming samples) read as sampler zones, played
 /// by ``AudioFileInstrument`` (a Linux addition to `loadInstrument(at:)`; Debian has no SFZ
@@ -25,10 +29,13 @@ enum SFZFile {
     /// - Throws: a one-line reason naming the file and line (unreadable, bad opcode value,
     ///   missing sample, a region without `sample`, no regions).
     static func zones(contentsOf path: String) throws(SamplerLoadError) -> [SamplerZone] {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
+        guard let bytes = try? FileSystemPath.contentsOfRegularFile(path) else {
             throw .init("cannot read SFZ file \(path)")
         }
-        let folder = (path as NSString).deletingLastPathComponent
+        // UTF-8, or else Latin-1 (every byte a character), as older SFZ files are written.
+        let text = String(validating: bytes, as: UTF8.self)
+            ?? String(String.UnicodeScalarView(bytes.lazy.map { Unicode.Scalar($0) }))
+        let folder = FileSystemPath.deletingLastComponent(path)
         var levels: [String: [String: (String, Int)]] = [:]       // header → opcode → (value, line)
         var current = ""
         var regions: [(opcodes: [String: (String, Int)], line: Int)] = []
@@ -52,20 +59,20 @@ enum SFZFile {
             let lineNumber = index + 1
             var line = String(rawLine)
             if inBlockComment {
-                guard let end = line.range(of: "*/") else { continue }
+                guard let end = range(of: "*/", in: line) else { continue }
                 line = String(line[end.upperBound...])
                 inBlockComment = false
             }
-            while let start = line.range(of: "/*") {
-                if let end = line.range(of: "*/", range: start.upperBound..<line.endIndex) {
+            while let start = range(of: "/*", in: line) {
+                if let end = range(of: "*/", in: line, from: start.upperBound) {
                     line.removeSubrange(start.lowerBound..<end.upperBound)
                 } else {
                     line = String(line[..<start.lowerBound])
                     inBlockComment = true
                 }
             }
-            if let comment = line.range(of: "//") { line = String(line[..<comment.lowerBound]) }
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if let comment = range(of: "//", in: line) { line = String(line[..<comment.lowerBound]) }
+            let trimmed = trimmingBlanks(line)
             if trimmed.hasPrefix("#") {
                 throw .init("\(path): line \(lineNumber): \(trimmed.split(separator: " ").first ?? "") is not supported")
             }
@@ -104,7 +111,7 @@ enum SFZFile {
                 guard let equals = chars[i...].firstIndex(of: UInt8(ascii: "=")) else {
                     throw .init("\(path): line \(lineNumber): expected opcode=value, found \"\(text(i..<min(chars.count, i + 80)))\"")
                 }
-                let name = text(i..<equals).trimmingCharacters(in: .whitespaces)
+                let name = trimmingBlanks(text(i..<equals))
                 // The value ends where the next `word=` or `<` begins (sample names may hold spaces).
                 var valueEnd = chars.count
                 var j = equals + 1
@@ -121,7 +128,7 @@ enum SFZFile {
                     }
                     j += 1
                 }
-                let value = text((equals + 1)..<valueEnd).trimmingCharacters(in: .whitespaces)
+                let value = trimmingBlanks(text((equals + 1)..<valueEnd))
                 if current == "control" {
                     control[name] = (value, lineNumber)
                 } else if ["global", "master", "group", "region"].contains(current) {
@@ -133,7 +140,7 @@ enum SFZFile {
         closeRegion()
         guard !regions.isEmpty else { throw .init("\(path) has no <region>") }
 
-        let defaultPath = control["default_path"]?.0.replacingOccurrences(of: "\\", with: "/") ?? ""
+        let defaultPath = control["default_path"].map { slashes($0.0) } ?? ""
         var zones: [SamplerZone] = []
         for (region, regionLine) in regions {
             /// `file: line N: opcode`, N the opcode's line (the region's header line if it is absent).
@@ -151,9 +158,9 @@ enum SFZFile {
             guard let (sample, line) = region["sample"] else {
                 throw .init("\(path): the <region> ending before line \((region.values.map(\.1).max() ?? 0) + 1) has no sample")
             }
-            var relative = (defaultPath + sample.replacingOccurrences(of: "\\", with: "/"))
-            if relative.hasPrefix("/") == false { relative = (folder as NSString).appendingPathComponent(relative) }
-            let samplePath = (relative as NSString).standardizingPath
+            var relative = defaultPath + slashes(sample)
+            if relative.hasPrefix("/") == false { relative = FileSystemPath.appending(relative, to: folder) }
+            let samplePath = FileSystemPath.standardized(relative)
             let frames: Int
             var info: AudioFileInstrument.FileInstrument
             do throws(SamplerLoadError) {
@@ -214,6 +221,33 @@ enum SFZFile {
             zones.append(zone)
         }
         return zones
+    }
+
+    /// The first range of `marker` in `line` at or after `start` (default: the start), by
+    /// characters. Written out rather than the standard library's `firstRange(of:)`, which is in
+    /// _StringProcessing: linking it brings the regex engine into the `audiograph` executable.
+    static func range(of marker: String, in line: String, from start: String.Index? = nil) -> Range<String.Index>? {
+        var i = start ?? line.startIndex
+        while i < line.endIndex {
+            if line[i...].starts(with: marker) { return i..<line.index(i, offsetBy: marker.count) }
+            i = line.index(after: i)
+        }
+        return nil
+    }
+
+    /// `path` with its backslashes made slashes (SFZ files written on Windows).
+    static func slashes(_ path: String) -> String {
+        String(path.map { $0 == "\\" ? "/" : $0 })
+    }
+
+    /// `text` without the spaces and tabs at its ends (Unicode space separators and tab, the
+    /// set `CharacterSet.whitespaces` names).
+    static func trimmingBlanks(_ text: String) -> String {
+        func isBlank(_ c: Character) -> Bool {
+            c.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+        }
+        guard let first = text.firstIndex(where: { !isBlank($0) }), let last = text.lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(text[first...last])
     }
 
     /// A key: a number 0...127 or a note name (`c4` = 60; `#` sharps, `b` flats, octave -1...9).

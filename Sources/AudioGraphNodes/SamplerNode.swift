@@ -1,7 +1,11 @@
 // The SoundFont 2 sampler instrument (cf. AUSampler / AVAudioUnitSampler), played by MIDI events.
 import AudioGraphCore
 import CFluidSynth
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// A SoundFont 2 instrument (cf. `AVAudioUnitSampler`): a source whose output is what
 /// libfluidsynth (``FluidSynthInstance``) plays for the MIDI events it receives through its
@@ -94,7 +98,7 @@ public final class SamplerNode: GraphNode, MIDIEventReceiver, @unchecked Sendabl
         decode: { reader in
             var result = SamplerProperties()
             if let file = reader.file("soundfont") {
-                if !FileManager.default.isReadableFile(atPath: file.path) {
+                if !FileSystemPath.isReadable(file.path) {
                     reader.reportInvalid("soundfont", "cannot read \(file.name)")
                 } else if fluid_is_soundfont(file.path) == 0 {
                     reader.reportInvalid("soundfont", "\(file.name) is not a SoundFont 2 file")

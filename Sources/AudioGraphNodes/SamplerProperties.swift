@@ -1,5 +1,9 @@
 // The sampler node's options: which SoundFont, which preset (or General MIDI).
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// The options of a ``SamplerNode``: the SoundFont 2 file (or audio files, each a zone), and which preset every channel plays
 /// (`program` in SoundFont bank `bank`; 128 is the percussion bank), or, with `program` nil,
@@ -58,8 +62,8 @@ public struct SamplerProperties: Hashable, Sendable {
 
     /// The first installed General MIDI SoundFont (`AG_SOUNDFONT` overrides), nil when none is.
     public static var defaultSoundFontPath: String? {
-        if let env = ProcessInfo.processInfo.environment["AG_SOUNDFONT"], !env.isEmpty { return env }
-        return defaultSoundFontCandidates.first { FileManager.default.isReadableFile(atPath: $0) }
+        if let env = getenv("AG_SOUNDFONT").map({ String(cString: $0) }), !env.isEmpty { return env }
+        return defaultSoundFontCandidates.first { FileSystemPath.isReadable($0) }
     }
 
     /// An instrument of audio files, each file a zone (``audioFiles``).

@@ -1,5 +1,6 @@
 // The graph's PulseAudio input: a source node reading what a capture stream recorded.
 import AudioGraphCore
+import AudioGraphRealtime
 import Glibc
 
 /// The `input` node: a source (no input bus, one output bus) that outputs audio captured from a
@@ -163,8 +164,8 @@ public final class InputNode: GraphNode, @unchecked Sendable {
         try capture.start()
         guard preRoll > 0 else { return }
         capture.setBacklogLimit(frames: preRoll + 4 * capture.configuration.maximumFramesPerSlice)
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(timeout * 1000)))
-        while capture.readableFrames < min(preRoll, capture.capacityFrames / 2), ContinuousClock.now < deadline {
+        let deadline = MonotonicClock.seconds() + timeout
+        while capture.readableFrames < min(preRoll, capture.capacityFrames / 2), MonotonicClock.seconds() < deadline {
             if let fault = capture.fault { throw fault }
             usleep(1000)
         }

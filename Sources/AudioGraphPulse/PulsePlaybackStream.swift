@@ -189,16 +189,14 @@ package final class PulsePlaybackStream: @unchecked Sendable {
     /// - Returns: whether everything played within `timeout`.
     @discardableResult
     package func drain(timeout: Double = 5) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .milliseconds(Int(max(0, min(timeout, 3600)) * 1000)))
+        let deadline = MonotonicClock.seconds() + max(0, min(timeout, 3600))
         // A short stream may never have filled the server's buffer: uncork, so it plays.
         context.withLock { uncorkLocked() }
-        while ring.readableCount > 0 && clock.now < deadline && fault == nil && running.load(ordering: .acquiring) {
+        while ring.readableCount > 0 && MonotonicClock.seconds() < deadline && fault == nil && running.load(ordering: .acquiring) {
             context.withLock { drainLocked() }
             usleep(2000)
         }
-        let left = deadline - clock.now
-        let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18
+        let seconds = deadline - MonotonicClock.seconds()
         guard seconds > 0, fault == nil else { return false }
         return context.withLock {
             guard let s = stream else { return false }

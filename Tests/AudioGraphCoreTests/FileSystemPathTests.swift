@@ -149,4 +149,47 @@ final class FileSystemPathTests: XCTestCase, TeardownRegistering {
         XCTAssertTrue(fm.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue)
         XCTAssertEqual(fm.contents(atPath: finished), Data("third".utf8))
     }
+
+    /// The path names the SFZ reader, the MIDI reader and the MIDI graph use (written without
+    /// Foundation, so the render command links none) are NSString's for every spelling here, but
+    /// for `.`, `..`, `./` and `//a///b//`, where swift-corelibs-foundation traps (an illegal
+    /// instruction in `_startOfLastPathComponent`, tried with this toolchain).
+    func testPathNamesAreNSStringOnes() {
+        let paths = ["/a/b.sfz", "a/b/", "/", "", "b.sfz", "/b.sfz", "a//b", "./a", "a/./b/../c", "/x/../../y", "../a/b",
+                     "a/..", "/a/b/..", "samples/../kick.wav", "/nonexistent/./q/../r.wav", "a/b/../../..", "a/.", "/./",
+                     "kick drum.wav", "é/ü.wav"]
+        for path in paths {
+            let ns = path as NSString
+            XCTAssertEqual(FileSystemPath.lastComponent(path), ns.lastPathComponent, path)
+            XCTAssertEqual(FileSystemPath.deletingLastComponent(path), ns.deletingLastPathComponent, path)
+            XCTAssertEqual(FileSystemPath.standardized(path), ns.standardizingPath, path)
+            guard !path.hasPrefix("/") else { continue }
+            for folder in ["fold", "", "/f/", "/f"] {
+                XCTAssertEqual(FileSystemPath.appending(path, to: folder), (folder as NSString).appendingPathComponent(path), "\(folder) + \(path)")
+            }
+        }
+        XCTAssertEqual(FileSystemPath.deletingLastComponent("."), "")
+        XCTAssertEqual(FileSystemPath.deletingLastComponent(".."), "")
+        XCTAssertEqual(FileSystemPath.standardized(".."), "..")
+        XCTAssertEqual(FileSystemPath.lastComponent("./"), ".")
+        XCTAssertEqual(FileSystemPath.standardized("./"), ".")
+        XCTAssertEqual(FileSystemPath.lastComponent("//a///b//"), "b")
+        XCTAssertEqual(FileSystemPath.deletingLastComponent("//a///b//"), "/a")
+        XCTAssertEqual(FileSystemPath.standardized("//a///b//"), "/a/b")
+    }
+
+    /// `isReadable` is `access(R_OK)`, as FileManager's `isReadableFile(atPath:)`: a file and a
+    /// folder are, a missing path is not; a file without read permission is not (unless root,
+    /// whom access(2) lets read anything — FileManager says the same).
+    func testIsReadableIsFileManagersAnswer() throws {
+        let dir = try temporaryDirectory()
+        let file = dir.appendingPathComponent("f.txt").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        let locked = dir.appendingPathComponent("locked.txt").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: locked, contents: Data("x".utf8), attributes: [.posixPermissions: 0o000]))
+        for path in [file, locked, dir.path, dir.appendingPathComponent("missing").path] {
+            XCTAssertEqual(FileSystemPath.isReadable(path), FileManager.default.isReadableFile(atPath: path), path)
+        }
+        XCTAssertFalse(FileSystemPath.isReadable(dir.appendingPathComponent("missing").path))
+    }
 }

@@ -40,7 +40,7 @@ final class MIDIFileTests: XCTestCase {
     /// spans by hand; in slices of 441 and 64 alike; and with the sequence started at 0.25 s
     /// at rate 2 anchored at frame 1000, at 1000 + round((s - 0.25) * 48000 / 2).
     func testOnsetsAreAtTheFramesTheTicksAndTempoMapGive() throws {
-        let file = try MIDIFile(data: Self.tempoFile.data(), name: "tempo.mid")
+        let file = try MIDIFile(bytes: [UInt8](Self.tempoFile.data()), name: "tempo.mid")
         XCTAssertEqual(file.tempoChanges.map(\.tick), [0, 960, 1440])
         let ticks = [0, 480, 960, 1200, 1440, 1920, 2000, 2401]
         let expected = ticks.map { Int64((Self.formulaSeconds($0) * 48000).rounded()) }
@@ -62,7 +62,7 @@ final class MIDIFileTests: XCTestCase {
     /// and all notes off on the track's channels at the next slice; events of a silenced track
     /// keep their note-offs but lose their note-ons.
     func testStartAnchorsAtTheNextSliceStopReleasesAndMuteDropsNoteOns() throws {
-        let file = try MIDIFile(data: Self.tempoFile.data(), name: "tempo.mid")
+        let file = try MIDIFile(bytes: [UInt8](Self.tempoFile.data()), name: "tempo.mid")
         let clock = MIDIPlaybackClock()
         let schedule = file.schedule(track: 1, clock: clock)
         let collector = MIDIEventCollector(port: MIDIInputPort())
@@ -93,7 +93,7 @@ final class MIDIFileTests: XCTestCase {
             .init(tick: 300, bytes: [0xE1, 0x00, 0x50]), .init(tick: 301, bytes: [0xC1, 5]),
         ]], runningStatus: true)
         // The writer gave the SysEx a length prefix already: F0 <len> data.
-        let file = try MIDIFile(data: smf.data(), name: "f0.mid")
+        let file = try MIDIFile(bytes: [UInt8](smf.data()), name: "f0.mid")
         XCTAssertEqual(file.format, 0)
         XCTAssertEqual(file.tracks[0].name, "lead")
         XCTAssertEqual(file.tracks[0].events.map(\.tick), [0, 10, 10, 300, 301])
@@ -102,7 +102,7 @@ final class MIDIFileTests: XCTestCase {
             .controlChange(channel: 1, controller: 10, value: 20), .pitchBend(channel: 1, value: 0x50 << 7), .programChange(channel: 1, program: 5)])
         XCTAssertEqual(file.seconds(forTick: 192), 1.2, accuracy: 1e-12)
         for b in [0.0, 0.37, 2, 11.5] { XCTAssertEqual(file.beats(forSeconds: file.seconds(forBeats: b)), b, accuracy: 1e-9) }
-        let tempo = try MIDIFile(data: Self.tempoFile.data(), name: "t.mid")
+        let tempo = try MIDIFile(bytes: [UInt8](Self.tempoFile.data()), name: "t.mid")
         for tick in [0, 700, 960, 1100, 1440, 5000] {
             XCTAssertEqual(tempo.seconds(forTick: tick), Self.formulaSeconds(tick), accuracy: 1e-12)
             XCTAssertEqual(tempo.beats(forSeconds: Self.formulaSeconds(tick)), Double(tick) / 480, accuracy: 1e-9)
@@ -113,7 +113,7 @@ final class MIDIFileTests: XCTestCase {
     /// what follows moves behind the repeats; an offset of 2 beats shifts everything by 1 s.
     func testLoopsAndOffsetsPlaceEventsInBeats() throws {
         let smf = W(format: 0, division: 480, tracks: [[0, 480, 960].flatMap { W.note(UInt8(60 + $0 / 480), at: $0, length: 240) }])
-        let file = try MIDIFile(data: smf.data(), name: "loop.mid")   // 120 BPM: a beat is 0.5 s
+        let file = try MIDIFile(bytes: [UInt8](smf.data()), name: "loop.mid")   // 120 BPM: a beat is 0.5 s
         var p = MIDIFile.Placement()
         p.loop = (1, 1)
         p.loopCount = 2
@@ -128,7 +128,7 @@ final class MIDIFileTests: XCTestCase {
     /// Damaged files are one-line errors with the byte offset.
     func testDamagedFilesAreClearErrors() throws {
         func error(_ bytes: [UInt8]) -> String {
-            do { _ = try MIDIFile(data: Data(bytes), name: "bad.mid"); return "no error" } catch { return error.description }
+            do { _ = try MIDIFile(bytes: [UInt8](Data(bytes)), name: "bad.mid"); return "no error" } catch { return error.description }
         }
         let header: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 96]
         XCTAssertEqual(error(Array("RIFF0000WAVE00".utf8)), "bad.mid: byte 0: not a Standard MIDI File (no MThd header)")

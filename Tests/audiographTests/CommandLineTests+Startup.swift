@@ -133,4 +133,59 @@ extension CommandLineTests {
         XCTAssertEqual(bad.status, 2)
         XCTAssertEqual(bad.stderr, "audiograph: --slice must be between 1 and 65536 (run 'audiograph help' for usage)\n")
     }
+
+    /// The release `audiograph` links neither Foundation, swift-argument-parser, the concurrency
+    /// runtime with libdispatch nor the regex engine (none of their symbols is in it: each cost
+    /// start-up, Docs/Performance.md "Start-up: a render without Foundation"), while the
+    /// `audiograph-tool` beside it has Foundation and swift-argument-parser (so the check can see
+    /// them). Failed with the render command in the one executable, then with `ContinuousClock`
+    /// timing the render (libdispatch) and `firstRange(of:)` in the SFZ reader (the regex engine).
+    func testTheRenderExecutableLinksNoFoundation() throws {
+        let cli = try releaseExecutable()
+        let tool = cli.deletingLastPathComponent().appendingPathComponent("audiograph-tool")
+        func symbols(_ url: URL) throws -> String { try ReferenceScript.runTool(["nm", url.path]).text }
+        let small = try symbols(cli)
+        XCTAssertGreaterThan(small.count, 100_000, "nm lists the executable's symbols")
+        for marker in ["$s10Foundation", "$s20FoundationEssentials", "$s14ArgumentParser", "$ss15ContinuousClock", "dispatch_queue_create",
+                       "$s17_StringProcessing", "$s12_RegexParser"] {
+            XCTAssertFalse(small.contains(marker), "\(marker) is linked into audiograph")
+        }
+        let full = try symbols(tool)
+        XCTAssertTrue(full.contains("$s10Foundation"), "audiograph-tool links Foundation")
+        XCTAssertTrue(full.contains("$s14ArgumentParser"), "audiograph-tool links swift-argument-parser")
+    }
+
+    /// `audiograph` runs every command line but a plain render through `audiograph-tool`, beside
+    /// the executable even when called through a symbolic link elsewhere: `--version`, a usage
+    /// error (status 2 and the argument parser's line) and `validate` answer as before the split.
+    /// Without the tool beside it, a render still works and anything else says which file is
+    /// missing in one line, with status 3.
+    func testOtherCommandLinesGoToTheToolBesideTheExecutable() throws {
+        guard let cli = Self.executable else { throw XCTSkip("the audiograph executable is not built") }
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        _ = try write(sine, "sine.json", in: dir)
+        let link = dir.appendingPathComponent("ag-link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: cli)
+        let version = try run(["--version"], in: dir, executable: link)
+        XCTAssertEqual(version.status, 0, version.stderr)
+        XCTAssertFalse(version.stdout.isEmpty)
+        let usage = try run(["render", "sine.json", "--bogus"], in: dir, executable: link)
+        XCTAssertEqual(usage.status, 2)
+        XCTAssertEqual(usage.stderr, "audiograph: Unknown option '--bogus' (run 'audiograph help' for usage)\n")
+        let validate = try run(["validate", "sine.json"], in: dir, executable: link)
+        XCTAssertEqual(validate.status, 0, validate.stderr)
+
+        let alone = dir.appendingPathComponent("alone")
+        try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: false)
+        let copy = alone.appendingPathComponent("audiograph")
+        try FileManager.default.copyItem(at: cli, to: copy)
+        let render = try run(["render", "sine.json", "-o", "s.wav", "--quiet"], in: dir, executable: copy)
+        XCTAssertEqual(render.status, 0, render.stderr)
+        XCTAssertGreaterThan(try Data(contentsOf: dir.appendingPathComponent("s.wav")).count, 19_000)
+        let missing = try run(["validate", "sine.json"], in: dir, executable: copy)
+        XCTAssertEqual(missing.status, 3)
+        XCTAssertEqual(missing.stderrLines.count, 1, missing.stderr)
+        XCTAssertTrue(missing.stderr.hasPrefix("audiograph: cannot run \(FileSystemPath.resolved(alone.path))/audiograph-tool: No such file or directory"),
+                      missing.stderr)
+    }
 }

@@ -1,7 +1,8 @@
 // Tests of LiveCommandParser: each stdin command of `audiograph play` becomes its typed LiveCommand, or its usage line.
 import AudioGraphKit
 import XCTest
-@testable import audiograph
+@testable import audiograph_tool
+import AudioGraphCommandLine
 
 final class LiveCommandParserTests: XCTestCase {
     func testEachVerbBecomesItsCommand() throws {

@@ -1,7 +1,8 @@
 // Tests of RenderJob's plain command lines: the values swift-argument-parser would give, and nil for everything it must parse itself.
 import AudioGraphKit
 import XCTest
-@testable import audiograph
+@testable import audiograph_tool
+import AudioGraphCommandLine
 
 final class RenderJobTests: XCTestCase {
     /// Every option once, in any order, values in the next argument: the job holds what

@@ -1,6 +1,10 @@
 // A parameter's automation events compiled into an immutable, per-sample (a-rate) evaluable timeline.
 
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// The Web Audio API AudioParam automation model: a list of ``AutomationEvent``s, validated,
 /// ordered and compiled once, then evaluated per sample on the graph timeline.

@@ -1,6 +1,10 @@
 // The Fourier partial sums of the unit square/sawtooth/triangle waves, in SIMD lanes, two samples at a time.
 import AudioGraphCore
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// The band-limited square, sawtooth and triangle waves: their Fourier series summed up to the
 /// Nyquist frequency (at most ``maximumHarmonics`` harmonics), for one sample or two at a time.

@@ -1,7 +1,11 @@
 // One equalizer band as a filter section: cookbook biquad, per-channel state, click-free glides.
 
 import CVectorKernels
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// One second-order filter section (one EQ band) with per-channel state, computed in Double in
 /// transposed direct form II, whose parameter changes glide instead of clicking.

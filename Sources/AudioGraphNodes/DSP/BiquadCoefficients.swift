@@ -1,6 +1,10 @@
 // Second-order section coefficients from the Audio EQ Cookbook (R. Bristow-Johnson), in Double.
 
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// Normalised biquad coefficients (`a0 == 1`):
 /// `H(z) = (b0 + b1 z^-1 + b2 z^-2) / (1 + a1 z^-1 + a2 z^-2)`.

@@ -1,6 +1,10 @@
 // Channel up/down-mixing (Web Audio "speakers"/"discrete") and StereoPannerNode equal-power panning.
 
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// Real-time-safe channel up/down-mixing and equal-power stereo panning on non-interleaved
 /// `Float` channel buffers.

@@ -1,7 +1,11 @@
 // Feedback delay with a low-passed feedback path, fractional delay and click-free parameter changes.
 
 import AudioGraphCore
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// A multichannel feedback delay: per channel
 /// `d[n] = x[n - D] + (feedback/100) * lp(d[n - D])`,

@@ -1,5 +1,9 @@
 // The distortion's five stages (delay, decimation, polynomial, ring modulator, soft clip) per sample, as Docs/Nodes.md writes them.
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// AUDistortion's stage chain (cf. `kAudioUnitSubType_Distortion`) on a multichannel signal, one
 /// frame at a time, in `Double`. Per channel, with `x` the input frame (Docs/Nodes.md,

@@ -1,5 +1,9 @@
 // Web Audio's PeriodicWave: a custom oscillator waveform from Fourier terms, peak-normalized, band-limited when played.
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// A custom waveform as Web Audio's `PeriodicWave` defines it
 /// (https://www.w3.org/TR/webaudio/#PeriodicWave): `x̃(t) = Σ_{k=1}^{L−1} a_k·cos(2πkt) + b_k·sin(2πkt)`

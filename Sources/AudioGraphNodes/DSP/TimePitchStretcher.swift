@@ -1,7 +1,11 @@
 // librubberband in real-time mode behind a fixed-block, output-FIFO interface (the timePitch node's DSP).
 import AudioGraphCore
 import CRubberBand
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import Synchronization
 
 /// One librubberband stretcher (real-time mode, no threads; R3 "finer" or R2 "faster" engine by

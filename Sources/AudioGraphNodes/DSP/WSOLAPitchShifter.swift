@@ -1,7 +1,11 @@
 // The pitch shift of timePitch's `fastest` mode: WSOLA's output resampled by the pitch ratio with libsamplerate (SoX's `pitch`).
 import AudioGraphCore
 import CSampleRate
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// Shifts the pitch of a ``WSOLAStretcher``'s output the way SoX's `pitch` effect does (its
 /// `tempo` followed by its `rate`): for a playback rate `r` and a pitch ratio `p = 2^(cents/1200)`

@@ -1,6 +1,10 @@
 // WSOLA time-stretching (waveform-similarity overlap-add, SoX's `tempo` class): the timePitch node's `fastest` mode.
 import AudioGraphCore
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// Time-stretches by WSOLA (Verhelst and Roelands' waveform-similarity overlap-add, the class of
 /// SoX's `tempo` effect): the output is made of segments of the input, ``segment`` frames each,

@@ -1,6 +1,10 @@
 // Standard MIDI Files (type 0 and 1): parsing, the tempo map, and the tracks as events at ticks.
 import AudioGraphCore
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// A Standard MIDI File (SMF 1.0, format 0 or 1) read into memory: its tracks as events at
 /// absolute ticks, its tempo map (every set-tempo meta event of every track, as format 1 files
@@ -38,11 +42,10 @@ public struct MIDIFile: Sendable {
     /// The length in ticks: the latest end of track.
     public var lengthInTicks: Int { tracks.map(\.endTick).max() ?? 0 }
 
-    /// Reads `data`; `name` names the file in errors.
+    /// Reads the file's `bytes`; `name` names the file in errors.
     /// - Throws: ``MIDIFileError`` with the byte offset and the reason (not an SMF, format 2,
     ///   truncated chunk, bad variable-length number, data byte without a status, ...).
-    public init(data: Data, name: String) throws(MIDIFileError) {
-        let bytes = [UInt8](data)
+    public init(bytes: [UInt8], name: String) throws(MIDIFileError) {
         var reader = Reader(bytes: bytes, name: name)
         guard bytes.count >= 14, bytes[0..<4].elementsEqual("MThd".utf8) else {
             throw reader.error(at: 0, "not a Standard MIDI File (no MThd header)")
@@ -162,11 +165,12 @@ public struct MIDIFile: Sendable {
     /// Reads the file at `path`.
     /// - Throws: ``MIDIFileError`` naming the file.
     public init(contentsOf path: String) throws(MIDIFileError) {
-        let name = (path as NSString).lastPathComponent
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw MIDIFileError(file: name, offset: nil, reason: "cannot read the file")
+        let name = FileSystemPath.lastComponent(path)
+        let bytes: [UInt8]
+        do { bytes = try FileSystemPath.contentsOfRegularFile(path) } catch {
+            throw MIDIFileError(file: name, offset: nil, reason: error.reason == "no such file" ? "cannot read the file" : error.reason)
         }
-        try self.init(data: data, name: name)
+        try self.init(bytes: bytes, name: name)
     }
 
     // MARK: Time

@@ -1,11 +1,16 @@
 // What `audiograph render` does once its arguments are known, and the parser of its plain command lines.
-import ArgumentParser
-import AudioGraphKit
+import AudioGraphOffline
 import AudioGraphRealtime
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// One `render` run: the graph (or MIDI file), where to write, and the options; `RenderCommand`
-/// builds it from swift-argument-parser's parse, `init?(plainArguments:)` from a plain command line.
+/// One `render` run: the graph (or MIDI file), where to write, and the options; `audiograph-tool`'s
+/// `RenderCommand` builds it from swift-argument-parser's parse, `init?(plainArguments:)` from a
+/// plain command line (the `audiograph` executable, which links neither swift-argument-parser nor
+/// Foundation: Docs/Performance.md "Start-up: a render without Foundation").
 ///
 /// A plain command line (`render GRAPH [-o OUT] [--duration S] ... [--quiet]`, each option once,
 /// its value in the next argument) skips swift-argument-parser: its first parse builds every
@@ -13,23 +18,30 @@ import Foundation
 /// scans the binary's ~6 000 conformance records, about half the CPU time of a short render
 /// (Docs/Performance.md "Start-up: the render command line"). Anything else (`--help`, `--x=y`,
 /// a value starting with `-`, an option given twice, a value the option does not take, a failed
-/// validation) returns nil, and the caller parses with swift-argument-parser, which prints its
-/// usual messages.
+/// validation) returns nil, and the caller hands the command line to `audiograph-tool`, whose
+/// swift-argument-parser prints its usual messages.
 ///
 /// Thread safety: a value type; `run()` belongs on the main thread (it installs signal handlers).
-struct RenderJob {
-    var graph: String
-    var soundfont: String?
-    var output: String?
-    var duration: Double?
-    var frames: Int64?
-    var sampleType: SampleType?
-    var slice: Int?
-    var threads: Int?
-    var quiet = false
-    var strict = false
+package struct RenderJob {
+    package var graph: String
+    package var soundfont: String?
+    package var output: String?
+    package var duration: Double?
+    package var frames: Int64?
+    package var sampleType: SampleType?
+    package var slice: Int?
+    package var threads: Int?
+    package var quiet = false
+    package var strict = false
 
-    init(graph: String, soundfont: String?, output: String?, duration: Double?, frames: Int64?, sampleType: SampleType?,
+    /// A command line's problem that `validate()` finds, in the words swift-argument-parser's
+    /// `ValidationError` prints.
+    package struct InvalidArguments: Error, CustomStringConvertible {
+        package let description: String
+        package init(_ description: String) { self.description = description }
+    }
+
+    package init(graph: String, soundfont: String?, output: String?, duration: Double?, frames: Int64?, sampleType: SampleType?,
          slice: Int?, threads: Int?, quiet: Bool, strict: Bool) {
         self.graph = graph
         self.soundfont = soundfont
@@ -46,7 +58,7 @@ struct RenderJob {
     /// The job of `arguments` (the command line without the program's name) when it is a plain,
     /// valid `render` command line, with the values swift-argument-parser would give (`Double(_:)`,
     /// `Int(_:)`, `Int64(_:)`, `SampleType(rawValue:)`); nil for anything else.
-    init?(plainArguments arguments: [String]) {
+    package init?(plainArguments arguments: [String]) {
         guard arguments.first == "render" else { return nil }
         var graph: String?
         var values: [String: String] = [:]
@@ -87,24 +99,24 @@ struct RenderJob {
         do { try validate() } catch { return nil }
     }
 
-    func validate() throws {
-        if duration != nil && frames != nil { throw ValidationError("give --duration or --frames, not both") }
-        if let d = duration, !(d >= 0 && d.isFinite && d < 1e7) { throw ValidationError("--duration must be a number of seconds >= 0") }
-        if let f = frames, f < 0 { throw ValidationError("--frames must be >= 0") }
-        if let s = slice, !(1...65536).contains(s) { throw ValidationError("--slice must be between 1 and 65536") }
-        if let t = threads, !(1...256).contains(t) { throw ValidationError("--threads must be between 1 and 256") }
+    package func validate() throws(InvalidArguments) {
+        if duration != nil && frames != nil { throw InvalidArguments("give --duration or --frames, not both") }
+        if let d = duration, !(d >= 0 && d.isFinite && d < 1e7) { throw InvalidArguments("--duration must be a number of seconds >= 0") }
+        if let f = frames, f < 0 { throw InvalidArguments("--frames must be >= 0") }
+        if let s = slice, !(1...65536).contains(s) { throw InvalidArguments("--slice must be between 1 and 65536") }
+        if let t = threads, !(1...256).contains(t) { throw InvalidArguments("--threads must be between 1 and 256") }
         let out = outputPath
         guard AudioFileWriter.majorFormat(forPath: out) != nil else {
-            throw ValidationError("\(out): unknown file type (use .wav, .aiff, .aif, .flac, .ogg, .opus, .mp3, .caf, .au, .w64 or .rf64)")
+            throw InvalidArguments("\(out): unknown file type (use .wav, .aiff, .aif, .flac, .ogg, .opus, .mp3, .caf, .au, .w64 or .rf64)")
         }
         if let t = sampleType {
             do { try AudioFileWriter.validate(path: out, sampleType: t, channels: 2, sampleRate: 48000) } catch {
-                throw ValidationError(error.description)
+                throw InvalidArguments(error.description)
             }
         }
     }
 
-    var outputPath: String {
+    package var outputPath: String {
         if let output { return output }
         let name = graph.split(separator: "/").last.map(String.init) ?? graph
         var stem = name
@@ -112,23 +124,24 @@ struct RenderJob {
         return stem + ".wav"
     }
 
-    func run() throws {
+    /// - Throws: ``CommandFailure`` with the exit status, once the problem is reported on standard error.
+    package func run() throws(CommandFailure) {
         let isMIDI = GraphLoader.isMIDIFile(graph)
         if soundfont != nil && !isMIDI {
             Diagnostics.error("\(graph): --soundfont is for MIDI files (a graph names its SoundFont in its sampler's properties)")
-            throw ExitCode(ExitStatus.invalidInput)
+            throw CommandFailure(ExitStatus.invalidInput)
         }
         let validated: ValidatedGraph
         if isMIDI {
             // The MIDI file's own problems first, as one line naming the file and byte.
             do { _ = try MIDIFile(contentsOf: graph) } catch {
-                Diagnostics.error("\(graph): " + (FileManager.default.fileExists(atPath: graph)
+                Diagnostics.error("\(graph): " + (access(graph, F_OK) == 0
                                                    ? (error.offset.map { "byte \($0): " } ?? "") + error.reason : "no such file"))
-                throw ExitCode(ExitStatus.invalidInput)
+                throw CommandFailure(ExitStatus.invalidInput)
             }
             do { validated = try GraphLoader.loadMIDIFile(graph, soundFont: soundfont) } catch {
                 Diagnostics.report(error)
-                throw ExitCode(ExitStatus.invalidInput)
+                throw CommandFailure(ExitStatus.invalidInput)
             }
         } else {
             validated = try Diagnostics.loadGraph(graph)
@@ -143,20 +156,19 @@ struct RenderJob {
             switch error {
             case .insufficientSpace:
                 Diagnostics.error("\(error)")
-                throw ExitCode(ExitStatus.runtime)
+                throw CommandFailure(ExitStatus.runtime)
             case .file, .pathConflict:
                 Diagnostics.error("\(error)")
             default:
                 Diagnostics.error("\(graph): \(error)")
             }
-            throw ExitCode(ExitStatus.invalidInput)
+            throw CommandFailure(ExitStatus.invalidInput)
         }
         // SIGINT, SIGTERM and SIGHUP stop the render between slices, or 0.15 s later mid-slice;
         // its temporary files go either way.
         installInterruptHandlers(deadlineMessage: "\(out): \(RenderError.interrupted)")
         let bar = (!quiet && Diagnostics.stderrIsTerminal) ? ProgressBar() : nil
-        let clock = ContinuousClock()
-        let started = clock.now
+        let started = MonotonicClock.seconds()
         do {
             try renderer.render(to: out, progress: bar.map { b in { b.update($0) } },
                                 isCancelled: { interruptRequested.load(ordering: .relaxed) })
@@ -165,16 +177,16 @@ struct RenderJob {
             switch error {
             case .graph(let e):
                 Diagnostics.error("\(graph): \(e)")
-                throw ExitCode(ExitStatus.invalidInput)
+                throw CommandFailure(ExitStatus.invalidInput)
             case .interrupted:
                 if claimInterruptReport() { Diagnostics.error("\(out): \(error)") }
-                throw ExitCode(ExitStatus.runtime)
+                throw CommandFailure(ExitStatus.runtime)
             case .file:
                 Diagnostics.error("\(error)")   // it names the file (the output or a tap)
-                throw ExitCode(ExitStatus.runtime)
+                throw CommandFailure(ExitStatus.runtime)
             default:
                 Diagnostics.error("\(out): \(error)")
-                throw ExitCode(ExitStatus.runtime)
+                throw CommandFailure(ExitStatus.runtime)
             }
         }
         bar?.finish()
@@ -187,20 +199,19 @@ struct RenderJob {
                               + "\(out): \(nonFinite) sample\(nonFinite == 1 ? " was" : "s were") NaN or infinite"
                               + " (left out of the peak, RMS and loudness)")
         }
-        let elapsed = clock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let seconds = MonotonicClock.seconds() - started
         let length = Double(renderer.frameCount) / renderer.outputRate
         if !quiet {
             let peak = renderer.peak > 0 ? 20 * log10(Double(renderer.peak)) : -Double.infinity
             let rms = renderer.rms > 0 ? 20 * log10(renderer.rms) : -Double.infinity
             let speed = seconds > 0 ? length / seconds : 0
-            let f = { (x: Double) in String(format: "%.2f", x) }
+            let f = { (x: Double) in PrintfFormat.string("%.2f", x) }
             print("wrote \(out): \(f(length)) s (\(renderer.frameCount) frames, \(renderer.fileFormat.channelCount) ch, "
                   + "\(ParameterInfo.format(renderer.outputRate)) Hz, \(renderer.fileFormat.sampleType)), "
                   + "peak \(f(peak)) dBFS, RMS \(f(rms)) dBFS, "
                   + (nonFinite > 0 ? "\(nonFinite) non-finite samples, " : "") + "rendered in \(f(seconds)) s (\(f(speed))x real time)")
             if let loudness = renderer.loudness { print(loudness.summary) }
         }
-        if strict && nonFinite > 0 { throw ExitCode(ExitStatus.runtime) }
+        if strict && nonFinite > 0 { throw CommandFailure(ExitStatus.runtime) }
     }
 }

@@ -1,6 +1,10 @@
 // Loading a Standard MIDI File as a graph: the default sampler graph that `audiograph render song.mid` renders.
 import AudioGraphNodes
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension GraphLoader {
     /// The default sampler graph for a MIDI file: one `sampler` node (General MIDI from
@@ -11,16 +15,30 @@ extension GraphLoader {
     ///   SoundFont that cannot be read names the file).
     public static func loadMIDIFile(_ path: String, soundFont: String? = nil,
                                     sampleRate: Double = 48000) throws(GraphDescriptionErrors) -> ValidatedGraph {
-        var properties: [String: Any] = ["midiFile": (path as NSString).standardizingPath]
-        if let soundFont { properties["soundfont"] = (soundFont as NSString).standardizingPath }
-        let graph: [String: Any] = [
-            "version": 1, "sampleRate": sampleRate,
-            "nodes": [["id": "sampler", "type": "sampler", "properties": properties], ["id": "out", "type": "genericOutput"]],
-            "connections": [["from": "sampler", "to": "out"]],
-        ]
-        let data = (try? JSONSerialization.data(withJSONObject: graph, options: [.sortedKeys])) ?? Data()
-        return try parse(text: String(decoding: data, as: UTF8.self), fileName: path,
-                         baseDirectory: FileManager.default.currentDirectoryPath)
+        var properties = "\"midiFile\": " + jsonString(FileSystemPath.standardized(path))
+        if let soundFont { properties += ", \"soundfont\": " + jsonString(FileSystemPath.standardized(soundFont)) }
+        let rate = sampleRate.isFinite ? "\(sampleRate)" : "null"
+        let text = """
+            {"version": 1, "sampleRate": \(rate),
+             "nodes": [{"id": "sampler", "type": "sampler", "properties": {\(properties)}}, {"id": "out", "type": "genericOutput"}],
+             "connections": [{"from": "sampler", "to": "out"}]}
+            """
+        var cwd = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        return try parse(text: text, fileName: path, baseDirectory: getcwd(&cwd, cwd.count).map { String(cString: $0) } ?? ".")
+    }
+
+    /// `text` as a JSON string literal: quotes, backslashes and control characters escaped.
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 
     /// Whether `path` names a Standard MIDI File (by extension, else by the `MThd` header of a

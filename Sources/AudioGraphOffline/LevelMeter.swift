@@ -1,5 +1,10 @@
 // RMS and peak levels of a block of samples, in dBFS, with a text bar (for `audiograph meter`).
-import Foundation
+import AudioGraphCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The level of one block of audio: RMS and peak over all channels, in dBFS (0 dBFS = full scale
 /// 1.0; a sine of amplitude 1 has an RMS of -3.01 dBFS).
@@ -51,7 +56,7 @@ package struct LevelMeter: Sendable, Equatable {
         var bar = Array(repeating: Character("-"), count: width)
         for i in 0..<filled { bar[i] = "#" }
         if peakAt > 0 { bar[peakAt - 1] = "|" }
-        func text(_ db: Double) -> String { db.isFinite ? String(format: "%6.2f", db) : "  -inf" }
+        func text(_ db: Double) -> String { db.isFinite ? PrintfFormat.string("%6.2f", db) : "  -inf" }
         let bad = nonFiniteSampleCount > 0 ? "  \(nonFiniteSampleCount) non-finite" : ""
         return "RMS \(text(rmsDecibels)) dBFS  peak \(text(peakDecibels)) dBFS  [\(String(bar))]" + bad
     }

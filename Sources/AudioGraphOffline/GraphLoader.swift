@@ -1,6 +1,7 @@
 // Loading graph files: parse and validate (with the file information libsndfile gives), then build the engine graph.
 import AudioGraphNodes
 import AudioGraphPlugins
+import AudioGraphPulse
 
 /// The graph-file pipeline: loads and validates graph description files (`Graphs/*.json`), and
 /// builds the validated graph into an initialized engine graph.

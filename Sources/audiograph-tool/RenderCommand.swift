@@ -1,7 +1,7 @@
 // `audiograph render GRAPH`: offline, as fast as possible, through the graph's generic output.
 import ArgumentParser
+import AudioGraphCommandLine
 import AudioGraphKit
-import Foundation
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,7 +45,9 @@ struct RenderCommand: ParsableCommand {
                   sampleType: sampleType?.value, slice: slice, threads: threads, quiet: quiet, strict: strict)
     }
 
-    func validate() throws { try job.validate() }
+    func validate() throws {
+        do { try job.validate() } catch { throw ValidationError(error.description) }
+    }
 
     func run() throws { try job.run() }
 }

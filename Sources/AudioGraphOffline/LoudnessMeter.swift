@@ -1,7 +1,11 @@
 // EBU R128 loudness (integrated, range, true peak; momentary and short-term live) through libebur128.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import AudioGraphCore
 import CEBUR128
-import Foundation
 
 /// Why a ``LoudnessMeter`` cannot measure a stream.
 public enum LoudnessMeterError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -148,7 +152,7 @@ public final class LoudnessMeter {
 
     /// One decimal, `-inf` for -infinity (silence).
     static func text(_ x: Double, width: Int = 0) -> String {
-        let s = x.isFinite ? String(format: "%.1f", x) : (x.isNaN ? "nan" : (x < 0 ? "-inf" : "inf"))
+        let s = x.isFinite ? PrintfFormat.string("%.1f", x) : (x.isNaN ? "nan" : (x < 0 ? "-inf" : "inf"))
         return String(repeating: " ", count: max(0, width - s.count)) + s
     }
 

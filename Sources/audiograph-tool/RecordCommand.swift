@@ -1,6 +1,7 @@
 // `audiograph record [--device SOURCE] [--channel-map LIST] [--duration S] -o FILE`: a PulseAudio source to a sound file.
 import AudioGraphRealtime
 import ArgumentParser
+import AudioGraphCommandLine
 import AudioGraphKit
 import Foundation
 

@@ -1,15 +1,20 @@
 // Ctrl-C, SIGTERM and SIGHUP handling: the signal sets a flag that the long-running commands poll.
-import AudioGraphKit
-import Foundation
+import AudioGraphNodes
+import AudioGraphRealtime
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// Set by SIGINT, SIGTERM or SIGHUP; `render`, `play` and `meter` poll it and stop cleanly
 /// (render removes its temporary files and exits with 3).
-let interruptRequested = Atomic<Bool>(false)
+package let interruptRequested = Atomic<Bool>(false)
 
 /// Set by whoever says "interrupted" first: the command, when it stops by itself, or the
 /// deadline thread of ``installInterruptHandlers(deadlineMessage:)``; the other stays quiet.
-let interruptReported = Atomic<Bool>(false)
+package let interruptReported = Atomic<Bool>(false)
 
 /// Posted by the handlers (`sem_post` is async-signal-safe) to wake the deadline thread.
 nonisolated(unsafe) private let interruptSemaphore: UnsafeMutablePointer<sem_t> = {
@@ -20,7 +25,7 @@ nonisolated(unsafe) private let interruptSemaphore: UnsafeMutablePointer<sem_t> 
 
 /// How long a command that writes aside may take to stop by itself after a signal: a render
 /// checks between slices, and a slice of a heavy graph can take seconds.
-let interruptDeadline: useconds_t = 150_000
+package let interruptDeadline: useconds_t = 150_000
 
 /// Installs the handlers (an atomic store and `sem_post` are async-signal-safe). A second signal
 /// of the same kind while the first is being handled is absorbed: cleanup is never cut short.
@@ -30,25 +35,26 @@ let interruptDeadline: useconds_t = 150_000
 /// it is in the middle of a long slice, or drawing — the thread removes every temporary file
 /// (``PartialFiles/removeRegistered()``), prints the message and exits with status 3. So a
 /// signal stops any render within 0.2 s and leaves nothing behind.
-func installInterruptHandlers(deadlineMessage: String? = nil) {
+package func installInterruptHandlers(deadlineMessage: String? = nil) {
     _ = interruptSemaphore
     signal(SIGINT) { _ in interrupt() }
     signal(SIGTERM) { _ in interrupt() }
     signal(SIGHUP) { _ in interrupt() }
     guard let deadlineMessage else { return }
-    Thread.detachNewThread {
+    let watcher = try? PosixThread(name: "ag-interrupt") {
         while sem_wait(interruptSemaphore) != 0 {}
         usleep(interruptDeadline)
         guard !interruptReported.exchange(true, ordering: .acquiringAndReleasing) else { return }
         PartialFiles.removeRegistered()
-        FileHandle.standardError.write(Data((deadlineMessage + "\n").utf8))
+        Diagnostics.writeToStandardError(deadlineMessage + "\n")
         _exit(ExitStatus.runtime)
     }
+    watcher?.detach()
 }
 
 /// The command's own report of an interruption: true when it is the one to print it; false when
 /// the deadline thread is already exiting (the caller then waits for that exit).
-func claimInterruptReport() -> Bool {
+package func claimInterruptReport() -> Bool {
     if !interruptReported.exchange(true, ordering: .acquiringAndReleasing) { return true }
     while true { pause() }
 }

@@ -1,5 +1,6 @@
 // `audiograph meter [--device SRC | FILE]`: RMS and peak in dBFS ten times a second, with a bar, and EBU R128 loudness.
 import ArgumentParser
+import AudioGraphCommandLine
 import AudioGraphKit
 import Foundation
 

@@ -1,5 +1,6 @@
 // `audiograph inspect GRAPH [--dot]`: nodes, buses and formats after propagation.
 import ArgumentParser
+import AudioGraphCommandLine
 import AudioGraphKit
 
 struct InspectCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 // `audiograph plot FILE|GRAPH -o OUT.png|OUT.svg`: a picture of a sound file, or of a graph rendered offline first.
 import ArgumentParser
+import AudioGraphCommandLine
 import AudioGraphKit
 import Foundation
 

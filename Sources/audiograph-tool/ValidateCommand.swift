@@ -1,5 +1,6 @@
 // `audiograph validate GRAPH...`: checks files completely without rendering.
 import ArgumentParser
+import AudioGraphCommandLine
 import AudioGraphKit
 
 struct ValidateCommand: ParsableCommand {

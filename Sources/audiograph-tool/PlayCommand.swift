@@ -1,5 +1,6 @@
 // `audiograph play GRAPH`: real time to PulseAudio, with timed updates and commands from stdin.
 import ArgumentParser
+import AudioGraphCommandLine
 import AudioGraphKit
 import Foundation
 import Synchronization

@@ -1,4 +1,5 @@
 // The text commands `audiograph play` reads on stdin, parsed into the library's typed LiveCommand.
+import AudioGraphCommandLine
 import AudioGraphKit
 
 /// Parses one stdin line of `audiograph play`: `set NODE ADDRESS VALUE [RAMP]`,

@@ -1,5 +1,6 @@
 // `audiograph devices`: PulseAudio sinks and sources with their formats.
 import ArgumentParser
+import AudioGraphCommandLine
 import AudioGraphKit
 import Foundation
 

@@ -1,5 +1,6 @@
 // `audiograph plugins`: the installed LV2 plugins with their ports (what an lv2 node may name).
 import ArgumentParser
+import AudioGraphCommandLine
 import AudioGraphKit
 
 struct PluginsCommand: ParsableCommand {

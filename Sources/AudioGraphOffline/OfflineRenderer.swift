@@ -1,7 +1,11 @@
 // Offline rendering: pulls a graph as fast as possible into a sound file, with updates and taps.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import AudioGraphRealtime
 import AudioGraphNodes
-import Foundation
 
 /// Errors of an offline render (besides the graph's own).
 public enum RenderError: Error, Sendable, CustomStringConvertible {
@@ -472,7 +476,7 @@ public final class OfflineRenderer {
     }
 
     /// `dir/.name.partial-PID.ext` (see ``AudioFileWriter/temporaryPath(for:)``).
-    static func temporaryPath(for path: String) -> String { AudioFileWriter.temporaryPath(for: path) }
+    package static func temporaryPath(for path: String) -> String { AudioFileWriter.temporaryPath(for: path) }
 }
 
 extension Array {

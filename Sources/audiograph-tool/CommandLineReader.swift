@@ -1,5 +1,6 @@
 // Reading play's commands from standard input in bounded lines into a bounded queue.
 import AudioGraphRealtime
+import AudioGraphCommandLine
 import AudioGraphKit
 import Foundation
 import Synchronization
