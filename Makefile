@@ -103,6 +103,9 @@ deps-bench: deps-python
 
 # --------------------------------------------------------------------------------------- build
 
+# The command line is two executables (Docs/Architecture.md "Modules"): `audiograph` renders a plain
+# `render` line without Foundation or swift-argument-parser, and execs `audiograph-tool`, built
+# beside it, for every other command line; `make build` builds both.
 # The release CLI links the Swift runtime and Foundation statically: 14 fewer shared libraries
 # to load and relocate at every start (≈ 3 ms task-clock and 7-20 ms wall less per process,
 # Docs/Performance.md), which offline renders of short files and the benchmark pay per run.
@@ -119,8 +122,8 @@ deps-bench: deps-python
 # scripts/bench-kernels.sh builds with the same flags (make print-release-flags), so the two do
 # not rebuild each other.
 # The CLI stays a position-independent executable (Debian's hardening default): linking it
-# -no-pie would save about 190 page faults and 0.6 M instructions of a 0.1 s render's start-up
-# (Docs/Performance.md "Start-up: the render command line") at the price of address-space
+# -no-pie would save about 65 more page faults and 0.2 ms of a 0.1 s render's start-up
+# (Docs/Performance.md "Start-up: a render without Foundation") at the price of address-space
 # randomisation for the executable's code; we keep the randomisation.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -L$(CURDIR)/scripts/link/static-libstdc++ \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
@@ -130,6 +133,7 @@ print-release-flags:
 
 build:
 	$(SWIFT) build $(RELEASE_FLAGS) --product audiograph
+	$(SWIFT) build $(RELEASE_FLAGS) --product audiograph-tool
 
 run: deps build
 	@test -f $(DEMO_GRAPH) || { echo "run: $(DEMO_GRAPH) does not exist" >&2; exit 1; }

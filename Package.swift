@@ -117,8 +117,8 @@ let package = Package(
         // The embedding API: the engine (AVAudioEngine's), live playback, plots, files; re-exports AudioGraphOffline.
         .target(name: "AudioGraphKit",
                 dependencies: ["AudioGraphCore", "AudioGraphRealtime", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphPlugins",
-                               "AudioGraphDescription", "AudioGraphOffline", "CSndFile", "CEBUR128", "CCairo", "CFFTW", "CSoxr", "CSampleRate", "CAVCodec", "CAVCodecLazy",
-                               "CCairoLazy", "CVoiceProcessing", "CSoxrLazy", "CSampleRateLazy", "CEBUR128Lazy"]),
+                               "AudioGraphDescription", "AudioGraphOffline", "CSndFile", "CCairo", "CFFTW", "CSoxr", "CSampleRate", "CAVCodec", "CAVCodecLazy",
+                               "CCairoLazy", "CVoiceProcessing", "CSoxrLazy", "CSampleRateLazy"]),
         // Deterministic offline driver, signal measurements and assertions for tests.
         .target(name: "AudioGraphTesting",
                 dependencies: ["AudioGraphCore", "AudioGraphNodes", "AudioGraphRealtime", "CAllocationCounter"]),
@@ -176,7 +176,7 @@ let package = Package(
                     dependencies: ["AudioGraphKit", "AudioGraphCore", "AudioGraphNodes", "AudioGraphPulse", "AudioGraphRealtime",
                                    "AudioGraphTesting", "CCairo"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "audiographTests", dependencies: ["audiograph", "audiograph-tool", "AudioGraphCommandLine", "AudioGraphKit", "AudioGraphTesting", "CCairo"]),
+        .testTarget(name: "audiographTests", dependencies: ["audiograph-tool", "AudioGraphCommandLine", "AudioGraphKit", "AudioGraphTesting", "CCairo"]),
     ],
     swiftLanguageModes: [.v6]
 )

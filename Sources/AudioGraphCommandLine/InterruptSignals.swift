@@ -1,5 +1,5 @@
 // Ctrl-C, SIGTERM and SIGHUP handling: the signal sets a flag that the long-running commands poll.
-import AudioGraphNodes
+import AudioGraphOffline
 import AudioGraphRealtime
 #if canImport(Glibc)
 import Glibc

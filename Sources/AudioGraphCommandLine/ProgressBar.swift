@@ -1,5 +1,5 @@
 // A one-line progress bar on standard error (terminals only).
-import AudioGraphCore
+import AudioGraphOffline
 
 /// Draws `[#####.....]  42%` on standard error, redrawn in place.
 package final class ProgressBar {
