@@ -241,11 +241,7 @@ public final class LiveTap: @unchecked Sendable {
 
     /// The current host time in nanoseconds (CLOCK_MONOTONIC). Real-time safe (vDSO).
     @inline(__always)
-    static func hostTimeNow() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
+    static func hostTimeNow() -> UInt64 { UInt64(MonotonicClock.nanoseconds()) }
 
     // MARK: Consumer side
 

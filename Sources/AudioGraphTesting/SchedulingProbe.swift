@@ -166,11 +166,7 @@ public final class SchedulingProbe: @unchecked Sendable {
         stallRequest.store(Int(seconds * 1e9), ordering: .releasing)
     }
 
-    private static func now() -> Int {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return t.tv_sec * 1_000_000_000 + t.tv_nsec
-    }
+    private static func now() -> Int { Int(MonotonicClock.nanoseconds()) }
 
     private func run(origin: Int) {
         if let cpu { CPUAffinity.pinCallingThread(to: cpu) }

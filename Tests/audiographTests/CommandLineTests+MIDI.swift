@@ -32,6 +32,20 @@ extension CommandLineTests {
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("song.wav").path))
     }
 
+    /// A MIDI file whose name holds a quote, a backslash, a tab and a space (the default sampler
+    /// graph is JSON text written around the name, RenderJob's hand-written escaping) renders
+    /// like any other, through the `audiograph` executable without Foundation.
+    func testAMIDIFileWithQuotesAndBackslashesInItsNameRenders() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let name = "we\"ird\\ na\tme.mid"
+        try ReferenceScript.run("scripts/bench/make-gm-song.py", arguments: [dir.appendingPathComponent(name).path, "2"])
+        let r = try run(["render", name, "--soundfont", Self.timGM, "-o", "odd.wav", "--duration", "0.5", "--quiet"], in: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let wav = try WAVFile(contentsOf: dir.appendingPathComponent("odd.wav"))
+        XCTAssertEqual(wav.frameCount, 24_000)
+        XCTAssertGreaterThan(SignalMeasurement.peak(wav.samples[0]), 0.01)
+    }
+
     /// A damaged MIDI file, a missing one, a file that is not a SoundFont, and --soundfont with a
     /// graph: exit 1, one line naming the file (and the byte), nothing written.
     func testBadMIDIRendersAreOneLineErrors() throws {

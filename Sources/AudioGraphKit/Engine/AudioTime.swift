@@ -1,4 +1,5 @@
 // AVAudioTime without the prefix: a moment as a host time, a sample time at a rate, or both.
+import AudioGraphRealtime
 import Foundation
 
 /// A moment in time, as `AVAudioTime`: a host time, a sample time at a sample rate, or both.
@@ -112,11 +113,7 @@ public final class AudioTime: Sendable, CustomStringConvertible {
     }
 
     /// The host time now: CLOCK_MONOTONIC in nanoseconds. Real-time safe (a vDSO call).
-    public static var currentHostTime: UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
+    public static var currentHostTime: UInt64 { UInt64(MonotonicClock.nanoseconds()) }
 
     /// `<AudioTime: sample 512 @ 48000 Hz, host 123456789 ns>` (invalid parts left out).
     public var description: String {

@@ -74,9 +74,5 @@ final class ScheduledPlayerShared: @unchecked Sendable {
 
     /// CLOCK_MONOTONIC in nanoseconds (vDSO: real-time safe).
     @inline(__always)
-    static func hostTimeNow() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
+    static func hostTimeNow() -> UInt64 { UInt64(MonotonicClock.nanoseconds()) }
 }
