@@ -1,7 +1,7 @@
 // What the loader needs to know about a sound file a player reads.
 
 /// A sound file's rate, channel count and length, as reported by the `fileInfo` closure the
-/// loader is given (AudioGraphKit provides one backed by libsndfile).
+/// loader is given (AudioGraphOffline's GraphLoader provides one: AudioFileReader's).
 ///
 /// Thread safety: a value type; safe to share between threads.
 public struct AudioFileInfo: Sendable, Hashable {

@@ -4,7 +4,7 @@ import AudioGraphCore
 
 /// The loader's last stage: turns a graph description's nodes into engine nodes (``makeNode(_:sampleRate:outputs:)``,
 /// through the registered descriptors), the description into an open ``AudioGraph`` and its
-/// updates into pending-change lists. AudioGraphKit's `GraphLoader.build` initializes what this
+/// updates into pending-change lists. AudioGraphOffline's `GraphLoader.build` initializes what this
 /// assembles; ``GraphChecker`` resolves it for the engine's rules.
 ///
 /// Thread safety: control threads only (creating a player opens its file).
@@ -69,7 +69,7 @@ package enum GraphAssembly {
         }
     }
 
-    /// An open graph with every node of `description` created and connected (what AudioGraphKit's `GraphLoader.build`
+    /// An open graph with every node of `description` created and connected (what AudioGraphOffline's `GraphLoader.build`
     /// initializes, and what the graph-file validator resolves: one assembly for both).
     /// - Throws: the engine's error with the JSON location of the node or connection it came from.
     package static func assemble(_ d: GraphDescription, maximumFramesPerSlice: Int? = nil, outputs: OutputPlacement,

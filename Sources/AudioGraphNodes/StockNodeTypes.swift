@@ -3,7 +3,7 @@ import AudioGraphCore
 
 /// The stock node types of this module as ``NodeTypeDescriptor``s (each written beside its class;
 /// AudioGraphPulse's `PulseNodeTypes` and AudioGraphPlugins' `PluginNodeTypes` list theirs).
-/// ``register()`` makes graph files accept them; AudioGraphKit's loader calls it.
+/// ``register()`` makes graph files accept them; AudioGraphOffline's loader calls it.
 ///
 /// Thread safety: any control thread.
 package enum StockNodeTypes {

@@ -2,7 +2,7 @@
 import AudioGraphNodes
 import AudioGraphPlugins
 
-/// The options of a graph file's `lv2` node once AudioGraphKit has registered its node types: the
+/// The options of a graph file's `lv2` node once AudioGraphOffline's loader has registered the node types: the
 /// plugin (``LV2Properties``) and, for an instrument (a plugin with a MIDI atom input), what it
 /// plays from the graph's start — `midiFile` (`midiTracks`, `midiChannels`) and `notes`, read and
 /// scheduled exactly as a `sampler` node's (``SamplerProperties``' MIDI part). It lives here
