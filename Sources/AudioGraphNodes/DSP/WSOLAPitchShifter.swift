@@ -56,18 +56,16 @@ final class WSOLAPitchShifter: @unchecked Sendable {
     private let pending: UnsafeMutablePointer<Float>
     /// Interleaved output of one block.
     private let block: UnsafeMutablePointer<Float>
-    /// Shifted output waiting to be read (per channel).
-    private let fifo: ChannelBufferStorage
-    private let fifoCapacity: Int
+    /// Shifted output waiting to be read: room for one read and one block.
+    private let fifo: PlanarFIFO
     /// The node's last ``historyFrames`` output frames (per channel, oldest first) while not shifting.
     private let history: ChannelBufferStorage
 
     // MARK: Render thread only
     private var pendingStart = 0
     private var pendingCount = 0
-    /// Frames waiting in the FIFO, and where they start.
-    private(set) var level = 0
-    private var readIndex = 0
+    /// Frames waiting in the FIFO.
+    var level: Int { fifo.level }
     /// Whether the output is resampled (from ``start(cents:)`` to the next ``prime()``).
     private(set) var isShifting = false
     /// libsamplerate's ratio (output / input = 1 / pitch ratio) last set.
@@ -92,8 +90,7 @@ final class WSOLAPitchShifter: @unchecked Sendable {
         pending.initialize(repeating: 0, count: feed)
         block = .allocate(capacity: Self.blockSize * self.channelCount)
         block.initialize(repeating: 0, count: Self.blockSize * self.channelCount)
-        fifoCapacity = max(1, maximumOutputPerRead) + Self.blockSize
-        fifo = ChannelBufferStorage(channelCount: self.channelCount, capacity: fifoCapacity)
+        fifo = PlanarFIFO(channelCount: self.channelCount, capacity: max(1, maximumOutputPerRead) + Self.blockSize)
         history = ChannelBufferStorage(channelCount: self.channelCount, capacity: Self.historyFrames)
     }
 
@@ -113,8 +110,7 @@ final class WSOLAPitchShifter: @unchecked Sendable {
     /// history is silence (the node starts over at its beginning). Real-time safe.
     func prime(silentHistory: Bool) {
         isShifting = false
-        level = 0
-        readIndex = 0
+        fifo.removeAll()
         pendingStart = 0
         pendingCount = 0
         discard = 0
@@ -148,8 +144,7 @@ final class WSOLAPitchShifter: @unchecked Sendable {
     /// Real-time safe.
     func start(cents: Double) {
         isShifting = true
-        level = 0
-        readIndex = 0
+        fifo.removeAll()
         src_reset(state)
         ratio = 1 / Self.pitchRatio(cents: cents)
         src_set_ratio(state, ratio)
@@ -202,30 +197,19 @@ final class WSOLAPitchShifter: @unchecked Sendable {
             if got == 0 && data.input_frames_used == 0 { stalls += 1; if stalls > 2 { break } } else { stalls = 0 }
         }
         if produced < b { (block + produced * channelCount).update(repeating: 0, count: (b - produced) * channelCount) }
-        if readIndex + level + b > fifoCapacity {
-            for c in 0..<channelCount {
-                let f = fifo.list.channel(c)
-                UnsafeMutableRawPointer(f).copyMemory(from: f + readIndex, byteCount: level * MemoryLayout<Float>.stride)
-            }
-            readIndex = 0
-        }
-        let w = readIndex + level
+        let w = fifo.reserve(b)
         for c in 0..<channelCount {
-            let y = fifo.list.channel(c) + w
+            let y = fifo.channel(c) + w
             let x = block + c
             for i in 0..<b { y[i] = x[i &* channelCount] }
         }
-        level += b
+        fifo.didAppend(b)
     }
 
     /// Moves `frameCount` frames (at most ``level``) from the FIFO to `output`'s channels from
     /// frame `offset` on. Real-time safe.
     @inline(__always)
     func read(into output: ChannelBufferList, at offset: Int, frameCount n: Int) {
-        for c in 0..<min(channelCount, output.channelCount) {
-            (output.channel(c) + offset).update(from: fifo.list.channel(c) + readIndex, count: n)
-        }
-        level -= n
-        readIndex = level == 0 ? 0 : readIndex + n
+        fifo.read(into: output, at: offset, frameCount: n)
     }
 }

@@ -47,11 +47,10 @@ final class WSOLAStretcher: @unchecked Sendable {
     let search: Int
     /// Frames the input buffer holds per channel.
     private let inputCapacity: Int
-    /// Frames the output FIFO holds per channel.
-    private let fifoCapacity: Int
     private let input: ChannelBufferStorage
     private let tail: ChannelBufferStorage
-    private let fifo: ChannelBufferStorage
+    /// The output waiting to be read: room for one read and one segment's hop.
+    private let fifo: PlanarFIFO
     /// Cross-fade gains: `fadeIn[i]` for the new segment, `1 - fadeIn[i]` for the previous one's end.
     private let fadeIn: UnsafeMutablePointer<Float>
 
@@ -65,9 +64,8 @@ final class WSOLAStretcher: @unchecked Sendable {
     private var rate = 1.0
     /// Segments made since the last prime.
     private(set) var segmentsMade: Int64 = 0
-    /// Frames waiting in the FIFO, and where they start.
-    private(set) var level = 0
-    private var readIndex = 0
+    /// Frames waiting in the FIFO.
+    var level: Int { fifo.level }
 
     /// A stretcher for `channelCount` channels at `sampleRate` (control thread: allocates).
     /// `maximumOutputPerRead` is the most frames one ``read(into:at:frameCount:)`` asks for;
@@ -82,10 +80,9 @@ final class WSOLAStretcher: @unchecked Sendable {
         // Before a feed the buffer holds less than one window (segment + 2 * search frames) at
         // or after its start: one window, one feed and one window's worth of not yet dropped frames.
         inputCapacity = 2 * (segment + 2 * search + 1) + maximumFeed
-        fifoCapacity = maximumOutputPerRead + hop
         input = ChannelBufferStorage(channelCount: self.channelCount, capacity: inputCapacity)
         tail = ChannelBufferStorage(channelCount: self.channelCount, capacity: overlap)
-        fifo = ChannelBufferStorage(channelCount: self.channelCount, capacity: fifoCapacity)
+        fifo = PlanarFIFO(channelCount: self.channelCount, capacity: maximumOutputPerRead + hop)
         fadeIn = .allocate(capacity: overlap)
         for i in 0..<overlap {
             let x = Double.pi * (Double(i) + 0.5) / Double(overlap)
@@ -106,8 +103,7 @@ final class WSOLAStretcher: @unchecked Sendable {
         position = 0
         rate = 1
         segmentsMade = 0
-        level = 0
-        readIndex = 0
+        fifo.removeAll()
     }
 
     /// Sets the next segment's rate (input frames per output frame), before its input is fed.
@@ -166,27 +162,20 @@ final class WSOLAStretcher: @unchecked Sendable {
     /// Makes the next segment (``hasInputForNextSegment`` must be true) at the rate set last and
     /// appends its ``hop`` frames to the FIFO. Real-time safe.
     func makeSegment() {
-        if readIndex + level + hop > fifoCapacity {
-            for c in 0..<channelCount {
-                let f = fifo.list.channel(c)
-                UnsafeMutableRawPointer(f).copyMemory(from: f + readIndex, byteCount: level * MemoryLayout<Float>.stride)
-            }
-            readIndex = 0
-        }
-        let w = readIndex + level
+        let w = fifo.reserve(hop)
         let start: Int
         if segmentsMade == 0 {
             start = Int(0 - base)
             for c in 0..<channelCount {
                 let x = input.list.channel(c) + start
-                (fifo.list.channel(c) + w).update(from: x, count: hop)
+                (fifo.channel(c) + w).update(from: x, count: hop)
             }
         } else {
             start = bestStart()
             for c in 0..<channelCount {
                 let x = input.list.channel(c) + start
                 let t = tail.list.channel(c)
-                let y = fifo.list.channel(c) + w
+                let y = fifo.channel(c) + w
                 for i in 0..<overlap { y[i] = t[i] + fadeIn[i] * (x[i] - t[i]) }
                 (y + overlap).update(from: x + overlap, count: hop - overlap)
             }
@@ -194,7 +183,7 @@ final class WSOLAStretcher: @unchecked Sendable {
         for c in 0..<channelCount {
             tail.list.channel(c).update(from: input.list.channel(c) + start + hop, count: overlap)
         }
-        level += hop
+        fifo.didAppend(hop)
         segmentsMade += 1
         position += Double(hop) * rate
     }
@@ -252,22 +241,13 @@ final class WSOLAStretcher: @unchecked Sendable {
     /// (``channelCount`` floats per frame). Real-time safe.
     @inline(__always)
     func read(interleavedInto destination: UnsafeMutablePointer<Float>, frameCount n: Int) {
-        for c in 0..<channelCount {
-            let x = fifo.list.channel(c) + readIndex
-            for i in 0..<n { destination[i &* channelCount &+ c] = x[i] }
-        }
-        level -= n
-        readIndex = level == 0 ? 0 : readIndex + n
+        fifo.read(interleavedInto: destination, frameCount: n)
     }
 
     /// Moves `frameCount` frames (at most ``level``) from the FIFO to `output`'s channels from
     /// frame `offset` on (channels beyond ``channelCount`` are left alone). Real-time safe.
     @inline(__always)
     func read(into output: ChannelBufferList, at offset: Int = 0, frameCount n: Int) {
-        for c in 0..<min(channelCount, output.channelCount) {
-            (output.channel(c) + offset).update(from: fifo.list.channel(c) + readIndex, count: n)
-        }
-        level -= n
-        readIndex = level == 0 ? 0 : readIndex + n
+        fifo.read(into: output, at: offset, frameCount: n)
     }
 }
