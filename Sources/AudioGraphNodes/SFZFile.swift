@@ -32,8 +32,10 @@ enum SFZFile {
         guard let bytes = try? FileSystemPath.contentsOfRegularFile(path) else {
             throw .init("cannot read SFZ file \(path)")
         }
-        // UTF-8, or else Latin-1 (every byte a character), as older SFZ files are written.
-        let text = String(validating: bytes, as: UTF8.self)
+        // UTF-8 (a byte-order mark before it dropped, as Foundation's decoding drops it), or else
+        // Latin-1 (every byte a character), as older SFZ files are written.
+        let utf8 = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+        let text = String(validating: utf8, as: UTF8.self)
             ?? String(String.UnicodeScalarView(bytes.lazy.map { Unicode.Scalar($0) }))
         let folder = FileSystemPath.deletingLastComponent(path)
         var levels: [String: [String: (String, Int)]] = [:]       // header → opcode → (value, line)

@@ -70,6 +70,23 @@ final class SFZFileTests: XCTestCase {
         XCTAssertEqual(SignalMeasurement.peak(try render(path, [(0, .noteOn(channel: 0, key: 72, velocity: 100))], frames: 4800)), 0)
     }
 
+    /// A file saved with a UTF-8 byte-order mark reads as without it (as Foundation's UTF-8
+    /// decoding, which the reader used before, dropped it); a file that is not UTF-8 reads as
+    /// Latin-1 (`é` in a sample name). Failed with the mark kept: the `<control>` header behind it
+    /// went unread, and with it `default_path`.
+    func testAByteOrderMarkIsDroppedAndLatin1IsRead() throws {
+        try tone("b.wav", 300, seconds: 0.2)
+        let path = directory.appendingPathComponent("bom.sfz")
+        try Data([0xEF, 0xBB, 0xBF] + Array("<control> default_path=samples/\n<region> sample=b.wav key=48\n".utf8)).write(to: path)
+        XCTAssertEqual(try SFZFile.zones(contentsOf: path.path).map(\.keys), [48...48])
+        try tone("caf\u{E9}.wav", 300, seconds: 0.2)
+        let latin1 = directory.appendingPathComponent("latin1.sfz")
+        try Data(Array("<control> default_path=samples/\n<region> sample=caf".utf8) + [0xE9] + Array(".wav key=50\n".utf8)).write(to: latin1)
+        let zones = try SFZFile.zones(contentsOf: latin1.path)
+        XCTAssertEqual(zones.map(\.keys), [50...50])
+        XCTAssertEqual(zones.map(\.path), [directory.appendingPathComponent("samples/caf\u{E9}.wav").path])
+    }
+
     /// `loop_continuous` with `loop_start`/`loop_end` (the end included) sustains a 0.2 s 480 Hz
     /// sample for 1.5 s (sine-fit residual below −60 dB over 0.3...1.4 s); `one_shot` plays a
     /// 0.5 s sample to its end through a note off at 0.05 s (the level at 0.3 s within 1 dB of
