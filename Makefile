@@ -106,11 +106,11 @@ deps-bench: deps-python
 # The command line is two executables (Docs/Architecture.md "Modules"): `audiograph` renders a plain
 # `render` line without Foundation or swift-argument-parser, and execs `audiograph-tool`, built
 # beside it, for every other command line; `make build` builds both.
-# The release CLI links the Swift runtime and Foundation statically: 14 fewer shared libraries
-# to load and relocate at every start (≈ 3 ms task-clock and 7-20 ms wall less per process,
-# Docs/Performance.md), which offline renders of short files and the benchmark pay per run.
-# Two more flags cut the start-up's instructions (Docs/Performance.md "Start-up: the render
-# command line"; a 0.1 s render, callgrind):
+# Both link the Swift runtime statically (`audiograph-tool` Foundation too; `audiograph` links
+# none): 14 fewer shared libraries to load and relocate at every start (≈ 3 ms task-clock and
+# 7-20 ms wall less per process, Docs/Performance.md), which offline renders of short files and
+# the benchmark pay per run. More flags cut the start-up (Docs/Performance.md "Start-up: the
+# render command line" and "Start-up: a render without Foundation"; a 0.1 s render):
 # - libstdc++ linked statically (scripts/link/static-libstdc++ holds a linker script found
 #   before libstdc++.so for the driver's -lstdc++): the dynamic loader no longer loads and
 #   relocates libstdc++.so.6 nor looks up ~800 C++ runtime symbols (typeinfo vtables,
@@ -119,14 +119,14 @@ deps-bench: deps-python
 #   generic type's metadata (Dictionary<String, NodeDescription>, Set<String>, ...) through its
 #   accessor instead of demangling its name at run time, which also searched every protocol
 #   conformance of the binary for its Hashable witness: 9.6 M -> 7.5 M instructions.
+# - libgcc linked statically too (-static-libgcc): no libgcc_s.so.1 to load and relocate, nor its
+#   constructor's CPUID probes (each a VM exit here): 0.1 ms of the 0.1 s render's ~2 ms.
 # scripts/bench-kernels.sh builds with the same flags (make print-release-flags), so the two do
 # not rebuild each other.
 # The CLI stays a position-independent executable (Debian's hardening default): linking it
 # -no-pie would save about 65 more page faults and 0.2 ms of a 0.1 s render's start-up
 # (Docs/Performance.md "Start-up: a render without Foundation") at the price of address-space
 # randomisation for the executable's code; we keep the randomisation.
-# - libgcc linked statically too (-static-libgcc): no libgcc_s.so.1 to load and relocate, nor its
-#   constructor's CPUID probes (each a VM exit here): 0.1 ms of the 0.1 s render's ~2 ms.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -L$(CURDIR)/scripts/link/static-libstdc++ \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
 	-Xswiftc -Xclang-linker -Xswiftc -static-libgcc

@@ -24,16 +24,16 @@ package enum ToolHandOff {
         return String(me[...slash]) + toolName
     }
 
-    /// Replaces this process by `audiograph-tool` with the same arguments (`arguments[0]` stays the
-    /// name the user typed). Returns only on failure, after one line on standard error: exit 3.
-    package static func exec(_ arguments: [String]) -> Never {
+    /// Replaces this process by `audiograph-tool` with this process's own arguments, byte for byte
+    /// (`CommandLine.unsafeArgv`: a file name that is not UTF-8 reaches the tool intact;
+    /// `arguments[0]` stays the name the user typed). Returns only on failure, after one line on
+    /// standard error: exit 3.
+    package static func exec() -> Never {
         guard let path = toolPath else {
             Diagnostics.error("audiograph: cannot find the folder of the running executable (/proc/self/exe)")
             exit(ExitStatus.runtime)
         }
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        argv.append(nil)
-        execv(path, argv)
+        execv(path, CommandLine.unsafeArgv)
         let reason = String(cString: strerror(errno))
         Diagnostics.error("audiograph: cannot run \(path): \(reason) (it is built beside audiograph: make build)")
         exit(ExitStatus.runtime)

@@ -92,9 +92,15 @@ package enum FileSystemPath {
         return "not a SOFA file (no HDF5 signature)"
     }
 
-    /// Why ``contentsOfRegularFile(_:)`` could not read a file, in the words an error line uses.
+    /// The largest file ``contentsOfRegularFile(_:maximumSize:)`` reads by default: 256 MiB, far
+    /// above any graph, SFZ or MIDI file, so a huge or sparse file is refused in one line instead
+    /// of being allocated whole.
+    package static let maximumReadSize = 256 << 20
+
+    /// Why ``contentsOfRegularFile(_:maximumSize:)`` could not read a file, in the words an error line uses.
     package struct ReadFailure: Error, Equatable {
-        /// "no such file", a reason of ``notRegularFileReason(_:)``, or "cannot read the file".
+        /// "no such file", a reason of ``notRegularFileReason(_:)``, "the file is too large (more
+        /// than N MiB)", or "cannot read the file".
         package let reason: String
     }
 
@@ -103,8 +109,10 @@ package enum FileSystemPath {
     /// `FileManager`. A path that does not exist (or cannot be looked up) is "no such file"; a
     /// FIFO, device, folder or socket is refused by ``notRegularFileReason(_:)`` before it is opened,
     /// and again by `fstat` after an `O_NONBLOCK` open (a file swapped in between cannot block);
-    /// a file that cannot be opened or read is "cannot read the file".
-    package static func contentsOfRegularFile(_ path: String) throws(ReadFailure) -> [UInt8] {
+    /// a file larger than `maximumSize` bytes (by its size, or by what is read of a file that
+    /// grows) is "the file is too large (more than N MiB)", never allocated whole; a file that
+    /// cannot be opened or read is "cannot read the file".
+    package static func contentsOfRegularFile(_ path: String, maximumSize: Int = maximumReadSize) throws(ReadFailure) -> [UInt8] {
         var info = stat()
         guard stat(path, &info) == 0 else { throw ReadFailure(reason: "no such file") }
         if let reason = notRegularFileReason(mode: info.st_mode) { throw ReadFailure(reason: reason) }
@@ -113,11 +121,17 @@ package enum FileSystemPath {
         defer { close(fd) }
         guard fstat(fd, &info) == 0 else { throw ReadFailure(reason: "cannot read the file") }
         if let reason = notRegularFileReason(mode: info.st_mode) { throw ReadFailure(reason: reason) }
-        // The size stat gave, then on to the end (a file that grows while read is read whole).
+        let tooLarge = ReadFailure(reason: "the file is too large (more than \(maximumSize / (1 << 20)) MiB)")
+        guard Int64(info.st_size) <= Int64(maximumSize) else { throw tooLarge }
+        // The size stat gave, then on to the end (a file that grows while read is read whole, up
+        // to the limit).
         var bytes = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
         var count = 0
         while true {
-            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096))) }
+            if count == bytes.count {
+                guard count <= maximumSize else { throw tooLarge }
+                bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096)))
+            }
             let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
             if got > 0 { count += got; continue }
             if got == 0 { break }
@@ -179,23 +193,26 @@ package enum FileSystemPath {
         return folder.hasSuffix("/") ? folder + relative : folder + "/" + relative
     }
 
-    /// `path` as `NSString.standardizingPath` writes it, by name (no symbolic link is followed and
-    /// `~` is not expanded): repeated and trailing slashes and the `.` components after the first
-    /// are dropped; in an absolute path each `..` also takes the component before it away
-    /// (`/a/./b/../c` → `/a/c`, `..` at the root is the root), while a relative path keeps its
-    /// `..` (`a/./b/../c` → `a/b/../c`).
+    /// `path` as `NSString.standardizingPath` gives it: a leading `~` or `~/` becomes `$HOME`;
+    /// repeated and trailing slashes and the `.` components after the first are dropped; a
+    /// relative path keeps its `..` (`a/./b/../c` → `a/b/../c`); in an absolute path each `..`
+    /// takes the component before it away after the links of the part that exists are followed
+    /// (``resolved(_:)``: realpath), as the kernel would open it — `/p/link/../x` is `x` beside
+    /// the link's target, not `/p/x` — and by name past what exists (`..` at the root is the root).
     package static func standardized(_ path: String) -> String {
+        var path = path
+        if path == "~" || path.hasPrefix("~/"), let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty {
+            path = home + path.dropFirst()
+        }
         let absolute = path.hasPrefix("/")
         var out: [String] = []
+        var climbs = false
         for part in path.split(separator: "/") {
             if part == "." && (absolute || !out.isEmpty) { continue }
-            if part == ".." && absolute {
-                _ = out.popLast()
-                continue
-            }
+            if part == ".." && absolute { climbs = true }
             out.append(String(part))
         }
-        if absolute { return absolutePath(out) }
+        if absolute { return climbs ? resolved(absolutePath(out)) : absolutePath(out) }
         var text = ""
         for (i, c) in out.enumerated() { text += i == 0 ? c : "/" + c }
         return text

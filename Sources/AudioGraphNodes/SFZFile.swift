@@ -29,8 +29,9 @@ enum SFZFile {
     /// - Throws: a one-line reason naming the file and line (unreadable, bad opcode value,
     ///   missing sample, a region without `sample`, no regions).
     static func zones(contentsOf path: String) throws(SamplerLoadError) -> [SamplerZone] {
-        guard let bytes = try? FileSystemPath.contentsOfRegularFile(path) else {
-            throw .init("cannot read SFZ file \(path)")
+        let bytes: [UInt8]
+        do { bytes = try FileSystemPath.contentsOfRegularFile(path) } catch {
+            throw .init("cannot read SFZ file \(path): \(error.reason)")
         }
         // UTF-8 (a byte-order mark before it dropped, as Foundation's decoding drops it), or else
         // Latin-1 (every byte a character), as older SFZ files are written.

@@ -14,8 +14,7 @@ import Darwin
 // process: the command reports it and removes its temporary files.
 signal(SIGXFSZ, SIG_IGN)
 
-let arguments = CommandLine.arguments
-if let job = RenderJob(plainArguments: Array(arguments.dropFirst())) {
+if let job = RenderJob(plainArguments: Array(CommandLine.arguments.dropFirst())) {
     do {
         try job.run()
         exit(0)
@@ -23,4 +22,4 @@ if let job = RenderJob(plainArguments: Array(arguments.dropFirst())) {
         exit(error.status)
     }
 }
-ToolHandOff.exec(arguments)
+ToolHandOff.exec()

@@ -192,4 +192,43 @@ final class FileSystemPathTests: XCTestCase, TeardownRegistering {
         }
         XCTAssertFalse(FileSystemPath.isReadable(dir.appendingPathComponent("missing").path))
     }
+
+    /// Where NSString follows the file system, so does `standardized`: `..` after a symbolic link
+    /// in an absolute path climbs from the link's target (an SFZ file in a linked folder naming
+    /// `../samples/a.wav`), and a leading `~` is `$HOME`; the results are NSString's. Failed when
+    /// `..` was applied by name (the sample looked for beside the link).
+    func testStandardizedFollowsLinksBeforeClimbingAndExpandsHome() throws {
+        let dir = try temporaryDirectory()
+        let fm = FileManager.default
+        try fm.createDirectory(at: dir.appendingPathComponent("lib/Piano/sfz"), withIntermediateDirectories: true)
+        try fm.createDirectory(at: dir.appendingPathComponent("lib/Piano/samples"), withIntermediateDirectories: true)
+        try fm.createDirectory(at: dir.appendingPathComponent("proj"), withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("proj/piano").path, withDestinationPath: dir.appendingPathComponent("lib/Piano/sfz").path)
+        let linked = dir.appendingPathComponent("proj/piano").path + "/../samples/a.wav"
+        XCTAssertEqual(FileSystemPath.standardized(linked), dir.appendingPathComponent("lib/Piano/samples/a.wav").path)
+        XCTAssertEqual(FileSystemPath.standardized(linked), (linked as NSString).standardizingPath)
+        for path in ["~", "~/x.sf2", "~/a/../b", "a/~/b"] {
+            XCTAssertEqual(FileSystemPath.standardized(path), (path as NSString).standardizingPath, path)
+        }
+        XCTAssertEqual(FileSystemPath.standardized("~/x.sf2"), String(cString: getenv("HOME")) + "/x.sf2")
+    }
+
+    /// A file above the limit is refused by its size before anything is allocated — a 1 TiB
+    /// sparse file in one line, not a crash (the graph loader's `[UInt8]` of st_size bytes
+    /// stopped the process before); the limit holds for a file read whole too.
+    func testAFileAboveTheLimitIsRefusedNotAllocated() throws {
+        let dir = try temporaryDirectory()
+        let huge = dir.appendingPathComponent("huge.json").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: huge, contents: nil))
+        XCTAssertEqual(truncate(huge, 1 << 40), 0)
+        XCTAssertThrowsError(try FileSystemPath.contentsOfRegularFile(huge)) { error in
+            XCTAssertEqual((error as? FileSystemPath.ReadFailure)?.reason, "the file is too large (more than 256 MiB)")
+        }
+        let small = dir.appendingPathComponent("small.txt").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: small, contents: Data(repeating: 65, count: 3 << 20)))
+        XCTAssertThrowsError(try FileSystemPath.contentsOfRegularFile(small, maximumSize: 2 << 20)) { error in
+            XCTAssertEqual((error as? FileSystemPath.ReadFailure)?.reason, "the file is too large (more than 2 MiB)")
+        }
+        XCTAssertEqual(try FileSystemPath.contentsOfRegularFile(small).count, 3 << 20)
+    }
 }

@@ -46,6 +46,22 @@ extension CommandLineTests {
         XCTAssertGreaterThan(SignalMeasurement.peak(wav.samples[0]), 0.01)
     }
 
+    /// A 1 TiB sparse MIDI file and graph file are one line each with status 1, not a crash
+    /// (both allocated their size whole before: "failed to allocate", status 134).
+    func testHugeSparseFilesAreOneLineErrors() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        for name in ["big.mid", "big.json"] {
+            let path = dir.appendingPathComponent(name).path
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil))
+            XCTAssertEqual(truncate(path, 1 << 40), 0)
+            let r = try run(["render", name, "-o", "x.wav", "--quiet"], in: dir)
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertEqual(r.stderrLines.count, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("too large"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.wav").path))
+        }
+    }
+
     /// A damaged MIDI file, a missing one, a file that is not a SoundFont, and --soundfont with a
     /// graph: exit 1, one line naming the file (and the byte), nothing written.
     func testBadMIDIRendersAreOneLineErrors() throws {
