@@ -59,6 +59,16 @@ package enum FileSystemPath {
         return path
     }
 
+    /// `components` joined with "/" (written out for the reason ``absolutePath(_:)`` gives).
+    private static func relativePath(_ components: [String]) -> String {
+        var path = ""
+        for (i, c) in components.enumerated() {
+            if i > 0 { path += "/" }
+            path += c
+        }
+        return path
+    }
+
     /// Why `path` cannot be read as a file: nil for a regular file (or a link to one), else "no
     /// such file", "it is a FIFO", "it is a directory", "it is a device", ... Never opens the
     /// file, so a FIFO cannot block the caller.
@@ -179,10 +189,7 @@ package enum FileSystemPath {
         guard !parts.isEmpty else { return path.hasPrefix("/") ? "/" : "" }
         parts.removeLast()
         let folder = parts.map(String.init)
-        if path.hasPrefix("/") { return absolutePath(folder) }
-        var out = ""
-        for (i, c) in folder.enumerated() { out += i == 0 ? c : "/" + c }
-        return out
+        return path.hasPrefix("/") ? absolutePath(folder) : relativePath(folder)
     }
 
     /// `relative` inside `folder` (`folder/relative`; `relative` alone when `folder` is empty,
@@ -213,9 +220,7 @@ package enum FileSystemPath {
             out.append(String(part))
         }
         if absolute { return climbs ? resolved(absolutePath(out)) : absolutePath(out) }
-        var text = ""
-        for (i, c) in out.enumerated() { text += i == 0 ? c : "/" + c }
-        return text
+        return relativePath(out)
     }
 
     /// Moves the finished file `finished` to `destination` (both in one folder), replacing a
