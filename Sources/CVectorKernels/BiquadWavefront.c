@@ -1,5 +1,6 @@
 // The biquad cascade's wavefront steps (Biquad.processSteadyCascade) with AVX2: two sections of a channel pair, or four sections of one channel, per instruction.
 #include "CVectorKernels.h"
+#include "CPUFeatures.h"
 #include <stdint.h>
 
 // The same operations as the Swift loops, lane by lane: no contraction into fused multiply-adds
@@ -9,10 +10,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-int ag_biquad_wavefront_avx2_available(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
-}
+int ag_biquad_wavefront_avx2_available(void) { return ag_cpu_has_avx2(); }
 
 #define AG_AVX2 __attribute__((target("avx2")))
 #define AG_UNROLL _Pragma("clang loop unroll(full)")

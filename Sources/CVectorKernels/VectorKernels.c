@@ -1,7 +1,8 @@
-// The convolver's inner loops: a clone for AVX2 and one for the baseline, picked by an ifunc when the program loads.
+// The convolver's inner loops: a version for AVX2 and one for the baseline, picked on each call from glibc's CPU features.
 #include "CVectorKernels.h"
+#include "CPUFeatures.h"
 
-// No contraction into fused multiply-adds: the AVX2 clone and the baseline clone (and any
+// No contraction into fused multiply-adds: the AVX2 version and the baseline version (and any
 // machine) then compute the same bits.
 #pragma clang fp contract(off)
 
@@ -24,24 +25,30 @@
         }                                                                                       \
     }
 
-// Function multi-versioning (an AVX2 clone chosen at load time) exists on x86-64 only; other
-// architectures (AArch64) build the portable version.
+// Each loop is written once (an always-inline body) and compiled twice: for AVX2 and for the
+// baseline. The public function picks one by glibc's CPU features (ag_cpu_has_avx2), not by
+// GCC/Clang `target_clones`, whose resolvers run libgcc's `__cpu_indicator_init` (a few dozen
+// `cpuid` instructions, each a trap to the hypervisor in a VM) in every process at load.
 #if defined(__x86_64__)
-#define AG_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#define AG_DISPATCHED(name, params, args)                                                       \
+    __attribute__((target("avx2"))) static void name##_avx2 params { name##_body args; }        \
+    static void name##_baseline params { name##_body args; }                                     \
+    void name params {                                                                          \
+        if (ag_cpu_has_avx2()) name##_avx2 args; else name##_baseline args;                      \
+    }
 #else
-#define AG_AVX2_CLONES
+#define AG_DISPATCHED(name, params, args) void name params { name##_body args; }
 #endif
+#define AG_BODY static inline __attribute__((always_inline)) void
 
-AG_AVX2_CLONES
-void ag_split_complex_sum_of_products(float *restrict accR, float *restrict accI, const float *const *x,
-                                      const float *const *h, int terms, int stride, int count) {
+AG_BODY ag_split_complex_sum_of_products_body(float *restrict accR, float *restrict accI, const float *const *x,
+                                              const float *const *h, int terms, int stride, int count) {
     int b = 0;
     AG_SUM_OF_PRODUCTS(32)
     AG_SUM_OF_PRODUCTS(8)
 }
 
-AG_AVX2_CLONES
-void ag_direct_fir64_accumulate(const float *restrict h, const float *x, float *y, int count) {
+AG_BODY ag_direct_fir64_accumulate_body(const float *restrict h, const float *x, float *y, int count) {
     int i = 0;
     for (; i + 8 <= count; i += 8) {
         float acc[8] = {0};
@@ -56,3 +63,11 @@ void ag_direct_fir64_accumulate(const float *restrict h, const float *x, float *
         y[i] += acc;
     }
 }
+
+AG_DISPATCHED(ag_split_complex_sum_of_products,
+              (float *restrict accR, float *restrict accI, const float *const *x, const float *const *h,
+               int terms, int stride, int count),
+              (accR, accI, x, h, terms, stride, count))
+
+AG_DISPATCHED(ag_direct_fir64_accumulate, (const float *restrict h, const float *x, float *y, int count),
+              (h, x, y, count))

@@ -1,4 +1,4 @@
-// The convolver's two inner loops in C, compiled for AVX2 and for the baseline and chosen when the program loads, and the biquad cascade's AVX2 wavefront.
+// The convolver's two inner loops in C, compiled for AVX2 and for the baseline and chosen on each call from glibc's CPU features, and the biquad cascade's AVX2 wavefront.
 #ifndef AG_VECTOR_KERNELS_H
 #define AG_VECTOR_KERNELS_H
 
