@@ -127,9 +127,14 @@ deps-bench: deps-python
 # -no-pie would save about 65 more page faults and 0.2 ms of a 0.1 s render's start-up
 # (Docs/Performance.md "Start-up: a render without Foundation") at the price of address-space
 # randomisation for the executable's code; we keep the randomisation.
+# - --disable-local-rpath: no RUNPATH $ORIGIN (there is no library of ours beside the executables),
+#   so the dynamic loader does not look for libc and libm in 12 folders beside it first.
+# - --no-export-dynamic: the executables export no symbols (nothing dlopened calls back into them
+#   by name). The Swift runtime's backtrace set-up runs dladdr once at load, which searched
+#   the ~6 700 exported symbols linearly.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -L$(CURDIR)/scripts/link/static-libstdc++ \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
-	-Xswiftc -Xclang-linker -Xswiftc -static-libgcc
+	-Xswiftc -Xclang-linker -Xswiftc -static-libgcc --disable-local-rpath -Xlinker --no-export-dynamic
 
 print-release-flags:
 	@echo $(RELEASE_FLAGS)
