@@ -43,12 +43,24 @@ package enum PartialFiles {
         guard let dir = opendir(folder) else { return 0 }
         defer { closedir(dir) }
         var removed = 0
+        let prefixBytes = Array(prefix.utf8)
         while let entry = readdir(dir) {
             // Up to the NUL only: the record may be shorter than d_name's 256 bytes (copying the
-            // whole field read past it, which FuzzGraphLoader's AddressSanitizer found).
-            let entryName = withUnsafePointer(to: &entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            // whole field read past it, which FuzzGraphLoader's AddressSanitizer found). Names
+            // that do not start with the prefix (or "." and the prefix) are passed over on their
+            // bytes, without making a String of each entry of a large folder.
+            let entryName: String? = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: UInt8.self, capacity: 256) { name -> String? in
+                    // A mismatch stops at the NUL at the latest (the prefix has none).
+                    func starts(at skip: Int) -> Bool {
+                        for (i, byte) in prefixBytes.enumerated() where name[skip + i] != byte { return false }
+                        return true
+                    }
+                    guard starts(at: 0) || (name[0] == UInt8(ascii: ".") && starts(at: 1)) else { return nil }
+                    return String(cString: name)
+                }
             }
+            guard let entryName else { continue }
             // `.NAME.partial-PID.ext`, or a render's temporary of that temporary
             // (`..NAME.partial-PID.partial-PID.ext`, what `plot GRAPH` writes first).
             let start = entryName.hasPrefix(prefix) ? prefix.count : (entryName.hasPrefix("." + prefix) ? prefix.count + 1 : nil)
