@@ -95,8 +95,9 @@ public final class OfflineRenderer {
     ///   - frames: the length in frames of the output file; nil: `duration` seconds, else the
     ///     description's default length.
     ///   - sampleType: the file's sample type (nil: the client format's, or the file type's default).
-    ///   - sliceSize: frames per render call (the CLI's `--slice`); nil: ``defaultSliceSize(for:)``
-    ///     (4096 frames unless the file says more or the graph is very large). The output is
+    ///   - sliceSize: frames per render call (the CLI's `--slice`); nil:
+    ///     ``defaultSliceSize(for:frames:)`` (4096 frames, 1024 for a render shorter than 1.4 s
+    ///     at 48 kHz, unless the file says more or the graph is very large). The output is
     ///     bit-identical for every slice size.
     ///   - measuresLoudness: measure the output's EBU R128 loudness (``loudness``); off by
     ///     default, as it costs render time (4× oversampling for the true peak).
@@ -113,7 +114,11 @@ public final class OfflineRenderer {
         self.measuresLoudness = measuresLoudness
         self.measuresLevels = measuresLevels
         do {
-            built = try GraphLoader.build(validated, maximumFramesPerSlice: sliceSize ?? Self.defaultSliceSize(for: validated),
+            // The render's length at the graph's rate, for the default slice size (a short
+            // render takes shorter slices; the output is the same).
+            let expectedFrames = frames ?? FrameCount.frames(seconds: duration ?? validated.defaultRenderDuration,
+                                                             sampleRate: validated.description.sampleRate)
+            built = try GraphLoader.build(validated, maximumFramesPerSlice: sliceSize ?? Self.defaultSliceSize(for: validated, frames: expectedFrames),
                                            outputs: .offline)
             // Every kernel is told the thread count asked for (the convolver and `timePitch` run
             // part of their work on a helper thread above 1); the worker threads start only when

@@ -223,8 +223,9 @@ final class CommandLineTests: XCTestCase {
         XCTAssertGreaterThan(serial.count, 9600 * 2 * 4)
     }
 
-    /// Without `--slice` the render uses large slices (OfflineRenderer.defaultSliceSize); the
-    /// file is byte for byte the one `--slice 512` (the file's value) and `--slice 37` write, on
+    /// Without `--slice` the render picks its slice size (OfflineRenderer.defaultSliceSize: 1024
+    /// for this short render, 4096 for a long one); the file is byte for byte the one
+    /// `--slice 4096`, `--slice 512` (the file's value) and `--slice 37` write, on
     /// a graph with automation, ramps, structural updates off slice boundaries and a converter
     /// (48 kHz stereo to 44.1 kHz with a channel map and int24, its quality changed mid-render).
     func testDefaultSliceSizeRendersTheSameBytesAsSmallSlices() throws {
@@ -250,7 +251,7 @@ final class CommandLineTests: XCTestCase {
                 { "time": 0.3, "actions": [ { "setProperty": { "node": "to44k1", "name": "quality", "value": "medium" } } ] },
                 { "frame": 20011, "actions": [ { "disconnect": { "to": "pair:1" } } ] } ] }
             """, "g.json", in: dir)
-        for (name, slice) in [("default", [String]()), ("s512", ["--slice", "512"]), ("s37", ["--slice", "37"])] {
+        for (name, slice) in [("default", [String]()), ("s4096", ["--slice", "4096"]), ("s512", ["--slice", "512"]), ("s37", ["--slice", "37"])] {
             let r = try run(["render", "g.json", "-o", "\(name).wav", "--quiet"] + slice, in: dir)
             XCTAssertEqual(r.status, 0, r.stderr)
         }
@@ -259,6 +260,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(frames.info.sampleRate, 44100)
         XCTAssertEqual(frames.info.frames, 26460, "0.6 s at 44.1 kHz")
         XCTAssertGreaterThan(frames.channels[1].map(abs).max()!, 0.3, "the 440 Hz oscillator, mapped to channel 1")
+        XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("s4096.wav")), reference, "--slice 4096")
         XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("s512.wav")), reference, "--slice 512")
         XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("s37.wav")), reference, "--slice 37")
     }
