@@ -19,7 +19,8 @@ package enum NodeTypeRegistry {
         case deferred(@Sendable () -> NodeTypeDescriptor)
     }
 
-    private static let table = ControlLock<[String: Entry]>([:])
+    /// Room for the package's own types (about 35) without rehashing as they are registered.
+    private static let table = ControlLock<[String: Entry]>(Dictionary(minimumCapacity: 64))
 
     /// Registers `descriptor` (again: replaces the one of that name, so a module may register
     /// at every entry point). The name must be letters and digits.
@@ -34,6 +35,15 @@ package enum NodeTypeRegistry {
     package static func register(named name: String, _ make: @escaping @Sendable () -> NodeTypeDescriptor) {
         checkName(name)
         table.withLock { $0[name] = .deferred(make) }
+    }
+
+    /// Registers every type of `types` as ``register(named:_:)`` does, under one lock (a module's
+    /// list of its types, registered at every loading entry point).
+    package static func register(named types: [(name: String, make: @Sendable () -> NodeTypeDescriptor)]) {
+        for type in types { checkName(type.name) }
+        table.withLock { entries in
+            for type in types { entries[type.name] = .deferred(type.make) }
+        }
     }
 
     /// Whether a type named `name` is registered (without making its descriptor).

@@ -43,6 +43,6 @@ package enum StockNodeTypes {
 
     /// Registers every type with ``NodeTypeRegistry`` (idempotent; no descriptor is made here).
     package static func register() {
-        for type in types { NodeTypeRegistry.register(named: type.name, type.make) }
+        NodeTypeRegistry.register(named: types)
     }
 }

@@ -15,6 +15,6 @@ package enum PluginNodeTypes {
 
     /// Registers every type with ``NodeTypeRegistry`` (idempotent; no descriptor is made here).
     package static func register() {
-        for type in types { NodeTypeRegistry.register(named: type.name, type.make) }
+        NodeTypeRegistry.register(named: types)
     }
 }

@@ -16,6 +16,6 @@ package enum PulseNodeTypes {
 
     /// Registers every type with ``NodeTypeRegistry`` (idempotent; no descriptor is made here).
     package static func register() {
-        for type in types { NodeTypeRegistry.register(named: type.name, type.make) }
+        NodeTypeRegistry.register(named: types)
     }
 }

@@ -47,6 +47,27 @@ final class NodeTypeRegistryTests: XCTestCase {
         XCTAssertFalse(NodeTypeRegistry.contains("registryTestNone"))
     }
 
+    /// A module's list registered in one call: each type made on its first lookup only, and a
+    /// list registered again replaces what was made (as one registration does).
+    func testAListOfTypesIsRegisteredByNameInOneCall() {
+        let made = ManagedAtomicCounter()
+        let b = descriptor("registryTestB", outputs: 1), c = descriptor("registryTestC", outputs: 2)
+        let list: [(name: String, make: @Sendable () -> NodeTypeDescriptor)] = [
+            ("registryTestB", { made.increment(); return b }),
+            ("registryTestC", { made.increment(); return c }),
+        ]
+        NodeTypeRegistry.register(named: list)
+        XCTAssertTrue(NodeTypeRegistry.contains("registryTestB") && NodeTypeRegistry.contains("registryTestC"))
+        XCTAssertEqual(made.value, 0)
+        XCTAssertEqual(NodeTypeRegistry.descriptor(named: "registryTestC")?.outputBusCount, 2)
+        XCTAssertEqual(made.value, 1, "only the type looked up is made")
+        XCTAssertEqual(NodeTypeRegistry.descriptor(named: "registryTestC")?.outputBusCount, 2)
+        XCTAssertEqual(made.value, 1, "and kept")
+        NodeTypeRegistry.register(named: list)
+        XCTAssertEqual(NodeTypeRegistry.descriptor(named: "registryTestC")?.name, "registryTestC")
+        XCTAssertEqual(made.value, 2, "registered again: made again on the next lookup")
+    }
+
     func testADescriptorWithoutPropertiesDecodesToNoOptions() {
         let d = descriptor("registryTestC", outputs: 1)
         XCTAssertEqual(d.propertyKeys, [])
