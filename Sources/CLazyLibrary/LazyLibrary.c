@@ -74,8 +74,9 @@ int ag_lazy_functions_load(AGLazyFunctions *table, char *error, size_t size) {
     pthread_mutex_lock(&lazy_table_lock);
     if (!table->resolved) {
         for (int i = 0; i < table->count; i++) {
-            void *address = dlsym(table->library->handle, table->functions[i].name);
-            if (address != NULL) __atomic_store_n(table->functions[i].address, address, __ATOMIC_RELEASE);
+            const AGLazyFunction *function = &table->functions[i];
+            void *address = dlsym(table->library->handle, ag_lazy_function_name(function));
+            if (address != NULL) __atomic_store_n(ag_lazy_function_address(function), address, __ATOMIC_RELEASE);
         }
         __atomic_store_n(&table->resolved, 1, __ATOMIC_RELEASE);
     }
@@ -90,8 +91,9 @@ void ag_lazy_functions_resolve(AGLazyFunctions *table, void **requested) {
         abort();
     }
     for (int i = 0; i < table->count; i++) {
-        if (table->functions[i].address == requested && dlsym(table->library->handle, table->functions[i].name) == NULL) {
-            fprintf(stderr, "audiograph: %s has no %s\n", table->library->sonames[0], table->functions[i].name);
+        const AGLazyFunction *function = &table->functions[i];
+        if (ag_lazy_function_address(function) == requested && dlsym(table->library->handle, ag_lazy_function_name(function)) == NULL) {
+            fprintf(stderr, "audiograph: %s has no %s\n", table->library->sonames[0], ag_lazy_function_name(function));
             abort();
         }
     }

@@ -36,17 +36,31 @@ void *ag_lazy_symbol(AGLazyLibrary *library, const char *symbol);
 
 // MARK: Trampoline tables
 
-/// One function of a trampoline table: its name and the pointer its trampoline jumps through.
+/// One function of a trampoline table: where its name is and the pointer its trampoline jumps
+/// through, each as a byte offset from the field itself. Offsets, not addresses: the table is
+/// read-only data the dynamic loader never relocates (addresses would be ~3 400 relative
+/// relocations of a position-independent executable, applied at every start of a process).
 typedef struct AGLazyFunction {
-    const char *name;
-    void **address;
+    int name;
+    int address;
 } AGLazyFunction;
 
+/// The function's name (NUL-terminated).
+static inline const char *ag_lazy_function_name(const AGLazyFunction *function) {
+    return (const char *)&function->name + function->name;
+}
+
+/// The pointer the function's trampoline jumps through (null until the table is resolved).
+static inline void **ag_lazy_function_address(const AGLazyFunction *function) {
+    return (void **)((char *)&function->address + function->address);
+}
+
 /// Every function of one library that the Swift code may call, each defined in the executable as
-/// a one-instruction trampoline (`jmp *pointer`) with the library's own name, so Swift calls the
-/// real header's functions with their real prototypes and no stub repeats a signature. A pointer
-/// starts at a slow entry that saves the argument registers, loads the library, resolves the whole
-/// table (dlsym of every name) and continues into the real function. Define a table with
+/// a trampoline with the library's own name, so Swift calls the real header's functions with
+/// their real prototypes and no stub repeats a signature. The trampoline jumps through its
+/// pointer; a pointer starts null (zero-filled memory, nothing to relocate), and the trampoline
+/// then enters a slow path that saves the argument registers, loads the library, resolves the
+/// whole table (dlsym of every name) and continues into the real function. Define a table with
 /// AG_LAZY_FUNCTIONS in the library's C<Name>Lazy target (scripts/lazy-functions.sh writes it).
 ///
 /// Thread safety: the first call of any function of the table loads the library and allocates, so
@@ -65,7 +79,8 @@ typedef struct AGLazyFunctions {
 /// Loads the table's library and resolves every function it exports (control threads). Returns 1
 /// when loaded; 0 when the library cannot be, with the reason in `error` (`size` bytes). Test
 /// hook: a soname listed in $AG_LAZY_LIBRARY_MISSING (comma-separated) fails here (not cached). A function
-/// the installed library lacks keeps its slow entry, which ends the process naming it if called.
+/// the installed library lacks keeps a null pointer: its trampoline's slow path ends the process
+/// naming it if it is called.
 int ag_lazy_functions_load(AGLazyFunctions *table, char *error, size_t size);
 
 /// The trampolines' slow path: loads and resolves the table, or ends the process with one line on
@@ -73,18 +88,22 @@ int ag_lazy_functions_load(AGLazyFunctions *table, char *error, size_t size);
 void ag_lazy_functions_resolve(AGLazyFunctions *table, void **requested);
 
 #define AG_LAZY_STRING(x) #x
-#define AG_LAZY_DECLARE(f) \
-    extern char ag_lazy_slow_##f[] __attribute__((visibility("hidden"))); \
-    __attribute__((visibility("hidden"))) void *ag_lazy_pointer_##f = (void *)ag_lazy_slow_##f;
-#define AG_LAZY_ENTRY(f) { #f, &ag_lazy_pointer_##f },
+#define AG_LAZY_DECLARE(f) __attribute__((visibility("hidden"))) void *ag_lazy_pointer_##f;
+#define AG_LAZY_COUNT(f) +1
+// A table entry: the offsets from each field to the name and to the pointer (resolved by the
+// static linker: no dynamic relocation), and the name's bytes.
+#define AG_LAZY_ENTRY_ASM(f) "\t.long .Lag_lazy_name_" #f " - .\n\t.long ag_lazy_pointer_" #f " - .\n"
+#define AG_LAZY_NAME_ASM(f) ".Lag_lazy_name_" #f ":\n\t.asciz \"" #f "\"\n"
 
 #if defined(__x86_64__)
 // The trampoline, hidden so that a library's own calls to its exported functions are not
-// interposed by the executable's, and the slow entry that names the pointer (in %r11).
+// interposed by the executable's: it jumps through the pointer, or to the slow entry while the
+// pointer is null, which names the pointer (in %r11, free at a call under the SysV ABI).
 #define AG_LAZY_ASM(f) \
     ".globl " #f "\n.hidden " #f "\n.type " #f ", @function\n.p2align 4\n" #f ":\n" \
-    "\tjmpq *ag_lazy_pointer_" #f "(%rip)\n.size " #f ", .-" #f "\n" \
-    ".globl ag_lazy_slow_" #f "\n.hidden ag_lazy_slow_" #f "\nag_lazy_slow_" #f ":\n" \
+    "\tmovq ag_lazy_pointer_" #f "(%rip), %r11\n\ttestq %r11, %r11\n\tjz .Lag_lazy_slow_" #f "\n" \
+    "\tjmpq *%r11\n.size " #f ", .-" #f "\n" \
+    ".Lag_lazy_slow_" #f ":\n" \
     "\tleaq ag_lazy_pointer_" #f "(%rip), %r11\n\tjmp .Lag_lazy_slow_common\n"
 // Saves the integer and vector argument registers (and %rax, the vector count of a variadic
 // call), keeping the stack 16-byte aligned at the call, then jumps to the resolved function.
@@ -103,8 +122,9 @@ void ag_lazy_functions_resolve(AGLazyFunctions *table, void **requested);
 #elif defined(__aarch64__)
 #define AG_LAZY_ASM(f) \
     ".globl " #f "\n.hidden " #f "\n.type " #f ", %function\n.p2align 2\n" #f ":\n" \
-    "\tadrp x16, ag_lazy_pointer_" #f "\n\tldr x16, [x16, :lo12:ag_lazy_pointer_" #f "]\n\tbr x16\n.size " #f ", .-" #f "\n" \
-    ".globl ag_lazy_slow_" #f "\n.hidden ag_lazy_slow_" #f "\nag_lazy_slow_" #f ":\n" \
+    "\tadrp x16, ag_lazy_pointer_" #f "\n\tldr x16, [x16, :lo12:ag_lazy_pointer_" #f "]\n" \
+    "\tcbz x16, .Lag_lazy_slow_" #f "\n\tbr x16\n.size " #f ", .-" #f "\n" \
+    ".Lag_lazy_slow_" #f ":\n" \
     "\tadrp x16, ag_lazy_pointer_" #f "\n\tadd x16, x16, :lo12:ag_lazy_pointer_" #f "\n\tb .Lag_lazy_slow_common\n"
 // Saves x0-x8 and q0-q7 (the argument registers) and the pointer's address (x16).
 #define AG_LAZY_COMMON_ASM(table) \
@@ -126,11 +146,12 @@ void ag_lazy_functions_resolve(AGLazyFunctions *table, void **requested);
 #define AG_LAZY_FUNCTIONS(name, soname, LIST) \
     LIST(AG_LAZY_DECLARE) \
     static AGLazyLibrary ag_lazy_library_##name = AG_LAZY_LIBRARY(soname); \
-    static const AGLazyFunction ag_lazy_entries_##name[] = { LIST(AG_LAZY_ENTRY) }; \
+    extern const AGLazyFunction ag_lazy_entries_##name[] __attribute__((visibility("hidden"))); \
     __attribute__((visibility("hidden"), used)) AGLazyFunctions ag_lazy_table_##name = { \
-        &ag_lazy_library_##name, ag_lazy_entries_##name, \
-        (int)(sizeof ag_lazy_entries_##name / sizeof ag_lazy_entries_##name[0]), 0 }; \
+        &ag_lazy_library_##name, ag_lazy_entries_##name, 0 LIST(AG_LAZY_COUNT), 0 }; \
     int ag_##name##_load(char *error, size_t size) { return ag_lazy_functions_load(&ag_lazy_table_##name, error, size); } \
+    __asm__(".pushsection .rodata\n.p2align 2\n.globl ag_lazy_entries_" #name "\n.hidden ag_lazy_entries_" #name "\n" \
+            "ag_lazy_entries_" #name ":\n" LIST(AG_LAZY_ENTRY_ASM) LIST(AG_LAZY_NAME_ASM) ".popsection\n"); \
     __asm__(".pushsection .text\n" AG_LAZY_COMMON_ASM(AG_LAZY_STRING(ag_lazy_table_##name)) LIST(AG_LAZY_ASM) ".popsection\n");
 
 #ifdef __cplusplus
