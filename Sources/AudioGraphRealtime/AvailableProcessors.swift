@@ -47,7 +47,8 @@ package enum AvailableProcessors {
         if let groups = text("/proc/self/cgroup") {
             for line in groups.split(separator: "\n") where line.hasPrefix("0::") {
                 let path = String(line.dropFirst(3))
-                for file in ["/sys/fs/cgroup" + (path == "/" ? "" : path) + "/cpu.max", "/sys/fs/cgroup/cpu.max"] {
+                let own = "/sys/fs/cgroup" + (path == "/" ? "" : path) + "/cpu.max"
+                for file in own == "/sys/fs/cgroup/cpu.max" ? [own] : [own, "/sys/fs/cgroup/cpu.max"] {
                     if let max = text(file) {
                         let fields = max.split(whereSeparator: { $0 == " " || $0 == "\n" })
                         guard fields.count >= 2, let quota = Int(fields[0]), let period = Int(fields[1]) else { return nil }
