@@ -151,7 +151,7 @@ package struct RenderJob {
         do {
             renderer = try OfflineRenderer(validated, outputPath: out, duration: duration, frames: frames,
                                            sampleType: sampleType, sliceSize: slice, measuresLoudness: !quiet, measuresLevels: !quiet,
-                                           renderThreads: threads ?? AvailableProcessors.count)
+                                           renderThreads: threads)
         } catch {
             switch error {
             case .insufficientSpace:

@@ -126,6 +126,23 @@ public final class AudioGraph: @unchecked Sendable {
         try setRenderThreadCount(count, startingWorkersWhenParallel: false)
     }
 
+    /// Whether more than one render thread could do anything for the graph as it is now: a node
+    /// fed by several connections (a join) or feeding several inputs (a fan-out) — the split
+    /// points of ``ParallelSchedule`` — or a kernel that splits its own work
+    /// (``NodeKernel/usesRenderThreads``). False for a chain of plain kernels, which renders the
+    /// same way whatever the count. Control thread; kernels are looked at once initialized.
+    package var hasWorkForSeveralRenderThreads: Bool {
+        control.withLock { _ in
+            var feeds: [String: Int] = [:], fed: [String: Int] = [:]
+            for (input, source) in connectionsByInput {
+                feeds[source.node, default: 0] += 1
+                fed[input.node, default: 0] += 1
+            }
+            if feeds.values.contains(where: { $0 > 1 }) || fed.values.contains(where: { $0 > 1 }) { return true }
+            return nodeOrder.contains { nodesByID[$0]?.kernel?.usesRenderThreads ?? false }
+        }
+    }
+
     /// Sets ``renderThreadCount``; with `startingWorkersWhenParallel` the worker threads start
     /// only when a compiled plan has independent branches for them (``ParallelSchedule``), at
     /// that compile — a chain renders serially and starts none, while every kernel is still told

@@ -113,6 +113,12 @@ open class NodeKernel: @unchecked Sendable {
     /// not wait for anything. Default: nothing.
     open func renderThreadCountDidChange(_ count: Int) {}
 
+    /// Whether the kernel splits its own work when the count is above 1 (what
+    /// ``renderThreadCountDidChange(_:)`` starts). A graph with no such kernel and no branch to
+    /// split gains nothing from more threads (``AudioGraph/hasWorkForSeveralRenderThreads``).
+    /// Default: false. Any thread; constant once made.
+    open var usesRenderThreads: Bool { false }
+
     /// Called on the render thread when the kernel joins a running graph (or the graph starts),
     /// with the graph frame it starts at. Real-time safe. Override to reset state; call super.
     open func start(atSampleTime sampleTime: Int64) {

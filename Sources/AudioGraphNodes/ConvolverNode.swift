@@ -310,6 +310,8 @@ final class ConvolverKernel: NodeKernel, @unchecked Sendable {
     /// Engines (tests).
     var engineCount: Int { parts.count }
 
+    override var usesRenderThreads: Bool { true }
+
     override func renderThreadCountDidChange(_ count: Int) {
         if count > 1, !hasRendered, let again = pathsAgain, let paths = again() {
             // Nothing rendered yet: one engine per output costs an input transform more per

@@ -224,6 +224,8 @@ final class TimePitchKernel: NodeKernel, @unchecked Sendable {
     /// (offline: the render may wait for it), stops it at 1; the render thread then feeds those
     /// channels itself, the same bits. Every posted job is collected within each render call,
     /// so the helper may come or go between calls.
+    override var usesRenderThreads: Bool { helperChannels != nil }
+
     override func renderThreadCountDidChange(_ count: Int) {
         guard let channels = helperChannels, count > 1 else {
             channelHelper = nil

@@ -107,10 +107,13 @@ public final class OfflineRenderer {
     ///     1 (the default) renders serially on this thread alone; more render independent
     ///     branches on worker threads (started only when the graph has such branches) and let a
     ///     convolver or `timePitch` run part of its work on a helper thread, bit-identical to the
-    ///     serial render.
+    ///     serial render. nil: the processors the process may use (`AvailableProcessors`, what
+    ///     the command line gives without `--threads`) when the graph has work for them
+    ///     (``AudioGraph/hasWorkForSeveralRenderThreads``, or any update in its timeline, which
+    ///     may add some), else 1 without asking the system.
     public init(_ validated: ValidatedGraph, outputPath: String, duration: Double? = nil, frames: Int64? = nil,
                 sampleType: SampleType? = nil, sliceSize: Int? = nil, measuresLoudness: Bool = false, measuresLevels: Bool = true,
-                renderThreads: Int = 1) throws(RenderError) {
+                renderThreads: Int? = 1) throws(RenderError) {
         self.measuresLoudness = measuresLoudness
         self.measuresLevels = measuresLevels
         do {
@@ -124,7 +127,11 @@ public final class OfflineRenderer {
             // part of their work on a helper thread above 1); the worker threads start only when
             // a plan has branches to split (their start and join cost a short render a tenth of
             // its CPU time), so a chain starts none. The output is the same either way.
-            try built.graph.setRenderThreadCount(renderThreads, startingWorkersWhenParallel: true)
+            // Asking for the count reads /proc and /sys (a few percent of a short render's
+            // start-up): not for a graph that renders the same on one thread.
+            let threads = renderThreads
+                ?? (built.graph.hasWorkForSeveralRenderThreads || !validated.description.updates.isEmpty ? AvailableProcessors.count : 1)
+            try built.graph.setRenderThreadCount(threads, startingWorkersWhenParallel: true)
         } catch {
             throw .graph(error)
         }

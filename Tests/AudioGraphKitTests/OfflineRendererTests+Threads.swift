@@ -1,6 +1,7 @@
 // Tests of OfflineRenderer's threads: workers only for a graph with branches to render in parallel, kernel helpers by the thread count.
 @testable import AudioGraphCore
 @testable import AudioGraphKit
+import AudioGraphRealtime
 import Synchronization
 import AudioGraphTesting
 import Foundation
@@ -45,6 +46,51 @@ final class OfflineRendererThreadTests: XCTestCase {
             let r = try OfflineRenderer(g, outputPath: two, renderThreads: 2)
             XCTAssertEqual(r.built.graph.renderThreadCount, 2, name)
             XCTAssertTrue(r.built.graph.testOnly_hasRenderWorkers, name)
+        }
+    }
+
+    /// `renderThreads: nil` (the command line without `--threads`): a plain chain renders on one
+    /// thread without asking the system how many it has; a mixer of two sources, a fan-out, a
+    /// chain through a convolver or `timePitch`, and a chain whose timeline has updates get the
+    /// processors available (``AvailableProcessors``, Foundation's count on Linux).
+    func testNoThreadCountAsksTheSystemOnlyForAGraphWithWorkForMoreThreads() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let available = ProcessInfo.processInfo.activeProcessorCount
+        XCTAssertEqual(AvailableProcessors.count, available)
+        let ir = (0..<480).map { i in Float(exp(-Double(i) / 80)) }
+        try WAVFile(sampleRate: 48000, channels: [ir, ir]).write(to: dir.appendingPathComponent("ir.wav"))
+        func chain(through node: String, updates: String = "") throws -> ValidatedGraph {
+            try GraphLoader.parse(text: """
+                { "version": 1, "sampleRate": 48000, "duration": 0.1,
+                  "nodes": [ { "id": "o", "type": "oscillator", "properties": { "channels": 2 } }, \(node),
+                             { "id": "out", "type": "genericOutput" } ],
+                  "connections": [ { "from": "o", "to": "x" }, { "from": "x", "to": "out" } ]\(updates) }
+                """, fileName: "t.json", baseDirectory: dir.path)
+        }
+        let gain = #"{ "id": "x", "type": "gain" }"#
+        let cases: [(String, ValidatedGraph, Int)] = [
+            ("chain", try chain(through: gain), 1),
+            ("chain with an update", try chain(through: gain, updates: #", "updates": [ { "time": 0.05, "actions": [ { "setParameter": { "node": "x", "address": "gain", "value": 0.5 } } ] } ]"#), available),
+            ("convolver", try chain(through: #"{ "id": "x", "type": "convolver", "properties": { "file": "ir.wav" } }"#), available),
+            ("timePitch", try chain(through: #"{ "id": "x", "type": "timePitch", "properties": { "quality": "finer" } }"#), available),
+            ("mixer", try graph("""
+                { "version": 1, "sampleRate": 48000, "duration": 0.1,
+                  "nodes": [ { "id": "a", "type": "oscillator" }, { "id": "b", "type": "oscillator" },
+                             { "id": "m", "type": "mixer", "inputBusCount": 2 }, { "id": "out", "type": "genericOutput" } ],
+                  "connections": [ { "from": "a", "to": "m:0" }, { "from": "b", "to": "m:1" }, { "from": "m", "to": "out" } ] }
+                """), available),
+            ("fan-out", try graph("""
+                { "version": 1, "sampleRate": 48000, "duration": 0.1,
+                  "nodes": [ { "id": "a", "type": "oscillator" }, { "id": "g", "type": "gain" }, { "id": "m", "type": "channelMerger" },
+                             { "id": "out", "type": "genericOutput" } ],
+                  "connections": [ { "from": "a", "to": "g" }, { "from": "a", "to": "m:1" }, { "from": "g", "to": "m:0" }, { "from": "m", "to": "out" } ] }
+                """), available),
+        ]
+        for (name, g, expected) in cases {
+            let path = dir.appendingPathComponent("\(name).wav").path
+            let r = try OfflineRenderer(g, outputPath: path, renderThreads: nil)
+            XCTAssertEqual(r.built.graph.renderThreadCount, expected, name)
+            XCTAssertEqual(r.built.graph.hasWorkForSeveralRenderThreads, name != "chain" && name != "chain with an update", name)
         }
     }
 
