@@ -8,25 +8,57 @@ import Glibc
 /// Every temporary file the process makes with ``AudioFileWriter/temporaryPath(for:)`` (renders,
 /// taps, recorders) is registered here, so that a command stopped by a signal that cannot wait
 /// for the render to reach the end of its slice can still remove them
-/// (``removeRegistered()``), and ``removeStale(besides:)`` removes those that a killed or crashed
-/// run of another process left next to a file (their PID no longer runs).
+/// (``removeRegistered()``, from the signal's own handler), and ``removeStale(besides:)`` removes
+/// those that a killed or crashed run of another process left next to a file (their PID no
+/// longer runs).
 ///
-/// Thread safety: any thread; the registry is a `Mutex` (control threads only, never the
-/// render thread).
+/// Thread safety: ``register(_:)`` from any control thread (it allocates); ``removeRegistered()``
+/// from any thread or a signal handler: the registry is a list that is only ever pushed to (an
+/// atomic compare-and-exchange of its head) and never freed, so reading it takes no lock and
+/// allocates nothing (`unlink` is async-signal-safe).
 package enum PartialFiles {
-    private static let registered = Mutex<Set<String>>([])
+    /// One registered path (a C string of its own), and the one registered before it.
+    private struct Entry {
+        let path: UnsafeMutablePointer<CChar>
+        let next: UnsafeMutablePointer<Entry>?
+    }
 
-    /// Remembers `path` as one of this process's temporary files.
+    /// The newest entry (nil: none yet). `nonisolated(unsafe)`: pointers are not `Sendable`, but
+    /// an entry is immutable once published and never freed.
+    nonisolated(unsafe) private static let newest = Atomic<UnsafeMutablePointer<Entry>?>(nil)
+
+    /// Remembers `path` as one of this process's temporary files (once: a path registered
+    /// again is not listed twice).
     package static func register(_ path: String) {
-        registered.withLock { _ = $0.insert(path) }
+        var head = newest.load(ordering: .acquiring)
+        var entry = head
+        while let e = entry {
+            if strcmp(e.pointee.path, path) == 0 { return }
+            entry = e.pointee.next
+        }
+        guard let copy = strdup(path) else { return }
+        let node = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
+        while true {
+            node.initialize(to: Entry(path: copy, next: head))
+            let (exchanged, current) = newest.compareExchange(expected: head, desired: node, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            node.deinitialize(count: 1)
+            head = current
+        }
     }
 
     /// Removes every registered temporary file that still exists (renamed ones are gone already).
-    /// For a command's last act on a signal; returns how many were removed.
+    /// For a command's last act on a signal — async-signal-safe: no lock, no allocation, only
+    /// `unlink`. Returns how many were removed.
     @discardableResult
     package static func removeRegistered() -> Int {
-        let paths = registered.withLock { $0 }
-        return paths.reduce(0) { $0 + (unlink($1) == 0 ? 1 : 0) }
+        var removed = 0
+        var entry = newest.load(ordering: .acquiring)
+        while let e = entry {
+            if unlink(e.pointee.path) == 0 { removed += 1 }
+            entry = e.pointee.next
+        }
+        return removed
     }
 
     /// Removes the temporary files of `path` (`dir/.NAME.partial-PID.ext`) whose process no longer

@@ -46,6 +46,27 @@ final class PartialFilesTests: XCTestCase {
         XCTAssertEqual(try self.names(dir), [".hidden.partial-\(dead).wav"], "the temporary of hidden.wav, not of .hidden.wav")
     }
 
+    /// What a signal's deadline removes (``PartialFiles/removeRegistered()``, async-signal-safe):
+    /// every registered path that still exists, each once however often it was registered, and
+    /// nothing else; a renamed temporary is simply gone. Registrations from several threads at
+    /// once are all kept (the list is pushed to with compare-and-exchange).
+    func testRegisteredTemporariesAreRemovedOnce() throws {
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        let paths = (0..<64).map { dir.appendingPathComponent(".t\($0).partial-\(getpid()).wav").path }
+        DispatchQueue.concurrentPerform(iterations: paths.count) { i in
+            PartialFiles.register(paths[i])
+            PartialFiles.register(paths[i])
+        }
+        for path in paths.dropLast(4) { XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data())) }
+        let other = dir.appendingPathComponent("keep.wav").path
+        FileManager.default.createFile(atPath: other, contents: Data())
+        // At least the 60 that exist here, each once (tests that ran before in this process may
+        // have registered temporaries of their own that still exist).
+        XCTAssertGreaterThanOrEqual(PartialFiles.removeRegistered(), 60)
+        XCTAssertEqual(try names(dir), ["keep.wav"])
+        XCTAssertEqual(PartialFiles.removeRegistered(), 0)
+    }
+
     /// A file in the current folder (no slash) and a folder that cannot be opened.
     func testARelativeNameAndAMissingFolder() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
