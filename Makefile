@@ -119,8 +119,9 @@ deps-bench: deps-python
 #   generic type's metadata (Dictionary<String, NodeDescription>, Set<String>, ...) through its
 #   accessor instead of demangling its name at run time, which also searched every protocol
 #   conformance of the binary for its Hashable witness: 9.6 M -> 7.5 M instructions.
-# - libgcc linked statically too (-static-libgcc): no libgcc_s.so.1 to load and relocate, nor its
-#   constructor's CPUID probes (each a VM exit here): 0.1 ms of the 0.1 s render's ~2 ms.
+# - libgcc linked statically too (-static-libgcc): no libgcc_s.so.1 to load and relocate. (Its
+#   constructor's CPUID probes, each a VM exit here, stayed until CVectorKernels stopped asking
+#   libgcc for the CPU's features: see Docs/Performance.md "Start-up: at SoX's time".)
 # scripts/bench-kernels.sh builds with the same flags (make print-release-flags), so the two do
 # not rebuild each other.
 # The CLI stays a position-independent executable (Debian's hardening default): linking it
@@ -132,9 +133,15 @@ deps-bench: deps-python
 # - --no-export-dynamic: the executables export no symbols (nothing dlopened calls back into them
 #   by name). The Swift runtime's backtrace set-up runs dladdr once at load, which searched
 #   the ~6 700 exported symbols linearly.
+# - -function-sections and --section-ordering-file: the ~1 250 functions a short render runs are
+#   laid out together (scripts/link/order-functions.sh writes the list), so its code touches ~165
+#   pages instead of ~380 and takes about 35 fewer page faults (Docs/Performance.md "Start-up:
+#   at SoX's time"). The output of every function is unchanged; only where it lies.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -L$(CURDIR)/scripts/link/static-libstdc++ \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
-	-Xswiftc -Xclang-linker -Xswiftc -static-libgcc --disable-local-rpath -Xlinker --no-export-dynamic
+	-Xswiftc -Xclang-linker -Xswiftc -static-libgcc --disable-local-rpath -Xlinker --no-export-dynamic \
+	-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
+	-Xlinker --section-ordering-file=$(CURDIR)/scripts/link/render-order.txt
 
 print-release-flags:
 	@echo $(RELEASE_FLAGS)

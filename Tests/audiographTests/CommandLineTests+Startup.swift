@@ -155,6 +155,33 @@ extension CommandLineTests {
         XCTAssertTrue(full.contains("$s14ArgumentParser"), "audiograph-tool links swift-argument-parser")
     }
 
+    /// The functions a short render runs (scripts/link/render-order.txt) lie together in the
+    /// release executable: the pages they span are at most twice the pages their sizes add up to
+    /// (1.5 ordered — the Swift runtime's C++ is not compiled into a section per function, so it
+    /// cannot move; 3.3 when the linker places them by object file, which is what a build without
+    /// -function-sections or without the ordering file gives).
+    func testTheFunctionsARenderRunsLieTogether() throws {
+        let cli = try releaseExecutable()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let order = try String(contentsOf: root.appendingPathComponent("scripts/link/render-order.txt"), encoding: .utf8)
+        let listed = Set(order.split(separator: "\n").filter { $0.hasPrefix(".text.") && !$0.hasPrefix(".text.unlikely.") && !$0.hasPrefix(".text.startup.") }
+            .map { String($0.dropFirst(".text.".count)) })
+        XCTAssertGreaterThan(listed.count, 500, "the list names the render's functions")
+        var pages = Set<UInt64>(), bytes: UInt64 = 0, found = 0
+        // nm -S: address, size, type, name.
+        for line in try ReferenceScript.runTool(["nm", "-S", "--defined-only", cli.path]).text.split(separator: "\n") {
+            let f = line.split(separator: " ")
+            guard f.count == 4, "tTwW".contains(f[2]), listed.contains(String(f[3])),
+                  let address = UInt64(f[0], radix: 16), let size = UInt64(f[1], radix: 16), size > 0 else { continue }
+            found += 1
+            bytes += size
+            for page in (address >> 12)...((address + size - 1) >> 12) { pages.insert(page) }
+        }
+        XCTAssertGreaterThan(found, listed.count * 9 / 10, "most listed functions are in the executable")
+        let packed = Double(bytes) / 4096
+        XCTAssertLessThan(Double(pages.count), 2 * packed, "\(found) functions of \(bytes) bytes on \(pages.count) pages")
+    }
+
     /// `audiograph` runs every command line but a plain render through `audiograph-tool`, beside
     /// the executable even when called through a symbolic link elsewhere: `--version`, a usage
     /// error (status 2 and the argument parser's line) and `validate` answer as before the split.
