@@ -81,10 +81,12 @@ let package = Package(
         .target(name: "CPulseShim", dependencies: ["CPulse"]),
         // A malloc/pthread_mutex_lock interposer counting calls made on marked threads (tests only).
         .target(name: "CAllocationCounter"),
-        // The convolver's inner loops, with an AVX2 clone chosen when the program loads.
+        // The convolver's inner loops, with an AVX2 version chosen by glibc's CPU features.
         .target(name: "CVectorKernels"),
         // glibc's GNU extensions Swift's Glibc module leaves out (sched_getaffinity, CPU_COUNT).
         .target(name: "CGlibcShim"),
+        // argc and argv for the `audiograph` executable's static Swift runtime, without its /proc/self/maps scan.
+        .target(name: "CSwiftArguments"),
 
         // MARK: Swift modules
         // Real-time building blocks shared by the engine, the nodes and the I/O: lock-free rings,
@@ -127,7 +129,7 @@ let package = Package(
         .target(name: "AudioGraphCommandLine", dependencies: ["AudioGraphOffline", "AudioGraphRealtime"]),
         // `audiograph`: renders a plain `render` command line without Foundation or swift-argument-parser (its
         // start-up: Docs/Performance.md) and execs `audiograph-tool` for every other command line.
-        .executableTarget(name: "audiograph", dependencies: ["AudioGraphCommandLine"]),
+        .executableTarget(name: "audiograph", dependencies: ["AudioGraphCommandLine", "CSwiftArguments"]),
         // `audiograph-tool`: every subcommand, help and usage errors, a thin layer over AudioGraphKit.
         .executableTarget(name: "audiograph-tool",
                           dependencies: ["AudioGraphKit", "AudioGraphRealtime", "AudioGraphCommandLine",

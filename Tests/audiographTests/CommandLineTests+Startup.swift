@@ -155,6 +155,29 @@ extension CommandLineTests {
         XCTAssertTrue(full.contains("$s14ArgumentParser"), "audiograph-tool links swift-argument-parser")
     }
 
+    /// The release `audiograph` hands the Swift runtime its arguments from glibc's constructor
+    /// call (CSwiftArguments), so the runtime's own scan (CommandLine.cpp's constructor, which
+    /// reads /proc/self/maps) is not linked into it; `audiograph-tool` keeps the runtime's. The
+    /// arguments arrive intact: names with spaces and non-ASCII letters, in order.
+    func testTheRenderExecutableTakesItsArgumentsWithoutTheRuntimesScan() throws {
+        let cli = try releaseExecutable()
+        let tool = cli.deletingLastPathComponent().appendingPathComponent("audiograph-tool")
+        let small = try ReferenceScript.runTool(["nm", cli.path]).text
+        XCTAssertTrue(small.contains("_swift_stdlib_getUnsafeArgvArgc"), "the executable defines the runtime's function")
+        XCTAssertFalse(small.contains("_GLOBAL__sub_I_CommandLine.cpp"), "the runtime's argument scan is linked into audiograph")
+        XCTAssertTrue(try ReferenceScript.runTool(["nm", tool.path]).text.contains("_GLOBAL__sub_I_CommandLine.cpp"),
+                      "audiograph-tool keeps the runtime's own")
+        let dir = try TestFiles.makeTemporaryDirectory(self)
+        _ = try write(sine, "a sine é.json", in: dir)
+        let r = try run(["render", "a sine é.json", "--quiet", "-o", "out put ü.wav", "--sample-type", "int16"], in: dir, executable: cli)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let info = try AudioFileReader.info(path: dir.appendingPathComponent("out put ü.wav").path)
+        XCTAssertEqual(info.frames, 4800, "the 0.1 s graph, rendered to the file named")
+        let usage = try run(["render", "a sine é.json", "--bogus"], in: dir, executable: cli)
+        XCTAssertEqual(usage.status, 2, "handed to audiograph-tool with the same arguments")
+        XCTAssertEqual(usage.stderr, "audiograph: Unknown option '--bogus' (run 'audiograph help' for usage)\n")
+    }
+
     /// The functions a short render runs (scripts/link/render-order.txt) lie together in the
     /// release executable: the pages they span are at most twice the pages their sizes add up to
     /// (1.5 ordered — the Swift runtime's C++ is not compiled into a section per function, so it
