@@ -42,7 +42,8 @@ private let deadlineArmed = Atomic<Bool>(false)
 /// every temporary file (``PartialFiles/removeRegistered()``), writes the message and exits with
 /// status 3. So a signal stops any render within 0.2 s and leaves nothing behind. A timer
 /// rather than a thread that waits for the signal: starting and ending that thread was 0.14 ms,
-/// a tenth of a short render's whole process (Docs/Performance.md "Start-up").
+/// a tenth of a short render's whole process (Docs/Performance.md "Start-up: at SoX's time").
+/// Should the system refuse the timer, the command still stops at the end of its slice.
 package func installInterruptHandlers(deadlineMessage: String? = nil) {
     if let deadlineMessage, !hasDeadline {
         var event = sigevent()

@@ -33,9 +33,6 @@ static void ag_keep_arguments(int argc, char **argv, char **envp) {
 // glibc calls .init_array entries of the executable with (argc, argv, envp) before main.
 __attribute__((section(".init_array"), used)) static void (*const ag_keep_arguments_entry)(int, char **, char **) = ag_keep_arguments;
 
-int ag_swift_arguments_count(void) { return ag_argc; }
-char **ag_swift_arguments_vector(void) { return ag_argv; }
-
 // The standard library's `CommandLine` asks for these (Swift calling convention, as the runtime
 // declares them): argv and argc, not owned by the caller, valid for the life of the process.
 __attribute__((swiftcall)) char **_swift_stdlib_getUnsafeArgvArgc(int *outArgLen) {
