@@ -134,9 +134,9 @@ deps-bench: deps-python
 #   by name). The Swift runtime's backtrace set-up runs dladdr once at load, which searched
 #   the ~6 700 exported symbols linearly.
 # - -function-sections and --section-ordering-file: the ~1 250 functions a short render runs are
-#   laid out together (scripts/link/order-functions.sh writes the list), so its code touches ~165
-#   pages instead of ~380 and takes about 35 fewer page faults (Docs/Performance.md "Start-up:
-#   at SoX's time"). The output of every function is unchanged; only where it lies.
+#   laid out together (scripts/link/order-functions.sh writes the list), so its code lies on
+#   ~170 pages instead of ~380 and a render takes 20-30 fewer page faults (Docs/Performance.md
+#   "Start-up: at SoX's time"). The output of every function is unchanged; only where it lies.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -L$(CURDIR)/scripts/link/static-libstdc++ \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
 	-Xswiftc -Xclang-linker -Xswiftc -static-libgcc --disable-local-rpath -Xlinker --no-export-dynamic \

@@ -107,7 +107,7 @@ package final class GraphChecker {
         if outputs.count != 1 { report(location, .outputNodeCount(ids: outputs)) }
         // The types the graph has, in the order of NodeType.allCases (the order of the messages):
         // a type it does not have is within any maximum, and its descriptor is not made (making
-        // them all was a tenth of a short render's start-up).
+        // them all was 3% of a 0.1 s render's profile samples).
         var present = Set<NodeType>()
         for id in topology.order { if let type = topology.nodes[id]?.type { present.insert(type) } }
         for type in NodeType.allCases where present.contains(type) {

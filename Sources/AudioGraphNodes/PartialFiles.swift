@@ -80,23 +80,22 @@ package enum PartialFiles {
             // Up to the NUL only: the record may be shorter than d_name's 256 bytes (copying the
             // whole field read past it, which FuzzGraphLoader's AddressSanitizer found). Names
             // that do not start with the prefix (or "." and the prefix) are passed over on their
-            // bytes, without making a String of each entry of a large folder.
-            let entryName: String? = withUnsafePointer(to: &entry.pointee.d_name) {
-                $0.withMemoryRebound(to: UInt8.self, capacity: 256) { name -> String? in
+            // bytes, without making a String of each entry of a large folder. Kept:
+            // `.NAME.partial-PID.ext`, or a render's temporary of that temporary
+            // (`..NAME.partial-PID.partial-PID.ext`, what `plot GRAPH` writes first): the name,
+            // and how many characters the prefix takes at its start.
+            let match: (name: String, start: Int)? = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: UInt8.self, capacity: 256) { name -> (String, Int)? in
                     // A mismatch stops at the NUL at the latest (the prefix has none).
                     func starts(at skip: Int) -> Bool {
                         for (i, byte) in prefixBytes.enumerated() where name[skip + i] != byte { return false }
                         return true
                     }
-                    guard starts(at: 0) || (name[0] == UInt8(ascii: ".") && starts(at: 1)) else { return nil }
-                    return String(cString: name)
+                    let skip = starts(at: 0) ? 0 : (name[0] == UInt8(ascii: ".") && starts(at: 1) ? 1 : nil)
+                    return skip.map { (String(cString: name), prefix.count + $0) }
                 }
             }
-            guard let entryName else { continue }
-            // `.NAME.partial-PID.ext`, or a render's temporary of that temporary
-            // (`..NAME.partial-PID.partial-PID.ext`, what `plot GRAPH` writes first).
-            let start = entryName.hasPrefix(prefix) ? prefix.count : (entryName.hasPrefix("." + prefix) ? prefix.count + 1 : nil)
-            guard let start, entryName.hasSuffix(ext), entryName.count > start + ext.count else { continue }
+            guard let (entryName, start) = match, entryName.hasSuffix(ext), entryName.count > start + ext.count else { continue }
             let rest = entryName.dropFirst(start).dropLast(ext.count)
             let digits = rest.prefix { $0.isASCII && $0.isNumber }
             guard !digits.isEmpty, digits.count == rest.count || rest.dropFirst(digits.count) == ".partial-\(digits)",

@@ -10,7 +10,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-int ag_biquad_wavefront_avx2_available(void) { return ag_cpu_has_avx2(); }
+int ag_biquad_wavefront_avx2_available(void) { return ag_cpu_avx2; }
 
 #define AG_AVX2 __attribute__((target("avx2")))
 #define AG_UNROLL _Pragma("clang loop unroll(full)")

@@ -26,7 +26,7 @@
     }
 
 // Each loop is written once (an always-inline body) and compiled twice: for AVX2 and for the
-// baseline. The public function picks one by glibc's CPU features (ag_cpu_has_avx2), not by
+// baseline. The public function picks one by glibc's CPU features (ag_cpu_avx2), not by
 // GCC/Clang `target_clones`, whose resolvers run libgcc's `__cpu_indicator_init` (a few dozen
 // `cpuid` instructions, each a trap to the hypervisor in a VM) in every process at load.
 #if defined(__x86_64__)
@@ -34,7 +34,7 @@
     __attribute__((target("avx2"))) static void name##_avx2 params { name##_body args; }        \
     static void name##_baseline params { name##_body args; }                                     \
     void name params {                                                                          \
-        if (ag_cpu_has_avx2()) name##_avx2 args; else name##_baseline args;                      \
+        if (ag_cpu_avx2) name##_avx2 args; else name##_baseline args;                            \
     }
 #else
 #define AG_DISPATCHED(name, params, args) void name params { name##_body args; }

@@ -47,10 +47,10 @@ final class PartialFilesTests: XCTestCase {
     }
 
     /// What a signal's deadline removes (``PartialFiles/removeRegistered()``, async-signal-safe):
-    /// every registered path that still exists, each once however often it was registered, and
-    /// nothing else; a renamed temporary is simply gone. Registrations from several threads at
-    /// once are all kept (the list is pushed to with compare-and-exchange).
-    func testRegisteredTemporariesAreRemovedOnce() throws {
+    /// every registered path that still exists (each registered twice here), and nothing else;
+    /// a registered path that does not exist is passed over. Registrations from several threads
+    /// at once are all kept (the list is pushed to with compare-and-exchange).
+    func testRegisteredTemporariesAreRemoved() throws {
         let dir = try TestFiles.makeTemporaryDirectory(self)
         let paths = (0..<64).map { dir.appendingPathComponent(".t\($0).partial-\(getpid()).wav").path }
         DispatchQueue.concurrentPerform(iterations: paths.count) { i in
@@ -60,8 +60,8 @@ final class PartialFilesTests: XCTestCase {
         for path in paths.dropLast(4) { XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data())) }
         let other = dir.appendingPathComponent("keep.wav").path
         FileManager.default.createFile(atPath: other, contents: Data())
-        // At least the 60 that exist here, each once (tests that ran before in this process may
-        // have registered temporaries of their own that still exist).
+        // At least the 60 that exist here (tests that ran before in this process may have
+        // registered temporaries of their own that still exist).
         XCTAssertGreaterThanOrEqual(PartialFiles.removeRegistered(), 60)
         XCTAssertEqual(try names(dir), ["keep.wav"])
         XCTAssertEqual(PartialFiles.removeRegistered(), 0)

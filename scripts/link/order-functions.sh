@@ -7,7 +7,7 @@
 # Why: a 0.1 s render runs about 1 250 functions of the executable (the loader, the checker, the
 # JSON reader, the Swift runtime, the writer: ~500 KB of code). Placed by object file they spread
 # over ~380 pages of the 6 MB of code, and every 64 KB window the process touches costs a page
-# fault (the kernel maps a file's pages 16 at a time); placed together they take ~165 pages
+# fault (the kernel maps a file's pages 16 at a time); placed together they take ~170 pages
 # (Docs/Performance.md "Start-up: at SoX's time"). The functions are compiled into sections of
 # their own (-function-sections) so the linker can move them; the standard library's already are.
 #
